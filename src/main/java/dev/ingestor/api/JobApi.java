@@ -1,0 +1,86 @@
+package dev.ingestor.api;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+
+import dev.ingestor.job.ImportJobStore;
+import dev.ingestor.job.JobPage;
+import dev.ingestor.job.JobQuery;
+import dev.ingestor.job.JobState;
+import org.apache.camel.Exchange;
+import org.apache.camel.Header;
+import org.springframework.stereotype.Component;
+
+/** The read side of jobs, called by the REST routes in routes/api-jobs.camel.yaml. */
+@Component
+public class JobApi {
+
+    private static final int DEFAULT_SIZE = 50;
+
+    private final ImportJobStore jobs;
+    private final HttpReplies replies;
+
+    public JobApi(ImportJobStore jobs, HttpReplies replies) {
+        this.jobs = jobs;
+        this.replies = replies;
+    }
+
+    public void get(@Header("id") String id, Exchange exchange) {
+        UUID jobId;
+        try {
+            jobId = UUID.fromString(id);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            replies.problem(exchange, Problem.badRequest("invalid-job-id",
+                    "job id '" + id + "' is not a UUID such as 0192f6c4-5b8e-7c3a-9d1e-2f4a6b8c0d1e"));
+            return;
+        }
+        jobs.find(jobId).ifPresentOrElse(
+                job -> replies.json(exchange, 200, JobView.of(job)),
+                () -> replies.problem(exchange, Problem.notFound("no job with id " + jobId)));
+    }
+
+    public void list(@Header("supplier") String supplier, @Header("state") String state,
+                     @Header("page") String page, @Header("size") String size, Exchange exchange) {
+        JobQuery query;
+        try {
+            query = new JobQuery(blankToNull(supplier), parseState(state), parseInt("page", page, 0),
+                    parseInt("size", size, DEFAULT_SIZE));
+        } catch (IllegalArgumentException e) {
+            replies.problem(exchange, Problem.badRequest("invalid-query", e.getMessage()));
+            return;
+        }
+        JobPage result = jobs.list(query);
+        List<JobView> items = result.items().stream().map(JobView::of).toList();
+        replies.json(exchange, 200, new JobList(items, result.page(), result.size(), result.total()));
+    }
+
+    public record JobList(List<JobView> items, int page, int size, long total) {
+    }
+
+    private static JobState parseState(String state) {
+        if (state == null || state.isBlank()) {
+            return null;
+        }
+        try {
+            return JobState.valueOf(state.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("state '" + state + "' is not one of " + List.of(JobState.values()));
+        }
+    }
+
+    private static int parseInt(String name, String value, int fallback) {
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " '" + value + "' is not a whole number");
+        }
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+}

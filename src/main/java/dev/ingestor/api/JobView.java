@@ -1,0 +1,35 @@
+package dev.ingestor.api;
+
+import java.time.Instant;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.RecordCounts;
+
+/** The job JSON contract of DESIGN.md. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record JobView(
+        String id,
+        String supplier,
+        String state,
+        String key,
+        String fileName,
+        long size,
+        String source,
+        Instant receivedAt,
+        Instant updatedAt,
+        int duplicateCount,
+        Instant lastSeenAt,
+        RecordCounts counts,
+        String error,
+        Map<String, String> links) {
+
+    public static final String JOBS_PATH = "/api/v1/jobs/";
+
+    public static JobView of(ImportJob job) {
+        return new JobView(job.id().toString(), job.supplier(), job.state().name(), job.key().toString(),
+                job.fileName(), job.size(), job.source(), job.receivedAt(), job.updatedAt(), job.duplicateCount(),
+                job.lastSeenAt(), job.counts(), job.error(), Map.of("self", JOBS_PATH + job.id()));
+    }
+}

@@ -1,0 +1,74 @@
+package dev.ingestor.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Everything Ingestor reads from configuration, under the single prefix {@code ingestor.*}.
+ * Defaults live in application.yaml so that one file documents them; the values here only keep
+ * the object usable when it is built by hand in unit tests.
+ */
+@ConfigurationProperties(prefix = "ingestor")
+public class IngestorProperties {
+
+    /** Where raw files, the embedded database and other state live. */
+    private Path dataDir = Path.of("data");
+    /** The file-drop inbox: one sub-folder per supplier code. */
+    private Path inboxDir = Path.of("inbox");
+    /** Folder the YAML routes are read from; when it holds none, the copy in the jar is used. */
+    private Path routesDir = Path.of("routes");
+    /** Identifies this instance in claims and logs; several instances may share one database. */
+    private String instanceId;
+    private final Intake intake = new Intake();
+    private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
+
+    public Path getDataDir() { return dataDir; }
+    public void setDataDir(Path dataDir) { this.dataDir = dataDir; }
+    public Path getInboxDir() { return inboxDir; }
+    public void setInboxDir(Path inboxDir) { this.inboxDir = inboxDir; }
+    public Path getRoutesDir() { return routesDir; }
+    public void setRoutesDir(Path routesDir) { this.routesDir = routesDir; }
+    public String getInstanceId() { return instanceId; }
+    public void setInstanceId(String instanceId) { this.instanceId = instanceId; }
+    public Intake getIntake() { return intake; }
+    public Map<String, SupplierProperties> getSuppliers() { return suppliers; }
+
+    public Path rawDir() { return dataDir.resolve("raw"); }
+
+    public static class Intake {
+        /** How long a claim on an inbox file holds before another instance may take the file over. */
+        private Duration claimLease = Duration.ofMinutes(10);
+        /** Whether raw files are forced to disk before their job commits (survives power loss). */
+        private boolean fsync = true;
+        /** How often the inbox is scanned for files outside any supplier folder. */
+        private Duration strayScanInterval = Duration.ofSeconds(30);
+        private final Redelivery redelivery = new Redelivery();
+
+        public Duration getClaimLease() { return claimLease; }
+        public void setClaimLease(Duration claimLease) { this.claimLease = claimLease; }
+        public boolean isFsync() { return fsync; }
+        public void setFsync(boolean fsync) { this.fsync = fsync; }
+        public Duration getStrayScanInterval() { return strayScanInterval; }
+        public void setStrayScanInterval(Duration strayScanInterval) { this.strayScanInterval = strayScanInterval; }
+        public Redelivery getRedelivery() { return redelivery; }
+    }
+
+    /** Camel's redelivery policy for transient intake failures (routes/error-handling.camel.yaml). */
+    public static class Redelivery {
+        private int maximumRedeliveries = 5;
+        /** Milliseconds before the first redelivery; doubled after each. */
+        private long delay = 1000;
+        private long maximumDelay = 30000;
+
+        public int getMaximumRedeliveries() { return maximumRedeliveries; }
+        public void setMaximumRedeliveries(int maximumRedeliveries) { this.maximumRedeliveries = maximumRedeliveries; }
+        public long getDelay() { return delay; }
+        public void setDelay(long delay) { this.delay = delay; }
+        public long getMaximumDelay() { return maximumDelay; }
+        public void setMaximumDelay(long maximumDelay) { this.maximumDelay = maximumDelay; }
+    }
+}

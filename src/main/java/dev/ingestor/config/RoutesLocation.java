@@ -1,0 +1,43 @@
+package dev.ingestor.config;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.env.EnvironmentPostProcessor;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+
+/**
+ * Routes are read from {@code ingestor.routes-dir} (default {@code ./routes}) so an engineer edits a route
+ * and restarts, without a build. When that folder holds no routes, the copy packaged in the jar is used.
+ * An explicit {@code camel.main.routes-include-pattern} always wins.
+ */
+public class RoutesLocation implements EnvironmentPostProcessor {
+
+    static final String PATTERN = "camel.main.routes-include-pattern";
+
+    @Override
+    public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+        if (environment.containsProperty(PATTERN)) {
+            return;
+        }
+        Path dir = Path.of(environment.getProperty("ingestor.routes-dir", "routes")).toAbsolutePath().normalize();
+        String pattern = hasRoutes(dir) ? "file:" + dir + "/*.camel.yaml" : "classpath:routes/*.camel.yaml";
+        environment.getPropertySources().addLast(new MapPropertySource("ingestor-routes", Map.of(PATTERN, pattern)));
+    }
+
+    private static boolean hasRoutes(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return false;
+        }
+        try (DirectoryStream<Path> routes = Files.newDirectoryStream(dir, "*.camel.yaml")) {
+            return routes.iterator().hasNext();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

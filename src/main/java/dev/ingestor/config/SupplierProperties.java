@@ -1,0 +1,43 @@
+package dev.ingestor.config;
+
+import java.time.Duration;
+
+/** One supplier, {@code ingestor.suppliers.<CODE>.*}. */
+public class SupplierProperties {
+
+    private final FileDrop fileDrop = new FileDrop();
+
+    public FileDrop getFileDrop() { return fileDrop; }
+
+    public enum ReadLock {
+        /** Take a file once its size and modification time stop changing for {@code min-age}. */
+        CHANGED,
+        /** Take a file only once its marker file ({@code <name><done-file-suffix>}) exists. */
+        DONE_FILE
+    }
+
+    /** {@code ingestor.suppliers.<CODE>.file-drop.*}: the supplier's folder under the inbox. */
+    public static class FileDrop {
+        private boolean enabled = true;
+        private ReadLock readLock = ReadLock.CHANGED;
+        private String doneFileSuffix = ".done";
+        /** A file must be unchanged for this long before it is taken (read lock {@code changed}). */
+        private Duration minAge = Duration.ofSeconds(1);
+        private Duration pollInterval = Duration.ofMillis(500);
+        /** Files of this supplier ingested in parallel. */
+        private int concurrency = 4;
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public ReadLock getReadLock() { return readLock; }
+        public void setReadLock(ReadLock readLock) { this.readLock = readLock; }
+        public String getDoneFileSuffix() { return doneFileSuffix; }
+        public void setDoneFileSuffix(String doneFileSuffix) { this.doneFileSuffix = doneFileSuffix; }
+        public Duration getMinAge() { return minAge; }
+        public void setMinAge(Duration minAge) { this.minAge = minAge; }
+        public Duration getPollInterval() { return pollInterval; }
+        public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
+        public int getConcurrency() { return concurrency; }
+        public void setConcurrency(int concurrency) { this.concurrency = concurrency; }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.ingestor.embedded;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ingestor.config.IngestorProperties;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The embedded default: with no {@code spring.datasource.url}, a real PostgreSQL is started from the binaries
+ * on the class path, its data kept under {@code ingestor.data-dir}. Setting a JDBC URL switches to a real
+ * server and this configuration steps aside.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnExpression("'${spring.datasource.url:}'.isEmpty()")
+@EnableConfigurationProperties(EmbeddedPostgresProperties.class)
+public class EmbeddedPostgresConfiguration {
+
+    @Bean(destroyMethod = "close")
+    EmbeddedPostgres embeddedPostgres(IngestorProperties ingestor, EmbeddedPostgresProperties postgres) throws Exception {
+        return EmbeddedPostgresServer.start(ingestor.getDataDir().resolve("postgres"), postgres.getPort());
+    }
+
+    @Bean
+    DataSource dataSource(EmbeddedPostgres postgres, EmbeddedPostgresProperties properties) {
+        HikariDataSource dataSource = new HikariDataSource();
+        dataSource.setPoolName("ingestor-embedded");
+        dataSource.setJdbcUrl(postgres.getJdbcUrl("postgres", "postgres"));
+        dataSource.setMaximumPoolSize(properties.getPoolSize());
+        return dataSource;
+    }
+}

@@ -1,0 +1,19 @@
+package dev.ingestor.intake;
+
+/** Message headers and exchange properties every source sets before it hands a file to intake. */
+public final class IntakeHeaders {
+
+    /** Supplier code, the folder name for file drops. */
+    public static final String SUPPLIER = "IngestorSupplier";
+    /** The file name as the supplier gave it (metadata only: the content decides identity). */
+    public static final String FILE_NAME = "IngestorFileName";
+    /** file-drop, sftp or http. */
+    public static final String SOURCE = "IngestorSource";
+    /** Set by intake: {@code supplier:sha256}. */
+    public static final String KEY = "IngestorKey";
+    /** Exchange property set by intake: done, duplicate or rejected; file sources move the file by it. */
+    public static final String OUTCOME = "IngestorOutcome";
+
+    private IntakeHeaders() {
+    }
+}

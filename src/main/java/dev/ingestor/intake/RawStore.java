@@ -1,0 +1,106 @@
+package dev.ingestor.intake;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.UUID;
+
+import dev.ingestor.config.IngestorProperties;
+import org.apache.camel.Body;
+import org.apache.camel.Header;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Component;
+
+/**
+ * Content-addressed storage for received files: {@code raw/{supplier}/{sha[0..2]}/{sha256}}.
+ *
+ * <p>The bytes are read once: each buffer is hashed and written in the same pass, so a file of any size
+ * costs one buffer of heap. The file is written under a temporary name and renamed into place once its hash
+ * is known; storing the same content twice is harmless, which is what lets intake store before it knows
+ * whether the content is new.
+ */
+@Component
+public class RawStore {
+
+    private static final int BUFFER_SIZE = 256 * 1024;
+
+    private final Path root;
+    private final Path incoming;
+    private final boolean fsync;
+
+    @Autowired
+    public RawStore(IngestorProperties properties) {
+        this(properties.rawDir(), properties.getIntake().isFsync());
+    }
+
+    public RawStore(Path root, boolean fsync) {
+        this.root = root.toAbsolutePath();
+        this.incoming = this.root.resolve(".incoming");
+        this.fsync = fsync;
+    }
+
+    public StoredContent store(@Body InputStream body, @Header(IntakeHeaders.SUPPLIER) String supplier) throws IOException {
+        if (body == null) {
+            throw new RejectedDropException("no content to ingest (the message body is empty)");
+        }
+        Files.createDirectories(incoming);
+        Path temp = incoming.resolve(UUID.randomUUID() + ".part");
+        MessageDigest sha256 = newSha256();
+        long size = 0;
+        try (InputStream in = body;
+             FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            byte[] buffer = new byte[BUFFER_SIZE];
+            ByteBuffer wrapped = ByteBuffer.wrap(buffer);
+            int read;
+            while ((read = in.read(buffer)) != -1) {
+                sha256.update(buffer, 0, read);
+                wrapped.clear().limit(read);
+                while (wrapped.hasRemaining()) {
+                    out.write(wrapped);
+                }
+                size += read;
+            }
+            if (fsync) {
+                // the job that points at this file commits right after; the bytes must be on disk first
+                out.force(true);
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(temp);
+            throw e;
+        }
+        ContentKey key = ContentKey.of(supplier, sha256.digest());
+        Path target = pathOf(key);
+        Files.createDirectories(target.getParent());
+        // same name means same bytes, so replacing an existing copy changes nothing
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        return new StoredContent(key, size, target);
+    }
+
+    public Path pathOf(ContentKey key) {
+        return root.resolve(key.supplier()).resolve(key.sha256().substring(0, 2)).resolve(key.sha256());
+    }
+
+    public InputStream open(ContentKey key) {
+        try {
+            return Files.newInputStream(pathOf(key));
+        } catch (IOException e) {
+            throw new UncheckedIOException("raw file of " + key + " cannot be read", e);
+        }
+    }
+
+    private static MessageDigest newSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+}

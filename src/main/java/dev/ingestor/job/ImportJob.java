@@ -1,0 +1,23 @@
+package dev.ingestor.job;
+
+import java.time.Instant;
+import java.util.UUID;
+
+import dev.ingestor.intake.ContentKey;
+
+/** One distinct file of one supplier, and what became of it. */
+public record ImportJob(
+        UUID id,
+        String supplier,
+        JobState state,
+        ContentKey key,
+        String fileName,
+        long size,
+        String source,
+        Instant receivedAt,
+        Instant updatedAt,
+        int duplicateCount,
+        Instant lastSeenAt,
+        RecordCounts counts,
+        String error) {
+}

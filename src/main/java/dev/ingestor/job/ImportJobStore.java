@@ -1,0 +1,118 @@
+package dev.ingestor.job;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import com.fasterxml.uuid.Generators;
+import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
+import dev.ingestor.intake.ContentKey;
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.intake.StoredContent;
+import org.apache.camel.Body;
+import org.apache.camel.Header;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.stereotype.Component;
+
+/**
+ * Import jobs in PostgreSQL. Intake calls {@link #create} and {@link #recordDuplicate} inside the transaction
+ * that inserted the content key, so a key never exists without its job.
+ */
+@Component
+public class ImportJobStore {
+
+    private static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
+            + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error";
+
+    /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
+    private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
+
+    private final JdbcTemplate jdbc;
+
+    public ImportJobStore(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public IntakeResult create(@Body StoredContent content,
+                               @Header(IntakeHeaders.FILE_NAME) String fileName,
+                               @Header(IntakeHeaders.SOURCE) String source) {
+        boolean empty = content.size() == 0;
+        JobState state = empty ? JobState.REJECTED : JobState.RECEIVED;
+        String error = empty ? "the file is empty (0 bytes)" : null;
+        ImportJob job = jdbc.queryForObject(
+                "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
+                JOB, IDS.generate(), content.supplier(), state.name(), content.key().toString(), fileName,
+                content.size(), source, error);
+        return new IntakeResult(job, false);
+    }
+
+    public IntakeResult recordDuplicate(@Header(IntakeHeaders.KEY) String key) {
+        List<ImportJob> jobs = jdbc.query(
+                "UPDATE import_job SET duplicate_count = duplicate_count + 1, last_seen_at = clock_timestamp()"
+                        + " WHERE key = ? RETURNING " + COLUMNS, JOB, key);
+        if (jobs.isEmpty()) {
+            // a content key without its job would mean the key and job were not written together
+            throw new IllegalStateException("content key " + key + " has no import job");
+        }
+        return new IntakeResult(jobs.get(0), true);
+    }
+
+    public Optional<ImportJob> find(UUID id) {
+        return jdbc.query("SELECT " + COLUMNS + " FROM import_job WHERE id = ?", JOB, id).stream().findFirst();
+    }
+
+    public Optional<ImportJob> findByKey(ContentKey key) {
+        return jdbc.query("SELECT " + COLUMNS + " FROM import_job WHERE key = ?", JOB, key.toString()).stream().findFirst();
+    }
+
+    public JobPage list(JobQuery query) {
+        StringBuilder where = new StringBuilder(" WHERE true");
+        List<Object> args = new ArrayList<>();
+        if (query.supplier() != null) {
+            where.append(" AND supplier = ?");
+            args.add(query.supplier());
+        }
+        if (query.state() != null) {
+            where.append(" AND state = ?");
+            args.add(query.state().name());
+        }
+        Long total = jdbc.queryForObject("SELECT count(*) FROM import_job" + where, Long.class, args.toArray());
+        List<Object> pageArgs = new ArrayList<>(args);
+        pageArgs.add(query.size());
+        pageArgs.add((long) query.page() * query.size());
+        List<ImportJob> items = jdbc.query("SELECT " + COLUMNS + " FROM import_job" + where
+                + " ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?", JOB, pageArgs.toArray());
+        return new JobPage(items, query.page(), query.size(), total == null ? 0 : total);
+    }
+
+    private static final RowMapper<ImportJob> JOB = ImportJobStore::map;
+
+    private static ImportJob map(ResultSet rs, int row) throws SQLException {
+        return new ImportJob(
+                rs.getObject("id", UUID.class),
+                rs.getString("supplier"),
+                JobState.valueOf(rs.getString("state")),
+                ContentKey.parse(rs.getString("key")),
+                rs.getString("file_name"),
+                rs.getLong("size"),
+                rs.getString("source"),
+                instant(rs.getTimestamp("received_at")),
+                instant(rs.getTimestamp("updated_at")),
+                rs.getInt("duplicate_count"),
+                instant(rs.getTimestamp("last_seen_at")),
+                new RecordCounts(rs.getLong("total"), rs.getLong("accepted"), rs.getLong("updated"),
+                        rs.getLong("replayed"), rs.getLong("quarantined")),
+                rs.getString("error"));
+    }
+
+    private static Instant instant(Timestamp ts) {
+        return ts == null ? null : ts.toInstant();
+    }
+}
