@@ -17,12 +17,13 @@ public class IntakeGate {
     }
 
     public void check(@Header(IntakeHeaders.SUPPLIER) String supplier, @Header(IntakeHeaders.FILE_NAME) String fileName) {
+        String where = "supplier=" + FileNameRule.printable(supplier) + " file=" + FileNameRule.printable(fileName);
         if (supplier == null || !suppliers.contains(supplier)) {
-            throw new RejectedDropException("unknown supplier " + FileNameRule.printable(supplier)
+            throw new RejectedDropException(where, "unknown supplier " + FileNameRule.printable(supplier)
                     + "; configured suppliers are " + suppliers.stream().sorted().toList());
         }
         FileNameRule.problem(fileName).ifPresent(reason -> {
-            throw new RejectedDropException(reason);
+            throw new RejectedDropException(where, reason);
         });
     }
 

@@ -6,7 +6,21 @@ package dev.ingestor.intake;
  */
 public class RejectedDropException extends RuntimeException {
 
+    private final String reason;
+
     public RejectedDropException(String reason) {
-        super(reason);
+        super("reason=\"" + reason + "\"");
+        this.reason = reason;
+    }
+
+    /** {@code where} says which file, already safe to log. */
+    public RejectedDropException(String where, String reason) {
+        super(where + " reason=\"" + reason + "\"");
+        this.reason = reason;
+    }
+
+    /** The reason alone, for a person: what was wrong. */
+    public String reason() {
+        return reason;
     }
 }

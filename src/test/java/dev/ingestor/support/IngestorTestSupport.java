@@ -1,0 +1,142 @@
+package dev.ingestor.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The whole application on a random port against a real PostgreSQL, with an inbox and data folder of its
+ * own. Every test class extending this shares one Spring context (same properties), and each test starts
+ * from empty tables and an empty inbox.
+ */
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+public abstract class IngestorTestSupport {
+
+    protected static final Path WORK = createWork();
+    protected static final Path INBOX = WORK.resolve("inbox");
+    protected static final Path DATA = WORK.resolve("data");
+
+    @Autowired
+    protected JdbcTemplate jdbc;
+    @Autowired
+    protected CamelContext camelContext;
+    @Autowired
+    protected ProducerTemplate producer;
+    @LocalServerPort
+    protected int port;
+
+    protected final HttpClient http = HttpClient.newHttpClient();
+
+    @DynamicPropertySource
+    static void ingestorProperties(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", () -> TestPostgres.jdbcUrl("ingestor"));
+        registry.add("ingestor.data-dir", DATA::toString);
+        registry.add("ingestor.inbox-dir", INBOX::toString);
+        registry.add("ingestor.intake.redelivery.maximum-redeliveries", () -> "3");
+        registry.add("ingestor.intake.redelivery.delay", () -> "50");
+        registry.add("ingestor.intake.redelivery.maximum-delay", () -> "200");
+        registry.add("ingestor.intake.stray-scan-interval", () -> "300ms");
+        registry.add("ingestor.intake.fsync", () -> "false");
+        for (String supplier : List.of("ACME", "GLOBEX")) {
+            registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
+            registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
+        }
+    }
+
+    @BeforeEach
+    void cleanSlate() throws IOException {
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim");
+        for (Path supplierDir : list(INBOX)) {
+            for (Path entry : list(supplierDir)) {
+                deleteTree(entry);
+            }
+        }
+    }
+
+    protected static Path createWork() {
+        try {
+            return Files.createTempDirectory("ingestor-test-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Writes a file elsewhere first and moves it in, as a well-behaved supplier does. */
+    protected static Path drop(String supplier, String name, byte[] content) throws IOException {
+        Path staging = WORK.resolve("staging");
+        Files.createDirectories(staging);
+        Path temp = Files.createTempFile(staging, "drop", ".tmp");
+        Files.write(temp, content);
+        Path target = INBOX.resolve(supplier).resolve(name);
+        Files.createDirectories(target.getParent());
+        return Files.move(temp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    protected static List<Path> filesIn(Path dir) throws IOException {
+        return list(dir).stream().filter(Files::isRegularFile).toList();
+    }
+
+    protected static List<Path> list(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.sorted().toList();
+        }
+    }
+
+    protected static void deleteTree(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(path)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    protected long jobCount() {
+        return jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class);
+    }
+
+    protected long keyCount() {
+        return jdbc.queryForObject("SELECT count(*) FROM content_key", Long.class);
+    }
+
+    protected void awaitJobs(long expected) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> jobCount() == expected);
+    }
+
+    protected void awaitFiles(Path dir, int expected) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> filesIn(dir).size() == expected);
+    }
+
+    protected HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}

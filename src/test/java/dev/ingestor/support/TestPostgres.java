@@ -1,0 +1,50 @@
+package dev.ingestor.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+/** One real PostgreSQL server for the whole test JVM; each user gets its own database in it. */
+public final class TestPostgres {
+
+    private static EmbeddedPostgres server;
+
+    private TestPostgres() {
+    }
+
+    public static synchronized EmbeddedPostgres server() {
+        if (server == null) {
+            try {
+                server = EmbeddedPostgres.builder().start();
+            } catch (IOException e) {
+                throw new UncheckedIOException("embedded PostgreSQL did not start", e);
+            }
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    server.close();
+                } catch (IOException ignored) {
+                    // the JVM is going away
+                }
+            }));
+        }
+        return server;
+    }
+
+    /** A JDBC URL for a database of this name, created on first use. */
+    public static synchronized String jdbcUrl(String database) {
+        EmbeddedPostgres pg = server();
+        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            var rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + database + "'");
+            if (!rs.next()) {
+                s.execute("CREATE DATABASE " + database);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create test database " + database, e);
+        }
+        return pg.getJdbcUrl("postgres", database);
+    }
+}
