@@ -1,0 +1,78 @@
+package dev.ingestor.intake;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RawStoreTest {
+
+    @TempDir
+    Path root;
+
+    @Test
+    void storesUnderTheHashComputedWhileWriting() throws Exception {
+        byte[] bytes = new byte[1_000_003];
+        new Random(7).nextBytes(bytes);
+        StoredContent stored = new RawStore(root, true).store(new ByteArrayInputStream(bytes), "ACME");
+
+        String expected = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        assertThat(stored.key()).isEqualTo(new ContentKey("ACME", expected));
+        assertThat(stored.size()).isEqualTo(bytes.length);
+        assertThat(stored.path()).isEqualTo(root.resolve("ACME").resolve(expected.substring(0, 2)).resolve(expected));
+        assertThat(stored.path()).hasBinaryContent(bytes);
+    }
+
+    @Test
+    void storingTheSameBytesTwiceKeepsOneCopyAndNoLeftovers() throws Exception {
+        RawStore store = new RawStore(root, false);
+        StoredContent first = store.store(new ByteArrayInputStream("same".getBytes()), "ACME");
+        StoredContent second = store.store(new ByteArrayInputStream("same".getBytes()), "ACME");
+
+        assertThat(second.path()).isEqualTo(first.path());
+        try (var incoming = Files.list(root.resolve(".incoming"))) {
+            assertThat(incoming).isEmpty();
+        }
+    }
+
+    @Test
+    void aStreamThatBreaksLeavesNoPartialFile() throws Exception {
+        InputStream broken = new InputStream() {
+            private int left = 100_000;
+
+            @Override
+            public int read() throws IOException {
+                if (left <= 0) {
+                    throw new IOException("connection reset (injected)");
+                }
+                left--;
+                return 'x';
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (left <= 0) {
+                    throw new IOException("connection reset (injected)");
+                }
+                int n = Math.min(len, left);
+                java.util.Arrays.fill(b, off, off + n, (byte) 'x');
+                left -= n;
+                return n;
+            }
+        };
+        assertThatThrownBy(() -> new RawStore(root, false).store(broken, "ACME")).hasMessageContaining("connection reset");
+        try (var all = Files.walk(root)) {
+            assertThat(all.filter(Files::isRegularFile)).isEmpty();
+        }
+    }
+}
