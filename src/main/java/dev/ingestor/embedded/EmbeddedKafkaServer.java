@@ -1,0 +1,98 @@
+package dev.ingestor.embedded;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A single-node Kafka broker in KRaft mode (broker and controller in one), built from Kafka's own server
+ * classes rather than a test library. Its log lives in a folder of ours and is formatted only once, so
+ * events written before a restart are still there after it.
+ */
+public final class EmbeddedKafkaServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafkaServer.class);
+    private static final String CONTROLLER = "CONTROLLER";
+
+    private final KafkaRaftServer server;
+    private final String bootstrapServers;
+
+    private EmbeddedKafkaServer(KafkaRaftServer server, String bootstrapServers) {
+        this.server = server;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    /** Starts a broker on 127.0.0.1; a port of 0 picks a free one. */
+    public static EmbeddedKafkaServer start(Path logDir, int port) throws Exception {
+        Path dir = logDir.toAbsolutePath();
+        Files.createDirectories(dir);
+        int brokerPort = port > 0 ? port : freePort();
+        int controllerPort = freePort();
+        Map<String, Object> props = new HashMap<>();
+        props.put("process.roles", "broker,controller");
+        props.put("node.id", "1");
+        props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER + "://127.0.0.1:" + controllerPort);
+        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        props.put("controller.listener.names", CONTROLLER);
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER + ":PLAINTEXT");
+        props.put("inter.broker.listener.name", "PLAINTEXT");
+        props.put("log.dirs", dir.toString());
+        props.put("num.partitions", "1");
+        props.put("auto.create.topics.enable", "true");
+        props.put("offsets.topic.replication.factor", "1");
+        props.put("offsets.topic.num.partitions", "1");
+        props.put("transaction.state.log.replication.factor", "1");
+        props.put("transaction.state.log.min.isr", "1");
+        props.put("group.initial.rebalance.delay.ms", "0");
+        KafkaConfig config = new KafkaConfig(props, false);
+
+        if (!Files.exists(dir.resolve("meta.properties"))) {
+            LOG.info("formatting embedded Kafka log directory {}", dir);
+            new Formatter()
+                    .setClusterId(Uuid.randomUuid().toString())
+                    .setNodeId(1)
+                    .setDirectories(List.of(dir.toString()))
+                    .setMetadataLogDirectory(dir.toString())
+                    .setControllerListenerName(CONTROLLER)
+                    .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+                    .setPrintStream(System.out)
+                    .run();
+        }
+        KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+        server.startup();
+        String bootstrap = "127.0.0.1:" + brokerPort;
+        LOG.info("embedded Kafka broker ready at {} with its log in {}", bootstrap, dir);
+        return new EmbeddedKafkaServer(server, bootstrap);
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    @Override
+    public void close() {
+        server.shutdown();
+        server.awaitShutdown();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+    }
+}

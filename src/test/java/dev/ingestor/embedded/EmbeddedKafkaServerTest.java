@@ -1,0 +1,44 @@
+package dev.ingestor.embedded;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class EmbeddedKafkaServerTest {
+
+    @Test
+    void aRecordWrittenBeforeARestartIsReadAfterIt() throws Exception {
+        Path dir = Files.createTempDirectory("ingestor-kafka-");
+        try (EmbeddedKafkaServer broker = EmbeddedKafkaServer.start(dir, 0);
+             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                     "bootstrap.servers", broker.bootstrapServers(), "acks", "all", "enable.idempotence", "true"),
+                     new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>("restart.check", "k", "v")).get();
+        }
+        try (EmbeddedKafkaServer broker = EmbeddedKafkaServer.start(dir, 0);
+             KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
+                     "bootstrap.servers", broker.bootstrapServers(), "group.id", "check", "auto.offset.reset", "earliest"),
+                     new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of("restart.check"));
+            ConsumerRecords<String, String> records = ConsumerRecords.empty();
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (records.isEmpty() && System.currentTimeMillis() < deadline) {
+                records = consumer.poll(Duration.ofMillis(500));
+            }
+            assertThat(records.count()).isEqualTo(1);
+            assertThat(records.iterator().next().value()).isEqualTo("v");
+        }
+    }
+}
