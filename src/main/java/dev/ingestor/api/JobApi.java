@@ -19,10 +19,12 @@ public class JobApi {
     private static final int DEFAULT_SIZE = 50;
 
     private final ImportJobStore jobs;
+    private final QuarantineView records;
     private final HttpReplies replies;
 
-    public JobApi(ImportJobStore jobs, HttpReplies replies) {
+    public JobApi(ImportJobStore jobs, QuarantineView records, HttpReplies replies) {
         this.jobs = jobs;
+        this.records = records;
         this.replies = replies;
     }
 
@@ -53,6 +55,33 @@ public class JobApi {
         JobPage result = jobs.list(query);
         List<JobView> items = result.items().stream().map(JobView::of).toList();
         replies.json(exchange, 200, new JobList(items, result.page(), result.size(), result.total()));
+    }
+
+    /** GET /api/v1/jobs/{id}/records?outcome=QUARANTINED: the records kept with their reasons. */
+    public void records(@Header("id") String id, @Header("outcome") String outcome,
+                        @Header("page") String page, @Header("size") String size, Exchange exchange) {
+        UUID jobId;
+        int pageNo;
+        int pageSize;
+        try {
+            jobId = UUID.fromString(id);
+            pageNo = parseInt("page", page, 0);
+            pageSize = parseInt("size", size, DEFAULT_SIZE);
+            new JobQuery(null, null, pageNo, pageSize);
+        } catch (IllegalArgumentException e) {
+            replies.problem(exchange, Problem.badRequest("invalid-query", e.getMessage()));
+            return;
+        }
+        if (outcome != null && !outcome.isBlank() && !"QUARANTINED".equalsIgnoreCase(outcome.trim())) {
+            replies.problem(exchange, Problem.badRequest("invalid-query", "outcome '" + outcome
+                    + "' is not kept per record; records are kept for QUARANTINED (the counts of the job cover the others)"));
+            return;
+        }
+        if (jobs.find(jobId).isEmpty()) {
+            replies.problem(exchange, Problem.notFound("no job with id " + jobId));
+            return;
+        }
+        replies.json(exchange, 200, records.quarantined(jobId, pageNo, pageSize));
     }
 
     public record JobList(List<JobView> items, int page, int size, long total) {

@@ -24,6 +24,8 @@ public class IngestorProperties {
     /** Identifies this instance in claims and logs; several instances may share one database. */
     private String instanceId;
     private final Intake intake = new Intake();
+    private final Pipeline pipeline = new Pipeline();
+    private final Kafka kafka = new Kafka();
     private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
 
     public Path getDataDir() { return dataDir; }
@@ -35,6 +37,8 @@ public class IngestorProperties {
     public String getInstanceId() { return instanceId; }
     public void setInstanceId(String instanceId) { this.instanceId = instanceId; }
     public Intake getIntake() { return intake; }
+    public Pipeline getPipeline() { return pipeline; }
+    public Kafka getKafka() { return kafka; }
     public Map<String, SupplierProperties> getSuppliers() { return suppliers; }
 
     public Path rawDir() { return dataDir.resolve("raw"); }
@@ -70,5 +74,32 @@ public class IngestorProperties {
         public void setDelay(long delay) { this.delay = delay; }
         public long getMaximumDelay() { return maximumDelay; }
         public void setMaximumDelay(long maximumDelay) { this.maximumDelay = maximumDelay; }
+    }
+
+    /** Validation and processing: {@code ingestor.pipeline.*}. */
+    public static class Pipeline {
+        /** A worker's hold on a job; after it runs out without renewal, another worker takes the job over. */
+        private Duration lease = Duration.ofMinutes(10);
+        /** Records per processing transaction (effects, outbox rows and checkpoint commit together). */
+        private int batchSize = 1000;
+
+        public Duration getLease() { return lease; }
+        public void setLease(Duration lease) { this.lease = lease; }
+        public int getBatchSize() { return batchSize; }
+        public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+    }
+
+    /** {@code ingestor.kafka.*}: empty bootstrap servers start the embedded broker. */
+    public static class Kafka {
+        private String bootstrapServers = "";
+        private String itemsTopic = "ingestor.items";
+        private String deadLettersTopic = "ingestor.dead-letters";
+
+        public String getBootstrapServers() { return bootstrapServers; }
+        public void setBootstrapServers(String bootstrapServers) { this.bootstrapServers = bootstrapServers; }
+        public String getItemsTopic() { return itemsTopic; }
+        public void setItemsTopic(String itemsTopic) { this.itemsTopic = itemsTopic; }
+        public String getDeadLettersTopic() { return deadLettersTopic; }
+        public void setDeadLettersTopic(String deadLettersTopic) { this.deadLettersTopic = deadLettersTopic; }
     }
 }

@@ -1,13 +1,32 @@
 package dev.ingestor.config;
 
+import java.io.InputStream;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+
+import dev.ingestor.record.RecordFormat;
+import dev.ingestor.record.RecordReader;
 
 /** One supplier, {@code ingestor.suppliers.<CODE>.*}. */
 public class SupplierProperties {
 
     private final FileDrop fileDrop = new FileDrop();
+    private RecordFormat format = RecordFormat.CSV;
+    private char csvDelimiter = ',';
+    private Charset charset = StandardCharsets.UTF_8;
 
     public FileDrop getFileDrop() { return fileDrop; }
+    public RecordFormat getFormat() { return format; }
+    public void setFormat(RecordFormat format) { this.format = format; }
+    public char getCsvDelimiter() { return csvDelimiter; }
+    public void setCsvDelimiter(char csvDelimiter) { this.csvDelimiter = csvDelimiter; }
+    public Charset getCharset() { return charset; }
+    public void setCharset(Charset charset) { this.charset = charset; }
+
+    public RecordReader openRecords(InputStream in) {
+        return format.open(in, charset, csvDelimiter);
+    }
 
     public enum ReadLock {
         /** Take a file once its size and modification time stop changing for {@code min-age}. */

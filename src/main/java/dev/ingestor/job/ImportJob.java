@@ -19,5 +19,6 @@ public record ImportJob(
         int duplicateCount,
         Instant lastSeenAt,
         RecordCounts counts,
-        String error) {
+        String error,
+        long recordsDone) {
 }

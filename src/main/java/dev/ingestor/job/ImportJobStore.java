@@ -27,8 +27,8 @@ import org.springframework.stereotype.Component;
 @Component
 public class ImportJobStore {
 
-    private static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
-            + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error";
+    static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
+            + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error, records_done";
 
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
@@ -92,7 +92,7 @@ public class ImportJobStore {
         return new JobPage(items, query.page(), query.size(), total == null ? 0 : total);
     }
 
-    private static final RowMapper<ImportJob> JOB = ImportJobStore::map;
+    static final RowMapper<ImportJob> JOB = ImportJobStore::map;
 
     private static ImportJob map(ResultSet rs, int row) throws SQLException {
         return new ImportJob(
@@ -109,7 +109,8 @@ public class ImportJobStore {
                 instant(rs.getTimestamp("last_seen_at")),
                 new RecordCounts(rs.getLong("total"), rs.getLong("accepted"), rs.getLong("updated"),
                         rs.getLong("replayed"), rs.getLong("quarantined")),
-                rs.getString("error"));
+                rs.getString("error"),
+                rs.getLong("records_done"));
     }
 
     private static Instant instant(Timestamp ts) {

@@ -65,6 +65,7 @@ class EmbeddedDefaultTest {
     private static ConfigurableApplicationContext start(Path work) {
         return new SpringApplicationBuilder(IngestorApplication.class).run(
                 "--server.port=0",
+                "--ingestor.embedded.kafka.port=0",
                 "--ingestor.data-dir=" + work.resolve("data"),
                 "--ingestor.inbox-dir=" + work.resolve("inbox"),
                 "--ingestor.suppliers.ACME.file-drop.min-age=200ms",

@@ -43,7 +43,6 @@ class FileDropIntakeTest extends IngestorTestSupport {
         Map<String, Object> job = jdbc.queryForMap("SELECT * FROM import_job");
         assertThat(job.get("duplicate_count")).isEqualTo(1);
         assertThat(job.get("key")).isEqualTo("ACME:" + sha256(ADVICE));
-        assertThat(job.get("state")).isEqualTo("RECEIVED");
         assertThat(job.get("file_name")).isEqualTo("advice.csv");
         assertThat(job.get("size")).isEqualTo((long) ADVICE.length);
         assertThat(job.get("source")).isEqualTo("file-drop");

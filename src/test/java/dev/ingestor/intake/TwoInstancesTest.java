@@ -61,6 +61,7 @@ class TwoInstancesTest {
                 "--ingestor.inbox-dir=" + inbox,
                 "--ingestor.data-dir=" + work.resolve("data-" + name),
                 "--ingestor.intake.fsync=false",
+                "--ingestor.kafka.bootstrap-servers=" + dev.ingestor.support.TestKafka.bootstrapServers(),
                 "--ingestor.suppliers.ACME.file-drop.min-age=300ms",
                 "--ingestor.suppliers.ACME.file-drop.poll-interval=50ms",
                 "--ingestor.suppliers.GLOBEX.file-drop.enabled=false");

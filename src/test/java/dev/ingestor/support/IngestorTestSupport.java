@@ -60,6 +60,11 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.intake.redelivery.maximum-delay", () -> "200");
         registry.add("ingestor.intake.stray-scan-interval", () -> "300ms");
         registry.add("ingestor.intake.fsync", () -> "false");
+        registry.add("ingestor.kafka.bootstrap-servers", TestKafka::bootstrapServers);
+        registry.add("ingestor.pipeline.poll-interval", () -> "100");
+        registry.add("ingestor.pipeline.redelivery.maximum-redeliveries", () -> "2");
+        registry.add("ingestor.pipeline.redelivery.delay", () -> "100");
+        registry.add("ingestor.outbox.poll-interval", () -> "100");
         for (String supplier : List.of("ACME", "GLOBEX")) {
             registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
             registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
@@ -68,7 +73,7 @@ public abstract class IngestorTestSupport {
 
     @BeforeEach
     void cleanSlate() throws IOException {
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim");
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
         for (Path supplierDir : list(INBOX)) {
             for (Path entry : list(supplierDir)) {
                 deleteTree(entry);
@@ -133,6 +138,12 @@ public abstract class IngestorTestSupport {
 
     protected void awaitFiles(Path dir, int expected) {
         await().atMost(Duration.ofSeconds(20)).until(() -> filesIn(dir).size() == expected);
+    }
+
+    /** Waits until no job is waiting for or inside validation or processing. */
+    protected void awaitSettled() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM import_job WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) == 0);
     }
 
     protected HttpResponse<String> get(String path) throws IOException, InterruptedException {

@@ -1,0 +1,47 @@
+package dev.ingestor.embedded;
+
+import dev.ingestor.config.IngestorProperties;
+import org.apache.camel.component.kafka.KafkaComponent;
+import org.apache.camel.spi.ComponentCustomizer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Where Kafka is: {@code ingestor.kafka.bootstrap-servers}, or, when that is empty, an embedded single-node
+ * broker started here with its log under the data dir. Camel's kafka component is pointed at it.
+ */
+@Configuration(proxyBeanMethods = false)
+public class KafkaConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaConfiguration.class);
+
+    /** The bootstrap servers every Kafka client of the app uses. */
+    public record KafkaBootstrap(String servers, EmbeddedKafkaServer embedded) implements DisposableBean {
+        @Override
+        public void destroy() {
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+
+    @Bean
+    KafkaBootstrap kafkaBootstrap(IngestorProperties properties, EmbeddedKafkaProperties embedded) throws Exception {
+        String configured = properties.getKafka().getBootstrapServers();
+        if (configured != null && !configured.isBlank()) {
+            LOG.info("Kafka at {}", configured);
+            return new KafkaBootstrap(configured, null);
+        }
+        EmbeddedKafkaServer server = EmbeddedKafkaServer.start(properties.getDataDir().resolve("kafka"), embedded.getPort());
+        return new KafkaBootstrap(server.bootstrapServers(), server);
+    }
+
+    @Bean
+    ComponentCustomizer kafkaBrokers(KafkaBootstrap bootstrap) {
+        return ComponentCustomizer.builder(KafkaComponent.class)
+                .build(component -> component.getConfiguration().setBrokers(bootstrap.servers()));
+    }
+}

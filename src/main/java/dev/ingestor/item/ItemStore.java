@@ -1,0 +1,101 @@
+package dev.ingestor.item;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.List;
+import java.util.UUID;
+
+import dev.ingestor.record.DeliveryAdvice;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Item-level idempotency on (supplier, source_id, source_version), seed 002: a new item is ACCEPTED; a higher
+ * version UPDATED; the same or a lower version is a REPLAY and changes nothing. Without versions on both
+ * sides the content decides: changed is UPDATED, unchanged a REPLAY. Each effect writes its outbox event in
+ * the same statement, so effects and events commit together or not at all.
+ */
+@Component
+public class ItemStore {
+
+    /** Effects and events of one batch in one round trip; a REPLAY matches no row and writes nothing. */
+    private static final String APPLY = """
+            WITH input AS (
+              SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[])
+                AS t(source_id, source_version, record_hash, record)
+            ), upserted AS (
+              INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id)
+              SELECT ?, source_id, source_version, record_hash, record::jsonb, ? FROM input
+              ON CONFLICT (supplier, source_id) DO UPDATE
+                SET source_version = EXCLUDED.source_version, record_hash = EXCLUDED.record_hash,
+                    record = EXCLUDED.record, job_id = EXCLUDED.job_id, updated_at = now()
+                WHERE CASE WHEN EXCLUDED.source_version IS NOT NULL AND i.source_version IS NOT NULL
+                           THEN EXCLUDED.source_version > i.source_version
+                           ELSE EXCLUDED.record_hash <> i.record_hash END
+              RETURNING i.supplier, i.source_id, i.source_version, i.record_hash, i.record, (i.xmax = 0) AS inserted
+            ), events AS (
+              SELECT u.*, md5(u.supplier || ':' || u.source_id || ':' || coalesce(u.source_version::text, '-')
+                              || ':' || u.record_hash)::uuid AS event_id
+              FROM upserted u
+            ), written AS (
+              INSERT INTO outbox (event_id, topic, event_key, payload)
+              SELECT event_id, ?, supplier || ':' || source_id,
+                     jsonb_build_object('event_id', event_id, 'job_id', ?::text, 'supplier', supplier,
+                                        'source_id', source_id, 'source_version', source_version,
+                                        'outcome', CASE WHEN inserted THEN 'ACCEPTED' ELSE 'UPDATED' END,
+                                        'record', record)::text
+              FROM events
+              RETURNING 1
+            )
+            SELECT count(*) FILTER (WHERE inserted) AS accepted, count(*) FILTER (WHERE NOT inserted) AS updated
+            FROM upserted
+            """;
+
+    private final JdbcTemplate jdbc;
+
+    public ItemStore(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Applies a batch whose source ids are distinct; returns {accepted, updated}, the rest were replays. */
+    public long[] apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
+        if (batch.isEmpty()) {
+            return new long[] {0, 0};
+        }
+        int n = batch.size();
+        String[] ids = new String[n];
+        Long[] versions = new Long[n];
+        String[] hashes = new String[n];
+        String[] records = new String[n];
+        for (int i = 0; i < n; i++) {
+            DeliveryAdvice advice = batch.get(i);
+            String json = advice.canonicalJson();
+            ids[i] = advice.sourceId();
+            versions[i] = advice.sourceVersion();
+            hashes[i] = DeliveryAdvice.hash(json);
+            records[i] = json;
+        }
+        return jdbc.execute((Connection c) -> {
+            try (PreparedStatement ps = c.prepareStatement(APPLY)) {
+                Array a1 = c.createArrayOf("text", ids);
+                Array a2 = c.createArrayOf("bigint", versions);
+                Array a3 = c.createArrayOf("text", hashes);
+                Array a4 = c.createArrayOf("text", records);
+                ps.setArray(1, a1);
+                ps.setArray(2, a2);
+                ps.setArray(3, a3);
+                ps.setArray(4, a4);
+                ps.setString(5, supplier);
+                ps.setObject(6, jobId);
+                ps.setString(7, topic);
+                ps.setString(8, jobId.toString());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new long[] {rs.getLong(1), rs.getLong(2)};
+                }
+            }
+        });
+    }
+}

@@ -1,0 +1,120 @@
+package dev.ingestor.item;
+
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.JobClaims;
+import dev.ingestor.job.JobState;
+import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.record.DeliveryAdvice;
+import dev.ingestor.record.DeliveryAdviceValidator;
+import dev.ingestor.record.RecordReader;
+import dev.ingestor.record.UnreadableFileException;
+import dev.ingestor.record.Validated;
+import dev.ingestor.job.Attempts;
+import org.apache.camel.Body;
+import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The processing stage: applies the valid records of a validated job in batches. Each batch commits its item
+ * effects, their outbox events and the job's checkpoint (records done, counts) in one transaction, guarded by
+ * the lease, so a worker that dies mid-job leaves a consistent checkpoint and whoever takes the job over
+ * resumes after it: no effect and no event twice.
+ */
+@Component
+public class JobProcessing {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.processing");
+
+    private final RawStore rawStore;
+    private final ItemStore items;
+    private final JobClaims claims;
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
+    private final IngestorProperties properties;
+
+    public JobProcessing(RawStore rawStore, ItemStore items, JobClaims claims, JdbcTemplate jdbc,
+                         PlatformTransactionManager transactionManager, IngestorProperties properties) {
+        this.rawStore = rawStore;
+        this.items = items;
+        this.claims = claims;
+        this.jdbc = jdbc;
+        this.transactions = new TransactionTemplate(transactionManager);
+        this.properties = properties;
+    }
+
+    public void process(@Body ImportJob job, Exchange exchange) throws Exception {
+        Attempts.count(exchange);
+        SupplierProperties supplier = properties.getSuppliers().get(job.supplier());
+        if (supplier == null) {
+            throw new UnreadableFileException("supplier " + job.supplier() + " is no longer configured, so its format is unknown");
+        }
+        int batchSize = Math.max(1, properties.getPipeline().getBatchSize());
+        String topic = properties.getKafka().getItemsTopic();
+        long checkpoint = job.recordsDone();
+        long position = 0;
+        List<DeliveryAdvice> batch = new ArrayList<>(batchSize);
+        Set<String> batchIds = new HashSet<>();
+        try (InputStream in = rawStore.open(job.key()); RecordReader records = supplier.openRecords(in)) {
+            while (records.hasNext()) {
+                Validated record = DeliveryAdviceValidator.validate(records.next());
+                if (++position <= checkpoint) {
+                    continue; // committed by an earlier run of this job
+                }
+                if (record.isValid()) {
+                    if (!batchIds.add(record.advice().sourceId())) {
+                        // one statement may touch an item once: the second sighting starts the next batch
+                        commit(job, topic, batch, position - 1);
+                        batchIds.clear();
+                        batchIds.add(record.advice().sourceId());
+                    }
+                    batch.add(record.advice());
+                }
+                if (batch.size() >= batchSize) {
+                    commit(job, topic, batch, position);
+                    batchIds.clear();
+                }
+            }
+        }
+        commit(job, topic, batch, position);
+        boolean withErrors = jdbc.queryForObject("SELECT quarantined > 0 FROM import_job WHERE id = ?", Boolean.class, job.id());
+        JobState end = withErrors ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED;
+        if (!claims.finish(job.id(), end, null)) {
+            throw new LeaseLostException(job.id());
+        }
+        LOG.info("processed supplier={} job={} key={} state={} records={}", job.supplier(), job.id(), job.key(), end, position);
+    }
+
+    /** Effects, events and the checkpoint {@code position} in one transaction; empties the batch. */
+    private void commit(ImportJob job, String topic, List<DeliveryAdvice> batch, long position) {
+        UUID id = job.id();
+        transactions.executeWithoutResult(status -> {
+            long[] applied = items.apply(job.supplier(), id, topic, batch);
+            long replayed = batch.size() - applied[0] - applied[1];
+            int updated = jdbc.update("UPDATE import_job SET records_done = ?, accepted = accepted + ?, updated = updated + ?,"
+                            + " replayed = replayed + ?, lease_until = now() + make_interval(secs => ?), updated_at = now()"
+                            + " WHERE id = ? AND lease_owner = ?",
+                    position, applied[0], applied[1], replayed,
+                    properties.getPipeline().getLease().toMillis() / 1000.0, id, claims.owner());
+            if (updated != 1) {
+                // another worker owns the job now: roll this batch back, it will apply it itself
+                throw new LeaseLostException(id);
+            }
+        });
+        batch.clear();
+    }
+}

@@ -1,0 +1,118 @@
+package dev.ingestor.record;
+
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.Attempts;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.JobClaims;
+import dev.ingestor.job.JobState;
+import dev.ingestor.job.LeaseLostException;
+import org.apache.camel.Body;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * The validation stage: reads the stored file once, checks every record and quarantines the bad ones with
+ * their reasons. A file that cannot be read as a whole is rejected before any effect happens.
+ */
+@Component
+public class JobValidation {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.validation");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int INSERT_BATCH = 1000;
+
+    private final RawStore rawStore;
+    private final JobClaims claims;
+    private final JdbcTemplate jdbc;
+    private final IngestorProperties properties;
+
+    public JobValidation(RawStore rawStore, JobClaims claims, JdbcTemplate jdbc, IngestorProperties properties) {
+        this.rawStore = rawStore;
+        this.claims = claims;
+        this.jdbc = jdbc;
+        this.properties = properties;
+    }
+
+    public void validate(@Body ImportJob job, Exchange exchange) throws Exception {
+        Attempts.count(exchange);
+        // a re-run (redelivery, takeover, re-validation) starts from a clean slate
+        jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
+        SupplierProperties supplier = supplier(job);
+        long total = 0;
+        long quarantined = 0;
+        List<Object[]> pending = new ArrayList<>();
+        try (InputStream in = rawStore.open(job.key()); RecordReader records = supplier.openRecords(in)) {
+            while (records.hasNext()) {
+                Validated record = DeliveryAdviceValidator.validate(records.next());
+                total++;
+                if (!record.isValid()) {
+                    quarantined++;
+                    pending.add(row(job, record));
+                    if (pending.size() >= INSERT_BATCH) {
+                        insert(pending);
+                        claims.requireLease(job.id());
+                    }
+                }
+            }
+        }
+        insert(pending);
+        if (total == 0) {
+            throw new UnreadableFileException("the file holds no records");
+        }
+        int moved = jdbc.update("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
+                        + " accepted = 0, updated = 0, replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
+                        + " updated_at = now() WHERE id = ? AND lease_owner = ?",
+                JobState.PROCESSING.name(), total, quarantined, job.id(), claims.owner());
+        if (moved != 1) {
+            throw new LeaseLostException(job.id());
+        }
+        LOG.info("validated supplier={} job={} key={} records={} quarantined={}", job.supplier(), job.id(), job.key(), total, quarantined);
+    }
+
+    /** The route's answer to an {@link UnreadableFileException}: a final error, no retry. */
+    public void reject(@Body ImportJob job, @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception cause) {
+        jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
+        if (claims.finish(job.id(), JobState.REJECTED, cause.getMessage())) {
+            LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(), cause.getMessage());
+        }
+    }
+
+    private SupplierProperties supplier(ImportJob job) {
+        SupplierProperties supplier = properties.getSuppliers().get(job.supplier());
+        if (supplier == null) {
+            throw new UnreadableFileException("supplier " + job.supplier() + " is no longer configured, so its format is unknown");
+        }
+        return supplier;
+    }
+
+    private void insert(List<Object[]> rows) {
+        if (!rows.isEmpty()) {
+            jdbc.batchUpdate("INSERT INTO job_record (job_id, record_no, line, outcome, source_id, reason, fields)"
+                    + " VALUES (?, ?, ?, 'QUARANTINED', ?, ?, ?::jsonb)", rows);
+            rows.clear();
+        }
+    }
+
+    private static Object[] row(ImportJob job, Validated record) throws JsonProcessingException {
+        RawRecord raw = record.raw();
+        String sourceId = raw.fields().get("source_id");
+        Map<String, String> fields = new LinkedHashMap<>();
+        raw.fields().forEach((name, value) -> fields.put(SafeText.of(name, 200), SafeText.of(value, 2000)));
+        return new Object[] {job.id(), raw.index(), raw.line(), SafeText.of(sourceId, 128),
+                SafeText.of(record.reason()), JSON.writeValueAsString(fields)};
+    }
+}

@@ -1,0 +1,208 @@
+package dev.ingestor.pipeline;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.job.IntakeResult;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.TestKafka;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Intake → validation → processing → outbox → Kafka, on a real PostgreSQL and a real Kafka broker. */
+class PipelineTest extends IngestorTestSupport {
+
+    private static final String HEADER = "source_id,source_version,sku,quantity,delivery_date,colour\n";
+
+    @Autowired
+    ObjectMapper mapper;
+
+    @AfterEach
+    void removeFaults() {
+        jdbc.execute("DROP TRIGGER IF EXISTS inject_fault ON item");
+        jdbc.execute("DROP FUNCTION IF EXISTS inject_item_fault()");
+        jdbc.execute("DROP SEQUENCE IF EXISTS item_fault_calls");
+    }
+
+    private UUID ingest(String supplier, String name, String content) {
+        return ingest(supplier, name, content.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private UUID ingest(String supplier, String name, byte[] content) {
+        IntakeResult result = producer.requestBodyAndHeaders("direct:intake", content,
+                Map.of(IntakeHeaders.SUPPLIER, supplier, IntakeHeaders.FILE_NAME, name, IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class);
+        return result.job().id();
+    }
+
+    private Map<String, Object> awaitJob(UUID id, String... states) {
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                List.of(states).contains(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
+        return jdbc.queryForMap("SELECT * FROM import_job WHERE id = ?", id);
+    }
+
+    private List<JsonNode> eventsOf(String topic, UUID jobId) {
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        return TestKafka.readAll(topic, Duration.ofSeconds(1)).stream()
+                .map(ConsumerRecord::value).map(this::json)
+                .filter(e -> jobId == null || jobId.toString().equals(e.path("job_id").asText()))
+                .toList();
+    }
+
+    private JsonNode json(String text) {
+        try {
+            return mapper.readTree(text);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void failItemWrites(long failures) {
+        jdbc.execute("CREATE SEQUENCE item_fault_calls");
+        jdbc.execute("""
+                CREATE FUNCTION inject_item_fault() RETURNS trigger AS $$
+                BEGIN
+                  IF nextval('item_fault_calls') <= %d THEN
+                    RAISE EXCEPTION 'deadlock detected (injected)' USING ERRCODE = '40P01';
+                  END IF;
+                  RETURN NEW;
+                END $$ LANGUAGE plpgsql""".formatted(failures));
+        jdbc.execute("CREATE TRIGGER inject_fault BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION inject_item_fault()");
+    }
+
+    @Test
+    void goodRecordsBecomeEventsBadOnesAreQuarantinedReplaysChangeNothingAndHigherVersionsUpdate() throws Exception {
+        UUID first = ingest("ACME", "advice.csv", HEADER
+                + "P-1,1,SKU-1,10,2026-12-01,red\n"
+                + "P-2,1,SKU-2,0,2026-12-01,red\n"
+                + "P-3,1,SKU-3,5,2026-12-02,blue\n"
+                + "P-4,1,SKU-4,7,2026-13-45,blue\n"
+                + "P-5,,SKU-5,1,2026-12-03,green\n");
+        Map<String, Object> job = awaitJob(first, "COMPLETED_WITH_ERRORS");
+        assertThat(job).containsEntry("total", 5L).containsEntry("accepted", 3L).containsEntry("quarantined", 2L)
+                .containsEntry("updated", 0L).containsEntry("replayed", 0L);
+
+        JsonNode quarantined = json(get("/api/v1/jobs/" + first + "/records?outcome=QUARANTINED").body());
+        assertThat(quarantined.get("total").asLong()).isEqualTo(2);
+        assertThat(quarantined.get("items").get(0).get("reason").asText())
+                .isEqualTo("line 3: quantity: '0' is not a whole number greater than 0");
+        assertThat(quarantined.get("items").get(1).get("reason").asText())
+                .isEqualTo("line 5: delivery_date: '2026-13-45' is not an ISO date (YYYY-MM-DD)");
+
+        List<JsonNode> events = eventsOf("ingestor.items", first);
+        assertThat(events).hasSize(3);
+        assertThat(events).extracting(e -> e.get("source_id").asText()).containsExactlyInAnyOrder("P-1", "P-3", "P-5");
+        assertThat(events).allSatisfy(e -> {
+            assertThat(e.get("outcome").asText()).isEqualTo("ACCEPTED");
+            assertThat(e.get("supplier").asText()).isEqualTo("ACME");
+            assertThat(e.get("event_id").asText()).isNotBlank();
+        });
+        JsonNode p1 = events.stream().filter(e -> e.get("source_id").asText().equals("P-1")).findFirst().orElseThrow();
+        assertThat(p1.get("record").get("colour").asText()).isEqualTo("red");
+        assertThat(p1.get("source_version").asLong()).isEqualTo(1);
+
+        // the same records in another file (other bytes: another order): all replays, nothing published
+        UUID replay = ingest("ACME", "advice-again.csv", HEADER
+                + "P-5,,SKU-5,1,2026-12-03,green\n"
+                + "P-3,1,SKU-3,5,2026-12-02,blue\n"
+                + "P-1,1,SKU-1,10,2026-12-01,red\n");
+        assertThat(awaitJob(replay, "COMPLETED")).containsEntry("replayed", 3L).containsEntry("accepted", 0L).containsEntry("updated", 0L);
+        assertThat(eventsOf("ingestor.items", replay)).isEmpty();
+
+        // a higher version updates, a lower one is a replay, a changed unversioned record updates
+        UUID update = ingest("ACME", "advice-v2.csv", HEADER
+                + "P-1,2,SKU-1,12,2026-12-01,red\n"
+                + "P-3,0,SKU-3,99,2026-12-02,blue\n"
+                + "P-5,,SKU-5,2,2026-12-03,green\n");
+        assertThat(awaitJob(update, "COMPLETED")).containsEntry("updated", 2L).containsEntry("replayed", 1L);
+        List<JsonNode> updates = eventsOf("ingestor.items", update);
+        assertThat(updates).extracting(e -> e.get("source_id").asText()).containsExactlyInAnyOrder("P-1", "P-5");
+        assertThat(updates).allSatisfy(e -> assertThat(e.get("outcome").asText()).isEqualTo("UPDATED"));
+        assertThat(jdbc.queryForObject("SELECT record->>'quantity' FROM item WHERE source_id = 'P-3'", String.class)).isEqualTo("5");
+        // every event is keyed supplier:source_id
+        assertThat(TestKafka.readAll("ingestor.items", Duration.ofSeconds(1))).extracting(ConsumerRecord::key)
+                .contains("ACME:P-1", "ACME:P-3", "ACME:P-5");
+    }
+
+    @Test
+    void aTransientDatabaseFailureDuringProcessingIsRedeliveredAndTakesEffectOnce() throws Exception {
+        failItemWrites(2);
+        UUID id = ingest("ACME", "advice.csv", HEADER + "T-1,1,SKU,1,2026-12-01,x\nT-2,1,SKU,2,2026-12-01,x\n");
+        assertThat(awaitJob(id, "COMPLETED")).containsEntry("accepted", 2L);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(2);
+        assertThat(eventsOf("ingestor.items", id)).hasSize(2);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)).isZero();
+    }
+
+    @Test
+    void aFailureThatOutlastsThePolicyFailsTheJobWithOneDeadLetterAndOneEvent() throws Exception {
+        failItemWrites(Long.MAX_VALUE);
+        UUID id = ingest("ACME", "advice.csv", HEADER + "D-1,1,SKU,1,2026-12-01,x\n");
+        Map<String, Object> job = awaitJob(id, "FAILED");
+        assertThat((String) job.get("error")).contains("processing failed").contains("deadlock detected (injected)");
+        Map<String, Object> dead = jdbc.queryForMap("SELECT * FROM dead_letter");
+        assertThat(dead).containsEntry("job_id", id).containsEntry("stage", "processing").containsEntry("attempts", 3);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isZero();
+        List<JsonNode> deadEvents = eventsOf("ingestor.dead-letters", id);
+        assertThat(deadEvents).hasSize(1);
+        assertThat(deadEvents.get(0).get("stage").asText()).isEqualTo("processing");
+        assertThat(eventsOf("ingestor.items", id)).isEmpty();
+    }
+
+    @Test
+    void aJobWhoseWorkerDiedIsTakenOverAfterTheLeaseWithoutDuplicateEffects() throws Exception {
+        // a worker of another instance claimed the job and died: its lease runs out in a moment
+        jdbc.execute("CREATE SEQUENCE item_fault_calls");
+        UUID id = ingest("ACME", "advice.csv", HEADER + "W-1,1,SKU,1,2026-12-01,x\nW-2,1,SKU,2,2026-12-01,x\n");
+        jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = 'dead-instance',"
+                + " lease_until = now() + interval '2 seconds' WHERE id = ? AND state = 'RECEIVED'", id);
+        Map<String, Object> job = awaitJob(id, "COMPLETED");
+        assertThat(job.get("attempts")).isIn(2, 3);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(2);
+        assertThat(eventsOf("ingestor.items", id)).hasSize(2);
+    }
+
+    @Test
+    void unreadableFilesAreRejectedWithAReasonAPersonUnderstands() throws Exception {
+        UUID garbage = ingest("ACME", "garbage.csv", new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, 0x41, (byte) 0xc3});
+        UUID nulHeader = ingest("ACME", "nul.csv", "so\u0000urce_id,sku\n1,2\n");
+        UUID headerOnly = ingest("ACME", "header-only.csv", HEADER);
+        UUID missingColumn = ingest("ACME", "no-sku.csv", "source_id,quantity,delivery_date\nM-1,1,2026-12-01\n");
+        UUID notJson = ingest("GLOBEX", "advice.json", "source_id,sku\n");
+
+        assertThat((String) awaitJob(garbage, "REJECTED").get("error")).contains("not valid text");
+        assertThat((String) awaitJob(headerOnly, "REJECTED").get("error")).isEqualTo("the file holds no records");
+        assertThat((String) awaitJob(nulHeader, "REJECTED").get("error")).contains("so\\u0000urce_id");
+        assertThat((String) awaitJob(missingColumn, "REJECTED").get("error")).contains("lacks the column(s) [sku]");
+        assertThat((String) awaitJob(notJson, "REJECTED").get("error")).contains("is not JSON");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isZero();
+    }
+
+    @Test
+    void jsonRecordsAndJsonLinesAreReadAndBrokenLinesQuarantined() throws Exception {
+        UUID array = ingest("GLOBEX", "a.json", """
+                [{"source_id": "J-1", "sku": "S", "quantity": 3, "delivery_date": "2026-12-01"},
+                 {"source_id": "J-2", "sku": "S", "quantity": "many", "delivery_date": "2026-12-01"}]""");
+        UUID lines = ingest("GLOBEX", "b.jsonl", """
+                {"source_id": "J-3", "sku": "S", "quantity": 1, "delivery_date": "2026-12-01"}
+                {"source_id": "J-4", "sku": broken
+                {"source_id": "J-5", "sku": "S", "quantity": 2, "delivery_date": "2026-12-02", "note": {"a": 1}}
+                """);
+        assertThat(awaitJob(array, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 1L).containsEntry("quarantined", 1L);
+        assertThat(awaitJob(lines, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 2L).containsEntry("quarantined", 1L);
+        assertThat(jdbc.queryForObject("SELECT reason FROM job_record WHERE job_id = ?", String.class, lines))
+                .startsWith("line 2 is not valid JSON");
+    }
+}
