@@ -19,6 +19,11 @@ public class IngestorProperties {
     private Path dataDir = Path.of("data");
     /** The file-drop inbox: one sub-folder per supplier code. */
     private Path inboxDir = Path.of("inbox");
+    /**
+     * Content-addressed raw files. Several instances must share it (a shared volume): any instance may
+     * validate and process a file another instance took in. Empty: {@code <data-dir>/raw}.
+     */
+    private Path rawDir;
     /** Folder the YAML routes are read from; when it holds none, the copy in the jar is used. */
     private Path routesDir = Path.of("routes");
     /** Identifies this instance in claims and logs; several instances may share one database. */
@@ -41,7 +46,9 @@ public class IngestorProperties {
     public Kafka getKafka() { return kafka; }
     public Map<String, SupplierProperties> getSuppliers() { return suppliers; }
 
-    public Path rawDir() { return dataDir.resolve("raw"); }
+    public Path rawDir() { return rawDir != null && !rawDir.toString().isBlank() ? rawDir : dataDir.resolve("raw"); }
+    public Path getRawDir() { return rawDir; }
+    public void setRawDir(Path rawDir) { this.rawDir = rawDir; }
 
     public static class Intake {
         /** How long a claim on an inbox file holds before another instance may take the file over. */

@@ -60,6 +60,9 @@ class TwoInstancesTest {
                 "--ingestor.instance-id=" + name,
                 "--ingestor.inbox-dir=" + inbox,
                 "--ingestor.data-dir=" + work.resolve("data-" + name),
+                // any instance may process what another took in, so the raw store is shared, like the database
+                "--ingestor.raw-dir=" + work.resolve("shared-raw"),
+                "--ingestor.pipeline.poll-interval=100",
                 "--ingestor.intake.fsync=false",
                 "--ingestor.kafka.bootstrap-servers=" + dev.ingestor.support.TestKafka.bootstrapServers(),
                 "--ingestor.suppliers.ACME.file-drop.min-age=300ms",
@@ -97,6 +100,11 @@ class TwoInstancesTest {
         assertThat(creators).isSubsetOf("one", "two");
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
+        // and the jobs run to their end, wherever they were taken in
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == 11);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(11);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isEqualTo(11);
     }
 
     private static long count(Path dir) throws IOException {
