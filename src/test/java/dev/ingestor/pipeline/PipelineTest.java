@@ -205,4 +205,26 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT reason FROM job_record WHERE job_id = ?", String.class, lines))
                 .startsWith("line 2 is not valid JSON");
     }
+
+    @Test
+    void whileKafkaIsDownTheOutboxKeepsTheEventsAndDrainsThemWhenItReturns() throws Exception {
+        TestKafka.bootstrapServers();
+        TestKafka.stop();
+        UUID id;
+        try {
+            id = ingest("ACME", "advice.csv", HEADER + "K-1,1,SKU,1,2026-12-01,x\nK-2,1,SKU,2,2026-12-01,x\nK-3,1,SKU,3,2026-12-01,x\n");
+            assertThat(awaitJob(id, "COMPLETED")).containsEntry("accepted", 3L);
+            Thread.sleep(6000); // longer than the relay's Kafka timeout: at least one publish attempt failed
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class)).isEqualTo(3);
+        } finally {
+            TestKafka.start();
+        }
+        List<JsonNode> events = eventsOf("ingestor.items", id);
+        // nothing is lost; a batch that failed mid-send may arrive again, and its stable event ids say so
+        assertThat(events).extracting(e -> e.get("source_id").asText()).contains("K-1", "K-2", "K-3");
+        assertThat(events.stream().map(e -> e.get("event_id").asText()).distinct()).hasSize(3);
+        assertThat(events).allSatisfy(e -> assertThat(e.get("event_id").asText())
+                .isEqualTo(jdbc.queryForObject("SELECT event_id::text FROM outbox WHERE event_key = ?", String.class,
+                        "ACME:" + e.get("source_id").asText())));
+    }
 }

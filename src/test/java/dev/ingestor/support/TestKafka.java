@@ -16,6 +16,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 public final class TestKafka {
 
     private static EmbeddedKafkaServer broker;
+    private static java.nio.file.Path dir;
+    private static int port;
 
     private TestKafka() {
     }
@@ -23,13 +25,32 @@ public final class TestKafka {
     public static synchronized String bootstrapServers() {
         if (broker == null) {
             try {
-                broker = EmbeddedKafkaServer.start(Files.createTempDirectory("ingestor-test-kafka-"), 0);
+                dir = Files.createTempDirectory("ingestor-test-kafka-");
+                broker = EmbeddedKafkaServer.start(dir, 0);
+                port = Integer.parseInt(broker.bootstrapServers().substring(broker.bootstrapServers().lastIndexOf(':') + 1));
             } catch (Exception e) {
                 throw new IllegalStateException("embedded Kafka did not start", e);
             }
-            Runtime.getRuntime().addShutdownHook(new Thread(broker::close));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                if (broker != null) {
+                    broker.close();
+                }
+            }));
         }
         return broker.bootstrapServers();
+    }
+
+    /** Stops the broker, as an outage would; {@link #start()} brings it back on the same port and log. */
+    public static synchronized void stop() {
+        bootstrapServers();
+        broker.close();
+        broker = null;
+    }
+
+    public static synchronized void start() throws Exception {
+        if (broker == null) {
+            broker = EmbeddedKafkaServer.start(dir, port);
+        }
     }
 
     /** Every record on {@code topic} from the beginning, read until {@code quiet} passes without a new one. */
