@@ -22,14 +22,20 @@ public record JobView(
         int duplicateCount,
         Instant lastSeenAt,
         RecordCounts counts,
+        Progress progress,
         String error,
         Map<String, String> links) {
+
+    /** How far processing has read the file: records done of total (total is known once validated). */
+    public record Progress(long recordsDone, long total) {
+    }
 
     public static final String JOBS_PATH = "/api/v1/jobs/";
 
     public static JobView of(ImportJob job) {
         return new JobView(job.id().toString(), job.supplier(), job.state().name(), job.key().toString(),
                 job.fileName(), job.size(), job.source(), job.receivedAt(), job.updatedAt(), job.duplicateCount(),
-                job.lastSeenAt(), job.counts(), job.error(), Map.of("self", JOBS_PATH + job.id()));
+                job.lastSeenAt(), job.counts(), new Progress(job.recordsDone(), job.counts().total()), job.error(),
+                Map.of("self", JOBS_PATH + job.id(), "records", JOBS_PATH + job.id() + "/records?outcome=QUARANTINED"));
     }
 }

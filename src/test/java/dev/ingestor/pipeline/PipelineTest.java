@@ -174,6 +174,36 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(eventsOf("ingestor.items", id)).hasSize(2);
     }
 
+    @Autowired
+    dev.ingestor.item.ItemStore items;
+
+    @Test
+    void aWorkerKilledAfterItsFirstBatchIsResumedAfterItsCheckpointWithEachEffectOnce() throws Exception {
+        // hold the job back from our workers while the "other instance" claims it
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (state <> 'VALIDATING') NOT VALID");
+        UUID id;
+        try {
+            id = ingest("ACME", "advice.csv", HEADER + "R-1,1,SKU,1,2026-12-01,x\nR-2,1,SKU,2,2026-12-01,x\n"
+                    + "R-3,1,SKU,3,2026-12-01,x\nR-4,1,SKU,4,2026-12-01,x\n");
+        } finally {
+            jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+        }
+        // the other instance validated the job, committed its first batch with the checkpoint, and died
+        jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 4, lease_owner = 'killed-worker',"
+                + " lease_until = now() + interval '2 seconds' WHERE id = ?", id);
+        var firstBatch = List.of(
+                new dev.ingestor.record.DeliveryAdvice("R-1", 1L, "SKU", 1, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")),
+                new dev.ingestor.record.DeliveryAdvice("R-2", 1L, "SKU", 2, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")));
+        long[] applied = items.apply("ACME", id, "ingestor.items", firstBatch);
+        jdbc.update("UPDATE import_job SET records_done = 2, accepted = ? WHERE id = ?", applied[0], id);
+
+        Map<String, Object> job = awaitJob(id, "COMPLETED");
+        assertThat(job).containsEntry("accepted", 4L).containsEntry("replayed", 0L).containsEntry("records_done", 4L);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(4);
+        List<JsonNode> events = eventsOf("ingestor.items", id);
+        assertThat(events).extracting(e -> e.get("source_id").asText()).containsExactlyInAnyOrder("R-1", "R-2", "R-3", "R-4");
+    }
+
     @Test
     void unreadableFilesAreRejectedWithAReasonAPersonUnderstands() throws Exception {
         UUID garbage = ingest("ACME", "garbage.csv", new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, 0x41, (byte) 0xc3});

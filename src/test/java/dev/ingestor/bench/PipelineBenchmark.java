@@ -1,0 +1,122 @@
+package dev.ingestor.bench;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ingestor.support.TestKafka;
+import dev.ingestor.support.TestPostgres;
+import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * End to end: file dropped → job COMPLETED → every event published to Kafka (acks=all). Not a test: it
+ * prints figures for docs/benchmarks.md. Run with {@code ./mvnw -B -Pbenchmark test -Dtest=PipelineBenchmark}.
+ */
+@Tag("benchmark")
+@CamelSpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
+class PipelineBenchmark {
+
+    private static final Path WORK = work();
+    private static final Path INBOX = WORK.resolve("inbox");
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", () -> TestPostgres.jdbcUrl("bench_pipeline"));
+        registry.add("ingestor.kafka.bootstrap-servers", TestKafka::bootstrapServers);
+        registry.add("ingestor.data-dir", () -> WORK.resolve("data").toString());
+        registry.add("ingestor.inbox-dir", INBOX::toString);
+        registry.add("ingestor.pipeline.poll-interval", () -> "100");
+        registry.add("ingestor.outbox.poll-interval", () -> "100");
+        registry.add("ingestor.suppliers.ACME.file-drop.min-age", () -> "300ms");
+        registry.add("ingestor.suppliers.ACME.file-drop.poll-interval", () -> "100ms");
+    }
+
+    @Test
+    void oneMillionLineFile() throws Exception {
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
+        Path staging = Files.createDirectories(WORK.resolve("staging"));
+        Path file = write(staging.resolve("million.csv"), 0, 1_000_000);
+        run("1 file x 1,000,000 lines (" + Files.size(file) / (1024 * 1024) + " MiB)", List.of(file), 1_000_000);
+    }
+
+    @Test
+    void thousandFilesOfThousandLines() throws Exception {
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
+        Path staging = Files.createDirectories(WORK.resolve("staging-1000"));
+        List<Path> files = new ArrayList<>();
+        for (int f = 0; f < 1000; f++) {
+            files.add(write(staging.resolve("advice-" + f + ".csv"), 2_000_000 + f * 1000L, 1000));
+        }
+        run("1,000 files x 1,000 lines", files, 1_000_000);
+    }
+
+    private void run(String name, List<Path> files, long records) throws Exception {
+        System.gc();
+        List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP).toList();
+        heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+        long start = System.nanoTime();
+        Path acme = Files.createDirectories(INBOX.resolve("ACME"));
+        for (Path file : files) {
+            Files.move(file, acme.resolve(file.getFileName()));
+        }
+        await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(200)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == files.size());
+        long completed = System.nanoTime();
+        await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(200)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NOT NULL", Long.class) == records);
+        long published = System.nanoTime();
+        long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+        double toCompleted = (completed - start) / 1e9;
+        double toPublished = (published - start) / 1e9;
+        String line = String.format("%s: %,d records; COMPLETED after %.1f s (%,.0f records/s); all events on Kafka after %.1f s"
+                        + " (%,.0f records/s end to end); peak heap %,d MiB (max heap %,d MiB)",
+                name, records, toCompleted, records / toCompleted, toPublished, records / toPublished,
+                peak / (1024 * 1024), Runtime.getRuntime().maxMemory() / (1024 * 1024));
+        System.out.println("BENCHMARK " + line);
+        Path out = Path.of("target", "benchmarks");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("pipeline.txt"), line + System.lineSeparator(), StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    }
+
+    private static Path write(Path file, long firstId, int lines) throws IOException {
+        try (BufferedWriter out = Files.newBufferedWriter(file)) {
+            out.write("source_id,source_version,sku,quantity,delivery_date,warehouse\n");
+            for (int i = 0; i < lines; i++) {
+                long id = firstId + i;
+                out.write("SRC-" + id + ",1,SKU-" + (id % 5000) + "," + (1 + id % 90) + ",2026-12-" + (10 + id % 18) + ",WH-" + (id % 7) + "\n");
+            }
+        }
+        return file;
+    }
+
+    private static Path work() {
+        try {
+            return Files.createTempDirectory("ingestor-bench-");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
