@@ -1,6 +1,5 @@
 package dev.ingestor.item;
 
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -8,18 +7,16 @@ import java.util.Set;
 import java.util.UUID;
 
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.config.SupplierProperties;
-import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.LeaseLostException;
 import dev.ingestor.record.DeliveryAdvice;
 import dev.ingestor.record.DeliveryAdviceValidator;
+import dev.ingestor.record.JobRecords;
 import dev.ingestor.record.RecordReader;
-import dev.ingestor.record.UnreadableFileException;
 import dev.ingestor.record.Validated;
-import dev.ingestor.job.Attempts;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
@@ -40,16 +37,16 @@ public class JobProcessing {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.processing");
 
-    private final RawStore rawStore;
+    private final JobRecords jobRecords;
     private final ItemStore items;
     private final JobClaims claims;
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final IngestorProperties properties;
 
-    public JobProcessing(RawStore rawStore, ItemStore items, JobClaims claims, JdbcTemplate jdbc,
+    public JobProcessing(JobRecords jobRecords, ItemStore items, JobClaims claims, JdbcTemplate jdbc,
                          PlatformTransactionManager transactionManager, IngestorProperties properties) {
-        this.rawStore = rawStore;
+        this.jobRecords = jobRecords;
         this.items = items;
         this.claims = claims;
         this.jdbc = jdbc;
@@ -59,17 +56,13 @@ public class JobProcessing {
 
     public void process(@Body ImportJob job, Exchange exchange) throws Exception {
         Attempts.count(exchange);
-        SupplierProperties supplier = properties.getSuppliers().get(job.supplier());
-        if (supplier == null) {
-            throw new UnreadableFileException("supplier " + job.supplier() + " is no longer configured, so its format is unknown");
-        }
         int batchSize = Math.max(1, properties.getPipeline().getBatchSize());
         String topic = properties.getKafka().getItemsTopic();
         long checkpoint = job.recordsDone();
         long position = 0;
         List<DeliveryAdvice> batch = new ArrayList<>(batchSize);
         Set<String> batchIds = new HashSet<>();
-        try (InputStream in = rawStore.open(job.key()); RecordReader records = supplier.openRecords(in)) {
+        try (RecordReader records = jobRecords.open(job)) {
             while (records.hasNext()) {
                 Validated record = DeliveryAdviceValidator.validate(records.next());
                 if (++position <= checkpoint) {

@@ -1,6 +1,5 @@
 package dev.ingestor.record;
 
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,9 +7,6 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.config.SupplierProperties;
-import dev.ingestor.intake.RawStore;
 import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
@@ -35,27 +31,24 @@ public class JobValidation {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int INSERT_BATCH = 1000;
 
-    private final RawStore rawStore;
+    private final JobRecords jobRecords;
     private final JobClaims claims;
     private final JdbcTemplate jdbc;
-    private final IngestorProperties properties;
 
-    public JobValidation(RawStore rawStore, JobClaims claims, JdbcTemplate jdbc, IngestorProperties properties) {
-        this.rawStore = rawStore;
+    public JobValidation(JobRecords jobRecords, JobClaims claims, JdbcTemplate jdbc) {
+        this.jobRecords = jobRecords;
         this.claims = claims;
         this.jdbc = jdbc;
-        this.properties = properties;
     }
 
     public void validate(@Body ImportJob job, Exchange exchange) throws Exception {
         Attempts.count(exchange);
         // a re-run (redelivery, takeover, re-validation) starts from a clean slate
         jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
-        SupplierProperties supplier = supplier(job);
         long total = 0;
         long quarantined = 0;
         List<Object[]> pending = new ArrayList<>();
-        try (InputStream in = rawStore.open(job.key()); RecordReader records = supplier.openRecords(in)) {
+        try (RecordReader records = jobRecords.open(job)) {
             while (records.hasNext()) {
                 Validated record = DeliveryAdviceValidator.validate(records.next());
                 total++;
@@ -89,14 +82,6 @@ public class JobValidation {
         if (claims.finish(job.id(), JobState.REJECTED, cause.getMessage())) {
             LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(), cause.getMessage());
         }
-    }
-
-    private SupplierProperties supplier(ImportJob job) {
-        SupplierProperties supplier = properties.getSuppliers().get(job.supplier());
-        if (supplier == null) {
-            throw new UnreadableFileException("supplier " + job.supplier() + " is no longer configured, so its format is unknown");
-        }
-        return supplier;
     }
 
     private void insert(List<Object[]> rows) {
