@@ -89,10 +89,18 @@ public class IngestorProperties {
         private Duration lease = Duration.ofMinutes(10);
         /** Records per processing transaction (effects, outbox rows and checkpoint commit together). */
         private int batchSize = 1000;
+        /** false: this instance only takes files in. */
+        private boolean enabled = true;
+        /** Workers per stage on this instance, each working on its own job. */
+        private int workers = 2;
 
         public Duration getLease() { return lease; }
         public void setLease(Duration lease) { this.lease = lease; }
         public int getBatchSize() { return batchSize; }
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public int getWorkers() { return workers; }
+        public void setWorkers(int workers) { this.workers = workers; }
         public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
     }
 

@@ -118,6 +118,23 @@ class FileDropIntakeTest extends IngestorTestSupport {
     }
 
     @Test
+    void everyClaimIsReleasedAfterABurstOfFiles() throws Exception {
+        // more files at once than Camel's default release pool queues (1,000)
+        Path staging = Files.createDirectories(WORK.resolve("staging-burst"));
+        int files = 1500;
+        for (int i = 0; i < files; i++) {
+            Files.writeString(staging.resolve("burst-" + i + ".csv"), "source_id,sku,quantity,delivery_date\nB-" + i + ",S,1,2026-12-01\n");
+        }
+        for (int i = 0; i < files; i++) {
+            Files.move(staging.resolve("burst-" + i + ".csv"), INBOX.resolve("ACME/burst-" + i + ".csv"));
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> filesIn(INBOX.resolve("ACME/.done")).size() == files);
+        await().atMost(Duration.ofSeconds(15)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
+        assertThat(jobCount()).isEqualTo(files);
+    }
+
+    @Test
     void aFileWrittenSlowlyIsNotTakenHalfWritten() throws Exception {
         Path file = INBOX.resolve("ACME/slow.csv");
         ByteArrayBuilder written = new ByteArrayBuilder();
