@@ -58,6 +58,9 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
         props.put("transaction.state.log.replication.factor", "1");
         props.put("transaction.state.log.min.isr", "1");
         props.put("group.initial.rebalance.delay.ms", "0");
+        // the log cleaner's dedupe buffer lives on our heap (128 MiB by default); only the small compacted
+        // __consumer_offsets topic needs it here
+        props.put("log.cleaner.dedupe.buffer.size", String.valueOf(8 * 1024 * 1024));
         KafkaConfig config = new KafkaConfig(props, false);
 
         if (!Files.exists(dir.resolve("meta.properties"))) {
