@@ -123,4 +123,23 @@ class JobApiTest extends IngestorTestSupport {
         return java.util.stream.StreamSupport.stream(list.get("items").spliterator(), false)
                 .map(item -> item.get("fileName").asText()).toList();
     }
+
+    @Test
+    void whileTheDatabaseIsGoneTheApiAnswers503WithRetryAfterAndNoStackTrace() throws Exception {
+        var admin = new org.springframework.jdbc.core.JdbcTemplate(dev.ingestor.support.TestPostgres.server().getPostgresDatabase());
+        admin.execute("ALTER DATABASE ingestor CONNECTION LIMIT 0");
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'ingestor' AND pid <> pg_backend_pid()");
+        try {
+            HttpResponse<String> response = get("/api/v1/jobs");
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.headers().firstValue("Retry-After")).hasValue("5");
+            assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(mapper.readTree(response.body()).get("detail").asText()).contains("database");
+            assertThat(response.body()).doesNotContain("Exception").doesNotContain("at org.");
+        } finally {
+            admin.execute("ALTER DATABASE ingestor CONNECTION LIMIT -1");
+        }
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
+                .until(() -> get("/api/v1/jobs").statusCode() == 200);
+    }
 }

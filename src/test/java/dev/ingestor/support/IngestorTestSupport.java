@@ -61,6 +61,8 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.intake.stray-scan-interval", () -> "300ms");
         registry.add("ingestor.intake.fsync", () -> "false");
         registry.add("ingestor.kafka.bootstrap-servers", TestKafka::bootstrapServers);
+        // a database that went away is noticed in seconds, not Hikari's default 30
+        registry.add("spring.datasource.hikari.connection-timeout", () -> "2000");
         registry.add("ingestor.pipeline.poll-interval", () -> "100");
         registry.add("ingestor.pipeline.redelivery.maximum-redeliveries", () -> "2");
         registry.add("ingestor.pipeline.redelivery.delay", () -> "100");
