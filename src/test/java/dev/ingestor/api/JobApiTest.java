@@ -127,7 +127,7 @@ class JobApiTest extends IngestorTestSupport {
     @Test
     void whileTheDatabaseIsGoneTheApiAnswers503WithRetryAfterAndNoStackTrace() throws Exception {
         var admin = new org.springframework.jdbc.core.JdbcTemplate(dev.ingestor.support.TestPostgres.server().getPostgresDatabase());
-        admin.execute("ALTER DATABASE ingestor CONNECTION LIMIT 0");
+        admin.execute("ALTER DATABASE ingestor ALLOW_CONNECTIONS false"); // binds superusers too, unlike CONNECTION LIMIT
         admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'ingestor' AND pid <> pg_backend_pid()");
         try {
             HttpResponse<String> response = get("/api/v1/jobs");
@@ -137,7 +137,7 @@ class JobApiTest extends IngestorTestSupport {
             assertThat(mapper.readTree(response.body()).get("detail").asText()).contains("database");
             assertThat(response.body()).doesNotContain("Exception").doesNotContain("at org.");
         } finally {
-            admin.execute("ALTER DATABASE ingestor CONNECTION LIMIT -1");
+            admin.execute("ALTER DATABASE ingestor ALLOW_CONNECTIONS true");
         }
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
                 .until(() -> get("/api/v1/jobs").statusCode() == 200);
