@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.job.Attempts;
@@ -21,7 +20,6 @@ import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -40,16 +38,14 @@ public class JobProcessing {
     private final JobRecords jobRecords;
     private final ItemStore items;
     private final JobClaims claims;
-    private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final IngestorProperties properties;
 
-    public JobProcessing(JobRecords jobRecords, ItemStore items, JobClaims claims, JdbcTemplate jdbc,
+    public JobProcessing(JobRecords jobRecords, ItemStore items, JobClaims claims,
                          PlatformTransactionManager transactionManager, IngestorProperties properties) {
         this.jobRecords = jobRecords;
         this.items = items;
         this.claims = claims;
-        this.jdbc = jdbc;
         this.transactions = new TransactionTemplate(transactionManager);
         this.properties = properties;
     }
@@ -84,8 +80,8 @@ public class JobProcessing {
             }
         }
         commit(job, topic, batch, position);
-        boolean withErrors = jdbc.queryForObject("SELECT quarantined > 0 FROM import_job WHERE id = ?", Boolean.class, job.id());
-        JobState end = withErrors ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED;
+        // validation set the quarantine count before this job could be claimed for processing
+        JobState end = job.counts().quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED;
         if (!claims.finish(job.id(), end, null)) {
             throw new LeaseLostException(job.id());
         }
@@ -94,19 +90,10 @@ public class JobProcessing {
 
     /** Effects, events and the checkpoint {@code position} in one transaction; empties the batch. */
     private void commit(ImportJob job, String topic, List<DeliveryAdvice> batch, long position) {
-        UUID id = job.id();
         transactions.executeWithoutResult(status -> {
-            long[] applied = items.apply(job.supplier(), id, topic, batch);
-            long replayed = batch.size() - applied[0] - applied[1];
-            int updated = jdbc.update("UPDATE import_job SET records_done = ?, accepted = accepted + ?, updated = updated + ?,"
-                            + " replayed = replayed + ?, lease_until = now() + make_interval(secs => ?), updated_at = now()"
-                            + " WHERE id = ? AND lease_owner = ?",
-                    position, applied[0], applied[1], replayed,
-                    properties.getPipeline().getLease().toMillis() / 1000.0, id, claims.owner());
-            if (updated != 1) {
-                // another worker owns the job now: roll this batch back, it will apply it itself
-                throw new LeaseLostException(id);
-            }
+            long[] applied = items.apply(job.supplier(), job.id(), topic, batch);
+            // a lost lease throws here and rolls the batch back: the new owner applies it itself
+            claims.checkpoint(job.id(), position, applied[0], applied[1], batch.size() - applied[0] - applied[1]);
         });
         batch.clear();
     }

@@ -59,6 +59,20 @@ public class JobClaims {
                 + " WHERE id = ? AND lease_owner = ?", leaseSeconds, jobId, owner) == 1;
     }
 
+    /**
+     * Records processing progress (records read so far, outcome counts added) and extends the lease; called
+     * inside the batch's transaction, so a lost lease rolls the batch back.
+     */
+    public void checkpoint(UUID jobId, long recordsDone, long accepted, long updated, long replayed) {
+        int written = jdbc.update("UPDATE import_job SET records_done = ?, accepted = accepted + ?, updated = updated + ?,"
+                        + " replayed = replayed + ?, lease_until = now() + make_interval(secs => ?), updated_at = now()"
+                        + " WHERE id = ? AND lease_owner = ?",
+                recordsDone, accepted, updated, replayed, leaseSeconds, jobId, owner);
+        if (written != 1) {
+            throw new LeaseLostException(jobId);
+        }
+    }
+
     /** Moves the job on and gives up the lease; false when the lease was lost. */
     public boolean finish(UUID jobId, JobState next, String error) {
         return jdbc.update("UPDATE import_job SET state = ?, error = ?, lease_owner = NULL, lease_until = NULL,"
