@@ -48,6 +48,10 @@ public abstract class IngestorTestSupport {
     @LocalServerPort
     protected int port;
 
+    /** Every table a test may fill; new tables belong here so each test starts empty. */
+    protected static final List<String> TABLES = List.of(
+            "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "dead_letter");
+
     protected final HttpClient http = HttpClient.newHttpClient();
 
     @DynamicPropertySource
@@ -75,11 +79,37 @@ public abstract class IngestorTestSupport {
 
     @BeforeEach
     void cleanSlate() throws IOException {
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
+        truncateAll();
         for (Path supplierDir : list(INBOX)) {
             for (Path entry : list(supplierDir)) {
                 deleteTree(entry);
             }
+        }
+    }
+
+    /**
+     * TRUNCATE takes exclusive locks table by table while the background workers of the shared context keep
+     * polling, so PostgreSQL may pick it as a deadlock victim; it is then simply tried again.
+     */
+    protected void truncateAll() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                jdbc.execute("TRUNCATE " + String.join(", ", TABLES));
+                return;
+            } catch (org.springframework.dao.PessimisticLockingFailureException e) {
+                if (attempt == 10) {
+                    throw e;
+                }
+                sleepQuietly(50L * attempt);
+            }
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
