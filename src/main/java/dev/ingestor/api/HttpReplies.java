@@ -1,15 +1,16 @@
 package dev.ingestor.api;
 
+import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.failure.TransientFailures;
+import dev.ingestor.http.ApiProblemException;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.TransientDataAccessException;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.stereotype.Component;
 
 /**
@@ -20,30 +21,56 @@ import org.springframework.stereotype.Component;
 public class HttpReplies {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpReplies.class);
-    static final String RETRY_AFTER_SECONDS = "5";
 
     private final ObjectMapper json;
+    private final String retryAfter;
 
-    public HttpReplies(ObjectMapper json) {
+    public HttpReplies(ObjectMapper json, IngestorProperties properties) {
         this.json = json;
+        this.retryAfter = String.valueOf(properties.getHttp().getRetryAfterSeconds());
     }
 
     public void json(Exchange exchange, int status, Object body) {
-        write(exchange.getMessage(), status, "application/json", body);
+        write(exchange.getMessage(), status, "application/json", toJson(body));
     }
 
     public void problem(Exchange exchange, Problem problem) {
-        write(exchange.getMessage(), problem.status(), Problem.MEDIA_TYPE, problem);
+        write(exchange.getMessage(), problem.status(), Problem.MEDIA_TYPE, toJson(problem));
+    }
+
+    /** Writes a reply exactly as given: status, headers and body bytes (a stored response replayed). */
+    public void raw(Exchange exchange, int status, Map<String, String> headers, byte[] body) {
+        Message message = exchange.getMessage();
+        message.removeHeaders("*");
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        headers.forEach(message::setHeader);
+        message.setBody(body);
+    }
+
+    public String retryAfterSeconds() {
+        return retryAfter;
+    }
+
+    public byte[] toJson(Object body) {
+        try {
+            return json.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("reply cannot be written as JSON", e);
+        }
     }
 
     /** The handler of last resort for API routes (see error-handling.camel.yaml). */
     public void failure(Exchange exchange) {
         Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        if (isTransient(cause)) {
+        if (cause instanceof ApiProblemException answer) {
+            problem(exchange, answer.problem());
+            answer.headers().forEach(exchange.getMessage()::setHeader);
+        } else if (TransientFailures.isTransient(cause)) {
             LOG.warn("api request failed for a passing reason, answered 503: {}", String.valueOf(cause));
             problem(exchange, Problem.of(503, "unavailable", "Service Unavailable",
-                    "the service cannot reach its database right now; retry after " + RETRY_AFTER_SECONDS + " seconds"));
-            exchange.getMessage().setHeader("Retry-After", RETRY_AFTER_SECONDS);
+                    "the service cannot complete requests right now (" + shortName(cause)
+                            + "); nothing was kept, retry the same request after " + retryAfter + " seconds"));
+            exchange.getMessage().setHeader("Retry-After", retryAfter);
         } else {
             LOG.error("api request failed unexpectedly, answered 500", cause);
             problem(exchange, Problem.of(500, "internal", "Internal Server Error",
@@ -51,27 +78,20 @@ public class HttpReplies {
         }
     }
 
-    static boolean isTransient(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof TransientDataAccessException || t instanceof DataAccessResourceFailureException
-                    || t instanceof CannotGetJdbcConnectionException || t instanceof java.sql.SQLTransientException
-                    || t instanceof java.net.ConnectException) {
-                return true;
-            }
+    private static String shortName(Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
         }
-        return false;
+        return root instanceof java.sql.SQLException || root instanceof java.net.ConnectException
+                || cause instanceof org.springframework.dao.DataAccessException ? "database unavailable" : "temporary failure";
     }
 
-    private void write(Message message, int status, String contentType, Object body) {
+    private static void write(Message message, int status, String contentType, byte[] body) {
         // headers of the request (path and query parameters) must not leak into the response
         message.removeHeaders("*");
         message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         message.setHeader(Exchange.CONTENT_TYPE, contentType);
-        try {
-            message.setBody(json.writeValueAsBytes(body));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("reply cannot be written as JSON", e);
-        }
+        message.setBody(body);
     }
-
 }

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
+import dev.ingestor.http.Caller;
+import dev.ingestor.http.TenantGuard;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
@@ -37,16 +39,27 @@ public class JobApi {
                     "job id '" + id + "' is not a UUID such as 0192f6c4-5b8e-7c3a-9d1e-2f4a6b8c0d1e"));
             return;
         }
-        jobs.find(jobId).ifPresentOrElse(
+        Caller caller = TenantGuard.caller(exchange);
+        jobs.find(jobId).filter(job -> caller.mayActFor(job.supplier())).ifPresentOrElse(
                 job -> replies.json(exchange, 200, JobView.of(job)),
                 () -> replies.problem(exchange, Problem.notFound("no job with id " + jobId)));
     }
 
     public void list(@Header("supplier") String supplier, @Header("state") String state,
                      @Header("page") String page, @Header("size") String size, Exchange exchange) {
+        Caller caller = TenantGuard.caller(exchange);
+        String scope = blankToNull(supplier);
+        if (!caller.admin()) {
+            if (scope != null && !caller.mayActFor(scope)) {
+                replies.problem(exchange, Problem.notFound("no supplier '" + scope + "'"));
+                return;
+            }
+            // a supplier's key lists that supplier's jobs only
+            scope = caller.supplier();
+        }
         JobQuery query;
         try {
-            query = new JobQuery(blankToNull(supplier), parseState(state), parseInt("page", page, 0),
+            query = new JobQuery(scope, parseState(state), parseInt("page", page, 0),
                     parseInt("size", size, DEFAULT_SIZE));
         } catch (IllegalArgumentException e) {
             replies.problem(exchange, Problem.badRequest("invalid-query", e.getMessage()));
@@ -77,7 +90,8 @@ public class JobApi {
                     + "' is not kept per record; records are kept for QUARANTINED (the counts of the job cover the others)"));
             return;
         }
-        if (jobs.find(jobId).isEmpty()) {
+        Caller caller = TenantGuard.caller(exchange);
+        if (jobs.find(jobId).filter(job -> caller.mayActFor(job.supplier())).isEmpty()) {
             replies.problem(exchange, Problem.notFound("no job with id " + jobId));
             return;
         }

@@ -24,6 +24,7 @@ public record JobView(
         RecordCounts counts,
         Progress progress,
         String error,
+        String requestKey,
         Map<String, String> links) {
 
     /** How far processing has read the file: records done of total (total is known once validated). */
@@ -36,6 +37,6 @@ public record JobView(
         return new JobView(job.id().toString(), job.supplier(), job.state().name(), job.key().toString(),
                 job.fileName(), job.size(), job.source(), job.receivedAt(), job.updatedAt(), job.duplicateCount(),
                 job.lastSeenAt(), job.counts(), new Progress(job.recordsDone(), job.counts().total()), job.error(),
-                Map.of("self", JOBS_PATH + job.id(), "records", JOBS_PATH + job.id() + "/records?outcome=QUARANTINED"));
+                job.requestKey(), Map.of("self", JOBS_PATH + job.id(), "records", JOBS_PATH + job.id() + "/records?outcome=QUARANTINED"));
     }
 }

@@ -2,10 +2,13 @@ package dev.ingestor.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Everything Ingestor reads from configuration, under the single prefix {@code ingestor.*}.
@@ -31,6 +34,8 @@ public class IngestorProperties {
     private final Intake intake = new Intake();
     private final Pipeline pipeline = new Pipeline();
     private final Kafka kafka = new Kafka();
+    private final Http http = new Http();
+    private final Admin admin = new Admin();
     private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
 
     public Path getDataDir() { return dataDir; }
@@ -44,6 +49,8 @@ public class IngestorProperties {
     public Intake getIntake() { return intake; }
     public Pipeline getPipeline() { return pipeline; }
     public Kafka getKafka() { return kafka; }
+    public Http getHttp() { return http; }
+    public Admin getAdmin() { return admin; }
     public Map<String, SupplierProperties> getSuppliers() { return suppliers; }
 
     public Path rawDir() { return rawDir != null && !rawDir.toString().isBlank() ? rawDir : dataDir.resolve("raw"); }
@@ -116,5 +123,42 @@ public class IngestorProperties {
         public void setItemsTopic(String itemsTopic) { this.itemsTopic = itemsTopic; }
         public String getDeadLettersTopic() { return deadLettersTopic; }
         public void setDeadLettersTopic(String deadLettersTopic) { this.deadLettersTopic = deadLettersTopic; }
+    }
+
+    /** {@code ingestor.http.*}: partner pushes over HTTP. */
+    public static class Http {
+        /** Largest file a push may carry (raw body or multipart part). */
+        private DataSize maxFileSize = DataSize.ofMegabytes(100);
+        /** Largest JSON item batch. */
+        private DataSize maxJsonSize = DataSize.ofMegabytes(10);
+        /** How long a request's Idempotency-Key and stored response are kept (seed 002: 30 days). */
+        private Duration idempotencyTtl = Duration.ofDays(30);
+        /**
+         * How long a request in flight holds its key. A retry meanwhile gets 409; after this, the key of a
+         * request whose instance died is taken over by the retry.
+         */
+        private Duration inFlightLease = Duration.ofMinutes(1);
+        /** Seconds a caller is asked to wait (Retry-After) on 409 in flight and 503 transient failures. */
+        private int retryAfterSeconds = 5;
+
+        public DataSize getMaxFileSize() { return maxFileSize; }
+        public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
+        public DataSize getMaxJsonSize() { return maxJsonSize; }
+        public void setMaxJsonSize(DataSize maxJsonSize) { this.maxJsonSize = maxJsonSize; }
+        public Duration getIdempotencyTtl() { return idempotencyTtl; }
+        public void setIdempotencyTtl(Duration idempotencyTtl) { this.idempotencyTtl = idempotencyTtl; }
+        public Duration getInFlightLease() { return inFlightLease; }
+        public void setInFlightLease(Duration inFlightLease) { this.inFlightLease = inFlightLease; }
+        public int getRetryAfterSeconds() { return retryAfterSeconds; }
+        public void setRetryAfterSeconds(int retryAfterSeconds) { this.retryAfterSeconds = retryAfterSeconds; }
+    }
+
+    /** {@code ingestor.admin.*}: the operators' key, which reaches every supplier. */
+    public static class Admin {
+        /** Hex SHA-256 of each admin API key; several allow rotation. */
+        private List<String> apiKeySha256 = new ArrayList<>();
+
+        public List<String> getApiKeySha256() { return apiKeySha256; }
+        public void setApiKeySha256(List<String> apiKeySha256) { this.apiKeySha256 = apiKeySha256; }
     }
 }

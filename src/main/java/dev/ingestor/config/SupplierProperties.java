@@ -4,6 +4,8 @@ import java.io.InputStream;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.ingestor.record.RecordFormat;
 import dev.ingestor.record.RecordReader;
@@ -15,8 +17,15 @@ public class SupplierProperties {
     private RecordFormat format = RecordFormat.CSV;
     private char csvDelimiter = ',';
     private Charset charset = StandardCharsets.UTF_8;
+    /**
+     * Hex SHA-256 of each API key this supplier (or partner) may use over HTTP; several allow rotation.
+     * The key itself is never configured, stored or logged.
+     */
+    private List<String> apiKeySha256 = new ArrayList<>();
 
     public FileDrop getFileDrop() { return fileDrop; }
+    public List<String> getApiKeySha256() { return apiKeySha256; }
+    public void setApiKeySha256(List<String> apiKeySha256) { this.apiKeySha256 = apiKeySha256; }
     public RecordFormat getFormat() { return format; }
     public void setFormat(RecordFormat format) { this.format = format; }
     public char getCsvDelimiter() { return csvDelimiter; }

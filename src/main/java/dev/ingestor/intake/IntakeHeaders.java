@@ -11,6 +11,8 @@ public final class IntakeHeaders {
     public static final String SOURCE = "IngestorSource";
     /** Set by intake: {@code supplier:sha256}. */
     public static final String KEY = "IngestorKey";
+    /** The most bytes a source accepts for one file (HTTP pushes); absent means no limit. */
+    public static final String MAX_SIZE = "IngestorMaxSize";
     /** Exchange property set by intake: done, duplicate or rejected; file sources move the file by it. */
     public static final String OUTCOME = "IngestorOutcome";
 

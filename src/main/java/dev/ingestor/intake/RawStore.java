@@ -47,28 +47,44 @@ public class RawStore {
         this.fsync = fsync;
     }
 
-    public StoredContent store(@Body InputStream body, @Header(IntakeHeaders.SUPPLIER) String supplier) throws IOException {
+    /**
+     * Streams {@code body} into the store. {@code maxSize} (the {@link IntakeHeaders#MAX_SIZE} header, set by
+     * HTTP pushes) bounds it: a longer body is refused with {@link ContentTooLargeException}, stored nowhere.
+     */
+    public StoredContent store(@Body InputStream body, @Header(IntakeHeaders.SUPPLIER) String supplier,
+                               @Header(IntakeHeaders.MAX_SIZE) Long maxSize) throws IOException {
         if (body == null) {
             throw new RejectedDropException("no content to ingest (the message body is empty)");
         }
+        long limit = maxSize == null ? Long.MAX_VALUE : maxSize;
         Files.createDirectories(incoming);
         Path temp = incoming.resolve(UUID.randomUUID() + ".part");
         MessageDigest sha256 = newSha256();
         long size = 0;
+        ContentKey key;
+        Path target;
+        boolean known;
         try (InputStream in = body;
              FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             byte[] buffer = new byte[BUFFER_SIZE];
             ByteBuffer wrapped = ByteBuffer.wrap(buffer);
             int read;
             while ((read = in.read(buffer)) != -1) {
+                size += read;
+                if (size > limit) {
+                    throw new ContentTooLargeException(limit);
+                }
                 sha256.update(buffer, 0, read);
                 wrapped.clear().limit(read);
                 while (wrapped.hasRemaining()) {
                     out.write(wrapped);
                 }
-                size += read;
             }
-            if (fsync) {
+            key = ContentKey.of(supplier, sha256.digest());
+            target = pathOf(key);
+            // the rename into place is atomic, so a file under this name is complete: these bytes are already kept
+            known = Files.exists(target);
+            if (fsync && !known) {
                 // the job that points at this file commits right after; the bytes must be on disk first
                 out.force(true);
             }
@@ -76,12 +92,19 @@ public class RawStore {
             Files.deleteIfExists(temp);
             throw e;
         }
-        ContentKey key = ContentKey.of(supplier, sha256.digest());
-        Path target = pathOf(key);
-        Files.createDirectories(target.getParent());
-        // same name means same bytes, so replacing an existing copy changes nothing
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        if (known) {
+            Files.deleteIfExists(temp);
+        } else {
+            Files.createDirectories(target.getParent());
+            // same name means same bytes, so replacing a copy that appeared meanwhile changes nothing
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
         return new StoredContent(key, size, target);
+    }
+
+    /** Stores content made here (an HTTP item batch as JSON Lines). */
+    public StoredContent storeContent(String supplier, byte[] content) throws IOException {
+        return store(new java.io.ByteArrayInputStream(content), supplier, null);
     }
 
     public Path pathOf(ContentKey key) {

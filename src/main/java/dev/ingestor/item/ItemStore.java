@@ -4,7 +4,9 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import dev.ingestor.record.DeliveryAdvice;
@@ -49,8 +51,7 @@ public class ItemStore {
               FROM events
               RETURNING 1
             )
-            SELECT count(*) FILTER (WHERE inserted) AS accepted, count(*) FILTER (WHERE NOT inserted) AS updated
-            FROM upserted
+            SELECT source_id, inserted FROM upserted
             """;
 
     private final JdbcTemplate jdbc;
@@ -59,10 +60,13 @@ public class ItemStore {
         this.jdbc = jdbc;
     }
 
-    /** Applies a batch whose source ids are distinct; returns {accepted, updated}, the rest were replays. */
-    public long[] apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
+    /**
+     * Applies a batch whose source ids are distinct. The result names the items written (ACCEPTED or UPDATED);
+     * every other item of the batch was a REPLAY.
+     */
+    public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         if (batch.isEmpty()) {
-            return new long[] {0, 0};
+            return new AppliedBatch(Map.of());
         }
         int n = batch.size();
         String[] ids = new String[n];
@@ -91,10 +95,13 @@ public class ItemStore {
                 ps.setObject(6, jobId);
                 ps.setString(7, topic);
                 ps.setString(8, jobId.toString());
+                Map<String, RecordOutcome> written = new HashMap<>();
                 try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return new long[] {rs.getLong(1), rs.getLong(2)};
+                    while (rs.next()) {
+                        written.put(rs.getString(1), rs.getBoolean(2) ? RecordOutcome.ACCEPTED : RecordOutcome.UPDATED);
+                    }
                 }
+                return new AppliedBatch(written);
             }
         });
     }

@@ -91,9 +91,10 @@ public class JobProcessing {
     /** Effects, events and the checkpoint {@code position} in one transaction; empties the batch. */
     private void commit(ImportJob job, String topic, List<DeliveryAdvice> batch, long position) {
         transactions.executeWithoutResult(status -> {
-            long[] applied = items.apply(job.supplier(), job.id(), topic, batch);
+            AppliedBatch applied = items.apply(job.supplier(), job.id(), topic, batch);
             // a lost lease throws here and rolls the batch back: the new owner applies it itself
-            claims.checkpoint(job.id(), position, applied[0], applied[1], batch.size() - applied[0] - applied[1]);
+            claims.checkpoint(job.id(), position, applied.accepted(), applied.updated(),
+                    batch.size() - applied.accepted() - applied.updated());
         });
         batch.clear();
     }

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.UUID;
 
 import dev.ingestor.intake.ContentKey;
+import dev.ingestor.record.RecordFormat;
 
 /** One distinct file of one supplier, and what became of it. */
 public record ImportJob(
@@ -20,5 +21,12 @@ public record ImportJob(
         Instant lastSeenAt,
         RecordCounts counts,
         String error,
-        long recordsDone) {
+        long recordsDone,
+        String requestKey,
+        RecordFormat format) {
+
+    /** The format of the stored content: the job's own (an items batch is JSON Lines) or the supplier's. */
+    public RecordFormat formatOr(RecordFormat supplierFormat) {
+        return format != null ? format : supplierFormat;
+    }
 }

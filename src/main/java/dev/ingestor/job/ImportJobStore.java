@@ -14,6 +14,7 @@ import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.ingestor.intake.ContentKey;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.StoredContent;
+import dev.ingestor.record.RecordFormat;
 import org.apache.camel.Body;
 import org.apache.camel.Header;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -28,7 +29,8 @@ import org.springframework.stereotype.Component;
 public class ImportJobStore {
 
     static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
-            + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error, records_done";
+            + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error, records_done,"
+            + " request_key, format";
 
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
@@ -53,10 +55,29 @@ public class ImportJobStore {
         return new IntakeResult(job, false);
     }
 
+    public static UUID newId() {
+        return IDS.generate();
+    }
+
+    /**
+     * A job for an HTTP item batch, keyed by its request: {@code state} RECEIVED for a bulk batch, which the
+     * stages then take like a file, or the end state of a batch processed while the caller waited.
+     */
+    public ImportJob createForRequest(UUID id, StoredContent content, String fileName, String requestKey,
+                                      JobState state, RecordCounts counts) {
+        return jdbc.queryForObject(
+                "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, format,"
+                        + " total, accepted, updated, replayed, quarantined, records_done)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, 'http-items', ?, 'JSON', ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
+                JOB, id, content.supplier(), state.name(), content.key().toString(), fileName, content.size(), requestKey,
+                counts.total(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined(),
+                state == JobState.RECEIVED ? 0 : counts.total());
+    }
+
     public IntakeResult recordDuplicate(@Header(IntakeHeaders.KEY) String key) {
         List<ImportJob> jobs = jdbc.query(
                 "UPDATE import_job SET duplicate_count = duplicate_count + 1, last_seen_at = clock_timestamp()"
-                        + " WHERE key = ? RETURNING " + COLUMNS, JOB, key);
+                        + " WHERE key = ? AND request_key IS NULL RETURNING " + COLUMNS, JOB, key);
         if (jobs.isEmpty()) {
             // a content key without its job would mean the key and job were not written together
             throw new IllegalStateException("content key " + key + " has no import job");
@@ -69,7 +90,7 @@ public class ImportJobStore {
     }
 
     public Optional<ImportJob> findByKey(ContentKey key) {
-        return jdbc.query("SELECT " + COLUMNS + " FROM import_job WHERE key = ?", JOB, key.toString()).stream().findFirst();
+        return jdbc.query("SELECT " + COLUMNS + " FROM import_job WHERE key = ? AND request_key IS NULL", JOB, key.toString()).stream().findFirst();
     }
 
     public JobPage list(JobQuery query) {
@@ -110,7 +131,9 @@ public class ImportJobStore {
                 new RecordCounts(rs.getLong("total"), rs.getLong("accepted"), rs.getLong("updated"),
                         rs.getLong("replayed"), rs.getLong("quarantined")),
                 rs.getString("error"),
-                rs.getLong("records_done"));
+                rs.getLong("records_done"),
+                rs.getString("request_key"),
+                rs.getString("format") == null ? null : RecordFormat.valueOf(rs.getString("format")));
     }
 
     private static Instant instant(Timestamp ts) {

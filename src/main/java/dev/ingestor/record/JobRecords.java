@@ -27,7 +27,8 @@ public class JobRecords {
         }
         InputStream in = rawStore.open(job.key());
         try {
-            return supplier.openRecords(in);
+            return job.formatOr(supplier.getFormat()).open(in, job.format() != null ? java.nio.charset.StandardCharsets.UTF_8
+                    : supplier.getCharset(), supplier.getCsvDelimiter());
         } catch (RuntimeException e) {
             try {
                 in.close();

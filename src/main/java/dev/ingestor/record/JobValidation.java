@@ -1,12 +1,8 @@
 package dev.ingestor.record;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
@@ -28,14 +24,15 @@ import org.springframework.stereotype.Component;
 public class JobValidation {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.validation");
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int INSERT_BATCH = 1000;
+    private final QuarantineWriter quarantine;
 
     private final JobRecords jobRecords;
     private final JobClaims claims;
     private final JdbcTemplate jdbc;
 
-    public JobValidation(JobRecords jobRecords, JobClaims claims, JdbcTemplate jdbc) {
+    public JobValidation(JobRecords jobRecords, JobClaims claims, JdbcTemplate jdbc, QuarantineWriter quarantine) {
+        this.quarantine = quarantine;
         this.jobRecords = jobRecords;
         this.claims = claims;
         this.jdbc = jdbc;
@@ -85,19 +82,10 @@ public class JobValidation {
     }
 
     private void insert(List<Object[]> rows) {
-        if (!rows.isEmpty()) {
-            jdbc.batchUpdate("INSERT INTO job_record (job_id, record_no, line, outcome, source_id, reason, fields)"
-                    + " VALUES (?, ?, ?, 'QUARANTINED', ?, ?, ?::jsonb)", rows);
-            rows.clear();
-        }
+        quarantine.insert(rows);
     }
 
-    private static Object[] row(ImportJob job, Validated record) throws JsonProcessingException {
-        RawRecord raw = record.raw();
-        String sourceId = raw.fields().get("source_id");
-        Map<String, String> fields = new LinkedHashMap<>();
-        raw.fields().forEach((name, value) -> fields.put(SafeText.of(name, 200), SafeText.of(value, 2000)));
-        return new Object[] {job.id(), raw.index(), raw.line(), SafeText.of(sourceId, 128),
-                SafeText.of(record.reason()), JSON.writeValueAsString(fields)};
+    private static Object[] row(ImportJob job, Validated record) {
+        return QuarantineWriter.row(job.id(), record);
     }
 }

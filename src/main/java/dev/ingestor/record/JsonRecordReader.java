@@ -84,14 +84,7 @@ final class JsonRecordReader implements RecordReader {
     }
 
     private RawRecord toRecord(JsonNode node, long line) {
-        index++;
-        if (!node.isObject()) {
-            return RawRecord.broken(index, line, "is a JSON " + node.getNodeType().name().toLowerCase(Locale.ROOT) + ", not an object");
-        }
-        Map<String, String> fields = new LinkedHashMap<>();
-        node.fields().forEachRemaining(e -> fields.put(e.getKey().toLowerCase(Locale.ROOT),
-                e.getValue().isNull() ? null : e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString()));
-        return new RawRecord(index, line, fields, null);
+        return RawRecord.ofJson(node, ++index, line);
     }
 
     private static UnreadableFileException unreadable(Exception e, String where) {

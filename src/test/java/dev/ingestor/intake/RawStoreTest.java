@@ -24,7 +24,7 @@ class RawStoreTest {
     void storesUnderTheHashComputedWhileWriting() throws Exception {
         byte[] bytes = new byte[1_000_003];
         new Random(7).nextBytes(bytes);
-        StoredContent stored = new RawStore(root, true).store(new ByteArrayInputStream(bytes), "ACME");
+        StoredContent stored = new RawStore(root, true).store(new ByteArrayInputStream(bytes), "ACME", null);
 
         String expected = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         assertThat(stored.key()).isEqualTo(new ContentKey("ACME", expected));
@@ -36,8 +36,8 @@ class RawStoreTest {
     @Test
     void storingTheSameBytesTwiceKeepsOneCopyAndNoLeftovers() throws Exception {
         RawStore store = new RawStore(root, false);
-        StoredContent first = store.store(new ByteArrayInputStream("same".getBytes()), "ACME");
-        StoredContent second = store.store(new ByteArrayInputStream("same".getBytes()), "ACME");
+        StoredContent first = store.store(new ByteArrayInputStream("same".getBytes()), "ACME", null);
+        StoredContent second = store.store(new ByteArrayInputStream("same".getBytes()), "ACME", null);
 
         assertThat(second.path()).isEqualTo(first.path());
         try (var incoming = Files.list(root.resolve(".incoming"))) {
@@ -70,9 +70,28 @@ class RawStoreTest {
                 return n;
             }
         };
-        assertThatThrownBy(() -> new RawStore(root, false).store(broken, "ACME")).hasMessageContaining("connection reset");
+        assertThatThrownBy(() -> new RawStore(root, false).store(broken, "ACME", null)).hasMessageContaining("connection reset");
         try (var all = Files.walk(root)) {
             assertThat(all.filter(Files::isRegularFile)).isEmpty();
         }
+    }
+
+    @Test
+    void aBodyOverTheLimitIsRefusedAndLeavesNothing() {
+        RawStore store = new RawStore(root, false);
+        assertThatThrownBy(() -> store.store(new ByteArrayInputStream(new byte[1001]), "ACME", 1000L))
+                .isInstanceOf(ContentTooLargeException.class).hasMessageContaining("1000 bytes");
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(
+                () -> store.store(new ByteArrayInputStream(new byte[1000]), "ACME", 1000L))).isNull();
+    }
+
+    @Test
+    void knownContentIsNotWrittenAgain() throws Exception {
+        RawStore store = new RawStore(root, true);
+        StoredContent first = store.store(new ByteArrayInputStream("kept".getBytes()), "ACME", null);
+        java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(first.path());
+        Thread.sleep(20);
+        store.store(new ByteArrayInputStream("kept".getBytes()), "ACME", null);
+        assertThat(Files.getLastModifiedTime(first.path())).isEqualTo(written);
     }
 }

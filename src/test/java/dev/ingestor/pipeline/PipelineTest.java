@@ -197,8 +197,8 @@ class PipelineTest extends IngestorTestSupport {
         var firstBatch = List.of(
                 new dev.ingestor.record.DeliveryAdvice("R-1", 1L, "SKU", 1, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")),
                 new dev.ingestor.record.DeliveryAdvice("R-2", 1L, "SKU", 2, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")));
-        long[] applied = items.apply("ACME", id, "ingestor.items", firstBatch);
-        jdbc.update("UPDATE import_job SET records_done = 2, accepted = ? WHERE id = ?", applied[0], id);
+        var applied = items.apply("ACME", id, "ingestor.items", firstBatch);
+        jdbc.update("UPDATE import_job SET records_done = 2, accepted = ? WHERE id = ?", applied.accepted(), id);
 
         Map<String, Object> job = awaitJob(id, "COMPLETED");
         assertThat(job).containsEntry("accepted", 4L).containsEntry("replayed", 0L).containsEntry("records_done", 4L);

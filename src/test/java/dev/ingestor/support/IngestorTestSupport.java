@@ -50,7 +50,7 @@ public abstract class IngestorTestSupport {
 
     /** Every table a test may fill; new tables belong here so each test starts empty. */
     protected static final List<String> TABLES = List.of(
-            "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "dead_letter");
+            "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "dead_letter", "http_request");
 
     protected final HttpClient http = HttpClient.newHttpClient();
 
@@ -178,8 +178,25 @@ public abstract class IngestorTestSupport {
                 "SELECT count(*) FROM import_job WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) == 0);
     }
 
+    /** The demo keys shipped in application.yaml. */
+    protected static final String ADMIN_KEY = "admin-demo-key";
+    protected static final String ACME_KEY = "acme-demo-key";
+    protected static final String GLOBEX_KEY = "globex-demo-key";
+
+    /** GET with the admin key. */
     protected HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        return get(path, ADMIN_KEY);
+    }
+
+    protected HttpResponse<String> get(String path, String apiKey) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).GET();
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    protected URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
     }
 }

@@ -1,0 +1,58 @@
+package dev.ingestor.failure;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.sql.SQLTransientException;
+
+import org.apache.camel.Exchange;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.RecoverableDataAccessException;
+import org.springframework.dao.TransientDataAccessException;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.CannotCreateTransactionException;
+
+/**
+ * The one answer to "will the same thing work if tried again later?": a lost or refused database connection,
+ * a deadlock or serialization failure, an I/O error, a Kafka timeout. The stages redeliver these
+ * (error-handling.camel.yaml asks {@link #test(Exchange)} from an onWhen), and the HTTP API answers them with
+ * 503 + Retry-After and never stores them as a request's outcome.
+ */
+@Component("transientFailures")
+public class TransientFailures {
+
+    public static boolean isTransient(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof TransientDataAccessException || t instanceof DataAccessResourceFailureException
+                    || t instanceof RecoverableDataAccessException || t instanceof CannotGetJdbcConnectionException
+                    || t instanceof CannotCreateTransactionException || t instanceof SQLTransientException
+                    || t instanceof ConnectException || t instanceof IOException
+                    || isKafkaRetriable(t)) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** For Camel predicates: the exception being handled, whether still on the exchange or already caught. */
+    public boolean test(Exchange exchange) {
+        Throwable error = exchange.getException();
+        if (error == null) {
+            error = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        }
+        return isTransient(error);
+    }
+
+    private static boolean isKafkaRetriable(Throwable t) {
+        // by name: the Kafka client is on the class path, but this class should not need it to load
+        for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+            if (c.getName().equals("org.apache.kafka.common.errors.RetriableException")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.ingestor.http;
+
+import java.util.Locale;
+
+/** The media type of a Content-Type header, without parameters, in lower case; null when absent. */
+final class MediaTypes {
+
+    private MediaTypes() {
+    }
+
+    static String of(String contentType) {
+        if (contentType == null || contentType.isBlank()) {
+            return null;
+        }
+        int semicolon = contentType.indexOf(';');
+        return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT);
+    }
+
+    static boolean isJson(String media) {
+        return media != null && (media.equals("application/json") || media.endsWith("+json"));
+    }
+}
