@@ -12,6 +12,7 @@ import dev.ingestor.api.JobView;
 import dev.ingestor.api.Problem;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.intake.ContentTooLargeException;
+import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RejectedDropException;
 import dev.ingestor.job.IntakeResult;
@@ -80,6 +81,13 @@ public class FilePushApi {
             throw ApiProblemException.unsupportedMediaType("Content-Type '" + media + "' is not taken for files; send"
                     + " application/octet-stream, text/*, application/json, application/x-ndjson or multipart/form-data");
         }
+        if (fileName != null) {
+            // the same rule as for dropped files, answered before any byte is stored
+            String name = fileName;
+            FileNameRule.problem(name).ifPresent(reason -> {
+                throw ApiProblemException.badRequest("bad-file-name", "X-File-Name: " + reason);
+            });
+        }
         message.setHeader(IntakeHeaders.SUPPLIER, supplier);
         message.setHeader(IntakeHeaders.SOURCE, "http");
         message.setHeader(IntakeHeaders.FILE_NAME, fileName == null || fileName.isBlank() ? "http-push" : fileName);
@@ -98,17 +106,24 @@ public class FilePushApi {
         return upload;
     }
 
-    /** After intake: 202 for a new job, 200 for content seen before, 400 or 413 for content refused. */
-    public void reply(Exchange exchange) {
-        if ("rejected".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class))) {
-            Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-            if (cause instanceof ContentTooLargeException tooLarge) {
-                throw ApiProblemException.tooLarge("the file is larger than the limit of " + tooLarge.limit()
-                        + " bytes (ingestor.http.max-file-size); nothing of it was kept");
-            }
+    /**
+     * Intake refused the content (over the size limit). Called from intake's own error handling
+     * (error-handling.camel.yaml): once Camel has handled an exception, the calling route does not go on, so
+     * the answer to the HTTP caller is written there.
+     */
+    public void rejected(Exchange exchange) {
+        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        if (cause instanceof ContentTooLargeException tooLarge) {
+            replies.problem(exchange, Problem.of(413, "too-large", "Content Too Large", "the file is larger than the limit of "
+                    + tooLarge.limit() + " bytes (ingestor.http.max-file-size); nothing of it was kept"));
+        } else {
             String reason = cause instanceof RejectedDropException rejected ? rejected.reason() : String.valueOf(cause);
-            throw new ApiProblemException(Problem.badRequest("rejected-file", reason));
+            replies.problem(exchange, Problem.badRequest("rejected-file", reason));
         }
+    }
+
+    /** After intake: 202 for a new job, 200 for content seen before. */
+    public void reply(Exchange exchange) {
         IntakeResult result = exchange.getMessage().getBody(IntakeResult.class);
         JobView view = JobView.of(result.job());
         replies.json(exchange, result.duplicate() ? 200 : 202, view);

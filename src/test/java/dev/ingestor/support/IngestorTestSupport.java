@@ -71,6 +71,10 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.pipeline.redelivery.maximum-redeliveries", () -> "2");
         registry.add("ingestor.pipeline.redelivery.delay", () -> "100");
         registry.add("ingestor.outbox.poll-interval", () -> "100");
+        // small limits, so the HTTP tests can cross them cheaply; a short in-flight lease for the takeover test
+        registry.add("ingestor.http.max-file-size", () -> "1MB");
+        registry.add("ingestor.http.max-json-size", () -> "64KB");
+        registry.add("ingestor.http.in-flight-lease", () -> "3s");
         for (String supplier : List.of("ACME", "GLOBEX")) {
             registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
             registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
@@ -194,6 +198,28 @@ public abstract class IngestorTestSupport {
             request.header("Authorization", "Bearer " + apiKey);
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** POST with the given key (null: none), content type (null: none) and extra header pairs. */
+    protected HttpResponse<String> post(String path, String apiKey, String contentType, byte[] body, String... headers)
+            throws IOException, InterruptedException {
+        return http.send(postRequest(path, apiKey, contentType, HttpRequest.BodyPublishers.ofByteArray(body), headers),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    protected HttpRequest postRequest(String path, String apiKey, String contentType, HttpRequest.BodyPublisher body,
+                                      String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).POST(body);
+        if (apiKey != null) {
+            request.header("X-Api-Key", apiKey);
+        }
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return request.build();
     }
 
     protected URI uri(String path) {
