@@ -2,6 +2,7 @@ package dev.ingestor.failure;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.sql.SQLException;
 import java.sql.SQLTransientException;
 
 import org.apache.camel.Exchange;
@@ -11,6 +12,7 @@ import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 
 /**
  * The one answer to "will the same thing work if tried again later?": a lost or refused database connection,
@@ -27,7 +29,12 @@ public class TransientFailures {
                     || t instanceof RecoverableDataAccessException || t instanceof CannotGetJdbcConnectionException
                     || t instanceof CannotCreateTransactionException || t instanceof SQLTransientException
                     || t instanceof ConnectException || t instanceof IOException
-                    || isKafkaRetriable(t)) {
+                    || isKafkaRetriable(t) || isTransientSqlState(t)) {
+                return true;
+            }
+            // a failed rollback (the connection died) hides the failure that caused it
+            if (t instanceof TransactionSystemException tse && tse.getApplicationException() != null
+                    && isTransient(tse.getApplicationException())) {
                 return true;
             }
             if (t.getCause() == t) {
@@ -44,6 +51,18 @@ public class TransientFailures {
             error = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         }
         return isTransient(error);
+    }
+
+    /**
+     * PostgreSQL's classes for "try again": 08 connection exception, 40 transaction rollback (serialization
+     * failure, deadlock), 53 insufficient resources, 57P operator intervention (server shut down, terminated).
+     */
+    private static boolean isTransientSqlState(Throwable t) {
+        if (t instanceof SQLException sql && sql.getSQLState() != null) {
+            String state = sql.getSQLState();
+            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57P");
+        }
+        return false;
     }
 
     private static boolean isKafkaRetriable(Throwable t) {
