@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.http.ApiProblemException;
+import dev.ingestor.intake.ContentTooLargeException;
+import dev.ingestor.intake.RejectedDropException;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.slf4j.Logger;
@@ -65,6 +67,13 @@ public class HttpReplies {
         if (cause instanceof ApiProblemException answer) {
             problem(exchange, answer.problem());
             answer.headers().forEach(exchange.getMessage()::setHeader);
+        } else if (cause instanceof ContentTooLargeException tooLarge) {
+            LOG.info("intake rejected source=http {}", tooLarge.getMessage());
+            problem(exchange, Problem.of(413, "too-large", "Content Too Large", "the file is larger than the limit of "
+                    + tooLarge.limit() + " bytes (ingestor.http.max-file-size); nothing of it was kept"));
+        } else if (cause instanceof RejectedDropException rejected) {
+            LOG.info("intake rejected source=http {}", rejected.getMessage());
+            problem(exchange, Problem.badRequest("rejected-file", rejected.reason()));
         } else if (TransientFailures.isTransient(cause)) {
             LOG.warn("api request failed for a passing reason, answered 503: {}", String.valueOf(cause));
             problem(exchange, Problem.of(503, "unavailable", "Service Unavailable",

@@ -9,12 +9,9 @@ import java.util.Set;
 
 import dev.ingestor.api.HttpReplies;
 import dev.ingestor.api.JobView;
-import dev.ingestor.api.Problem;
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.intake.ContentTooLargeException;
 import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.IntakeHeaders;
-import dev.ingestor.intake.RejectedDropException;
 import dev.ingestor.job.IntakeResult;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -104,22 +101,6 @@ public class FilePushApi {
                     + " it holds " + (parts == null ? 0 : parts));
         }
         return upload;
-    }
-
-    /**
-     * Intake refused the content (over the size limit). Called from intake's own error handling
-     * (error-handling.camel.yaml): once Camel has handled an exception, the calling route does not go on, so
-     * the answer to the HTTP caller is written there.
-     */
-    public void rejected(Exchange exchange) {
-        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        if (cause instanceof ContentTooLargeException tooLarge) {
-            replies.problem(exchange, Problem.of(413, "too-large", "Content Too Large", "the file is larger than the limit of "
-                    + tooLarge.limit() + " bytes (ingestor.http.max-file-size); nothing of it was kept"));
-        } else {
-            String reason = cause instanceof RejectedDropException rejected ? rejected.reason() : String.valueOf(cause);
-            replies.problem(exchange, Problem.badRequest("rejected-file", reason));
-        }
     }
 
     /** After intake: 202 for a new job, 200 for content seen before. */

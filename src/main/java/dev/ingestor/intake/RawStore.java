@@ -31,6 +31,8 @@ import org.springframework.stereotype.Component;
 public class RawStore {
 
     private static final int BUFFER_SIZE = 256 * 1024;
+    /** Most pushes are a few KiB: a large buffer for each would be most of what a request allocates. */
+    private static final int FIRST_BUFFER_SIZE = 16 * 1024;
 
     private final Path root;
     private final Path incoming;
@@ -66,7 +68,7 @@ public class RawStore {
         boolean known;
         try (InputStream in = body;
              FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            byte[] buffer = new byte[BUFFER_SIZE];
+            byte[] buffer = new byte[FIRST_BUFFER_SIZE];
             ByteBuffer wrapped = ByteBuffer.wrap(buffer);
             int read;
             while ((read = in.read(buffer)) != -1) {
@@ -75,9 +77,11 @@ public class RawStore {
                     throw new ContentTooLargeException(limit);
                 }
                 sha256.update(buffer, 0, read);
-                wrapped.clear().limit(read);
-                while (wrapped.hasRemaining()) {
-                    out.write(wrapped);
+                write(out, wrapped, read);
+                if (read == buffer.length && buffer.length < BUFFER_SIZE) {
+                    // not a small file after all: larger reads from here on
+                    buffer = new byte[BUFFER_SIZE];
+                    wrapped = ByteBuffer.wrap(buffer);
                 }
             }
             key = ContentKey.of(supplier, sha256.digest());
@@ -105,6 +109,13 @@ public class RawStore {
     /** Stores content made here (an HTTP item batch as JSON Lines). */
     public StoredContent storeContent(String supplier, byte[] content) throws IOException {
         return store(new java.io.ByteArrayInputStream(content), supplier, null);
+    }
+
+    private static void write(FileChannel out, ByteBuffer wrapped, int length) throws IOException {
+        wrapped.clear().limit(length);
+        while (wrapped.hasRemaining()) {
+            out.write(wrapped);
+        }
     }
 
     public Path pathOf(ContentKey key) {

@@ -42,11 +42,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * HTTP file pushes under load from wrk (Debian's package), a second process on 127.0.0.1. In one run:
  * distinct 4 KiB pushes and duplicate pushes through the shipped route (our PostgreSQL idempotent
  * repository), the same route without the idempotent consumer, and the same route with Camel's stock
- * {@code JdbcMessageIdRepository}. Prints requests/s, p50 and p99 for each and the ratios. Not a test.
+ * {@code JdbcMessageIdRepository}. Prints requests/s, p50 and p99 for each (the better of two rounds run in turn) and the ratios. Not a test.
  *
  * <p>Run with {@code ./mvnw -B -Pbenchmark test -Dtest=HttpPushBenchmark} (needs {@code wrk} on the PATH:
- * {@code apt-get install wrk}). Knobs: {@code bench.seconds} (20 per phase), {@code bench.connections} (32),
- * {@code bench.threads} (2), {@code bench.database} ({@code embedded}, as shipped: the application's own
+ * {@code apt-get install wrk}). Knobs: {@code bench.seconds} (20 per phase), {@code bench.rounds} (2), {@code bench.connections} (32),
+ * {@code bench.threads} (2), {@code bench.fsync} (true), {@code bench.database} ({@code embedded}, as shipped: the application's own
  * PostgreSQL with fsync and synchronous commits; {@code test}: the test server, fsync off).
  */
 @Tag("benchmark")
@@ -59,6 +59,7 @@ class HttpPushBenchmark {
     private static final int CONNECTIONS = Integer.getInteger("bench.connections", 32);
     private static final int THREADS = Integer.getInteger("bench.threads", 2);
     private static final String DATABASE = System.getProperty("bench.database", "embedded");
+    private static final int ROUNDS = Integer.getInteger("bench.rounds", 2);
 
     @Autowired
     CamelContext camelContext;
@@ -81,6 +82,8 @@ class HttpPushBenchmark {
         // intake alone: validation and processing would compete for the same two cores
         registry.add("ingestor.pipeline.enabled", () -> "false");
         registry.add("logging.level.dev.ingestor.intake", () -> "WARN");
+        // only to see what durability costs; the figures to quote are with the shipped default, true
+        registry.add("ingestor.intake.fsync", () -> System.getProperty("bench.fsync", "true"));
     }
 
     @Test
@@ -91,26 +94,34 @@ class HttpPushBenchmark {
         String base = "http://127.0.0.1:" + port;
         String files = base + "/api/v1/suppliers/ACME/files";
         Map<String, Phase> results = new LinkedHashMap<>();
-        wrk("warm-up", base + "/bench/plain/ACME/files", script, "w", 0, Math.max(5, SECONDS / 2));
-        wrk("warm-up", files, script, "v", 0, Math.max(5, SECONDS / 2));
-        results.put("new (ours)", wrk("new", files, script, "n", 0, SECONDS));
-        // the same bodies again, cycling through the first 500 of each wrk connection's thread
-        results.put("duplicate (ours)", wrk("duplicate", files, script, "n", 500, SECONDS));
-        results.put("new (no idempotent consumer)", wrk("plain", base + "/bench/plain/ACME/files", script, "p", 0, SECONDS));
-        results.put("new (stock JdbcMessageIdRepository)", wrk("stock new", base + "/bench/stock/ACME/files", script, "s", 0, SECONDS));
-        results.put("duplicate (stock JdbcMessageIdRepository)", wrk("stock dup", base + "/bench/stock/ACME/files", script, "s", 500, SECONDS));
-
+        String plain = base + "/bench/plain/ACME/files";
+        String stock = base + "/bench/stock/ACME/files";
+        // every route warmed up alike (JIT), then the phases; duplicates re-send the first 500 bodies of each wrk thread
+        for (String url : List.of(plain, files, stock)) {
+            wrk("warm-up", url, script, "w" + url.hashCode(), 0, Math.max(5, SECONDS / 2));
+        }
+        // two rounds in turn, each figure the better of its two: the order of phases showed in single runs
+        for (int round = 1; round <= ROUNDS; round++) {
+            best(results, "ceiling: key check + body read, constant answer", wrk("constant", base + "/bench/constant/ACME/files", script, "c", 0, SECONDS));
+            best(results, "new (ours)", wrk("new", files, script, "n" + round, 0, SECONDS));
+            best(results, "new (no idempotent consumer)", wrk("plain", plain, script, "p" + round, 0, SECONDS));
+            best(results, "new (stock JdbcMessageIdRepository)", wrk("stock new", stock, script, "s" + round, 0, SECONDS));
+        }
+        for (int round = 1; round <= ROUNDS; round++) {
+            best(results, "duplicate (ours)", wrk("duplicate", files, script, "n1", 500, SECONDS));
+            best(results, "duplicate (stock JdbcMessageIdRepository)", wrk("stock dup", stock, script, "s1", 500, SECONDS));
+        }
         StringBuilder out = new StringBuilder("\nHTTP push benchmark: 4 KiB bodies, wrk -t" + THREADS + " -c" + CONNECTIONS + " -d"
                 + SECONDS + "s per phase, database " + DATABASE + ", " + Runtime.getRuntime().availableProcessors() + " cores\n");
         out.append(String.format("%-44s %10s %10s %10s %10s%n", "phase", "req/s", "p50 ms", "p99 ms", "non-2xx"));
         results.forEach((name, p) -> out.append(String.format("%-44s %10.0f %10.2f %10.2f %10d%n", name, p.rps, p.p50, p.p99, p.errors)));
         Phase ours = results.get("new (ours)");
         Phase dup = results.get("duplicate (ours)");
-        Phase plain = results.get("new (no idempotent consumer)");
+        Phase withoutKey = results.get("new (no idempotent consumer)");
         Phase stockNew = results.get("new (stock JdbcMessageIdRepository)");
         Phase stockDup = results.get("duplicate (stock JdbcMessageIdRepository)");
         out.append(String.format("idempotency cost, new pushes: %.1f%% fewer req/s than without the idempotent consumer%n",
-                100 * (1 - ours.rps / plain.rps)));
+                100 * (1 - ours.rps / withoutKey.rps)));
         out.append(String.format("ours / stock: new %.2fx, duplicate %.2fx%n", ours.rps / stockNew.rps, dup.rps / stockDup.rps));
         out.append(String.format("jobs %d, content keys %d, stock repository rows %d%n",
                 jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class),
@@ -135,8 +146,16 @@ class HttpPushBenchmark {
             @Override
             public void configure() {
                 rest("/bench")
+                        .post("/constant/{supplier}/files").to("direct:bench-constant")
                         .post("/plain/{supplier}/files").to("direct:bench-plain")
                         .post("/stock/{supplier}/files").to("direct:bench-stock");
+                // the ceiling: the same HTTP stack and key check, the body read, no disk and no database
+                from("direct:bench-constant").routeId("bench-constant").routeConfigurationId("api-errors")
+                        .bean("apiKeys", "authenticate")
+                        .convertBodyTo(byte[].class)
+                        .setHeader(Exchange.HTTP_RESPONSE_CODE, constant(200))
+                        .setHeader(Exchange.CONTENT_TYPE, constant("application/json"))
+                        .setBody(constant("{}"));
                 from("direct:bench-plain").routeId("bench-plain").routeConfigurationId("api-errors")
                         .bean("apiKeys", "authenticate")
                         .bean("filePushApi", "accept")
@@ -179,6 +198,10 @@ class HttpPushBenchmark {
             return new IntakeResult(jobs.createForRequest(ImportJobStore.newId(), content, "bench", ImportJobStore.newId().toString(),
                     JobState.RECEIVED, RecordCounts.NONE), false);
         }
+    }
+
+    private static void best(Map<String, Phase> results, String name, Phase phase) {
+        results.merge(name, phase, (a, b) -> a.rps >= b.rps ? a : b);
     }
 
     private Phase wrk(String name, String url, Path script, String prefix, int cycle, int seconds) throws Exception {
