@@ -192,15 +192,4 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertThat(items.get("responses").has("422")).isTrue();
         assertThat(items.get("parameters").toString()).contains("Idempotency-Key");
     }
-
-    private void assertProblem(HttpResponse<String> response, int status, String detail) throws Exception {
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
-        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
-        JsonNode problem = mapper.readTree(response.body());
-        assertThat(problem.get("status").asInt()).isEqualTo(status);
-        assertThat(problem.get("title").asText()).isNotBlank();
-        assertThat(problem.get("type").asText()).isNotBlank();
-        assertThat(problem.get("detail").asText()).contains(detail);
-        assertThat(response.body()).doesNotContain("Exception").doesNotContain("\tat ");
-    }
 }

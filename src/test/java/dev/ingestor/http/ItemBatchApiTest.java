@@ -134,6 +134,19 @@ class ItemBatchApiTest extends IngestorTestSupport {
     }
 
     @Test
+    void anExpiredKeyIsAFreshRequest() throws Exception {
+        String key = UUID.randomUUID().toString();
+        assertThat(send(key, BATCH).statusCode()).isEqualTo(200);
+        // as if ingestor.http.idempotency-ttl (30 days) had passed
+        jdbc.update("UPDATE http_request SET expires_at = now() - interval '1 second' WHERE idempotency_key = ?", key);
+        HttpResponse<String> fresh = send(key, BATCH.replace("SKU-1", "SKU-9"));
+        assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(200);
+        assertThat(fresh.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(jdbc.queryForObject("SELECT expires_at > now() + interval '29 days' FROM http_request WHERE idempotency_key = ?",
+                Boolean.class, key)).isTrue();
+    }
+
+    @Test
     void concurrentRequestsWithOneKeyAreProcessedOnce() throws Exception {
         String key = UUID.randomUUID().toString();
         ExecutorService pool = Executors.newFixedThreadPool(20);
@@ -294,14 +307,5 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertProblem(post(ITEMS, null, "application/json", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-10"), 401, "");
         // nothing malformed left a key behind
         assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class)).containsExactly("k-6");
-    }
-
-    private void assertProblem(HttpResponse<String> response, int status, String detail) throws Exception {
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
-        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
-        JsonNode problem = mapper.readTree(response.body());
-        assertThat(problem.get("status").asInt()).isEqualTo(status);
-        assertThat(problem.get("detail").asText()).contains(detail);
-        assertThat(response.body()).doesNotContain("Exception:").doesNotContain("\tat ");
     }
 }

@@ -222,6 +222,21 @@ public abstract class IngestorTestSupport {
         return request.build();
     }
 
+    /** An RFC 9457 problem with this status, whose detail names {@code detail}, and no stack trace. */
+    protected void assertProblem(HttpResponse<String> response, int status, String detail) throws IOException {
+        org.assertj.core.api.Assertions.assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+        org.assertj.core.api.Assertions.assertThat(response.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> org.assertj.core.api.Assertions.assertThat(t).startsWith("application/problem+json"));
+        com.fasterxml.jackson.databind.JsonNode problem = PROBLEMS.readTree(response.body());
+        org.assertj.core.api.Assertions.assertThat(problem.get("status").asInt()).isEqualTo(status);
+        org.assertj.core.api.Assertions.assertThat(problem.get("title").asText()).isNotBlank();
+        org.assertj.core.api.Assertions.assertThat(problem.get("type").asText()).isNotBlank();
+        org.assertj.core.api.Assertions.assertThat(problem.get("detail").asText()).contains(detail);
+        org.assertj.core.api.Assertions.assertThat(response.body()).doesNotContain("Exception:").doesNotContain("\tat ");
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper PROBLEMS = new com.fasterxml.jackson.databind.ObjectMapper();
+
     protected URI uri(String path) {
         return URI.create("http://127.0.0.1:" + port + path);
     }
