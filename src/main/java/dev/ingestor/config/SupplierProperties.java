@@ -14,6 +14,7 @@ import dev.ingestor.record.RecordReader;
 public class SupplierProperties {
 
     private final FileDrop fileDrop = new FileDrop();
+    private final Sftp sftp = new Sftp();
     private RecordFormat format = RecordFormat.CSV;
     private char csvDelimiter = ',';
     private Charset charset = StandardCharsets.UTF_8;
@@ -24,6 +25,7 @@ public class SupplierProperties {
     private List<String> apiKeySha256 = new ArrayList<>();
 
     public FileDrop getFileDrop() { return fileDrop; }
+    public Sftp getSftp() { return sftp; }
     public List<String> getApiKeySha256() { return apiKeySha256; }
     public void setApiKeySha256(List<String> apiKeySha256) { this.apiKeySha256 = apiKeySha256; }
     public RecordFormat getFormat() { return format; }
@@ -67,5 +69,67 @@ public class SupplierProperties {
         public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
         public int getConcurrency() { return concurrency; }
         public void setConcurrency(int concurrency) { this.concurrency = concurrency; }
+    }
+
+    /** What happens to a remote file once it is ingested. */
+    public enum AfterPickup {
+        /** Moved to {@code .done/} in the polled directory (with a timestamp prefix). */
+        MOVE,
+        /** Deleted from the server. */
+        DELETE
+    }
+
+    /**
+     * {@code ingestor.suppliers.<CODE>.sftp.*}: the supplier's own SFTP server, polled by Ingestor. Without
+     * {@code host} the supplier has no SFTP route.
+     */
+    public static class Sftp {
+        private String host;
+        private int port = 22;
+        private String username;
+        /** Never logged; prefer {@code private-key-file}. */
+        private String password;
+        private String privateKeyFile;
+        /** When set, the server's host key must be in it (strict host key checking); unset, any key is taken. */
+        private String knownHostsFile;
+        /** Remote directory, relative to the login directory unless it starts with '/'. */
+        private String directory = "";
+        private Duration pollInterval = Duration.ofSeconds(30);
+        private AfterPickup afterPickup = AfterPickup.MOVE;
+        /** Optional marker the supplier writes when a file is complete, e.g. {@code ${file:name}.done}. */
+        private String doneFileName;
+        /**
+         * Without a done file: a file is taken once its modification time is this far in the past. SFTP
+         * reports whole seconds, so the file has been unchanged for at least this minus one second.
+         */
+        private Duration minAge = Duration.ofSeconds(3);
+        /** Polls skipped after each failed one, so an unreachable server is tried (and logged) less often. */
+        private int backoffMultiplier = 4;
+
+        public boolean isEnabled() { return host != null && !host.isBlank(); }
+        public String getHost() { return host; }
+        public void setHost(String host) { this.host = host; }
+        public int getPort() { return port; }
+        public void setPort(int port) { this.port = port; }
+        public String getUsername() { return username; }
+        public void setUsername(String username) { this.username = username; }
+        public String getPassword() { return password; }
+        public void setPassword(String password) { this.password = password; }
+        public String getPrivateKeyFile() { return privateKeyFile; }
+        public void setPrivateKeyFile(String privateKeyFile) { this.privateKeyFile = privateKeyFile; }
+        public String getKnownHostsFile() { return knownHostsFile; }
+        public void setKnownHostsFile(String knownHostsFile) { this.knownHostsFile = knownHostsFile; }
+        public String getDirectory() { return directory; }
+        public void setDirectory(String directory) { this.directory = directory; }
+        public Duration getPollInterval() { return pollInterval; }
+        public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
+        public AfterPickup getAfterPickup() { return afterPickup; }
+        public void setAfterPickup(AfterPickup afterPickup) { this.afterPickup = afterPickup; }
+        public String getDoneFileName() { return doneFileName; }
+        public void setDoneFileName(String doneFileName) { this.doneFileName = doneFileName; }
+        public Duration getMinAge() { return minAge; }
+        public void setMinAge(Duration minAge) { this.minAge = minAge; }
+        public int getBackoffMultiplier() { return backoffMultiplier; }
+        public void setBackoffMultiplier(int backoffMultiplier) { this.backoffMultiplier = backoffMultiplier; }
     }
 }

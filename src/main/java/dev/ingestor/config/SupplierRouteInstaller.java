@@ -1,13 +1,16 @@
 package dev.ingestor.config;
 
 import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
 
+import dev.ingestor.intake.FileClaimRepository;
+import dev.ingestor.intake.SftpClaimReadLock;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.event.EventListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
@@ -19,6 +22,9 @@ public class SupplierRouteInstaller {
 
     private static final Logger LOG = LoggerFactory.getLogger(SupplierRouteInstaller.class);
     static final String FILE_DROP_TEMPLATE = "file-drop";
+    static final String SFTP_TEMPLATE = "sftp-pull";
+    /** As readLockIdempotentReleaseDelay in the file-drop template. */
+    static final long CLAIM_RELEASE_DELAY_MILLIS = 2000;
 
     private final IngestorProperties properties;
     private final CamelContext camelContext;
@@ -38,6 +44,10 @@ public class SupplierRouteInstaller {
             SupplierProperties.FileDrop drop = supplier.getValue().getFileDrop();
             if (drop.isEnabled()) {
                 addFileDrop(camelContext, supplier.getKey(), drop);
+            }
+            SupplierProperties.Sftp sftp = supplier.getValue().getSftp();
+            if (sftp.isEnabled()) {
+                addSftp(camelContext, supplier.getKey(), sftp);
             }
         }
     }
@@ -60,5 +70,59 @@ public class SupplierRouteInstaller {
         route.add();
         LOG.info("file drop for supplier={} watches {} (read lock {}, {} in parallel)", code, directory,
                 drop.getReadLock().name().toLowerCase().replace('_', '-'), drop.getConcurrency());
+    }
+
+    private void addSftp(CamelContext camelContext, String code, SupplierProperties.Sftp sftp) throws Exception {
+        if (sftp.getUsername() == null || sftp.getUsername().isBlank()) {
+            throw new IllegalStateException("ingestor.suppliers." + code + ".sftp.username is required with sftp.host");
+        }
+        if (isBlank(sftp.getPassword()) && isBlank(sftp.getPrivateKeyFile())) {
+            throw new IllegalStateException("ingestor.suppliers." + code + ".sftp needs password or private-key-file");
+        }
+        boolean strict = !isBlank(sftp.getKnownHostsFile());
+        TemplatedRouteBuilder route = TemplatedRouteBuilder.builder(camelContext, SFTP_TEMPLATE)
+                .routeId("sftp-" + code)
+                .parameter("supplier", code)
+                .parameter("host", sftp.getHost())
+                .parameter("port", sftp.getPort())
+                .parameter("directory", sftp.getDirectory() == null ? "" : sftp.getDirectory())
+                .parameter("username", sftp.getUsername())
+                .parameter("strictHostKeyChecking", strict ? "yes" : "no")
+                .parameter("pollDelay", sftp.getPollInterval().toMillis())
+                .parameter("backoffMultiplier", Math.max(1, sftp.getBackoffMultiplier()))
+                .parameter("delete", sftp.getAfterPickup() == SupplierProperties.AfterPickup.DELETE);
+        // always given, empty when unused: the YAML DSL wraps these secret options in RAW(), inside which an
+        // optional {{?placeholder}} is not resolved (RAW() also keeps any character of a password as it is)
+        route.parameter("password", nullToEmpty(sftp.getPassword()))
+             .parameter("privateKeyFile", nullToEmpty(sftp.getPrivateKeyFile()))
+             .parameter("knownHostsFile", strict ? sftp.getKnownHostsFile() : "");
+        if (sftp.getAfterPickup() == SupplierProperties.AfterPickup.MOVE) {
+            route.parameter("move", ".done/${date:now:yyyyMMdd-HHmmss-SSS}-${file:name}");
+        }
+        boolean doneFile = !isBlank(sftp.getDoneFileName());
+        if (doneFile) {
+            route.parameter("doneFileName", sftp.getDoneFileName());
+        }
+        // the claim in PostgreSQL, then (without a done file) Camel's changed check
+        String readLock = "sftpReadLock-" + code;
+        camelContext.getRegistry().bind(readLock, new SftpClaimReadLock(
+                camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
+                camelContext.getRegistry().lookupByNameAndType(ClaimReleaseConfiguration.NAME, ScheduledExecutorService.class),
+                CLAIM_RELEASE_DELAY_MILLIS,
+                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
+        route.parameter("readLock", readLock);
+        route.add();
+        LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code, sftp.getUsername(),
+                sftp.getHost(), sftp.getPort(), sftp.getDirectory(), sftp.getPollInterval(),
+                strict ? "checked against " + sftp.getKnownHostsFile() : "NOT checked: set known-hosts-file",
+                sftp.getAfterPickup().name().toLowerCase());
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
     }
 }

@@ -1,0 +1,198 @@
+package dev.ingestor.sftp;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.UUID;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.TestKafka;
+import dev.ingestor.support.TestPostgres;
+import dev.ingestor.support.TestSftpServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Supplier ACME publishes on a real SFTP server (Apache MINA SSHD in this JVM); Ingestor polls it. */
+class SftpIntakeTest extends IngestorTestSupport {
+
+    static final TestSftpServer SFTP = new TestSftpServer("acme", "s3cret-pw");
+
+    @DynamicPropertySource
+    static void sftpProperties(DynamicPropertyRegistry registry) {
+        registry.add("ingestor.suppliers.ACME.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.ACME.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.ACME.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.ACME.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.ACME.sftp.directory", () -> "outbox");
+        registry.add("ingestor.suppliers.ACME.sftp.poll-interval", () -> "200ms");
+        // SFTP times are whole seconds: 2 s means unchanged for at least one
+        registry.add("ingestor.suppliers.ACME.sftp.min-age", () -> "2s");
+        registry.add("ingestor.suppliers.ACME.sftp.backoff-multiplier", () -> "2");
+        // GLOBEX's login is refused: its route stays DOWN
+        registry.add("ingestor.suppliers.GLOBEX.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.GLOBEX.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.GLOBEX.sftp.username", () -> "globex");
+        registry.add("ingestor.suppliers.GLOBEX.sftp.password", () -> "wrong-pw-123");
+        registry.add("ingestor.suppliers.GLOBEX.sftp.poll-interval", () -> "200ms");
+    }
+
+    private static final Path OUTBOX = SFTP.root().resolve("outbox");
+
+    @BeforeEach
+    void emptyRemote() throws Exception {
+        Files.createDirectories(OUTBOX);
+        deleteTree(OUTBOX.resolve(".done"));
+        for (Path file : filesIn(OUTBOX)) {
+            Files.delete(file);
+        }
+    }
+
+    private static void publish(String name, byte[] content) throws Exception {
+        Path temp = Files.createTempFile(SFTP.root(), "upload", ".tmp");
+        Files.write(temp, content);
+        Files.move(temp, OUTBOX.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static byte[] advice(String id) {
+        return ("source_id,sku,quantity,delivery_date\n" + id + ",SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aPublishedFileIsPulledIngestedAndMovedToDone() throws Exception {
+        publish("advice-1.csv", advice("S-1"));
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT source FROM import_job", String.class)).isEqualTo("sftp");
+        assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class)).isEqualTo("advice-1.csv");
+        awaitFiles(OUTBOX.resolve(".done"), 1);
+        assertThat(filesIn(OUTBOX)).isEmpty();
+    }
+
+    @Test
+    void bytesAlreadyDroppedAreADuplicateNotASecondJob() throws Exception {
+        byte[] content = advice("S-2-" + UUID.randomUUID());
+        drop("ACME", "dropped.csv", content);
+        awaitJobs(1);
+        publish("published.csv", content);
+        awaitFiles(OUTBOX.resolve(".done"), 1);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aFileStillBeingWrittenIsNotTakenHalfWritten() throws Exception {
+        Path file = OUTBOX.resolve("slow.csv");
+        StringBuilder content = new StringBuilder("source_id,sku,quantity,delivery_date\n");
+        Files.writeString(file, content);
+        for (int i = 0; i < 16; i++) {
+            String line = "W-" + i + ",SKU,1,2026-12-01\n";
+            content.append(line);
+            Files.writeString(file, line, java.nio.file.StandardOpenOption.APPEND);
+            Thread.sleep(150);
+        }
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT size FROM import_job", Long.class)).isEqualTo(content.length());
+    }
+
+    @Test
+    void aRefusedLoginIsLoggedWithoutThePasswordAndTheRouteIsDown() throws Exception {
+        ListAppender<ILoggingEvent> logs = capture();
+        try {
+            await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-GLOBEX").asText().equals("DOWN"));
+            await().atMost(Duration.ofSeconds(15)).until(() -> logs.list.stream().anyMatch(e ->
+                    e.getFormattedMessage().contains("supplier=GLOBEX") && e.getFormattedMessage().contains("Auth fail")));
+            assertThat(logs.list).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
+            assertThat(get("/actuator/health", null).body()).doesNotContain("wrong-pw-123");
+        } finally {
+            release(logs);
+        }
+    }
+
+    @Test
+    void aServerThatGoesAwayAndComesBackIsPolledAgainWithoutARestart() throws Exception {
+        ListAppender<ILoggingEvent> logs = capture();
+        try {
+            SFTP.stop();
+            await().atMost(Duration.ofSeconds(20)).until(() -> logs.list.stream().anyMatch(e ->
+                    e.getFormattedMessage().contains("supplier=ACME") && e.getFormattedMessage().contains("cannot be polled")));
+            assertThat(health().path("consumer:sftp-ACME").asText()).isEqualTo("DOWN");
+            long failures = logs.list.stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
+            Thread.sleep(2000);
+            // back-off: with a 200 ms poll and multiplier 2, about one failed poll (and line) per 600 ms, not 10
+            long more = logs.list.stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count() - failures;
+            assertThat(more).isLessThanOrEqualTo(5);
+        } finally {
+            SFTP.start();
+            release(logs);
+        }
+        publish("after-outage.csv", advice("S-3"));
+        awaitJobs(1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> health().path("consumer:sftp-ACME").isMissingNode()
+                || health().path("consumer:sftp-ACME").asText().equals("UP"));
+    }
+
+    @Test
+    void twoInstancesPollingOneFolderTakeEachFileOnce() throws Exception {
+        try (ConfigurableApplicationContext second = new SpringApplicationBuilder(IngestorApplication.class).run(
+                "--server.port=0",
+                "--spring.datasource.url=" + TestPostgres.jdbcUrl("ingestor"),
+                "--ingestor.instance-id=second",
+                "--ingestor.inbox-dir=" + WORK.resolve("inbox-second"),
+                "--ingestor.data-dir=" + WORK.resolve("data-second"),
+                "--ingestor.raw-dir=" + DATA.resolve("raw"),
+                "--ingestor.intake.fsync=false",
+                "--ingestor.pipeline.enabled=false",
+                "--ingestor.kafka.bootstrap-servers=" + TestKafka.bootstrapServers(),
+                "--ingestor.suppliers.GLOBEX.file-drop.enabled=false",
+                "--ingestor.suppliers.ACME.sftp.host=127.0.0.1",
+                "--ingestor.suppliers.ACME.sftp.port=" + SFTP.port(),
+                "--ingestor.suppliers.ACME.sftp.username=acme",
+                "--ingestor.suppliers.ACME.sftp.password=s3cret-pw",
+                "--ingestor.suppliers.ACME.sftp.directory=outbox",
+                "--ingestor.suppliers.ACME.sftp.poll-interval=100ms",
+                "--ingestor.suppliers.ACME.sftp.min-age=2s")) {
+            for (int i = 0; i < 20; i++) {
+                // ten contents, each published twice under two names
+                publish("two-" + i + ".csv", advice("T-" + (i % 10)));
+            }
+            awaitFiles(OUTBOX.resolve(".done"), 20);
+            await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
+                    "SELECT coalesce(sum(1 + duplicate_count), 0) FROM import_job", Long.class) == 20);
+            assertThat(jobCount()).isEqualTo(10);
+            // every arrival counted exactly once: a file taken by both instances would count twice
+            Thread.sleep(1000);
+            assertThat(jdbc.queryForObject("SELECT sum(1 + duplicate_count) FROM import_job", Long.class)).isEqualTo(20);
+        }
+    }
+
+    private com.fasterxml.jackson.databind.JsonNode health() throws Exception {
+        return PROBLEMS_JSON.readTree(get("/actuator/health", null).body()).path("components").path("camelHealth").path("details");
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper PROBLEMS_JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    private static ListAppender<ILoggingEvent> capture() {
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        ((Logger) LoggerFactory.getLogger("dev.ingestor.sftp")).addAppender(appender);
+        return appender;
+    }
+
+    private static void release(ListAppender<ILoggingEvent> appender) {
+        ((Logger) LoggerFactory.getLogger("dev.ingestor.sftp")).detachAppender(appender);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.ingestor.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.apache.sshd.common.file.virtualfs.VirtualFileSystemFactory;
+import org.apache.sshd.server.SshServer;
+import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
+import org.apache.sshd.sftp.server.SftpSubsystemFactory;
+
+/**
+ * A real SFTP server in the test JVM (Apache MINA SSHD, as Camel's own tests use), serving a temporary
+ * folder. It can be stopped and started again on the same port, to be a server that goes away and returns.
+ */
+public final class TestSftpServer {
+
+    private final Path root;
+    private final String username;
+    private final String password;
+    private SshServer server;
+    private int port;
+
+    public TestSftpServer(String username, String password) {
+        this.username = username;
+        this.password = password;
+        try {
+            this.root = Files.createTempDirectory("ingestor-sftp-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        start();
+    }
+
+    public synchronized void start() {
+        SshServer sshd = SshServer.setUpDefaultServer();
+        sshd.setHost("127.0.0.1");
+        sshd.setPort(port); // 0 the first time, then the same port again
+        sshd.setKeyPairProvider(new SimpleGeneratorHostKeyProvider(root.resolveSibling(root.getFileName() + "-hostkey.ser")));
+        sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
+        sshd.setFileSystemFactory(new VirtualFileSystemFactory(root));
+        sshd.setPasswordAuthenticator((user, pass, session) -> username.equals(user) && password.equals(pass));
+        try {
+            sshd.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server = sshd;
+        port = sshd.getPort();
+    }
+
+    public synchronized void stop() {
+        try {
+            server.stop(true);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The folder the server serves as its root. */
+    public Path root() {
+        return root;
+    }
+}
