@@ -5,6 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
+import org.apache.camel.Exchange;
+import org.apache.camel.spi.ExceptionHandler;
 import org.apache.camel.spi.PollingConsumerPollStrategy;
 import org.apache.camel.spi.RouteIdAware;
 import org.apache.camel.util.URISupport;
@@ -19,7 +21,7 @@ import org.springframework.stereotype.Component;
  * logged once per back-off step, not once per poll interval.
  */
 @Component("sftpPollStrategy")
-public class SftpPollStrategy implements PollingConsumerPollStrategy {
+public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.sftp");
 
@@ -46,6 +48,30 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy {
                 where(consumer, endpoint), failed, describe(cause));
         // no immediate retry: the next scheduled poll (after the back-off) tries again
         return false;
+    }
+
+    /**
+     * The consumer's exception handler. A failed poll (no exchange) was reported by {@link #rollback} already;
+     * anything else (a file that could not be moved after intake, say) is logged here, without secrets.
+     */
+    @Override
+    public void handleException(Throwable exception) {
+        handleException(null, null, exception);
+    }
+
+    @Override
+    public void handleException(String message, Throwable exception) {
+        handleException(message, null, exception);
+    }
+
+    @Override
+    public void handleException(String message, Exchange exchange, Throwable exception) {
+        if (exchange == null) {
+            LOG.debug("{}: {}", URISupport.sanitizeUri(String.valueOf(message)), describe(exception));
+        } else {
+            LOG.warn("sftp {} file={}: {}", URISupport.sanitizeUri(String.valueOf(message)),
+                    exchange.getMessage().getHeader(Exchange.FILE_NAME), describe(exception));
+        }
     }
 
     private static String routeId(Consumer consumer) {

@@ -42,6 +42,17 @@ class SftpIntakeTest extends IngestorTestSupport {
         // SFTP times are whole seconds: 2 s means unchanged for at least one
         registry.add("ingestor.suppliers.ACME.sftp.min-age", () -> "2s");
         registry.add("ingestor.suppliers.ACME.sftp.backoff-multiplier", () -> "2");
+        // INITECH writes done files and has its files deleted after pickup
+        registry.add("ingestor.suppliers.INITECH.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.INITECH.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.INITECH.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.INITECH.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.INITECH.sftp.directory", () -> "initech");
+        registry.add("ingestor.suppliers.INITECH.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.suppliers.INITECH.sftp.after-pickup", () -> "delete");
+        // $simple{...}: Camel's spelling of ${...} that Spring's own placeholders leave alone
+        registry.add("ingestor.suppliers.INITECH.sftp.done-file-name", () -> "$simple{file:name}.done");
+        registry.add("ingestor.suppliers.INITECH.file-drop.enabled", () -> "false");
         // GLOBEX's login is refused: its route stays DOWN
         registry.add("ingestor.suppliers.GLOBEX.sftp.host", () -> "127.0.0.1");
         registry.add("ingestor.suppliers.GLOBEX.sftp.port", SFTP::port);
@@ -91,6 +102,19 @@ class SftpIntakeTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
         assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aDoneFileSupplierIsWaitedForAndItsFilesAreDeleted() throws Exception {
+        Path folder = Files.createDirectories(SFTP.root().resolve("initech"));
+        Files.write(folder.resolve("batch.csv"), advice("D-1"));
+        Thread.sleep(1500);
+        assertThat(jobCount()).as("taken before its done file").isZero();
+        Files.write(folder.resolve("batch.csv.done"), new byte[0]);
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT supplier FROM import_job", String.class)).isEqualTo("INITECH");
+        await().atMost(Duration.ofSeconds(10)).until(() -> filesIn(folder).isEmpty());
+        assertThat(folder.resolve(".done")).doesNotExist();
     }
 
     @Test
