@@ -27,6 +27,7 @@ import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.RecordCounts;
+import dev.ingestor.ops.IngestorMetrics;
 import dev.ingestor.record.DeliveryAdvice;
 import dev.ingestor.record.DeliveryAdviceValidator;
 import dev.ingestor.record.QuarantineWriter;
@@ -67,10 +68,13 @@ public class ItemBatchApi {
     private final HttpReplies replies;
     private final TransactionTemplate transactions;
     private final IngestorProperties properties;
+    private final IngestorMetrics metrics;
 
     public ItemBatchApi(TenantGuard tenants, RawStore rawStore, ItemStore items, ImportJobStore jobs,
                         QuarantineWriter quarantine, RequestKeyStore requestKeys, HttpReplies replies,
-                        PlatformTransactionManager transactionManager, IngestorProperties properties) {
+                        PlatformTransactionManager transactionManager, IngestorProperties properties,
+                        IngestorMetrics metrics) {
+        this.metrics = metrics;
         this.tenants = tenants;
         this.rawStore = rawStore;
         this.items = items;
@@ -127,6 +131,12 @@ public class ItemBatchApi {
                     ? bulk(request, claim, content, jobId, fileName)
                     : processNow(request, claim, content, jobId, fileName));
             replies.raw(exchange, reply.status(), reply.headers(), reply.body());
+            if (reply.counts() != null) {
+                metrics.records(request.partner(), "ACCEPTED", reply.counts().accepted());
+                metrics.records(request.partner(), "UPDATED", reply.counts().updated());
+                metrics.records(request.partner(), "REPLAY", reply.counts().replayed());
+                metrics.records(request.partner(), "QUARANTINED", reply.counts().quarantined());
+            }
             LOG.info("items partner={} key={} job={} mode={} status={}", request.partner(), request.idempotencyKey(),
                     jobId, request.bulk() ? "bulk" : "sync", reply.status());
         } catch (IOException | RuntimeException e) {
@@ -137,7 +147,7 @@ public class ItemBatchApi {
 
     private Reply bulk(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
         ImportJob job = jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(), JobState.RECEIVED, RecordCounts.NONE);
-        return store(claim, 202, replies.toJson(JobView.of(job)), jobId);
+        return store(claim, 202, replies.toJson(JobView.of(job)), jobId, null);
     }
 
     private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
@@ -191,7 +201,7 @@ public class ItemBatchApi {
         quarantine.insert(quarantined);
         byte[] body = replies.toJson(new BatchResult(jobId.toString(), end.name(), counts, results,
                 Map.of("job", JobView.JOBS_PATH + jobId, "records", JobView.JOBS_PATH + jobId + "/records?outcome=QUARANTINED")));
-        return store(claim, 200, body, jobId);
+        return store(claim, 200, body, jobId, counts);
     }
 
     private void apply(String partner, UUID jobId, String topic, List<DeliveryAdvice> batch, List<Integer> positions,
@@ -204,12 +214,12 @@ public class ItemBatchApi {
         positions.clear();
     }
 
-    private Reply store(RequestClaim claim, int status, byte[] body, UUID jobId) {
+    private Reply store(RequestClaim claim, int status, byte[] body, UUID jobId, RecordCounts counts) {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(Exchange.CONTENT_TYPE, "application/json");
         headers.put("Location", JobView.JOBS_PATH + jobId);
         requestKeys.complete(claim, status, headers, body, jobId);
-        return new Reply(status, headers, body);
+        return new Reply(status, headers, body, counts);
     }
 
     private static String idempotencyKey(Message message) {
@@ -260,7 +270,7 @@ public class ItemBatchApi {
         return out.toByteArray();
     }
 
-    private record Reply(int status, Map<String, String> headers, byte[] body) {
+    private record Reply(int status, Map<String, String> headers, byte[] body, RecordCounts counts) {
     }
 
     /** The answer to a batch processed at once: the job it became and every item's outcome. */

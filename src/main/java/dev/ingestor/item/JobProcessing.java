@@ -16,6 +16,8 @@ import dev.ingestor.record.DeliveryAdviceValidator;
 import dev.ingestor.record.JobRecords;
 import dev.ingestor.record.RecordReader;
 import dev.ingestor.record.Validated;
+import dev.ingestor.ops.IngestorMetrics;
+import io.micrometer.core.instrument.Timer;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
@@ -40,9 +42,12 @@ public class JobProcessing {
     private final JobClaims claims;
     private final TransactionTemplate transactions;
     private final IngestorProperties properties;
+    private final IngestorMetrics metrics;
 
     public JobProcessing(JobRecords jobRecords, ItemStore items, JobClaims claims,
-                         PlatformTransactionManager transactionManager, IngestorProperties properties) {
+                         PlatformTransactionManager transactionManager, IngestorProperties properties,
+                         IngestorMetrics metrics) {
+        this.metrics = metrics;
         this.jobRecords = jobRecords;
         this.items = items;
         this.claims = claims;
@@ -52,6 +57,7 @@ public class JobProcessing {
 
     public void process(@Body ImportJob job, Exchange exchange) throws Exception {
         Attempts.count(exchange);
+        Timer.Sample timing = Timer.start();
         int batchSize = Math.max(1, properties.getPipeline().getBatchSize());
         String topic = properties.getKafka().getItemsTopic();
         long checkpoint = job.recordsDone();
@@ -85,17 +91,22 @@ public class JobProcessing {
         if (!claims.finish(job.id(), end, null)) {
             throw new LeaseLostException(job.id());
         }
+        timing.stop(metrics.stage("processing", job.supplier()));
         LOG.info("processed supplier={} job={} key={} state={} records={}", job.supplier(), job.id(), job.key(), end, position);
     }
 
     /** Effects, events and the checkpoint {@code position} in one transaction; empties the batch. */
     private void commit(ImportJob job, String topic, List<DeliveryAdvice> batch, long position) {
-        transactions.executeWithoutResult(status -> {
-            AppliedBatch applied = items.apply(job.supplier(), job.id(), topic, batch);
+        AppliedBatch applied = transactions.execute(status -> {
+            AppliedBatch result = items.apply(job.supplier(), job.id(), topic, batch);
             // a lost lease throws here and rolls the batch back: the new owner applies it itself
-            claims.checkpoint(job.id(), position, applied.accepted(), applied.updated(),
-                    batch.size() - applied.accepted() - applied.updated());
+            claims.checkpoint(job.id(), position, result.accepted(), result.updated(),
+                    batch.size() - result.accepted() - result.updated());
+            return result;
         });
+        metrics.records(job.supplier(), "ACCEPTED", applied.accepted());
+        metrics.records(job.supplier(), "UPDATED", applied.updated());
+        metrics.records(job.supplier(), "REPLAY", batch.size() - applied.accepted() - applied.updated());
         batch.clear();
     }
 }

@@ -8,6 +8,7 @@ import java.util.UUID;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.ops.IngestorMetrics;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,9 +33,11 @@ public class DeadLetters {
     private final TransactionTemplate transactions;
     private final ObjectMapper json;
     private final String topic;
+    private final IngestorMetrics metrics;
 
     public DeadLetters(JdbcTemplate jdbc, JobClaims claims, PlatformTransactionManager transactionManager,
-                       ObjectMapper json, IngestorProperties properties) {
+                       ObjectMapper json, IngestorProperties properties, IngestorMetrics metrics) {
+        this.metrics = metrics;
         this.jdbc = jdbc;
         this.claims = claims;
         this.transactions = new TransactionTemplate(transactionManager);
@@ -76,6 +79,7 @@ public class DeadLetters {
             return true;
         }));
         if (recorded) {
+            metrics.deadLetter(stage);
             LOG.error("dead letter supplier={} job={} key={} stage={} attempts={} exception={} message=\"{}\"",
                     job == null ? null : job.supplier(), jobId, job == null ? null : job.key(), stage, attempts, exceptionType, message, logged);
         }

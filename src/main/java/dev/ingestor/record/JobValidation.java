@@ -8,6 +8,8 @@ import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.ops.IngestorMetrics;
+import io.micrometer.core.instrument.Timer;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
@@ -26,12 +28,15 @@ public class JobValidation {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.validation");
     private static final int INSERT_BATCH = 1000;
     private final QuarantineWriter quarantine;
+    private final IngestorMetrics metrics;
 
     private final JobRecords jobRecords;
     private final JobClaims claims;
     private final JdbcTemplate jdbc;
 
-    public JobValidation(JobRecords jobRecords, JobClaims claims, JdbcTemplate jdbc, QuarantineWriter quarantine) {
+    public JobValidation(JobRecords jobRecords, JobClaims claims, JdbcTemplate jdbc, QuarantineWriter quarantine,
+                         IngestorMetrics metrics) {
+        this.metrics = metrics;
         this.quarantine = quarantine;
         this.jobRecords = jobRecords;
         this.claims = claims;
@@ -40,6 +45,7 @@ public class JobValidation {
 
     public void validate(@Body ImportJob job, Exchange exchange) throws Exception {
         Attempts.count(exchange);
+        Timer.Sample timing = Timer.start();
         // a re-run (redelivery, takeover, re-validation) starts from a clean slate
         jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
         long total = 0;
@@ -70,6 +76,8 @@ public class JobValidation {
         if (moved != 1) {
             throw new LeaseLostException(job.id());
         }
+        timing.stop(metrics.stage("validation", job.supplier()));
+        metrics.records(job.supplier(), "QUARANTINED", quarantined);
         LOG.info("validated supplier={} job={} key={} records={} quarantined={}", job.supplier(), job.id(), job.key(), total, quarantined);
     }
 

@@ -33,6 +33,8 @@ import static org.awaitility.Awaitility.await;
  */
 @CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// metrics are exported as in production (Spring Boot's tests switch exporters off by default)
+@org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability(tracing = false)
 public abstract class IngestorTestSupport {
 
     protected static final Path WORK = createWork();
