@@ -36,6 +36,7 @@ public class IngestorProperties {
     private final Kafka kafka = new Kafka();
     private final Http http = new Http();
     private final Admin admin = new Admin();
+    private final Retention retention = new Retention();
     private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
 
     public Path getDataDir() { return dataDir; }
@@ -51,6 +52,7 @@ public class IngestorProperties {
     public Kafka getKafka() { return kafka; }
     public Http getHttp() { return http; }
     public Admin getAdmin() { return admin; }
+    public Retention getRetention() { return retention; }
     public Map<String, SupplierProperties> getSuppliers() { return suppliers; }
 
     public Path rawDir() { return rawDir != null && !rawDir.toString().isBlank() ? rawDir : dataDir.resolve("raw"); }
@@ -160,5 +162,26 @@ public class IngestorProperties {
 
         public List<String> getApiKeySha256() { return apiKeySha256; }
         public void setApiKeySha256(List<String> apiKeySha256) { this.apiKeySha256 = apiKeySha256; }
+    }
+
+    /** {@code ingestor.retention.*}: housekeeping (routes/housekeeping.camel.yaml). */
+    public static class Retention {
+        /** How often retention and recovery run (recovery also runs at start). */
+        private Duration interval = Duration.ofHours(1);
+        /** Rows per DELETE statement, so no statement holds its locks for long. */
+        private int batchSize = 1000;
+        /** Finished jobs (with their records, dead letters, content keys and raw files) older than this go; 0 keeps them. */
+        private Duration jobs = Duration.ofDays(365);
+        /** Published outbox rows older than this go. */
+        private Duration outbox = Duration.ofDays(7);
+
+        public Duration getInterval() { return interval; }
+        public void setInterval(Duration interval) { this.interval = interval; }
+        public int getBatchSize() { return batchSize; }
+        public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+        public Duration getJobs() { return jobs; }
+        public void setJobs(Duration jobs) { this.jobs = jobs; }
+        public Duration getOutbox() { return outbox; }
+        public void setOutbox(Duration outbox) { this.outbox = outbox; }
     }
 }
