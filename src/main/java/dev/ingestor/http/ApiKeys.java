@@ -62,13 +62,21 @@ public class ApiKeys {
                         + " configure the hash of the key, e.g. printf %s \"$KEY\" | sha256sum");
             }
             Caller previous = byHash.put(hash, caller);
-            if (previous != null && !previous.equals(caller)) {
+            if (previous != null && !previous.name().equals(caller.name())) {
                 throw new IllegalStateException(property + ": the same key is configured for " + previous.name()
                         + " and " + caller.name() + "; each key must belong to one caller");
             }
             if (DEMO_KEY_HASHES.contains(hash)) {
                 demo.add(caller.name());
             }
+        }
+    }
+
+    /** Second step of the admin routes: the admin key, or 403. */
+    public void requireAdmin(Exchange exchange) {
+        Caller caller = exchange.getProperty(Caller.PROPERTY, Caller.class);
+        if (caller == null || !caller.admin()) {
+            throw new ApiProblemException(Problem.of(403, "forbidden", "Forbidden", "the admin API needs the admin key"));
         }
     }
 
@@ -81,13 +89,14 @@ public class ApiKeys {
         if (presented == null) {
             throw unauthorized("this API needs a key: send it as 'Authorization: Bearer <key>' or 'X-Api-Key: <key>'");
         }
-        Caller caller = byHash.get(sha256(presented));
+        String hash = sha256(presented);
+        Caller caller = byHash.get(hash);
         if (caller == null) {
             LOG.warn("api request with an unknown key refused: {} {}", message.getHeader(Exchange.HTTP_METHOD),
                     message.getHeader(Exchange.HTTP_PATH));
             throw unauthorized("the API key is not valid");
         }
-        exchange.setProperty(Caller.PROPERTY, caller);
+        exchange.setProperty(Caller.PROPERTY, caller.withKeyId(hash));
     }
 
     private static String presentedKey(Message message) {

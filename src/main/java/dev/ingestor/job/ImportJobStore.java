@@ -28,7 +28,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class ImportJobStore {
 
-    static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
+    public static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
             + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error, records_done,"
             + " request_key, format";
 
@@ -113,7 +113,7 @@ public class ImportJobStore {
         return new JobPage(items, query.page(), query.size(), total == null ? 0 : total);
     }
 
-    static final RowMapper<ImportJob> JOB = ImportJobStore::map;
+    public static final RowMapper<ImportJob> JOB = ImportJobStore::map;
 
     private static ImportJob map(ResultSet rs, int row) throws SQLException {
         return new ImportJob(

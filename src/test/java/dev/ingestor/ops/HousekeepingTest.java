@@ -18,6 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** Retention deletes only what has expired, in bounded batches; recovery gives back what the dead still hold. */
+// its own properties make its own Spring context; closed afterwards, so that no second set of routes keeps
+// polling the shared inbox and database while other test classes run
+@org.springframework.test.annotation.DirtiesContext
 class HousekeepingTest extends IngestorTestSupport {
 
     @DynamicPropertySource

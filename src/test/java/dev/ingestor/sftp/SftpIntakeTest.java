@@ -27,6 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** Supplier ACME publishes on a real SFTP server (Apache MINA SSHD in this JVM); Ingestor polls it. */
+// its own properties make its own Spring context; closed afterwards, so that no second set of routes keeps
+// polling the shared inbox and database while other test classes run
+@org.springframework.test.annotation.DirtiesContext
 class SftpIntakeTest extends IngestorTestSupport {
 
     static final TestSftpServer SFTP = new TestSftpServer("acme", "s3cret-pw");
