@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -12,12 +11,12 @@ import java.util.UUID;
 import dev.ingestor.api.HttpReplies;
 import dev.ingestor.api.JobView;
 import dev.ingestor.api.Problem;
+import dev.ingestor.api.QueryParams;
 import dev.ingestor.api.QuarantineView;
 import dev.ingestor.http.ApiProblemException;
 import dev.ingestor.http.TenantGuard;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
-import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
@@ -68,9 +67,9 @@ public class AdminApi {
     /** Jobs by state, supplier and time (received since / until), newest first. */
     public void jobs(@Header("supplier") String supplier, @Header("state") String state, @Header("since") String since,
                      @Header("until") String until, @Header("page") String page, @Header("size") String size, Exchange exchange) {
-        int pageNo = number("page", page, 0);
-        int pageSize = number("size", size, 50);
-        checkPage(pageNo, pageSize);
+        int pageNo = QueryParams.number("page", page, 0);
+        int pageSize = QueryParams.number("size", size, 50);
+        QueryParams.page(pageNo, pageSize);
         StringBuilder where = new StringBuilder(" WHERE true");
         List<Object> args = new java.util.ArrayList<>();
         if (supplier != null && !supplier.isBlank()) {
@@ -79,7 +78,7 @@ public class AdminApi {
         }
         if (state != null && !state.isBlank()) {
             where.append(" AND state = ?");
-            args.add(state(state).name());
+            args.add(QueryParams.state(state).name());
         }
         if (since != null && !since.isBlank()) {
             where.append(" AND received_at >= ?");
@@ -127,9 +126,9 @@ public class AdminApi {
     }
 
     public void deadLetters(@Header("page") String page, @Header("size") String size, Exchange exchange) {
-        int pageNo = number("page", page, 0);
-        int pageSize = number("size", size, 50);
-        checkPage(pageNo, pageSize);
+        int pageNo = QueryParams.number("page", page, 0);
+        int pageSize = QueryParams.number("size", size, 50);
+        QueryParams.page(pageNo, pageSize);
         List<Map<String, Object>> rows = deadLetterRows("ORDER BY d.id DESC LIMIT " + pageSize + " OFFSET " + ((long) pageNo * pageSize));
         replies.json(exchange, 200, Map.of("items", rows, "page", pageNo, "size", pageSize,
                 "total", jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)));
@@ -193,14 +192,6 @@ public class AdminApi {
                 + " FROM dead_letter d LEFT JOIN import_job j ON j.id = d.job_id " + tail, args);
     }
 
-    private static void checkPage(int page, int size) {
-        try {
-            new JobQuery(null, null, page, size);
-        } catch (IllegalArgumentException e) {
-            throw ApiProblemException.badRequest("invalid-query", e.getMessage());
-        }
-    }
-
     private static String who(Exchange exchange) {
         return TenantGuard.caller(exchange).name();
     }
@@ -213,14 +204,6 @@ public class AdminApi {
         }
     }
 
-    private static JobState state(String state) {
-        try {
-            return JobState.valueOf(state.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw ApiProblemException.badRequest("invalid-query", "state '" + state + "' is not one of " + List.of(JobState.values()));
-        }
-    }
-
     private static Instant instant(String name, String value) {
         try {
             return Instant.parse(value.trim());
@@ -229,14 +212,4 @@ public class AdminApi {
         }
     }
 
-    private static int number(String name, String value, int fallback) {
-        if (value == null || value.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw ApiProblemException.badRequest("invalid-query", name + " '" + value + "' is not a whole number");
-        }
-    }
 }

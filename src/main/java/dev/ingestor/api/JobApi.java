@@ -1,7 +1,6 @@
 package dev.ingestor.api;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
 
 import dev.ingestor.http.Caller;
@@ -9,7 +8,6 @@ import dev.ingestor.http.TenantGuard;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
-import dev.ingestor.job.JobState;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.springframework.stereotype.Component;
@@ -59,8 +57,8 @@ public class JobApi {
         }
         JobQuery query;
         try {
-            query = new JobQuery(scope, parseState(state), parseInt("page", page, 0),
-                    parseInt("size", size, DEFAULT_SIZE));
+            query = new JobQuery(scope, QueryParams.state(state), QueryParams.number("page", page, 0),
+                    QueryParams.number("size", size, DEFAULT_SIZE));
         } catch (IllegalArgumentException e) {
             replies.problem(exchange, Problem.badRequest("invalid-query", e.getMessage()));
             return;
@@ -78,8 +76,8 @@ public class JobApi {
         int pageSize;
         try {
             jobId = UUID.fromString(id);
-            pageNo = parseInt("page", page, 0);
-            pageSize = parseInt("size", size, DEFAULT_SIZE);
+            pageNo = QueryParams.number("page", page, 0);
+            pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
             new JobQuery(null, null, pageNo, pageSize);
         } catch (IllegalArgumentException e) {
             replies.problem(exchange, Problem.badRequest("invalid-query", e.getMessage()));
@@ -99,28 +97,6 @@ public class JobApi {
     }
 
     public record JobList(List<JobView> items, int page, int size, long total) {
-    }
-
-    private static JobState parseState(String state) {
-        if (state == null || state.isBlank()) {
-            return null;
-        }
-        try {
-            return JobState.valueOf(state.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("state '" + state + "' is not one of " + List.of(JobState.values()));
-        }
-    }
-
-    private static int parseInt(String name, String value, int fallback) {
-        if (value == null || value.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " '" + value + "' is not a whole number");
-        }
     }
 
     private static String blankToNull(String s) {
