@@ -60,6 +60,14 @@ class AdminApiTest extends IngestorTestSupport {
                 Long.class, id.toString());
     }
 
+    /** The job's events as they reached Kafka (after the outbox relay has drained). */
+    long kafkaEvents(UUID id) throws Exception {
+        await().atMost(Duration.ofSeconds(20)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        return dev.ingestor.support.TestKafka.readAll("ingestor.items", Duration.ofSeconds(1)).stream()
+                .filter(r -> r.value().contains(id.toString())).count();
+    }
+
     HttpResponse<String> admin(String method, String path) throws Exception {
         return http.send(HttpRequest.newBuilder(uri("/api/v1/admin" + path)).header("X-Api-Key", ADMIN_KEY)
                 .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
@@ -93,6 +101,7 @@ class AdminApiTest extends IngestorTestSupport {
         assertThat(admin("POST", "/dead-letters/" + letter + "/replay").statusCode()).isEqualTo(202);
         awaitState(id, "COMPLETED");
         assertThat(events(id)).isEqualTo(2);
+        assertThat(kafkaEvents(id)).isEqualTo(2);
         // the same dead letter twice: refused, nothing happens again
         assertProblem(admin("POST", "/dead-letters/" + letter + "/replay"), 409, "already replayed");
         JsonNode detail = mapper.readTree(admin("GET", "/jobs/" + id).body());
@@ -115,6 +124,8 @@ class AdminApiTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED_WITH_ERRORS")
                 && jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, id) == 2);
         assertThat(events(id)).isEqualTo(2);
+        // and on Kafka itself: the first run's two events, nothing from the re-runs
+        assertThat(kafkaEvents(id)).isEqualTo(2);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(2);
     }
 

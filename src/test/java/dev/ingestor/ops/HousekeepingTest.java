@@ -113,6 +113,17 @@ class HousekeepingTest extends IngestorTestSupport {
     }
 
     @Test
+    void aFileClaimedByAnInstanceThatIsGoneIsReclaimedAndTheFileIngested() throws Exception {
+        java.nio.file.Path target = INBOX.resolve("ACME").resolve("orphan.csv");
+        jdbc.update("INSERT INTO file_claim (claim_key, owner, claimed_at) VALUES (?, 'gone', now() - interval '11 minutes')",
+                target.toAbsolutePath().toString());
+        assertThat(housekeeping.recover().fileClaims()).isEqualTo(1);
+        drop("ACME", "orphan.csv", ("source_id,sku,quantity,delivery_date\nO-1,SKU,1,2026-12-01\n" + UUID.randomUUID())
+                .getBytes(StandardCharsets.UTF_8));
+        awaitJobs(1);
+    }
+
+    @Test
     void recoveryReleasesWhatLapsedLeasesHold() {
         jdbc.update("INSERT INTO file_claim (claim_key, owner, claimed_at) VALUES ('/gone/a.csv', 'dead', now() - interval '1 hour'),"
                 + " ('/live/b.csv', 'alive', now())");
