@@ -39,6 +39,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
 
     @Autowired
     ObjectMapper mapper;
+    @Autowired
+    javax.sql.DataSource dataSource;
 
     private final JdbcTemplate admin = new JdbcTemplate(TestPostgres.server().getPostgresDatabase());
 
@@ -264,7 +266,12 @@ class ItemBatchApiTest extends IngestorTestSupport {
         HttpResponse<String> failed = inFlight.get();
         assertProblem(failed, 503, "retry");
         admin.execute("ALTER DATABASE ingestor ALLOW_CONNECTIONS true");
-        jdbc.execute("DROP TRIGGER inject_fault ON import_job");
+        // the pool still holds the terminated connections: let it drop them now rather than one failure each
+        ((com.zaxxer.hikari.HikariDataSource) dataSource).getHikariPoolMXBean().softEvictConnections();
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+            jdbc.execute("DROP TRIGGER IF EXISTS inject_fault ON import_job");
+            return true;
+        });
 
         // the key could not be released while the database was gone: the caller's retries get 409 until the
         // in-flight lease (3 s in tests) runs out, then one of them takes the key over and does the work
