@@ -56,6 +56,25 @@ class SftpIntakeTest extends IngestorTestSupport {
         // $simple{...}: Camel's spelling of ${...} that Spring's own placeholders leave alone
         registry.add("ingestor.suppliers.INITECH.sftp.done-file-name", () -> "$simple{file:name}.done");
         registry.add("ingestor.suppliers.INITECH.file-drop.enabled", () -> "false");
+        // STRICT checks the server's host key against a known_hosts file holding it; FORGED against one
+        // holding another key, so its route never logs in
+        registry.add("ingestor.suppliers.STRICT.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.STRICT.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.STRICT.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.STRICT.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.STRICT.sftp.directory", () -> "strict");
+        registry.add("ingestor.suppliers.STRICT.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.suppliers.STRICT.sftp.min-age", () -> "1s");
+        registry.add("ingestor.suppliers.STRICT.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
+        registry.add("ingestor.suppliers.STRICT.file-drop.enabled", () -> "false");
+        registry.add("ingestor.suppliers.FORGED.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.FORGED.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.FORGED.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.FORGED.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.FORGED.sftp.directory", () -> "strict");
+        registry.add("ingestor.suppliers.FORGED.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.suppliers.FORGED.sftp.known-hosts-file", () -> knownHosts("forged", forgedLine()));
+        registry.add("ingestor.suppliers.FORGED.file-drop.enabled", () -> "false");
         // GLOBEX's login is refused: its route stays DOWN
         registry.add("ingestor.suppliers.GLOBEX.sftp.host", () -> "127.0.0.1");
         registry.add("ingestor.suppliers.GLOBEX.sftp.port", SFTP::port);
@@ -65,6 +84,28 @@ class SftpIntakeTest extends IngestorTestSupport {
     }
 
     private static final Path OUTBOX = SFTP.root().resolve("outbox");
+
+    private static String knownHosts(String name, String line) {
+        try {
+            Path file = SFTP.root().resolveSibling(SFTP.root().getFileName() + "-" + name + "_hosts");
+            Files.writeString(file, line + "\n");
+            return file.toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The line of a server with the same name and another key: what a man in the middle would present. */
+    private static String forgedLine() {
+        try {
+            java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
+            generator.initialize(256);
+            return "[127.0.0.1]:" + SFTP.port() + " "
+                    + org.apache.sshd.common.config.keys.PublicKeyEntry.toString(generator.generateKeyPair().getPublic());
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     @BeforeEach
     void emptyRemote() throws Exception {
@@ -118,6 +159,17 @@ class SftpIntakeTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT supplier FROM import_job", String.class)).isEqualTo("INITECH");
         await().atMost(Duration.ofSeconds(10)).until(() -> filesIn(folder).isEmpty());
         assertThat(folder.resolve(".done")).doesNotExist();
+    }
+
+    @Test
+    void withAKnownHostsFileOnlyTheServerWithTheKnownKeyIsUsed() throws Exception {
+        Path folder = Files.createDirectories(SFTP.root().resolve("strict"));
+        Files.write(folder.resolve("checked.csv"), advice("K-1"));
+        // STRICT knows the key: takes the file; FORGED knows another key for the same address: refuses to log in
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT supplier FROM import_job", String.class)).isEqualTo("STRICT");
+        await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-FORGED").asText().equals("DOWN"));
+        assertThat(health().path("consumer:sftp-STRICT").asText()).isNotEqualTo("DOWN");
     }
 
     @Test

@@ -59,6 +59,16 @@ public final class TestSftpServer {
         }
     }
 
+    /** A known_hosts line for this server, as OpenSSH writes it for a port other than 22. */
+    public String knownHostsLine() {
+        try {
+            java.security.PublicKey key = server.getKeyPairProvider().loadKeys(null).iterator().next().getPublic();
+            return "[127.0.0.1]:" + port + " " + org.apache.sshd.common.config.keys.PublicKeyEntry.toString(key);
+        } catch (Exception e) {
+            throw new IllegalStateException("host key of the test SFTP server", e);
+        }
+    }
+
     public int port() {
         return port;
     }
