@@ -99,7 +99,7 @@ public class AdminApi {
 
     /** One job with its quarantined records (first page) and its dead letters. */
     public void job(@Header("id") String id, Exchange exchange) {
-        UUID jobId = uuid(id);
+        UUID jobId = QueryParams.jobId(id);
         ImportJob job = jobs.find(jobId).orElseThrow(() -> ApiProblemException.notFound("no job with id " + jobId));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("job", JobView.of(job));
@@ -151,13 +151,13 @@ public class AdminApi {
     }
 
     public void revalidate(@Header("id") String id, Exchange exchange) {
-        UUID jobId = uuid(id);
+        UUID jobId = QueryParams.jobId(id);
         answer(exchange, actions.revalidate(jobId, who(exchange)), "queued for validation",
                 "job " + jobId + " is unknown or not at rest (a worker holds it); try again when it has finished");
     }
 
     public void reprocess(@Header("id") String id, Exchange exchange) {
-        UUID jobId = uuid(id);
+        UUID jobId = QueryParams.jobId(id);
         answer(exchange, actions.reprocess(jobId, who(exchange)), "queued for processing",
                 "job " + jobId + " is unknown, not finished, or was never validated (re-validate it instead)");
     }
@@ -194,14 +194,6 @@ public class AdminApi {
 
     private static String who(Exchange exchange) {
         return TenantGuard.caller(exchange).name();
-    }
-
-    private static UUID uuid(String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw ApiProblemException.badRequest("invalid-job-id", "job id '" + id + "' is not a UUID");
-        }
     }
 
     private static Instant instant(String name, String value) {

@@ -29,14 +29,7 @@ public class JobApi {
     }
 
     public void get(@Header("id") String id, Exchange exchange) {
-        UUID jobId;
-        try {
-            jobId = UUID.fromString(id);
-        } catch (IllegalArgumentException | NullPointerException e) {
-            replies.problem(exchange, Problem.badRequest("invalid-job-id",
-                    "job id '" + id + "' is not a UUID such as 0192f6c4-5b8e-7c3a-9d1e-2f4a6b8c0d1e"));
-            return;
-        }
+        UUID jobId = QueryParams.jobId(id);
         Caller caller = TenantGuard.caller(exchange);
         jobs.find(jobId).filter(job -> caller.mayActFor(job.supplier())).ifPresentOrElse(
                 job -> replies.json(exchange, 200, JobView.of(job)),
@@ -71,18 +64,10 @@ public class JobApi {
     /** GET /api/v1/jobs/{id}/records?outcome=QUARANTINED: the records kept with their reasons. */
     public void records(@Header("id") String id, @Header("outcome") String outcome,
                         @Header("page") String page, @Header("size") String size, Exchange exchange) {
-        UUID jobId;
-        int pageNo;
-        int pageSize;
-        try {
-            jobId = UUID.fromString(id);
-            pageNo = QueryParams.number("page", page, 0);
-            pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
-            new JobQuery(null, null, pageNo, pageSize);
-        } catch (IllegalArgumentException e) {
-            replies.problem(exchange, Problem.badRequest("invalid-query", e.getMessage()));
-            return;
-        }
+        UUID jobId = QueryParams.jobId(id);
+        int pageNo = QueryParams.number("page", page, 0);
+        int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
+        QueryParams.page(pageNo, pageSize);
         if (outcome != null && !outcome.isBlank() && !"QUARANTINED".equalsIgnoreCase(outcome.trim())) {
             replies.problem(exchange, Problem.badRequest("invalid-query", "outcome '" + outcome
                     + "' is not kept per record; records are kept for QUARANTINED (the counts of the job cover the others)"));

@@ -45,6 +45,16 @@ public final class QueryParams {
         }
     }
 
+    /** A job id from a path; anything but a UUID is a 400 naming it. */
+    public static java.util.UUID jobId(String id) {
+        try {
+            return java.util.UUID.fromString(id);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw ApiProblemException.badRequest("invalid-job-id",
+                    "job id '" + id + "' is not a UUID such as 0192f6c4-5b8e-7c3a-9d1e-2f4a6b8c0d1e");
+        }
+    }
+
     public static ApiProblemException invalid(String detail) {
         return ApiProblemException.badRequest("invalid-query", detail);
     }

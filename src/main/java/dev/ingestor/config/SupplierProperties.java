@@ -1,6 +1,5 @@
 package dev.ingestor.config;
 
-import java.io.InputStream;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -8,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ingestor.record.RecordFormat;
-import dev.ingestor.record.RecordReader;
 
 /** One supplier, {@code ingestor.suppliers.<CODE>.*}. */
 public class SupplierProperties {
@@ -34,10 +32,6 @@ public class SupplierProperties {
     public void setCsvDelimiter(char csvDelimiter) { this.csvDelimiter = csvDelimiter; }
     public Charset getCharset() { return charset; }
     public void setCharset(Charset charset) { this.charset = charset; }
-
-    public RecordReader openRecords(InputStream in) {
-        return format.open(in, charset, csvDelimiter);
-    }
 
     public enum ReadLock {
         /** Take a file once its size and modification time stop changing for {@code min-age}. */

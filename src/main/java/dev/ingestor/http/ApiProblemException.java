@@ -40,10 +40,6 @@ public class ApiProblemException extends RuntimeException {
         return new ApiProblemException(Problem.notFound(detail));
     }
 
-    public static ApiProblemException unsupportedMediaType(String detail) {
-        return new ApiProblemException(Problem.of(415, "unsupported-media-type", "Unsupported Media Type", detail));
-    }
-
     public static ApiProblemException tooLarge(String detail) {
         return new ApiProblemException(Problem.of(413, "too-large", "Content Too Large", detail));
     }

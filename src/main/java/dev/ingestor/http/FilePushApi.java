@@ -5,12 +5,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
 
 import dev.ingestor.api.HttpReplies;
 import dev.ingestor.api.JobView;
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
 import org.apache.camel.Exchange;
@@ -28,8 +26,6 @@ import org.springframework.stereotype.Component;
 public class FilePushApi {
 
     public static final String FILE_NAME_HEADER = "X-File-Name";
-    static final Set<String> RAW_TYPES = Set.of("application/octet-stream", "application/json", "application/x-ndjson",
-            "application/jsonl", "application/csv");
 
     private final TenantGuard tenants;
     private final HttpReplies replies;
@@ -64,26 +60,13 @@ public class FilePushApi {
                 fileName = message.getHeader(Exchange.FILE_NAME, String.class);
             }
             content = Files.newInputStream(upload);
-        } else if (media == null || media.startsWith("text/") || RAW_TYPES.contains(media)) {
+        } else {
+            // the content types taken are the route's consumes list: Spring MVC answers any other with 415
             content = message.getBody(InputStream.class);
             if (content == null) {
                 throw ApiProblemException.badRequest("empty-body", "the request has no body: send the file's bytes"
                         + " (curl --data-binary @file -H 'Content-Type: application/octet-stream') or a multipart form (curl -F file=@file)");
             }
-        } else if ("application/x-www-form-urlencoded".equals(media)) {
-            throw ApiProblemException.unsupportedMediaType("a file is not a form: send it with Content-Type"
-                    + " application/octet-stream (curl --data-binary @file -H 'Content-Type: application/octet-stream')"
-                    + " or as multipart/form-data (curl -F file=@file); curl's --data alone sends a form");
-        } else {
-            throw ApiProblemException.unsupportedMediaType("Content-Type '" + media + "' is not taken for files; send"
-                    + " application/octet-stream, text/*, application/json, application/x-ndjson or multipart/form-data");
-        }
-        if (fileName != null) {
-            // the same rule as for dropped files, answered before any byte is stored
-            String name = fileName;
-            FileNameRule.problem(name).ifPresent(reason -> {
-                throw ApiProblemException.badRequest("bad-file-name", "X-File-Name: " + reason);
-            });
         }
         message.setHeader(IntakeHeaders.SUPPLIER, supplier);
         message.setHeader(IntakeHeaders.SOURCE, "http");

@@ -90,11 +90,7 @@ public class ItemBatchApi {
     public ItemBatchRequest read(Exchange exchange) throws IOException {
         Message message = exchange.getMessage();
         String partner = tenants.supplierFor(exchange, "partner");
-        String media = MediaTypes.of(message.getHeader(Exchange.CONTENT_TYPE, String.class));
-        if (!MediaTypes.isJson(media)) {
-            throw ApiProblemException.unsupportedMediaType("an item batch is sent as application/json, not "
-                    + (media == null ? "a body without Content-Type" : "'" + media + "'"));
-        }
+        // application/json only: the route's consumes, enforced by Spring MVC with 415
         String key = idempotencyKey(message);
         String mode = message.getHeader("mode", String.class);
         boolean bulk;
@@ -131,11 +127,9 @@ public class ItemBatchApi {
                     ? bulk(request, claim, content, jobId, fileName)
                     : processNow(request, claim, content, jobId, fileName));
             replies.raw(exchange, reply.status(), reply.headers(), reply.body());
-            if (reply.counts() != null) {
-                metrics.records(request.partner(), "ACCEPTED", reply.counts().accepted());
-                metrics.records(request.partner(), "UPDATED", reply.counts().updated());
-                metrics.records(request.partner(), "REPLAY", reply.counts().replayed());
-                metrics.records(request.partner(), "QUARANTINED", reply.counts().quarantined());
+            RecordCounts counts = reply.counts();
+            if (counts != null) {
+                metrics.records(request.partner(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined());
             }
             LOG.info("items partner={} key={} job={} mode={} status={}", request.partner(), request.idempotencyKey(),
                     jobId, request.bulk() ? "bulk" : "sync", reply.status());

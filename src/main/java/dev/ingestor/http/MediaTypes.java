@@ -15,8 +15,4 @@ final class MediaTypes {
         int semicolon = contentType.indexOf(';');
         return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT);
     }
-
-    static boolean isJson(String media) {
-        return media != null && (media.equals("application/json") || media.endsWith("+json"));
-    }
 }

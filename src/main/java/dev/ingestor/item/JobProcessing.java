@@ -104,9 +104,8 @@ public class JobProcessing {
                     batch.size() - result.accepted() - result.updated());
             return result;
         });
-        metrics.records(job.supplier(), "ACCEPTED", applied.accepted());
-        metrics.records(job.supplier(), "UPDATED", applied.updated());
-        metrics.records(job.supplier(), "REPLAY", batch.size() - applied.accepted() - applied.updated());
+        metrics.records(job.supplier(), applied.accepted(), applied.updated(),
+                batch.size() - applied.accepted() - applied.updated(), 0);
         batch.clear();
     }
 }

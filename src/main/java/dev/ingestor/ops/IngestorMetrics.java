@@ -60,7 +60,15 @@ public class IngestorMetrics {
                 .register(registry).increment();
     }
 
-    public void records(String supplier, String outcome, long count) {
+    /** Record outcomes of one committed piece of work. */
+    public void records(String supplier, long accepted, long updated, long replayed, long quarantined) {
+        records(supplier, "ACCEPTED", accepted);
+        records(supplier, "UPDATED", updated);
+        records(supplier, "REPLAY", replayed);
+        records(supplier, "QUARANTINED", quarantined);
+    }
+
+    private void records(String supplier, String outcome, long count) {
         if (count > 0) {
             Counter.builder("ingestor.records").description("Records by outcome (ACCEPTED, UPDATED, REPLAY, QUARANTINED)")
                     .tag("supplier", tag(supplier)).tag("outcome", outcome).register(registry).increment(count);

@@ -77,7 +77,7 @@ public class JobValidation {
             throw new LeaseLostException(job.id());
         }
         timing.stop(metrics.stage("validation", job.supplier()));
-        metrics.records(job.supplier(), "QUARANTINED", quarantined);
+        metrics.records(job.supplier(), 0, 0, 0, quarantined);
         LOG.info("validated supplier={} job={} key={} records={} quarantined={}", job.supplier(), job.id(), job.key(), total, quarantined);
     }
 

@@ -58,19 +58,18 @@ class MetricsTest extends IngestorTestSupport {
 
     @Test
     void healthCoversTheDatabaseKafkaAndCamel() throws Exception {
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        var components = json.readTree(get("/actuator/health", null).body()).get("components");
+        var components = JSON.readTree(get("/actuator/health", null).body()).get("components");
         assertThat(components.get("db").get("status").asText()).isEqualTo("UP");
         assertThat(components.get("kafka").get("status").asText()).isEqualTo("UP");
         assertThat(components.get("camelHealth").get("status").asText()).isEqualTo("UP");
         dev.ingestor.support.TestKafka.stop();
         try {
             await().atMost(Duration.ofSeconds(15)).until(() ->
-                    json.readTree(get("/actuator/health", null).body()).get("components").get("kafka").get("status").asText().equals("DOWN"));
+                    JSON.readTree(get("/actuator/health", null).body()).get("components").get("kafka").get("status").asText().equals("DOWN"));
         } finally {
             dev.ingestor.support.TestKafka.start();
         }
         await().atMost(Duration.ofSeconds(30)).until(() ->
-                json.readTree(get("/actuator/health", null).body()).get("components").get("kafka").get("status").asText().equals("UP"));
+                JSON.readTree(get("/actuator/health", null).body()).get("components").get("kafka").get("status").asText().equals("UP"));
     }
 }

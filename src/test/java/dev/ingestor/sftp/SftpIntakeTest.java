@@ -259,10 +259,8 @@ class SftpIntakeTest extends IngestorTestSupport {
     }
 
     private com.fasterxml.jackson.databind.JsonNode health() throws Exception {
-        return PROBLEMS_JSON.readTree(get("/actuator/health", null).body()).path("components").path("camelHealth").path("details");
+        return JSON.readTree(get("/actuator/health", null).body()).path("components").path("camelHealth").path("details");
     }
-
-    private static final com.fasterxml.jackson.databind.ObjectMapper PROBLEMS_JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     private static ListAppender<ILoggingEvent> capture() {
         ListAppender<ILoggingEvent> appender = new ListAppender<>();

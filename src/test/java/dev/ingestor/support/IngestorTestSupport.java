@@ -229,7 +229,7 @@ public abstract class IngestorTestSupport {
         org.assertj.core.api.Assertions.assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
         org.assertj.core.api.Assertions.assertThat(response.headers().firstValue("Content-Type"))
                 .hasValueSatisfying(t -> org.assertj.core.api.Assertions.assertThat(t).startsWith("application/problem+json"));
-        com.fasterxml.jackson.databind.JsonNode problem = PROBLEMS.readTree(response.body());
+        com.fasterxml.jackson.databind.JsonNode problem = JSON.readTree(response.body());
         org.assertj.core.api.Assertions.assertThat(problem.get("status").asInt()).isEqualTo(status);
         org.assertj.core.api.Assertions.assertThat(problem.get("title").asText()).isNotBlank();
         org.assertj.core.api.Assertions.assertThat(problem.get("type").asText()).isNotBlank();
@@ -237,7 +237,8 @@ public abstract class IngestorTestSupport {
         org.assertj.core.api.Assertions.assertThat(response.body()).doesNotContain("Exception:").doesNotContain("\tat ");
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper PROBLEMS = new com.fasterxml.jackson.databind.ObjectMapper();
+    /** For reading answers in tests. */
+    protected static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     protected URI uri(String path) {
         return URI.create("http://127.0.0.1:" + port + path);
