@@ -37,6 +37,7 @@ public class IngestorProperties {
     private final Http http = new Http();
     private final Admin admin = new Admin();
     private final Retention retention = new Retention();
+    private final Outbox outbox = new Outbox();
     private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
 
     public Path getDataDir() { return dataDir; }
@@ -53,6 +54,7 @@ public class IngestorProperties {
     public Http getHttp() { return http; }
     public Admin getAdmin() { return admin; }
     public Retention getRetention() { return retention; }
+    public Outbox getOutbox() { return outbox; }
     public Map<String, SupplierProperties> getSuppliers() { return suppliers; }
 
     public Path rawDir() { return rawDir != null && !rawDir.toString().isBlank() ? rawDir : dataDir.resolve("raw"); }
@@ -102,6 +104,11 @@ public class IngestorProperties {
         private boolean enabled = true;
         /** Workers per stage on this instance, each working on its own job. */
         private int workers = 2;
+        /**
+         * Takeovers of a job whose worker stopped answering (its lease ran out) before the job counts as poison:
+         * it is then FAILED with a dead letter instead of being taken over again.
+         */
+        private int maxTakeovers = 3;
 
         public Duration getLease() { return lease; }
         public void setLease(Duration lease) { this.lease = lease; }
@@ -111,6 +118,8 @@ public class IngestorProperties {
         public int getWorkers() { return workers; }
         public void setWorkers(int workers) { this.workers = workers; }
         public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+        public int getMaxTakeovers() { return maxTakeovers; }
+        public void setMaxTakeovers(int maxTakeovers) { this.maxTakeovers = maxTakeovers; }
     }
 
     /** {@code ingestor.kafka.*}: empty bootstrap servers start the embedded broker. */
@@ -183,5 +192,17 @@ public class IngestorProperties {
         public void setJobs(Duration jobs) { this.jobs = jobs; }
         public Duration getOutbox() { return outbox; }
         public void setOutbox(Duration outbox) { this.outbox = outbox; }
+    }
+
+    /** {@code ingestor.outbox.*}: the relay to Kafka (routes/outbox-relay.camel.yaml). */
+    public static class Outbox {
+        /**
+         * Largest event the relay sends (the producer's max.request.size). A larger one is refused for good and
+         * becomes a dead letter; the broker's own limit (max.message.bytes) must be at least this.
+         */
+        private DataSize maxEventSize = DataSize.ofMegabytes(1);
+
+        public DataSize getMaxEventSize() { return maxEventSize; }
+        public void setMaxEventSize(DataSize maxEventSize) { this.maxEventSize = maxEventSize; }
     }
 }

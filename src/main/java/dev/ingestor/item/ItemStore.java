@@ -14,10 +14,20 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Item-level idempotency on (supplier, source_id, source_version), seed 002: a new item is ACCEPTED; a higher
- * version UPDATED; the same or a lower version is a REPLAY and changes nothing. Without versions on both
- * sides the content decides: changed is UPDATED, unchanged a REPLAY. Each effect writes its outbox event in
- * the same statement, so effects and events commit together or not at all.
+ * Item-level idempotency on (supplier, source_id, source_version). Which record wins:
+ * <ul>
+ * <li>new item: ACCEPTED;</li>
+ * <li>versioned record over a versioned item: a higher version is UPDATED, the same or a lower one a REPLAY;</li>
+ * <li>unversioned record: the content decides (changed UPDATED, unchanged REPLAY), and the item keeps the highest
+ *     version it has seen, so a late lower version is still a REPLAY after an unversioned change;</li>
+ * <li>versioned record over an item that never had a version: the content decides, and a change records the
+ *     version, from which on versions decide.</li>
+ * </ul>
+ * A REPLAY changes nothing and writes no event. Each effect adds one to the item's revision and writes its outbox
+ * event in the same statement, so effects and events commit together or not at all. The event id is a fresh
+ * random UUID per effect, stored with the event: a resend of the event carries the same id, and a later effect
+ * of the same item never gets an earlier one's id, even when it brings back earlier content. The event's
+ * {@code source_version} is the item's (the highest seen), its {@code revision} orders the item's events.
  */
 @Component
 public class ItemStore {
@@ -31,21 +41,21 @@ public class ItemStore {
               INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id)
               SELECT ?, source_id, source_version, record_hash, record::jsonb, ? FROM input
               ON CONFLICT (supplier, source_id) DO UPDATE
-                SET source_version = EXCLUDED.source_version, record_hash = EXCLUDED.record_hash,
-                    record = EXCLUDED.record, job_id = EXCLUDED.job_id, updated_at = now()
+                SET source_version = coalesce(EXCLUDED.source_version, i.source_version),
+                    record_hash = EXCLUDED.record_hash, record = EXCLUDED.record, job_id = EXCLUDED.job_id,
+                    revision = i.revision + 1, updated_at = now()
                 WHERE CASE WHEN EXCLUDED.source_version IS NOT NULL AND i.source_version IS NOT NULL
                            THEN EXCLUDED.source_version > i.source_version
                            ELSE EXCLUDED.record_hash <> i.record_hash END
-              RETURNING i.supplier, i.source_id, i.source_version, i.record_hash, i.record, (i.xmax = 0) AS inserted
+              RETURNING i.supplier, i.source_id, i.source_version, i.revision, i.record, (i.xmax = 0) AS inserted
             ), events AS (
-              SELECT u.*, md5(u.supplier || ':' || u.source_id || ':' || coalesce(u.source_version::text, '-')
-                              || ':' || u.record_hash)::uuid AS event_id
-              FROM upserted u
+              SELECT u.*, gen_random_uuid() AS event_id FROM upserted u
             ), written AS (
               INSERT INTO outbox (event_id, topic, event_key, payload)
               SELECT event_id, ?, supplier || ':' || source_id,
                      jsonb_build_object('event_id', event_id, 'job_id', ?::text, 'supplier', supplier,
                                         'source_id', source_id, 'source_version', source_version,
+                                        'revision', revision,
                                         'outcome', CASE WHEN inserted THEN 'ACCEPTED' ELSE 'UPDATED' END,
                                         'record', record)::text
               FROM events

@@ -1,69 +1,110 @@
 package dev.ingestor.outbox;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.UUID;
 
-import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.DeadLetterWriter;
+import dev.ingestor.ops.IngestorMetrics;
+import dev.ingestor.record.SafeText;
 import org.apache.camel.ExchangeProperty;
-import org.apache.camel.Message;
-import org.apache.camel.component.kafka.KafkaConstants;
-import org.apache.camel.support.DefaultMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
  * The relay's side of the outbox. Called inside one transaction per batch: take the oldest unpublished events
- * of a topic, send them, mark them published. A transaction-scoped advisory lock lets one relay per topic run
- * at a time across all instances, so events leave in the order they were written (per key, Kafka keeps it).
- * If Kafka is unreachable the send fails, the transaction rolls back and the events wait for the next round.
+ * of a topic, send them ({@link OutboxRelay}), settle each. A transaction-scoped advisory lock lets one relay per
+ * topic run at a time across all instances, so events leave in the order they were written (per key, Kafka keeps
+ * it). If Kafka is unreachable the events wait for the next round.
  */
 @Component
 public class OutboxStore {
 
-    static final String IDS = "IngestorOutboxIds";
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.outbox");
 
     private final JdbcTemplate jdbc;
-    private final CamelContext camelContext;
+    private final DeadLetterWriter deadLetters;
+    private final ObjectMapper json;
+    private final IngestorMetrics metrics;
+    private final String deadLetterTopic;
     private final int limit;
 
-    public OutboxStore(JdbcTemplate jdbc, CamelContext camelContext,
-                       @org.springframework.beans.factory.annotation.Value("${ingestor.outbox.batch-size:1000}") int limit) {
+    public OutboxStore(JdbcTemplate jdbc, DeadLetterWriter deadLetters, ObjectMapper json, IngestorMetrics metrics,
+                       IngestorProperties properties, @Value("${ingestor.outbox.batch-size:1000}") int limit) {
         this.jdbc = jdbc;
-        this.camelContext = camelContext;
+        this.deadLetters = deadLetters;
+        this.json = json;
+        this.metrics = metrics;
+        this.deadLetterTopic = properties.getKafka().getDeadLettersTopic();
         this.limit = limit;
     }
 
-    /** The next events of {@code topic} as Kafka messages (key header set), or an empty list. */
-    public List<Message> nextBatch(@ExchangeProperty("IngestorOutboxTopic") String topic, Exchange exchange) {
+    /** The next events of {@code topic}, oldest first, locked until the transaction ends; or an empty list. */
+    public List<OutboxEvent> nextBatch(@ExchangeProperty("IngestorOutboxTopic") String topic) {
         Boolean leader = jdbc.queryForObject("SELECT pg_try_advisory_xact_lock(hashtext('ingestor.outbox:' || ?))", Boolean.class, topic);
         if (!Boolean.TRUE.equals(leader)) {
             return List.of();
         }
-        List<Long> ids = new java.util.ArrayList<>();
-        List<Message> messages = jdbc.query("SELECT id, event_id, event_key, payload FROM outbox"
+        return jdbc.query("SELECT id, event_id, event_key, payload FROM outbox"
                         + " WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ? FOR UPDATE",
-                (rs, row) -> {
-                    ids.add(rs.getLong("id"));
-                    Message message = new DefaultMessage(camelContext);
-                    message.setHeader(KafkaConstants.KEY, rs.getString("event_key"));
-                    message.setBody(rs.getString("payload"));
-                    return message;
-                }, topic, limit);
-        exchange.setProperty(IDS, ids);
-        return messages;
+                (rs, row) -> new OutboxEvent(rs.getLong("id"), rs.getObject("event_id", UUID.class),
+                        rs.getString("event_key"), rs.getString("payload")), topic, limit);
     }
 
-    public int markPublished(Exchange exchange) {
-        @SuppressWarnings("unchecked")
-        List<Long> ids = exchange.getProperty(IDS, List.class);
-        if (ids == null || ids.isEmpty()) {
+    public int markPublished(List<Long> ids) {
+        if (ids.isEmpty()) {
             return 0;
         }
         return jdbc.update("UPDATE outbox SET published_at = now() WHERE id = ANY (?)",
                 ps -> ps.setArray(1, ps.getConnection().createArrayOf("bigint", ids.toArray())));
     }
 
+    /**
+     * An event Kafka refused for good: a dead letter of its job names the event and Kafka's error, and the event
+     * leaves the backlog. The job keeps its state: its effects are committed and stand; only their event is
+     * missing, which the dead letter (and its own event) tells operators and consumers.
+     */
+    public void refuse(String topic, OutboxEvent event, Throwable refusal) {
+        JsonNode payload = parse(event.payload());
+        UUID jobId = uuid(payload.path("job_id").asText(null));
+        String supplier = payload.path("supplier").asText(null);
+        int bytes = event.payload().getBytes(StandardCharsets.UTF_8).length;
+        String message = "Kafka refused event " + event.eventId() + " (key " + event.key() + ", " + bytes
+                + " bytes) for topic " + topic + " for good: " + refusal.getMessage()
+                + "; the effect stands, its event is not sent (largest event: ingestor.outbox.max-event-size)";
+        jdbc.update("UPDATE outbox SET published_at = now(), refused = ? WHERE id = ?",
+                refusal.getClass().getName() + ": " + refusal.getMessage(), event.id());
+        // a refused dead-letter event gets no event of its own: it would be refused alike
+        deadLetters.write(new DeadLetterWriter.Failure(jobId, supplier, null, "relay", refusal.getClass().getName(),
+                message, 1), !topic.equals(deadLetterTopic));
+        metrics.deadLetter("relay");
+        LOG.error("dead letter supplier={} job={} stage=relay exception={} message=\"{}\"", SafeText.of(supplier), jobId,
+                refusal.getClass().getName(), SafeText.of(message));
+    }
+
     public long unpublished() {
         return jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class);
+    }
+
+    private JsonNode parse(String payload) {
+        try {
+            return json.readTree(payload);
+        } catch (Exception e) {
+            return json.createObjectNode(); // an event that is not JSON still gets its dead letter, without a job
+        }
+    }
+
+    private static UUID uuid(String text) {
+        try {
+            return text == null ? null : UUID.fromString(text);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 }

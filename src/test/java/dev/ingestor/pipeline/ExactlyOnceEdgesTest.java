@@ -1,0 +1,343 @@
+package dev.ingestor.pipeline;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.InstanceId;
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.job.DeadLetterWriter;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.IntakeResult;
+import dev.ingestor.job.JobClaims;
+import dev.ingestor.ops.IngestorMetrics;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.TestKafka;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The edges of exactly-once, on the real PostgreSQL and Kafka: one event id per effect, the version rule, a job
+ * that keeps killing its workers, and an event Kafka refuses for good.
+ */
+class ExactlyOnceEdgesTest extends IngestorTestSupport {
+
+    private static final String ITEMS_TOPIC = "ingestor.items";
+    private static final String HEADER = "source_id,source_version,sku,quantity,delivery_date,note\n";
+
+    @Autowired
+    JobClaims claims;
+    @Autowired
+    IngestorProperties properties;
+    @Autowired
+    DeadLetterWriter deadLetterWriter;
+    @Autowired
+    PlatformTransactionManager transactionManager;
+    @Autowired
+    IngestorMetrics metrics;
+
+    private static boolean topicLimited;
+
+    @AfterEach
+    void undo() throws Exception {
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT IF EXISTS hold_back");
+        if (topicLimited) {
+            topicLimited = false;
+            try (Admin admin = kafkaAdmin()) {
+                admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, ITEMS_TOPIC), List.of(
+                        new AlterConfigOp(new ConfigEntry("max.message.bytes", ""), AlterConfigOp.OpType.DELETE)))).all().get();
+            }
+        }
+    }
+
+    // ---- one event id per effect
+
+    @Test
+    void anItemChangedAndChangedBackGetsAnEventIdPerEffectAndAResendKeepsThem() throws Exception {
+        String id = "E-" + UUID.randomUUID();
+        String a = item(id, null, 1, "A");
+        String b = item(id, null, 2, "B");
+        assertThat(outcome(a)).isEqualTo("ACCEPTED");
+        assertThat(outcome(b)).isEqualTo("UPDATED");
+        assertThat(outcome(a)).isEqualTo("UPDATED"); // back to A: a real change, not a replay
+        assertThat(outcome(a)).isEqualTo("REPLAY"); // the same again: no effect, no event
+
+        List<String> written = jdbc.queryForList("SELECT event_id::text FROM outbox WHERE event_key = ? ORDER BY id",
+                String.class, "ACME:" + id);
+        assertThat(written).hasSize(3).doesNotHaveDuplicates();
+        awaitPublished();
+        List<ConsumerRecord<String, String>> sent = recordsOf(id, 3);
+        assertThat(sent).extracting(r -> json(r.value()).get("event_id").asText()).containsExactlyElementsOf(written);
+        assertThat(sent).extracting(r -> json(r.value()).get("revision").asLong()).containsExactly(1L, 2L, 3L);
+        assertThat(sent).extracting(r -> json(r.value()).get("record").get("note").asText()).containsExactly("A", "B", "A");
+        assertThat(sent).allSatisfy(r -> assertThat(new String(r.headers().lastHeader("event_id").value(), StandardCharsets.UTF_8))
+                .isEqualTo(json(r.value()).get("event_id").asText()));
+
+        // the relay crashed after the send, before it recorded it: the events go again, with the same ids
+        jdbc.update("UPDATE outbox SET published_at = NULL WHERE event_key = ?", "ACME:" + id);
+        awaitPublished();
+        List<String> resent = recordsOf(id, 6).stream().map(r -> json(r.value()).get("event_id").asText()).toList();
+        assertThat(resent).hasSize(6);
+        assertThat(Set.copyOf(resent)).isEqualTo(Set.copyOf(written));
+    }
+
+    @Test
+    void aDeadLetterEventCarriesAnIdOfItsOwnThatAResendKeeps() throws Exception {
+        UUID job = poisonJob(properties.getPipeline().getMaxTakeovers());
+        UUID other = poisonJob(properties.getPipeline().getMaxTakeovers());
+        awaitState(job, "FAILED");
+        awaitState(other, "FAILED");
+        List<String> written = jdbc.queryForList("SELECT event_id::text FROM outbox WHERE topic = 'ingestor.dead-letters'",
+                String.class);
+        assertThat(written).hasSize(2).doesNotHaveDuplicates();
+        awaitPublished();
+        jdbc.update("UPDATE outbox SET published_at = NULL WHERE topic = 'ingestor.dead-letters'");
+        awaitPublished();
+        List<String> sent = awaitEvents("ingestor.dead-letters",
+                e -> Set.of(job.toString(), other.toString()).contains(e.path("job_id").asText()), 4).stream()
+                .map(e -> e.get("event_id").asText()).toList();
+        assertThat(sent).hasSize(4);
+        assertThat(Set.copyOf(sent)).isEqualTo(Set.copyOf(written));
+    }
+
+    // ---- the version rule
+
+    @Test
+    void anOlderVersionAfterAnUnversionedChangeIsAReplay() throws Exception {
+        String id = "V-" + UUID.randomUUID();
+        assertThat(outcome(item(id, 2L, 1, "v2"))).isEqualTo("ACCEPTED");
+        assertThat(outcome(item(id, null, 1, "unversioned"))).isEqualTo("UPDATED");
+        assertThat(jdbc.queryForObject("SELECT source_version FROM item WHERE source_id = ?", Long.class, id)).isEqualTo(2L);
+        assertThat(outcome(item(id, 1L, 1, "v1"))).isEqualTo("REPLAY");
+        assertThat(outcome(item(id, 2L, 1, "v2 again"))).isEqualTo("REPLAY");
+        assertThat(outcome(item(id, 3L, 1, "v3"))).isEqualTo("UPDATED");
+        assertThat(jdbc.queryForObject("SELECT record->>'note' FROM item WHERE source_id = ?", String.class, id)).isEqualTo("v3");
+
+        // an item that never had a version: the content decides, and a change records the version
+        String plain = "U-" + UUID.randomUUID();
+        assertThat(outcome(item(plain, null, 1, "plain"))).isEqualTo("ACCEPTED");
+        assertThat(outcome(item(plain, 5L, 1, "v5"))).isEqualTo("UPDATED");
+        assertThat(outcome(item(plain, 4L, 1, "v4"))).isEqualTo("REPLAY");
+        assertThat(jdbc.queryForObject("SELECT record->>'note' FROM item WHERE source_id = ?", String.class, plain)).isEqualTo("v5");
+    }
+
+    @Test
+    void theVersionRuleHoldsThroughFilesToo() throws Exception {
+        String id = "F-" + UUID.randomUUID();
+        UUID v2 = ingest("v2.csv", HEADER + id + ",2,SKU,1,2026-12-01,v2\n");
+        assertThat(awaitState(v2, "COMPLETED")).containsEntry("accepted", 1L);
+        UUID change = ingest("change.csv", HEADER + id + ",,SKU,1,2026-12-01,unversioned\n");
+        assertThat(awaitState(change, "COMPLETED")).containsEntry("updated", 1L);
+        UUID v1 = ingest("v1.csv", HEADER + id + ",1,SKU,1,2026-12-01,v1\n");
+        assertThat(awaitState(v1, "COMPLETED")).containsEntry("replayed", 1L).containsEntry("updated", 0L);
+        assertThat(jdbc.queryForObject("SELECT record->>'note' FROM item WHERE source_id = ?", String.class, id))
+                .isEqualTo("unversioned");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key = ?", Long.class, "ACME:" + id)).isEqualTo(2);
+    }
+
+    // ---- a job that kills its workers
+
+    @Test
+    void aJobWhoseWorkersKeepDyingIsFailedWithADeadLetterAfterTheTakeoverLimit() throws Exception {
+        int limit = properties.getPipeline().getMaxTakeovers();
+        UUID poison = poisonJob(limit);
+        UUID survivor = poisonJob(limit - 1);
+
+        Map<String, Object> failed = awaitState(poison, "FAILED");
+        assertThat((String) failed.get("error")).contains("ingestor.pipeline.max-takeovers=" + limit)
+                .contains("taken over " + limit + " times");
+        assertThat(failed).containsEntry("attempts", limit + 1).containsEntry("lease_owner", null);
+        Map<String, Object> letter = jdbc.queryForMap("SELECT * FROM dead_letter WHERE job_id = ?", poison);
+        assertThat(letter).containsEntry("stage", "validation").containsEntry("attempts", limit + 1)
+                .containsEntry("exception", "dev.ingestor.job.TakeoverLimitException");
+        assertThat((String) letter.get("message")).contains("ingestor.pipeline.max-takeovers");
+        // the dead letter goes out like any other
+        awaitPublished();
+        assertThat(awaitEvents("ingestor.dead-letters", e -> poison.toString().equals(e.path("job_id").asText()), 1))
+                .singleElement().satisfies(e -> assertThat(e.get("stage").asText()).isEqualTo("validation"));
+
+        // under the limit the job is taken over as before, and finishes
+        assertThat(awaitState(survivor, "COMPLETED")).containsEntry("accepted", 1L);
+        // the poison job is not claimed again
+        Thread.sleep(500);
+        assertThat(jdbc.queryForMap("SELECT state, attempts FROM import_job WHERE id = ?", poison))
+                .containsEntry("state", "FAILED").containsEntry("attempts", limit + 1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, poison)).isEqualTo(1);
+    }
+
+    @Test
+    void everyTakeoverCountsAndTheOneAfterTheLimitFailsTheJob() throws Exception {
+        // this instance's workers may not claim; a worker of another instance claims and "dies" again and again
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
+                + claims.owner() + "') NOT VALID");
+        IngestorProperties named = new IngestorProperties();
+        named.setInstanceId("dying-worker");
+        JobClaims dying = new JobClaims(jdbc, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
+        UUID id = ingest("dies.csv", HEADER + "P-1,1,SKU,1,2026-12-01,x\n");
+        int limit = properties.getPipeline().getMaxTakeovers();
+        for (int takeover = 0; takeover <= limit; takeover++) {
+            ImportJob claimed = await().atMost(Duration.ofSeconds(10)).until(dying::claimForValidation, j -> j != null);
+            assertThat(claimed.id()).isEqualTo(id);
+            assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id)).isEqualTo(takeover);
+            jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second' WHERE id = ?", id); // it died
+        }
+        // one death too many: failed instead of taken over
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            dying.claimForValidation();
+            return "FAILED".equals(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id));
+        });
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, id)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id)).isZero();
+    }
+
+    // ---- an event Kafka refuses for good
+
+    @Test
+    void anEventKafkaRefusesBecomesADeadLetterAndTheOthersGoOutOnce() throws Exception {
+        limitItemsTopic(3000);
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        String huge = "x".repeat(5000);
+        UUID job = ingest("big.csv", HEADER + "S1-" + run + ",1,SKU,1,2026-12-01,small\n"
+                + "BIG-" + run + ",1,SKU,1,2026-12-01," + huge + "\n"
+                + "S2-" + run + ",1,SKU,1,2026-12-01,small\n");
+        assertThat(awaitState(job, "COMPLETED")).containsEntry("accepted", 3L);
+        // the broker refuses the batch that holds the large event until the producer gives up on it (its delivery
+        // timeout); then the relay sends one event alone, and Kafka's answer for that one is final
+        await().atMost(Duration.ofSeconds(90)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+
+        Map<String, Object> letter = jdbc.queryForMap("SELECT * FROM dead_letter WHERE job_id = ?", job);
+        String refusedId = jdbc.queryForObject("SELECT event_id::text FROM outbox WHERE event_key = ?", String.class,
+                "ACME:BIG-" + run);
+        assertThat(letter).containsEntry("stage", "relay")
+                .containsEntry("exception", "org.apache.kafka.common.errors.RecordTooLargeException");
+        assertThat((String) letter.get("message")).contains(refusedId).contains("ingestor.outbox.max-event-size");
+        assertThat(jdbc.queryForObject("SELECT refused FROM outbox WHERE event_key = ?", String.class, "ACME:BIG-" + run))
+                .contains("RecordTooLargeException");
+        // the job's effects stand
+        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, job)).isEqualTo("COMPLETED");
+
+        List<String> sent = awaitEvents(ITEMS_TOPIC, e -> job.toString().equals(e.path("job_id").asText()), 2).stream()
+                .map(e -> e.get("source_id").asText()).toList();
+        assertThat(sent).containsExactlyInAnyOrder("S1-" + run, "S2-" + run);
+        assertThat(awaitEvents("ingestor.dead-letters", e -> job.toString().equals(e.path("job_id").asText()), 1))
+                .singleElement().satisfies(e -> assertThat(e.get("stage").asText()).isEqualTo("relay"));
+
+        // later events still flow
+        UUID later = ingest("later.csv", HEADER + "S3-" + run + ",1,SKU,1,2026-12-01,small\n");
+        awaitState(later, "COMPLETED");
+        awaitPublished();
+        assertThat(awaitEvents(ITEMS_TOPIC, e -> e.path("source_id").asText().endsWith(run), 3))
+                .extracting(e -> e.get("source_id").asText())
+                .containsExactlyInAnyOrder("S1-" + run, "S2-" + run, "S3-" + run);
+    }
+
+    // ---- helpers
+
+    /** A job in validation whose worker died after {@code takeovers} takeovers: its lease has just run out. */
+    private UUID poisonJob(int takeovers) {
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
+                + claims.owner() + "') NOT VALID");
+        try {
+            UUID id = ingest("poison-" + UUID.randomUUID() + ".csv", HEADER + "K-" + UUID.randomUUID() + ",1,SKU,1,2026-12-01,x\n");
+            jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = 'dead-instance',"
+                    + " lease_until = now() - interval '1 second', attempts = ?, takeovers = ? WHERE id = ?",
+                    takeovers + 1, takeovers, id);
+            return id;
+        } finally {
+            jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+        }
+    }
+
+    private UUID ingest(String name, String content) {
+        IntakeResult result = producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, name, IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class);
+        return result.job().id();
+    }
+
+    private Map<String, Object> awaitState(UUID id, String state) {
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                state.equals(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
+        return jdbc.queryForMap("SELECT * FROM import_job WHERE id = ?", id);
+    }
+
+    private static String item(String sourceId, Long version, int quantity, String note) {
+        return "{\"source_id\":\"" + sourceId + "\"," + (version == null ? "" : "\"source_version\":" + version + ",")
+                + "\"sku\":\"SKU\",\"quantity\":" + quantity + ",\"delivery_date\":\"2026-12-01\",\"note\":\"" + note + "\"}";
+    }
+
+    /** Sends one item as a batch through the HTTP API and returns its outcome. */
+    private String outcome(String item) throws Exception {
+        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+                ("{\"items\":[" + item + "]}").getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return json(response.body()).get("items").get(0).get("outcome").asText();
+    }
+
+    private void awaitPublished() {
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+    }
+
+    /** The records of one item on the items topic, once there are {@code count} (a cold consumer may see none at first). */
+    private List<ConsumerRecord<String, String>> recordsOf(String sourceId, int count) {
+        return await().atMost(Duration.ofSeconds(30)).until(() -> TestKafka.readAll(ITEMS_TOPIC, Duration.ofSeconds(1)).stream()
+                .filter(r -> ("ACME:" + sourceId).equals(r.key())).toList(), list -> list.size() >= count);
+    }
+
+    /** The events of {@code topic} that {@code which} selects, once there are {@code count} of them. */
+    private List<JsonNode> awaitEvents(String topic, java.util.function.Predicate<JsonNode> which, int count) {
+        return await().atMost(Duration.ofSeconds(30)).until(() -> TestKafka.readAll(topic, Duration.ofSeconds(1)).stream()
+                .map(r -> json(r.value())).filter(which).toList(), list -> list.size() >= count);
+    }
+
+    private static JsonNode json(String text) {
+        try {
+            return JSON.readTree(text);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Admin kafkaAdmin() {
+        return Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()));
+    }
+
+    /** The broker refuses records of the items topic larger than {@code bytes} (max.message.bytes). */
+    private static void limitItemsTopic(int bytes) throws Exception {
+        topicLimited = true;
+        try (Admin admin = kafkaAdmin()) {
+            try {
+                admin.createTopics(List.of(new NewTopic(ITEMS_TOPIC, 1, (short) 1))).all().get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
+            }
+            ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, ITEMS_TOPIC);
+            admin.incrementalAlterConfigs(Map.of(topic, List.of(new AlterConfigOp(
+                    new ConfigEntry("max.message.bytes", String.valueOf(bytes)), AlterConfigOp.OpType.SET)))).all().get();
+            await().atMost(Duration.ofSeconds(10)).until(() -> String.valueOf(bytes).equals(
+                    admin.describeConfigs(List.of(topic)).all().get().get(topic).get("max.message.bytes").value()));
+        }
+    }
+}
