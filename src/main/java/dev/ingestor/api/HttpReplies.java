@@ -78,7 +78,8 @@ public class HttpReplies {
             LOG.warn("api request failed for a passing reason, answered 503: {}", String.valueOf(cause));
             problem(exchange, Problem.of(503, "unavailable", "Service Unavailable",
                     "the service cannot complete requests right now (" + shortName(cause)
-                            + "); nothing was kept, retry the same request after " + retryAfter + " seconds"));
+                            + "); retry the same request after " + retryAfter + " seconds: that is safe, the same content or"
+                            + " Idempotency-Key is never taken twice"));
             exchange.getMessage().setHeader("Retry-After", retryAfter);
         } else {
             LOG.error("api request failed unexpectedly, answered 500", cause);

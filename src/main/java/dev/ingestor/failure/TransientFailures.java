@@ -3,6 +3,8 @@ package dev.ingestor.failure;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 
 import org.apache.camel.Exchange;
@@ -16,25 +18,34 @@ import org.springframework.transaction.TransactionSystemException;
 
 /**
  * The one answer to "will the same thing work if tried again later?": a lost or refused database connection,
- * a deadlock or serialization failure, an I/O error, a Kafka timeout. The stages redeliver these
- * (error-handling.camel.yaml asks {@link #test(Exchange)} from an onWhen), and the HTTP API answers them with
- * 503 + Retry-After and never stores them as a request's outcome.
+ * a deadlock or serialization failure, an I/O error, a Kafka timeout, a commit or rollback that did not
+ * complete. The stages redeliver these (error-handling.camel.yaml asks {@link #test(Exchange)} from an onWhen),
+ * and the HTTP API answers them with 503 + Retry-After and never stores them as a request's outcome.
+ *
+ * <p>A failed commit leaves the outcome unknown (the server may have committed before the connection broke).
+ * Retrying is still safe, because every write is keyed: a file by its content key, a batch by its
+ * Idempotency-Key, a job step by its claim. So "unknown" is classed with "try again", never with "broken".
  */
 @Component("transientFailures")
 public class TransientFailures {
+
+    /** HikariCP's answer on a connection it has found broken (or already closed): no SQLState at all. */
+    private static final String HIKARI_CLOSED_CONNECTION = "Connection is closed";
 
     public static boolean isTransient(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof TransientDataAccessException || t instanceof DataAccessResourceFailureException
                     || t instanceof RecoverableDataAccessException || t instanceof CannotGetJdbcConnectionException
                     || t instanceof CannotCreateTransactionException || t instanceof SQLTransientException
+                    || t instanceof SQLRecoverableException || t instanceof SQLNonTransientConnectionException
                     || t instanceof ConnectException || t instanceof IOException
-                    || isKafkaRetriable(t) || isTransientSqlState(t)) {
+                    || isKafkaRetriable(t) || isTransientSqlState(t) || isClosedPoolConnection(t)) {
                 return true;
             }
-            // a failed rollback (the connection died) hides the failure that caused it
-            if (t instanceof TransactionSystemException tse && tse.getApplicationException() != null
-                    && isTransient(tse.getApplicationException())) {
+            // the transaction manager could not commit or roll back: a SQL error it could translate would have
+            // become a DataAccessException, so what is left is a connection that died under the transaction
+            // (JDBC commit/rollback failed, "Connection is closed"); the outcome is unknown, and a retry is safe
+            if (t instanceof TransactionSystemException) {
                 return true;
             }
             if (t.getCause() == t) {
@@ -63,6 +74,15 @@ public class TransientFailures {
             return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57P");
         }
         return false;
+    }
+
+    /**
+     * After a connection error HikariCP swaps the pooled connection for a closed stand-in, and every later call
+     * on it (the rollback after a failed commit, the next statement of the transaction) throws a plain
+     * SQLException "Connection is closed" without SQLState, which Spring cannot translate.
+     */
+    private static boolean isClosedPoolConnection(Throwable t) {
+        return t instanceof SQLException sql && sql.getSQLState() == null && HIKARI_CLOSED_CONNECTION.equals(sql.getMessage());
     }
 
     private static boolean isKafkaRetriable(Throwable t) {
