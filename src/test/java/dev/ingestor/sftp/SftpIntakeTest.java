@@ -245,6 +245,7 @@ class SftpIntakeTest extends IngestorTestSupport {
                 "--ingestor.suppliers.ACME.sftp.port=" + SFTP.port(),
                 "--ingestor.suppliers.ACME.sftp.username=acme",
                 "--ingestor.suppliers.ACME.sftp.password=s3cret-pw",
+                "--ingestor.suppliers.ACME.sftp.known-hosts-file=" + knownHosts("known", SFTP.knownHostsLine()),
                 "--ingestor.suppliers.ACME.sftp.directory=outbox",
                 "--ingestor.suppliers.ACME.sftp.poll-interval=100ms",
                 "--ingestor.suppliers.ACME.sftp.min-age=2s")) {
