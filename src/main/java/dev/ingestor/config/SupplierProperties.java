@@ -84,8 +84,13 @@ public class SupplierProperties {
         /** Never logged; prefer {@code private-key-file}. */
         private String password;
         private String privateKeyFile;
-        /** When set, the server's host key must be in it (strict host key checking); unset, any key is taken. */
+        /** The server's host key must be in this known_hosts file (required while strict-host-key-checking is on). */
         private String knownHostsFile;
+        /**
+         * On by default: without a checked host key, anyone who can redirect the connection poses as the supplier's
+         * server and receives the login. Turning it off is an explicit choice, warned about at start.
+         */
+        private boolean strictHostKeyChecking = true;
         /** Remote directory, relative to the login directory unless it starts with '/'. */
         private String directory = "";
         private Duration pollInterval = Duration.ofSeconds(30);
@@ -113,6 +118,8 @@ public class SupplierProperties {
         public void setPrivateKeyFile(String privateKeyFile) { this.privateKeyFile = privateKeyFile; }
         public String getKnownHostsFile() { return knownHostsFile; }
         public void setKnownHostsFile(String knownHostsFile) { this.knownHostsFile = knownHostsFile; }
+        public boolean isStrictHostKeyChecking() { return strictHostKeyChecking; }
+        public void setStrictHostKeyChecking(boolean strictHostKeyChecking) { this.strictHostKeyChecking = strictHostKeyChecking; }
         public String getDirectory() { return directory; }
         public void setDirectory(String directory) { this.directory = directory; }
         public Duration getPollInterval() { return pollInterval; }

@@ -79,7 +79,18 @@ public class SupplierRouteInstaller {
         if (isBlank(sftp.getPassword()) && isBlank(sftp.getPrivateKeyFile())) {
             throw new IllegalStateException("ingestor.suppliers." + code + ".sftp needs password or private-key-file");
         }
-        boolean strict = !isBlank(sftp.getKnownHostsFile());
+        boolean strict = sftp.isStrictHostKeyChecking();
+        String prefix = "ingestor.suppliers." + code + ".sftp.";
+        if (strict && isBlank(sftp.getKnownHostsFile())) {
+            throw new IllegalStateException(prefix + "known-hosts-file is required: the SFTP server's host key is checked"
+                    + " against it (a known_hosts file, e.g. from ssh-keyscan); to take any host key instead, set "
+                    + prefix + "strict-host-key-checking: false");
+        }
+        if (!strict) {
+            LOG.warn("sftp for supplier={} does NOT check the host key of {}:{} ({}strict-host-key-checking=false):"
+                    + " whoever can redirect that address can pose as the server and receive the login",
+                    code, sftp.getHost(), sftp.getPort(), prefix);
+        }
         TemplatedRouteBuilder route = TemplatedRouteBuilder.builder(camelContext, SFTP_TEMPLATE)
                 .routeId("sftp-" + code)
                 .parameter("supplier", code)
@@ -114,7 +125,7 @@ public class SupplierRouteInstaller {
         route.add();
         LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code, sftp.getUsername(),
                 sftp.getHost(), sftp.getPort(), sftp.getDirectory(), sftp.getPollInterval(),
-                strict ? "checked against " + sftp.getKnownHostsFile() : "NOT checked: set known-hosts-file",
+                strict ? "checked against " + sftp.getKnownHostsFile() : "NOT checked",
                 sftp.getAfterPickup().name().toLowerCase());
     }
 

@@ -13,7 +13,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The embedded default: with no {@code spring.datasource.url}, a real PostgreSQL is started from the binaries
  * on the class path, its data kept under {@code ingestor.data-dir}. Setting a JDBC URL switches to a real
- * server and this configuration steps aside.
+ * server and this configuration steps aside. The app logs in as a role of its own with a generated password
+ * (see {@link EmbeddedPostgresServer}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnExpression("'${spring.datasource.url:}'.isEmpty()")
@@ -26,10 +27,13 @@ public class EmbeddedPostgresConfiguration {
     }
 
     @Bean
-    DataSource dataSource(EmbeddedPostgres postgres, EmbeddedPostgresProperties properties) {
+    DataSource dataSource(EmbeddedPostgres postgres, IngestorProperties ingestor, EmbeddedPostgresProperties properties) throws Exception {
+        EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, ingestor.getDataDir().resolve("postgres"));
         HikariDataSource dataSource = new HikariDataSource();
         dataSource.setPoolName("ingestor-embedded");
-        dataSource.setJdbcUrl(postgres.getJdbcUrl("postgres", "postgres"));
+        dataSource.setJdbcUrl(login.jdbcUrl());
+        dataSource.setUsername(login.username());
+        dataSource.setPassword(login.password());
         dataSource.setMaximumPoolSize(properties.getPoolSize());
         return dataSource;
     }

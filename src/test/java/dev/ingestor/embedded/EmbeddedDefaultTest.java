@@ -1,8 +1,20 @@
 package dev.ingestor.embedded;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import dev.ingestor.IngestorApplication;
@@ -11,8 +23,10 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The embedded default run: no datasource configured, PostgreSQL started by the app, data kept on disk. */
@@ -60,6 +74,83 @@ class EmbeddedDefaultTest {
             assertThat(new JdbcTemplate(next.getPostgresDatabase())
                     .queryForObject("SELECT count(*) FROM survivor", Long.class)).isZero();
         }
+    }
+
+    @Test
+    void theServerTakesPasswordLoginsOnLoopbackOnlyAndTheAppIsNoSuperuser() throws Exception {
+        Path data = Files.createTempDirectory("ingestor-pg-auth-").resolve("postgres");
+        EmbeddedPostgresServer.Login login;
+        try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(data, 0)) {
+            login = EmbeddedPostgresServer.appLogin(postgres, data);
+            assertThat(login.username()).isEqualTo("ingestor");
+            assertThat(Files.getPosixFilePermissions(EmbeddedPostgresServer.superuserPasswordFile(data)))
+                    .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            assertThat(Files.getPosixFilePermissions(EmbeddedPostgresServer.appPasswordFile(data)))
+                    .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            try (Connection app = DriverManager.getConnection(login.jdbcUrl(), login.username(), login.password());
+                 Statement s = app.createStatement()) {
+                assertThat(value(s, "SHOW listen_addresses")).isEqualTo("127.0.0.1");
+                assertThat(value(s, "SELECT rolsuper::text FROM pg_roles WHERE rolname = current_user")).isEqualTo("false");
+                s.execute("CREATE TABLE kept (id int)");
+                assertThatThrownBy(() -> s.execute("COPY (SELECT 1) TO PROGRAM 'true'")).isInstanceOf(SQLException.class);
+            }
+            String url = "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres";
+            String superuserPassword = Files.readString(EmbeddedPostgresServer.superuserPasswordFile(data)).trim();
+            try (Connection superuser = DriverManager.getConnection(url, "postgres", superuserPassword);
+                 Statement s = superuser.createStatement()) {
+                // no socket file: TCP on loopback is the only way in
+                assertThat(value(s, "SHOW unix_socket_directories")).isEmpty();
+            }
+            assertThatThrownBy(() -> DriverManager.getConnection(url, "postgres", null).close())
+                    .isInstanceOf(SQLException.class).hasMessageContaining("password");
+            assertThatThrownBy(() -> DriverManager.getConnection(url, "postgres", "postgres").close())
+                    .isInstanceOf(SQLException.class).hasMessageContaining("password authentication failed");
+            assertThatThrownBy(() -> DriverManager.getConnection(url, "intruder", login.password()).close())
+                    .isInstanceOf(SQLException.class).hasMessageContaining("password authentication failed");
+            for (InetAddress address : nonLoopbackAddresses()) {
+                try (Socket socket = new Socket()) {
+                    assertThatThrownBy(() -> socket.connect(new InetSocketAddress(address, postgres.getPort()), 2000))
+                            .as("port open on %s", address).isInstanceOf(IOException.class);
+                }
+            }
+        }
+        try (EmbeddedPostgres again = EmbeddedPostgresServer.start(data, 0)) {
+            EmbeddedPostgresServer.Login next = EmbeddedPostgresServer.appLogin(again, data);
+            assertThat(next.password()).isEqualTo(login.password());
+            try (Connection app = DriverManager.getConnection(next.jdbcUrl(), next.username(), next.password());
+                 Statement s = app.createStatement()) {
+                assertThat(value(s, "SELECT count(*) FROM kept")).isEqualTo("0");
+            }
+        }
+    }
+
+    @Test
+    void aDataDirectoryFromBeforePasswordsGetsOneAndKeepsItsTables() throws Exception {
+        Path data = Files.createTempDirectory("ingestor-pg-old-").resolve("postgres");
+        try (EmbeddedPostgres old = EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).start()) {
+            new JdbcTemplate(old.getPostgresDatabase()).execute("CREATE TABLE flyway_schema_history (id int)");
+        }
+        try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(data, 0)) {
+            EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, data);
+            assertThat(login.username()).isEqualTo("postgres");
+            assertThat(new JdbcTemplate(new DriverManagerDataSource(login.jdbcUrl(), login.username(), login.password()))
+                    .queryForObject("SELECT count(*) FROM flyway_schema_history", Long.class)).isZero();
+            String url = "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres";
+            assertThatThrownBy(() -> DriverManager.getConnection(url, "postgres", null).close()).isInstanceOf(SQLException.class);
+            assertThat(Files.readString(data.resolve("pg_hba.conf"))).doesNotContain("trust");
+        }
+    }
+
+    private static String value(Statement s, String query) throws SQLException {
+        try (ResultSet rs = s.executeQuery(query)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    static List<InetAddress> nonLoopbackAddresses() throws IOException {
+        return NetworkInterface.networkInterfaces().flatMap(NetworkInterface::inetAddresses)
+                .filter(a -> !a.isLoopbackAddress() && !a.isLinkLocalAddress()).toList();
     }
 
     private static ConfigurableApplicationContext start(Path work) {

@@ -40,6 +40,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.ACME.sftp.port", SFTP::port);
         registry.add("ingestor.suppliers.ACME.sftp.username", () -> "acme");
         registry.add("ingestor.suppliers.ACME.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
         registry.add("ingestor.suppliers.ACME.sftp.directory", () -> "outbox");
         registry.add("ingestor.suppliers.ACME.sftp.poll-interval", () -> "200ms");
         // SFTP times are whole seconds: 2 s means unchanged for at least one
@@ -50,6 +51,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.INITECH.sftp.port", SFTP::port);
         registry.add("ingestor.suppliers.INITECH.sftp.username", () -> "acme");
         registry.add("ingestor.suppliers.INITECH.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.INITECH.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
         registry.add("ingestor.suppliers.INITECH.sftp.directory", () -> "initech");
         registry.add("ingestor.suppliers.INITECH.sftp.poll-interval", () -> "200ms");
         registry.add("ingestor.suppliers.INITECH.sftp.after-pickup", () -> "delete");
@@ -80,6 +82,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.GLOBEX.sftp.port", SFTP::port);
         registry.add("ingestor.suppliers.GLOBEX.sftp.username", () -> "globex");
         registry.add("ingestor.suppliers.GLOBEX.sftp.password", () -> "wrong-pw-123");
+        // about a refused login, not host keys: the explicit opt-out
+        registry.add("ingestor.suppliers.GLOBEX.sftp.strict-host-key-checking", () -> "false");
         registry.add("ingestor.suppliers.GLOBEX.sftp.poll-interval", () -> "200ms");
     }
 
@@ -241,6 +245,7 @@ class SftpIntakeTest extends IngestorTestSupport {
                 "--ingestor.suppliers.ACME.sftp.port=" + SFTP.port(),
                 "--ingestor.suppliers.ACME.sftp.username=acme",
                 "--ingestor.suppliers.ACME.sftp.password=s3cret-pw",
+                "--ingestor.suppliers.ACME.sftp.known-hosts-file=" + knownHosts("known", SFTP.knownHostsLine()),
                 "--ingestor.suppliers.ACME.sftp.directory=outbox",
                 "--ingestor.suppliers.ACME.sftp.poll-interval=100ms",
                 "--ingestor.suppliers.ACME.sftp.min-age=2s")) {
