@@ -162,6 +162,34 @@ public class IngestorProperties {
         public void setInFlightLease(Duration inFlightLease) { this.inFlightLease = inFlightLease; }
         public int getRetryAfterSeconds() { return retryAfterSeconds; }
         public void setRetryAfterSeconds(int retryAfterSeconds) { this.retryAfterSeconds = retryAfterSeconds; }
+
+        private final Limits limits = new Limits();
+        public Limits getLimits() { return limits; }
+    }
+
+    /** {@code ingestor.http.limits.*}: what one API key, and one client address failing to authenticate, may do. */
+    public static class Limits {
+        /** Requests of one key being served at once; more are answered 429. */
+        private int maxConcurrentPerKey = 64;
+        /** Sustained requests per second of one key (token bucket refill). */
+        private int requestsPerSecond = 5000;
+        /** Requests one key may send at once above the sustained rate (token bucket capacity). */
+        private int burst = 10000;
+        /** Failed authentications from one client address per window before it is answered 429 until the window ends. */
+        private int failedAuthPerWindow = 20;
+        /** How long failures from one address are counted, and how long it is refused once over the limit. */
+        private Duration failedAuthWindow = Duration.ofMinutes(1);
+
+        public int getMaxConcurrentPerKey() { return maxConcurrentPerKey; }
+        public void setMaxConcurrentPerKey(int maxConcurrentPerKey) { this.maxConcurrentPerKey = maxConcurrentPerKey; }
+        public int getRequestsPerSecond() { return requestsPerSecond; }
+        public void setRequestsPerSecond(int requestsPerSecond) { this.requestsPerSecond = requestsPerSecond; }
+        public int getBurst() { return burst; }
+        public void setBurst(int burst) { this.burst = burst; }
+        public int getFailedAuthPerWindow() { return failedAuthPerWindow; }
+        public void setFailedAuthPerWindow(int failedAuthPerWindow) { this.failedAuthPerWindow = failedAuthPerWindow; }
+        public Duration getFailedAuthWindow() { return failedAuthWindow; }
+        public void setFailedAuthWindow(Duration failedAuthWindow) { this.failedAuthWindow = failedAuthWindow; }
     }
 
     /** {@code ingestor.admin.*}: the operators' key, which reaches every supplier. */

@@ -8,6 +8,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -15,6 +16,7 @@ import dev.ingestor.api.Problem;
 import dev.ingestor.config.IngestorProperties;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
+import org.apache.camel.component.platform.http.springboot.PlatformHttpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -22,8 +24,10 @@ import org.springframework.stereotype.Component;
 /**
  * API keys, configured only as the hex SHA-256 of each key ({@code ingestor.suppliers.<CODE>.api-key-sha256},
  * {@code ingestor.admin.api-key-sha256}; lists, so a key can be rotated). A request presents its key as
- * {@code Authorization: Bearer <key>} or {@code X-Api-Key: <key>}; the key is hashed and looked up, and the
- * headers carrying it are dropped from the message at once so that no log or reply can show it.
+ * {@code Authorization: Bearer <key>} or {@code X-Api-Key: <key>}, never in the query string or a form field.
+ * The key is checked by the HTTP front door (dev.ingestor.security) before anything of the body is read; the
+ * routes only take the caller it established, and drop the headers carrying the key so that no log or reply
+ * can show it.
  */
 @Component("apiKeys")
 public class ApiKeys {
@@ -31,7 +35,7 @@ public class ApiKeys {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
     public static final String API_KEY_HEADER = "X-Api-Key";
     /** The shipped demo keys: acme-demo-key, globex-demo-key, admin-demo-key (see the README). */
-    static final Set<String> DEMO_KEY_HASHES = Set.of(
+    public static final Set<String> DEMO_KEY_HASHES = Set.of(
             "8676d15d94dabdd1283e6c407e2bb08a7b5c13b4e3667d4795c17172e080a3d4",
             "2e2764ef486a4aa498e60ef5ed6b88ce7dd8bfc8b3309c5c15950a5c3d1a8c20",
             "806647bb62d32253b6797dad9d71d211d172005a6564317a920e9ba78322a338");
@@ -80,43 +84,63 @@ public class ApiKeys {
         }
     }
 
-    /** First step of every API route: sets {@link Caller#PROPERTY} or answers 401. */
+    /**
+     * First step of every API route: takes the caller the front door established for this request (a request
+     * attribute, which no client can set) into {@link Caller#PROPERTY}, or answers 401.
+     */
     public void authenticate(Exchange exchange) {
         Message message = exchange.getMessage();
-        String presented = presentedKey(message);
         message.removeHeader("Authorization");
         message.removeHeader(API_KEY_HEADER);
-        if (presented == null) {
-            throw unauthorized("this API needs a key: send it as 'Authorization: Bearer <key>' or 'X-Api-Key: <key>'");
-        }
-        String hash = sha256(presented);
-        Caller caller = byHash.get(hash);
+        Caller caller = callerOfRequest(exchange);
         if (caller == null) {
-            LOG.warn("api request with an unknown key refused: {} {}", message.getHeader(Exchange.HTTP_METHOD),
-                    message.getHeader(Exchange.HTTP_PATH));
-            throw unauthorized("the API key is not valid");
+            throw unauthorized(NO_KEY);
         }
-        exchange.setProperty(Caller.PROPERTY, caller.withKeyId(hash));
+        exchange.setProperty(Caller.PROPERTY, caller);
     }
 
-    private static String presentedKey(Message message) {
-        String authorization = message.getHeader("Authorization", String.class);
+    private static Caller callerOfRequest(Exchange exchange) {
+        if (exchange.getIn() instanceof PlatformHttpMessage http && http.getRequest() != null
+                && http.getRequest().getAttribute(Caller.REQUEST_ATTRIBUTE) instanceof Caller caller) {
+            return caller;
+        }
+        return null;
+    }
+
+    /** The caller whose key has this SHA-256 (known by its hash prefix), or empty for an unknown key. */
+    public Optional<Caller> callerForHash(String hash) {
+        Caller caller = byHash.get(hash);
+        return caller == null ? Optional.empty() : Optional.of(caller.withKeyId(hash));
+    }
+
+    /** The hashes of every configured key: a finite set, so state kept per key stays bounded. */
+    public Set<String> keyHashes() {
+        return Set.copyOf(byHash.keySet());
+    }
+
+    /**
+     * The key of a request, from {@code Authorization: Bearer <key>} or else {@code X-Api-Key}; null when
+     * neither holds one. Headers only: a key in a URL ends up in access logs, proxies and browser history.
+     */
+    public static String presentedKey(String authorization, String apiKeyHeader) {
         if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             String key = authorization.substring(7).trim();
             if (!key.isEmpty()) {
                 return key;
             }
         }
-        String key = message.getHeader(API_KEY_HEADER, String.class);
-        return key == null || key.isBlank() ? null : key.trim();
+        return apiKeyHeader == null || apiKeyHeader.isBlank() ? null : apiKeyHeader.trim();
     }
+
+    public static final String NO_KEY = "this API needs a key: send it as 'Authorization: Bearer <key>' or 'X-Api-Key: <key>'";
+    public static final String WRONG_KEY = "the API key is not valid";
 
     private static ApiProblemException unauthorized(String detail) {
         return new ApiProblemException(Problem.of(401, "unauthorized", "Unauthorized", detail),
                 Map.of("WWW-Authenticate", "Bearer realm=\"ingestor\""));
     }
 
-    static String sha256(String key) {
+    public static String sha256(String key) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {

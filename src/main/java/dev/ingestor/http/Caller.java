@@ -7,6 +7,8 @@ package dev.ingestor.http;
 public record Caller(String supplier, boolean admin, String keyId) {
 
     public static final String PROPERTY = "IngestorCaller";
+    /** The request attribute the front door sets after checking the key (attributes are server-side only). */
+    public static final String REQUEST_ATTRIBUTE = "dev.ingestor.http.Caller";
 
     public static Caller operator() {
         return new Caller(null, true, null);

@@ -11,11 +11,11 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** /actuator/prometheus: Camel's route metrics and ours, moving as files are taken in and processed. */
+/** /actuator/prometheus (with the admin key, as Prometheus sends it): Camel's route metrics and ours, moving as files are taken in and processed. */
 class MetricsTest extends IngestorTestSupport {
 
     private String scrape() throws Exception {
-        var response = get("/actuator/prometheus", null);
+        var response = get("/actuator/prometheus", ADMIN_KEY);
         assertThat(response.statusCode()).isEqualTo(200);
         return response.body();
     }
@@ -58,18 +58,18 @@ class MetricsTest extends IngestorTestSupport {
 
     @Test
     void healthCoversTheDatabaseKafkaAndCamel() throws Exception {
-        var components = JSON.readTree(get("/actuator/health", null).body()).get("components");
+        var components = JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components");
         assertThat(components.get("db").get("status").asText()).isEqualTo("UP");
         assertThat(components.get("kafka").get("status").asText()).isEqualTo("UP");
         assertThat(components.get("camelHealth").get("status").asText()).isEqualTo("UP");
         dev.ingestor.support.TestKafka.stop();
         try {
             await().atMost(Duration.ofSeconds(15)).until(() ->
-                    JSON.readTree(get("/actuator/health", null).body()).get("components").get("kafka").get("status").asText().equals("DOWN"));
+                    JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asText().equals("DOWN"));
         } finally {
             dev.ingestor.support.TestKafka.start();
         }
         await().atMost(Duration.ofSeconds(30)).until(() ->
-                JSON.readTree(get("/actuator/health", null).body()).get("components").get("kafka").get("status").asText().equals("UP"));
+                JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asText().equals("UP"));
     }
 }

@@ -199,7 +199,7 @@ class SftpIntakeTest extends IngestorTestSupport {
             await().atMost(Duration.ofSeconds(15)).until(() -> logs.list.stream().anyMatch(e ->
                     e.getFormattedMessage().contains("supplier=GLOBEX") && e.getFormattedMessage().contains("Auth fail")));
             assertThat(logs.list).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
-            assertThat(get("/actuator/health", null).body()).doesNotContain("wrong-pw-123");
+            assertThat(get("/actuator/health", ADMIN_KEY).body()).doesNotContain("wrong-pw-123");
         } finally {
             release(logs);
         }
@@ -264,7 +264,7 @@ class SftpIntakeTest extends IngestorTestSupport {
     }
 
     private com.fasterxml.jackson.databind.JsonNode health() throws Exception {
-        return JSON.readTree(get("/actuator/health", null).body()).path("components").path("camelHealth").path("details");
+        return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth").path("details");
     }
 
     private static ListAppender<ILoggingEvent> capture() {

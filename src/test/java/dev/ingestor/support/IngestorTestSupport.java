@@ -77,6 +77,8 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.http.max-file-size", () -> "1MB");
         registry.add("ingestor.http.max-json-size", () -> "64KB");
         registry.add("ingestor.http.in-flight-lease", () -> "3s");
+        // every test client is 127.0.0.1, and many tests send requests without a key on purpose
+        registry.add("ingestor.http.limits.failed-auth-per-window", () -> "100000");
         for (String supplier : List.of("ACME", "GLOBEX")) {
             registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
             registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");

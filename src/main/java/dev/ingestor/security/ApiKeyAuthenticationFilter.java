@@ -1,0 +1,61 @@
+package dev.ingestor.security;
+
+import java.io.IOException;
+import java.util.Optional;
+
+import dev.ingestor.http.ApiKeys;
+import dev.ingestor.http.Caller;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.web.context.SecurityContextRepository;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * Establishes the caller from the API key in the request's headers ({@code Authorization: Bearer <key>} or
+ * {@code X-Api-Key}), before anything of the body is read. A known key: the caller becomes the request's
+ * authentication and the request attribute the routes take it from. An unknown key: 401 at once. No key:
+ * the request goes on anonymous, and the authorization rules decide (public pages pass, the rest is 401).
+ * A key anywhere else (query string, form field) is never looked at.
+ */
+final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
+
+    private final ApiKeys apiKeys;
+    private final FrontDoorRefusals refusals;
+    private final SecurityContextRepository contexts;
+
+    ApiKeyAuthenticationFilter(ApiKeys apiKeys, FrontDoorRefusals refusals, SecurityContextRepository contexts) {
+        this.apiKeys = apiKeys;
+        this.refusals = refusals;
+        this.contexts = contexts;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String key = ApiKeys.presentedKey(request.getHeader("Authorization"), request.getHeader(ApiKeys.API_KEY_HEADER));
+        if (key == null) {
+            chain.doFilter(request, response);
+            return;
+        }
+        // an address that keeps failing is refused before its key is even hashed
+        if (refusals.refusedAddress(request, response)) {
+            return;
+        }
+        String hash = ApiKeys.sha256(key);
+        Optional<Caller> caller = apiKeys.callerForHash(hash);
+        if (caller.isEmpty()) {
+            refusals.unauthorized(request, response, "unknown API key", ApiKeys.WRONG_KEY);
+            return;
+        }
+        SecurityContext context = SecurityContextHolder.createEmptyContext();
+        context.setAuthentication(new ApiKeyAuthentication(caller.get(), hash));
+        SecurityContextHolder.setContext(context);
+        contexts.saveContext(context, request, response);
+        request.setAttribute(Caller.REQUEST_ATTRIBUTE, caller.get());
+        chain.doFilter(request, response);
+    }
+}

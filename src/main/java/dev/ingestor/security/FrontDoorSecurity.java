@@ -1,0 +1,88 @@
+package dev.ingestor.security;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.http.ApiKeys;
+import jakarta.servlet.DispatcherType;
+import org.springframework.boot.actuate.autoconfigure.security.servlet.EndpointRequest;
+import org.springframework.boot.actuate.health.HealthEndpoint;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.config.annotation.web.configuration.WebSecurityCustomizer;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
+import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
+import org.springframework.security.web.firewall.StrictHttpFirewall;
+import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWriter;
+
+/**
+ * The HTTP front door, on Spring Security: stateless API-key authentication before anything of a body is
+ * read, who may reach what, and the security headers of every answer.
+ * <ul>
+ *   <li>Public without a key: {@code GET /actuator/health} (status only; details and components for the
+ *       admin key), the admin page's static files (they hold no data: the page asks for the key), and the
+ *       OpenAPI document. Every other path, known or not, needs a key; the actuator needs the admin key.</li>
+ *   <li>No sessions, no cookies, so no CSRF token: a key travels in a header on every request.</li>
+ *   <li>Runs before every filter that could read a body (Spring's form-content filter is switched off in
+ *       application.yaml; the size-limit filter only reads Content-Length and runs later).</li>
+ * </ul>
+ */
+@Configuration
+@EnableWebSecurity
+public class FrontDoorSecurity {
+
+    /** The admin page's own files only; fetch() to the same origin; nothing may frame or embed it. */
+    static final String CONTENT_SECURITY_POLICY =
+            "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+
+    @Bean
+    FrontDoorRefusals frontDoorRefusals(FailedAuthThrottle throttle, ObjectMapper json) {
+        return new FrontDoorRefusals(throttle, json);
+    }
+
+    @Bean
+    SecurityFilterChain frontDoor(HttpSecurity http, ApiKeys apiKeys, PartnerLimits limits, FrontDoorRefusals refusals)
+            throws Exception {
+        RequestAttributeSecurityContextRepository contexts = new RequestAttributeSecurityContextRepository();
+        ApiKeyAuthenticationFilter authentication = new ApiKeyAuthenticationFilter(apiKeys, refusals, contexts);
+        http.csrf(csrf -> csrf.disable())
+                .httpBasic(basic -> basic.disable())
+                .formLogin(form -> form.disable())
+                .logout(logout -> logout.disable())
+                // a saved request would be read back from the session; there is none
+                .requestCache(cache -> cache.disable())
+                .sessionManagement(sessions -> sessions.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .securityContext(context -> context.securityContextRepository(contexts))
+                .exceptionHandling(errors -> errors.authenticationEntryPoint(refusals).accessDeniedHandler(refusals))
+                .headers(headers -> headers
+                        .contentSecurityPolicy(csp -> csp.policyDirectives(CONTENT_SECURITY_POLICY))
+                        .frameOptions(frames -> frames.deny())
+                        .referrerPolicy(referrer -> referrer.policy(ReferrerPolicyHeaderWriter.ReferrerPolicy.NO_REFERRER)))
+                .addFilterBefore(authentication, AnonymousAuthenticationFilter.class)
+                .addFilterAfter(new PartnerLimitFilter(limits, refusals), ApiKeyAuthenticationFilter.class)
+                .authorizeHttpRequests(rules -> rules
+                        // the asynchronous second half of a request, and error pages, of a request already let in
+                        .dispatcherTypeMatchers(DispatcherType.ASYNC, DispatcherType.ERROR).permitAll()
+                        .requestMatchers(EndpointRequest.to(HealthEndpoint.class)).permitAll()
+                        .requestMatchers(EndpointRequest.toAnyEndpoint()).hasRole("ADMIN")
+                        .requestMatchers(HttpMethod.GET, "/admin", "/admin/", "/admin/*").permitAll()
+                        .requestMatchers(HttpMethod.GET, "/api/v1/openapi.json").permitAll()
+                        .anyRequest().authenticated());
+        return http.build();
+    }
+
+    /**
+     * Spring Security's strict firewall, with one relaxation: {@code ;} path parameters, which the servlet
+     * container strips before any path is matched, so {@code /files;x=1} is the same endpoint (and needs the
+     * same key) as {@code /files}. Its refusals are problem+json like every other answer.
+     */
+    @Bean
+    WebSecurityCustomizer frontDoorFirewall(FrontDoorRefusals refusals) {
+        StrictHttpFirewall firewall = new StrictHttpFirewall();
+        firewall.setAllowSemicolon(true);
+        return web -> web.httpFirewall(firewall).requestRejectedHandler(refusals);
+    }
+}

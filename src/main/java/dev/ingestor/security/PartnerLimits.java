@@ -1,0 +1,109 @@
+package dev.ingestor.security;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import dev.ingestor.api.Problem;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.http.ApiKeys;
+import io.github.bucket4j.Bucket;
+import io.github.bucket4j.ConsumptionProbe;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.stereotype.Component;
+
+/**
+ * What one API key may do: at most {@code max-concurrent-per-key} requests being served at once (so one
+ * partner cannot hold every server thread and database connection), and a token bucket of
+ * {@code requests-per-second} with room for {@code burst} (Bucket4j), which stops a client looping on cheap
+ * requests. State is kept per configured key hash only: the set of keys is fixed at start, so it is bounded.
+ */
+@Component
+public class PartnerLimits {
+
+    static final String CONCURRENT_PROPERTY = "ingestor.http.limits.max-concurrent-per-key";
+    static final String RATE_PROPERTY = "ingestor.http.limits.requests-per-second";
+    static final String BURST_PROPERTY = "ingestor.http.limits.burst";
+
+    private final int maxConcurrent;
+    private final int requestsPerSecond;
+    private final int burst;
+    private final Map<String, KeyState> byKeyHash;
+
+    @Autowired
+    public PartnerLimits(IngestorProperties properties, ApiKeys apiKeys) {
+        this(properties.getHttp().getLimits(), apiKeys.keyHashes().stream().toList());
+    }
+
+    PartnerLimits(IngestorProperties.Limits limits, java.util.Collection<String> keyHashes) {
+        this.maxConcurrent = limits.getMaxConcurrentPerKey();
+        this.requestsPerSecond = limits.getRequestsPerSecond();
+        this.burst = limits.getBurst();
+        if (maxConcurrent < 1 || requestsPerSecond < 1 || burst < 1) {
+            throw new IllegalStateException(CONCURRENT_PROPERTY + ", " + RATE_PROPERTY + " and " + BURST_PROPERTY
+                    + " must each be at least 1");
+        }
+        this.byKeyHash = keyHashes.stream().distinct().collect(Collectors.toUnmodifiableMap(Function.identity(), h -> new KeyState(
+                new Semaphore(maxConcurrent),
+                Bucket.builder().addLimit(l -> l.capacity(burst).refillGreedy(requestsPerSecond, Duration.ofSeconds(1))).build())));
+    }
+
+    /**
+     * Admits one request of this key: a permit to release when the request has been answered, or the 429
+     * problem naming the limit with its Retry-After seconds.
+     */
+    public Admission admit(String keyHash) {
+        KeyState state = byKeyHash.get(keyHash);
+        if (state == null) {
+            // only keys the front door accepted get here, and those are all configured
+            throw new IllegalStateException("no limits for a key that is not configured");
+        }
+        if (!state.inFlight.tryAcquire()) {
+            return Admission.refused(Problem.of(429, "too-many-requests", "Too Many Requests",
+                    "more than " + maxConcurrent + " requests of this key at once (" + CONCURRENT_PROPERTY + ")"), 1);
+        }
+        ConsumptionProbe probe = state.rate.tryConsumeAndReturnRemaining(1);
+        if (!probe.isConsumed()) {
+            state.inFlight.release();
+            long seconds = Math.max(1, (probe.getNanosToWaitForRefill() + 999_999_999L) / 1_000_000_000L);
+            return Admission.refused(Problem.of(429, "too-many-requests", "Too Many Requests",
+                    "more than " + requestsPerSecond + " requests per second of this key, after a burst of " + burst
+                            + " (" + RATE_PROPERTY + ", " + BURST_PROPERTY + ")"), seconds);
+        }
+        return Admission.admitted(new Permit(state.inFlight));
+    }
+
+    private record KeyState(Semaphore inFlight, Bucket rate) {
+    }
+
+    /** A request's place among its key's concurrent requests; released once, however often it is called. */
+    public static final class Permit {
+        private final Semaphore semaphore;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        Permit(Semaphore semaphore) {
+            this.semaphore = semaphore;
+        }
+
+        public void release() {
+            if (released.compareAndSet(false, true)) {
+                semaphore.release();
+            }
+        }
+    }
+
+    /** Either a permit or a refusal (problem and Retry-After seconds). */
+    public record Admission(Optional<Permit> permit, Problem refusal, long retryAfterSeconds) {
+        static Admission admitted(Permit permit) {
+            return new Admission(Optional.of(permit), null, 0);
+        }
+
+        static Admission refused(Problem problem, long retryAfterSeconds) {
+            return new Admission(Optional.empty(), problem, retryAfterSeconds);
+        }
+    }
+}
