@@ -165,6 +165,20 @@ public class IngestorProperties {
 
         private final Limits limits = new Limits();
         public Limits getLimits() { return limits; }
+
+        /** Largest body of any other request (admin actions, queries, unknown paths): none of them needs more. */
+        private DataSize maxBodySize = DataSize.ofKilobytes(64);
+        /** Most items one batch may hold; more is refused with 413 (send several batches, or a file). */
+        private int maxItemsPerBatch = 10_000;
+        /** Largest single record of an item batch, in bytes of its JSON; a larger one is refused with 400. */
+        private DataSize maxRecordSize = DataSize.ofKilobytes(64);
+
+        public DataSize getMaxBodySize() { return maxBodySize; }
+        public void setMaxBodySize(DataSize maxBodySize) { this.maxBodySize = maxBodySize; }
+        public int getMaxItemsPerBatch() { return maxItemsPerBatch; }
+        public void setMaxItemsPerBatch(int maxItemsPerBatch) { this.maxItemsPerBatch = maxItemsPerBatch; }
+        public DataSize getMaxRecordSize() { return maxRecordSize; }
+        public void setMaxRecordSize(DataSize maxRecordSize) { this.maxRecordSize = maxRecordSize; }
     }
 
     /** {@code ingestor.http.limits.*}: what one API key, and one client address failing to authenticate, may do. */

@@ -118,8 +118,8 @@ public class ItemBatchApi {
 
     /** Does the work of a claimed request and answers it; the answer is stored for the request's retries. */
     public void process(@Body ItemBatchRequest request, @ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim,
-                        Exchange exchange) throws IOException {
-        try {
+                        Exchange exchange) throws Exception {
+        try (AutoCloseable lease = requestKeys.keepAlive(claim)) {
             StoredContent content = rawStore.storeContent(request.partner(), jsonLines(request.items()));
             UUID jobId = ImportJobStore.newId();
             String fileName = "items " + request.idempotencyKey();
@@ -133,7 +133,7 @@ public class ItemBatchApi {
             }
             LOG.info("items partner={} key={} job={} mode={} status={}", request.partner(), request.idempotencyKey(),
                     jobId, request.bulk() ? "bulk" : "sync", reply.status());
-        } catch (IOException | RuntimeException e) {
+        } catch (Exception e) {
             requestKeys.release(claim);
             throw e;
         }

@@ -4,6 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -12,6 +16,7 @@ import dev.ingestor.api.HttpReplies;
 import dev.ingestor.api.Problem;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
+import jakarta.annotation.PreDestroy;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
@@ -55,6 +60,12 @@ public class RequestKeyStore {
     private final String instance;
     private final double leaseSeconds;
     private final double ttlSeconds;
+    /** Renews the leases of the requests running here; one thread, the renewals are one short UPDATE each. */
+    private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "request-key-lease");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, IngestorProperties properties) {
         this.jdbc = jdbc;
@@ -62,6 +73,34 @@ public class RequestKeyStore {
         this.instance = instanceId.value();
         this.leaseSeconds = properties.getHttp().getInFlightLease().toMillis() / 1000.0;
         this.ttlSeconds = properties.getHttp().getIdempotencyTtl().toMillis() / 1000.0;
+    }
+
+    @PreDestroy
+    void stopRenewals() {
+        renewals.shutdownNow();
+    }
+
+    /**
+     * Keeps the claim's lease alive while its request runs, so a batch that takes longer than the in-flight
+     * lease keeps its key (a retry meanwhile gets 409) and only a request whose instance died loses it. The
+     * renewal runs every third of the lease on a pooled connection of its own, outside the request's
+     * transaction, so it commits at once. Close the returned handle when the request is done.
+     */
+    public AutoCloseable keepAlive(RequestClaim claim) {
+        long period = Math.max(100, (long) (leaseSeconds * 1000 / 3));
+        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(claim), period, period, TimeUnit.MILLISECONDS);
+        return () -> renewal.cancel(false);
+    }
+
+    private void renew(RequestClaim claim) {
+        try {
+            jdbc.update("UPDATE http_request SET lease_until = now() + make_interval(secs => ?)"
+                            + " WHERE partner = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+                    leaseSeconds, claim.partner(), claim.idempotencyKey(), claim.owner());
+        } catch (RuntimeException e) {
+            LOG.warn("cannot renew the lease of request key partner={} key={}: {}", claim.partner(), claim.idempotencyKey(),
+                    e.getMessage());
+        }
     }
 
     /**
@@ -119,8 +158,14 @@ public class RequestKeyStore {
                         + " WHERE partner = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
                 status, writeHeaders(headers), body, jobId, claim.partner(), claim.idempotencyKey(), claim.owner());
         if (updated != 1) {
-            throw new IllegalStateException("request key " + claim.idempotencyKey() + " of " + claim.partner()
-                    + " was taken over while this request ran (in-flight lease too short?); its effects are rolled back");
+            // the effects roll back with this exception; the request that took the key over answers for it
+            LOG.warn("request key partner={} key={} was taken over while this request ran; its effects are rolled back",
+                    claim.partner(), claim.idempotencyKey());
+            throw new ApiProblemException(Problem.of(409, "request-key-lost", "Conflict", "Idempotency-Key '"
+                    + claim.idempotencyKey() + "' was taken over by a retry of this request while it ran (its lease,"
+                    + " ingestor.http.in-flight-lease, could not be renewed); nothing of this attempt was kept,"
+                    + " retry after " + replies.retryAfterSeconds() + " seconds to get the response"),
+                    Map.of("Retry-After", replies.retryAfterSeconds()));
         }
     }
 

@@ -28,6 +28,15 @@ public final class DeliveryAdviceValidator {
         Map<String, String> f = raw.fields();
         List<String> problems = new ArrayList<>();
         f.forEach((name, value) -> {
+            // a field name becomes a key of the item's jsonb attributes, which PostgreSQL cannot hold with NUL
+            int inName = name == null ? -1 : SafeText.controlCharacterIn(name);
+            if (inName == 0) {
+                problems.add("field name '" + SafeText.of(name, 60) + "' contains the NUL character U+0000"
+                        + " (PostgreSQL cannot store it)");
+            } else if (inName > 0) {
+                problems.add("field name '" + SafeText.of(name, 60) + "' contains the control character "
+                        + String.format("U+%04X", inName));
+            }
             int control = value == null ? -1 : SafeText.controlCharacterIn(value);
             if (control >= 0) {
                 problems.add(SafeText.of(name, 60) + ": contains the control character " + String.format("U+%04X", control));
