@@ -13,6 +13,10 @@ public final class IntakeHeaders {
     public static final String KEY = "IngestorKey";
     /** The most bytes a source accepts for one file (HTTP pushes); absent means no limit. */
     public static final String MAX_SIZE = "IngestorMaxSize";
+    /** The property that sets {@link #MAX_SIZE}, named when a file is over it. */
+    public static final String MAX_SIZE_PROPERTY = "IngestorMaxSizeProperty";
+    /** Exchange property set by intake: the {@link ReceivedContent} not yet in place. */
+    public static final String RECEIVED = "IngestorReceived";
     /** Exchange property set by intake: done, duplicate or rejected; file sources move the file by it. */
     public static final String OUTCOME = "IngestorOutcome";
 

@@ -1,21 +1,31 @@
 package dev.ingestor.intake;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 
 import dev.ingestor.config.IngestorProperties;
 import org.apache.camel.Body;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
 import org.apache.camel.Header;
+import org.apache.camel.component.file.GenericFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
@@ -23,16 +33,28 @@ import org.springframework.stereotype.Component;
  * Content-addressed storage for received files: {@code raw/{supplier}/{sha[0..2]}/{sha256}}.
  *
  * <p>The bytes are read once: each buffer is hashed and written in the same pass, so a file of any size
- * costs one buffer of heap. The file is written under a temporary name and renamed into place once its hash
- * is known; storing the same content twice is harmless, which is what lets intake store before it knows
- * whether the content is new.
+ * costs one buffer of heap. The file is written under a temporary name in {@code .incoming/} and renamed into
+ * place once its hash is known; storing the same content twice is harmless, which is what lets intake store
+ * before it knows whether the content is new.
+ *
+ * <p>Intake does it in two steps: {@link #receive} writes and hashes, {@link #place} puts the bytes in place
+ * inside the transaction that registers the key, under the key's lock ({@link ContentKeyLock}), so a raw file
+ * that retention deletes meanwhile is put back before its new job commits.
  */
 @Component
 public class RawStore {
 
+    private static final Logger LOG = LoggerFactory.getLogger(RawStore.class);
     private static final int BUFFER_SIZE = 256 * 1024;
     /** Most pushes are a few KiB: a large buffer for each would be most of what a request allocates. */
     private static final int FIRST_BUFFER_SIZE = 16 * 1024;
+    static final String PART = ".part";
+    /**
+     * A partial file is written to with every buffer while its bytes arrive, and placed within moments of the
+     * last one; one untouched this long belongs to a write that died with its process. Younger ones may belong
+     * to another instance sharing this folder.
+     */
+    static final Duration LEFTOVER_AGE = Duration.ofHours(1);
 
     private final Path root;
     private final Path incoming;
@@ -41,6 +63,7 @@ public class RawStore {
     @Autowired
     public RawStore(IngestorProperties properties) {
         this(properties.rawDir(), properties.getIntake().isFsync());
+        removeLeftovers();
     }
 
     public RawStore(Path root, boolean fsync) {
@@ -50,22 +73,48 @@ public class RawStore {
     }
 
     /**
-     * Streams {@code body} into the store. {@code maxSize} (the {@link IntakeHeaders#MAX_SIZE} header, set by
-     * HTTP pushes) bounds it: a longer body is refused with {@link ContentTooLargeException}, stored nowhere.
+     * Streams {@code body} into the store and puts it in place. {@code maxSize} (the {@link IntakeHeaders#MAX_SIZE}
+     * header) bounds it: a longer body is refused with {@link ContentTooLargeException}, stored nowhere.
+     * Callers that register the key afterwards use {@link #receive} and {@link #place} instead.
      */
-    public StoredContent store(@Body InputStream body, @Header(IntakeHeaders.SUPPLIER) String supplier,
-                               @Header(IntakeHeaders.MAX_SIZE) Long maxSize) throws IOException {
+    public StoredContent store(InputStream body, String supplier, Long maxSize) throws IOException {
+        ReceivedContent received = receive(body, supplier, maxSize, null);
+        try {
+            return place(received);
+        } finally {
+            discard(received);
+        }
+    }
+
+    /**
+     * Intake's first step: the message body (a local file is opened without following links) streamed into
+     * {@code .incoming/} and hashed, bounded by {@link IntakeHeaders#MAX_SIZE}.
+     */
+    public ReceivedContent receiveBody(Exchange exchange, @Header(IntakeHeaders.SUPPLIER) String supplier,
+                                       @Header(IntakeHeaders.MAX_SIZE) Long maxSize,
+                                       @Header(IntakeHeaders.MAX_SIZE_PROPERTY) String limitProperty) throws IOException {
+        Object body = exchange.getMessage().getBody();
+        InputStream in;
+        if (body instanceof GenericFile<?> generic && generic.getFile() instanceof File local) {
+            in = LocalFiles.openRegularFile(local.toPath());
+        } else {
+            in = body == null ? null : exchange.getMessage().getBody(InputStream.class);
+        }
+        return receive(in, supplier, maxSize, limitProperty);
+    }
+
+    /** Writes and hashes {@code body} into {@code .incoming/}; nothing is in place yet. */
+    public ReceivedContent receive(InputStream body, String supplier, Long maxSize, String limitProperty) throws IOException {
         if (body == null) {
             throw new RejectedDropException("no content to ingest (the message body is empty)");
         }
         long limit = maxSize == null ? Long.MAX_VALUE : maxSize;
         Files.createDirectories(incoming);
-        Path temp = incoming.resolve(UUID.randomUUID() + ".part");
+        Path temp = incoming.resolve(UUID.randomUUID() + PART);
         MessageDigest sha256 = newSha256();
         long size = 0;
         ContentKey key;
-        Path target;
-        boolean known;
+        boolean synced = false;
         try (InputStream in = body;
              FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             byte[] buffer = new byte[FIRST_BUFFER_SIZE];
@@ -74,7 +123,7 @@ public class RawStore {
             while ((read = in.read(buffer)) != -1) {
                 size += read;
                 if (size > limit) {
-                    throw new ContentTooLargeException(limit);
+                    throw new ContentTooLargeException(limit, limitProperty);
                 }
                 sha256.update(buffer, 0, read);
                 write(out, wrapped, read);
@@ -85,25 +134,95 @@ public class RawStore {
                 }
             }
             key = ContentKey.of(supplier, sha256.digest());
-            target = pathOf(key);
-            // the rename into place is atomic, so a file under this name is complete: these bytes are already kept
-            known = Files.exists(target);
-            if (fsync && !known) {
-                // the job that points at this file commits right after; the bytes must be on disk first
+            if (fsync && !Files.exists(pathOf(key))) {
+                // new bytes (most likely): the job that points at this file commits right after placing it, so
+                // they must be on disk first; known bytes are not forced unless they turn out to be needed
                 out.force(true);
+                synced = true;
             }
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(temp);
             throw e;
         }
-        if (known) {
-            Files.deleteIfExists(temp);
+        return new ReceivedContent(key, size, temp, synced);
+    }
+
+    /**
+     * Puts received bytes in place, unless a complete copy is there already (the rename into place is atomic,
+     * so a file under its name is complete). Intake calls it holding the key's lock, inside the transaction
+     * that registers the key.
+     */
+    public StoredContent place(@Body ReceivedContent received) throws IOException {
+        Path target = pathOf(received.key());
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            Files.deleteIfExists(received.temp());
         } else {
-            Files.createDirectories(target.getParent());
+            if (fsync && !received.synced()) {
+                try (FileChannel channel = FileChannel.open(received.temp(), StandardOpenOption.WRITE)) {
+                    channel.force(true);
+                }
+            }
+            Path folder = target.getParent();
+            boolean newFolders = !Files.isDirectory(folder);
+            Files.createDirectories(folder);
             // same name means same bytes, so replacing a copy that appeared meanwhile changes nothing
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(received.temp(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            if (fsync) {
+                // the rename is durable only once its folder is: without this a power cut may lose the name
+                // of a file whose job has committed
+                if (newFolders) {
+                    syncDirectory(root);
+                    syncDirectory(folder.getParent());
+                }
+                syncDirectory(folder);
+            }
         }
-        return new StoredContent(key, size, target);
+        return new StoredContent(received.key(), received.size(), target);
+    }
+
+    /** Removes what {@link #place} did not use (intake failed before it, or the bytes were known). */
+    public void discard(@ExchangeProperty(IntakeHeaders.RECEIVED) ReceivedContent received) throws IOException {
+        if (received != null) {
+            Files.deleteIfExists(received.temp());
+        }
+    }
+
+    /** Forces a folder's entries (a rename into it) to disk. */
+    protected void syncDirectory(Path folder) throws IOException {
+        try (FileChannel channel = FileChannel.open(folder, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+
+    /**
+     * Deletes partial files that a write which died with its process left in {@code .incoming/} (those older
+     * than {@link #LEFTOVER_AGE}); runs at start and with retention. Returns how many.
+     */
+    public int removeLeftovers() {
+        if (!Files.isDirectory(incoming, LinkOption.NOFOLLOW_LINKS)) {
+            return 0;
+        }
+        Instant before = Instant.now().minus(LEFTOVER_AGE);
+        int removed = 0;
+        try (DirectoryStream<Path> parts = Files.newDirectoryStream(incoming, "*" + PART)) {
+            for (Path part : parts) {
+                try {
+                    if (Files.getLastModifiedTime(part, LinkOption.NOFOLLOW_LINKS).toInstant().isBefore(before)
+                            && Files.deleteIfExists(part)) {
+                        removed++;
+                    }
+                } catch (IOException e) {
+                    LOG.warn("cannot remove the partial file {}: {}", part, e.getMessage());
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot list partial files in {}: {}", incoming, e.getMessage());
+        }
+        if (removed > 0) {
+            LOG.info("removed {} partial file(s) older than {} left in {} by writes that did not finish",
+                    removed, LEFTOVER_AGE, incoming);
+        }
+        return removed;
     }
 
     /** Stores content made here (an HTTP item batch as JSON Lines). */

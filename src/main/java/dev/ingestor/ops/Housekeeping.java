@@ -8,6 +8,7 @@ import java.util.Map;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.ContentKey;
+import dev.ingestor.intake.ContentKeyLock;
 import dev.ingestor.intake.RawStore;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spring.boot.CamelContextConfiguration;
@@ -15,6 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Retention and recovery, run by routes/housekeeping.camel.yaml.
@@ -39,9 +42,14 @@ public class Housekeeping implements CamelContextConfiguration {
     private final RawStore rawStore;
     private final IngestorProperties properties;
     private final String instance;
+    private final ContentKeyLock contentKeyLock;
+    private final TransactionTemplate transactions;
 
-    public Housekeeping(JdbcTemplate jdbc, RawStore rawStore, IngestorProperties properties, InstanceId instanceId) {
+    public Housekeeping(JdbcTemplate jdbc, RawStore rawStore, IngestorProperties properties, InstanceId instanceId,
+                        ContentKeyLock contentKeyLock, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
+        this.contentKeyLock = contentKeyLock;
+        this.transactions = new TransactionTemplate(transactionManager);
         this.rawStore = rawStore;
         this.properties = properties;
         this.instance = instanceId.value();
@@ -79,28 +87,16 @@ public class Housekeeping implements CamelContextConfiguration {
                 jobs += gone.size();
                 List<String> keys = gone.stream().map(row -> (String) row.get("key")).distinct().toList();
                 if (!keys.isEmpty()) {
-                    statements[0]++;
-                    // a file's content key stays while any job refers to it
-                    contentKeys += jdbc.update("DELETE FROM content_key k WHERE k.key = ANY (?::text[])"
-                            + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k.key)", (Object) array(keys));
-                    statements[0]++;
-                    List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
-                            + " WHERE NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class, (Object) array(keys));
-                    for (String key : unused) {
-                        try {
-                            if (Files.deleteIfExists(rawStore.pathOf(ContentKey.parse(key)))) {
-                                rawFiles++;
-                            }
-                        } catch (IOException e) {
-                            LOG.warn("retention cannot delete the raw file of {}: {}", key, e.getMessage());
-                        }
-                    }
+                    long[] deleted = releaseKeys(keys, statements);
+                    contentKeys += deleted[0];
+                    rawFiles += deleted[1];
                 }
                 if (gone.size() < batch) {
                     break;
                 }
             }
         }
+        rawStore.removeLeftovers();
         long outboxSeconds = properties.getRetention().getOutbox().toSeconds();
         long outbox = repeat(batch, statements, () -> jdbc.update("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
                 + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds, batch));
@@ -110,6 +106,38 @@ public class Housekeeping implements CamelContextConfiguration {
                     httpKeys, jobs, contentKeys, rawFiles, outbox, statements[0]);
         }
         return report;
+    }
+
+    /**
+     * Deletes the content keys no job refers to any more, and their raw files, in one transaction holding each
+     * key's lock ({@link ContentKeyLock}): intake registers a key under the same lock after putting its bytes in
+     * place, so a key whose bytes arrive again meanwhile either keeps its file (intake went first: its job
+     * refers to the key) or gets its file back (retention went first: intake finds it missing and puts it in place).
+     */
+    private long[] releaseKeys(List<String> keys, int[] statements) {
+        return transactions.execute(status -> {
+            // one order for every batch: two retention runs on two instances never wait on each other in a circle
+            for (String key : keys.stream().sorted().toList()) {
+                contentKeyLock.lock(key);
+            }
+            statements[0] += 2;
+            // a file's content key stays while any job refers to it
+            long contentKeys = jdbc.update("DELETE FROM content_key k WHERE k.key = ANY (?::text[])"
+                    + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k.key)", (Object) array(keys));
+            List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
+                    + " WHERE NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class, (Object) array(keys));
+            long rawFiles = 0;
+            for (String key : unused) {
+                try {
+                    if (Files.deleteIfExists(rawStore.pathOf(ContentKey.parse(key)))) {
+                        rawFiles++;
+                    }
+                } catch (IOException e) {
+                    LOG.warn("retention cannot delete the raw file of {}: {}", key, e.getMessage());
+                }
+            }
+            return new long[] {contentKeys, rawFiles};
+        });
     }
 
     /** Gives back what instances whose leases have run out still hold. */

@@ -94,4 +94,69 @@ class RawStoreTest {
         store.store(new ByteArrayInputStream("kept".getBytes()), "ACME", null);
         assertThat(Files.getLastModifiedTime(first.path())).isEqualTo(written);
     }
+
+    @Test
+    void partialFilesLeftByAWriteThatDiedAreRemovedAtStart() throws Exception {
+        Path incoming = Files.createDirectories(root.resolve(".incoming"));
+        Path old = Files.write(incoming.resolve("dead.part"), new byte[10]);
+        Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofHours(2))));
+        // another instance sharing the folder may still be writing this one
+        Path fresh = Files.write(incoming.resolve("live.part"), new byte[10]);
+        dev.ingestor.config.IngestorProperties properties = new dev.ingestor.config.IngestorProperties();
+        properties.setRawDir(root);
+
+        new RawStore(properties);
+
+        assertThat(old).doesNotExist();
+        assertThat(fresh).exists();
+        assertThat(new RawStore(root, false).removeLeftovers()).isZero();
+    }
+
+    @Test
+    void withFsyncTheFolderIsForcedAfterTheRenameIntoPlace() throws Exception {
+        java.util.List<Path> synced = new java.util.ArrayList<>();
+        RawStore store = new RawStore(root, true) {
+            @Override
+            protected void syncDirectory(Path folder) throws IOException {
+                super.syncDirectory(folder);
+                synced.add(folder);
+            }
+        };
+        StoredContent first = store.store(new ByteArrayInputStream("durable".getBytes()), "ACME", null);
+        // new folders: their parents hold their names
+        assertThat(synced).containsExactly(root.toAbsolutePath(), first.path().getParent().getParent(), first.path().getParent());
+
+        synced.clear();
+        StoredContent second = store.store(new ByteArrayInputStream("durable too".getBytes()), "ACME", null);
+        assertThat(synced).contains(second.path().getParent());
+        synced.clear();
+        store.store(new ByteArrayInputStream("durable".getBytes()), "ACME", null);
+        assertThat(synced).as("known bytes: nothing renamed").isEmpty();
+    }
+
+    @Test
+    void withoutFsyncNoFolderIsForced() throws Exception {
+        java.util.List<Path> synced = new java.util.ArrayList<>();
+        RawStore store = new RawStore(root, false) {
+            @Override
+            protected void syncDirectory(Path folder) {
+                synced.add(folder);
+            }
+        };
+        store.store(new ByteArrayInputStream("fast".getBytes()), "ACME", null);
+        assertThat(synced).isEmpty();
+    }
+
+    @Test
+    void aSymbolicLinkIsNeverOpened() throws Exception {
+        Path secret = Files.writeString(root.resolve("secret.txt"), "root:x:0:0");
+        Path link = Files.createSymbolicLink(root.resolve("leak.csv"), secret);
+        assertThatThrownBy(() -> LocalFiles.openRegularFile(link)).isInstanceOf(RejectedDropException.class)
+                .hasMessageContaining("symbolic link").hasMessageNotContaining("root:x");
+        Path realFolder = Files.createDirectories(root.resolve("real"));
+        Files.writeString(realFolder.resolve("a.csv"), "a");
+        Path linkedFolder = Files.createSymbolicLink(root.resolve("linked"), realFolder);
+        assertThatThrownBy(() -> LocalFiles.openRegularFile(linkedFolder.resolve("a.csv"))).isInstanceOf(RejectedDropException.class)
+                .hasMessageContaining("symbolic link");
+    }
 }

@@ -136,4 +136,40 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(jdbc.queryForList("SELECT claim_key FROM file_claim", String.class)).containsExactly("/live/b.csv");
         assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class)).containsExactly("k-live");
     }
+
+    @Test
+    void bytesArrivingWhileRetentionFreesTheirKeyKeepTheirRawFile() throws Exception {
+        String content = "source_id,sku,quantity,delivery_date\nR-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
+        StoredContent old = job("COMPLETED", "40 days", content);
+        // the same bytes arrive again; retention runs at the worst moment: after intake has read and hashed
+        // them (and seen their raw file in place) and before it registers their key
+        boolean[] retained = {false};
+        java.io.InputStream body = new ByteArrayInputStream(content.getBytes(StandardCharsets.UTF_8)) {
+            @Override
+            public void close() {
+                if (!retained[0]) {
+                    retained[0] = true;
+                    assertThat(housekeeping.retain().contentKeys()).isEqualTo(1);
+                }
+            }
+        };
+        org.apache.camel.Exchange exchange = new org.apache.camel.support.DefaultExchange(camelContext);
+        exchange.getIn().setBody(body);
+        exchange.getIn().setHeader(dev.ingestor.intake.IntakeHeaders.SUPPLIER, "ACME");
+        exchange.getIn().setHeader(dev.ingestor.intake.IntakeHeaders.FILE_NAME, "again.csv");
+        exchange.getIn().setHeader(dev.ingestor.intake.IntakeHeaders.SOURCE, "test");
+
+        producer.send("direct:intake", exchange);
+
+        assertThat(exchange.getException()).isNull();
+        assertThat(retained[0]).isTrue();
+        dev.ingestor.job.IntakeResult result = exchange.getMessage().getBody(dev.ingestor.job.IntakeResult.class);
+        assertThat(result.duplicate()).isFalse();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE file_name = 'f.csv'", Long.class)).isZero();
+        assertThat(old.path()).hasContent(content);
+        awaitSettled();
+        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, result.job().id()))
+                .isEqualTo("COMPLETED");
+        assertThat(old.path()).exists();
+    }
 }

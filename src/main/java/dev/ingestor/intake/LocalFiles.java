@@ -1,0 +1,49 @@
+package dev.ingestor.intake;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * Opening a dropped file as what it is: a regular file in a real folder. A symbolic link in the inbox would
+ * otherwise hand intake whatever it points at (another supplier's file, a system file), so links are never
+ * followed: neither the file nor its folder may be one.
+ */
+final class LocalFiles {
+
+    private LocalFiles() {
+    }
+
+    /** Opens {@code file} without following links; a link or anything but a regular file is rejected. */
+    static InputStream openRegularFile(Path file) throws IOException {
+        Path folder = file.getParent();
+        if (folder != null && Files.isSymbolicLink(folder)) {
+            throw new RejectedDropException("file=" + FileNameRule.printable(file.toString()),
+                    "the folder " + FileNameRule.printable(folder.toString()) + " is a symbolic link; links are never followed");
+        }
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!attributes.isRegularFile()) {
+            throw notRegular(file, attributes);
+        }
+        try {
+            // O_NOFOLLOW: a link put in its place since the check above is refused by the system
+            return Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
+        } catch (FileSystemException e) {
+            BasicFileAttributes now = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!now.isRegularFile()) {
+                throw notRegular(file, now);
+            }
+            throw e;
+        }
+    }
+
+    private static RejectedDropException notRegular(Path file, BasicFileAttributes attributes) {
+        String what = attributes.isSymbolicLink() ? "a symbolic link; links are never followed"
+                : attributes.isDirectory() ? "a folder" : "not a regular file";
+        return new RejectedDropException("file=" + FileNameRule.printable(file.getFileName().toString()), "the file is " + what);
+    }
+}
