@@ -50,6 +50,34 @@ public final class CanonicalJson {
         }
     }
 
+    /** A strict streaming parser over a request body (duplicate keys refused, as {@link #parse} does). */
+    static JsonParser parser(java.io.InputStream in) throws IOException {
+        return MAPPER.createParser(in);
+    }
+
+    /** Reads the value at the parser's current token as a tree, with the same settings as {@link #parse}. */
+    static JsonNode readValue(JsonParser parser) throws IOException {
+        return VALUE_READER.readTree(parser);
+    }
+
+    /** One value inside a document: what follows it is the rest of the document, not trailing content. */
+    private static final com.fasterxml.jackson.databind.ObjectReader VALUE_READER =
+            MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    /** The JSON form of a text (a quoted, escaped string), as a key is written in the canonical form. */
+    static byte[] quoted(String text) {
+        return canonical(com.fasterxml.jackson.databind.node.TextNode.valueOf(text));
+    }
+
+    /** A body that is not JSON: a 400 naming where it broke. */
+    static ApiProblemException malformed(JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
+                + " (byte " + at.getByteOffset() + ")";
+        return ApiProblemException.badRequest("malformed-json", "the body is not valid JSON" + where + ": "
+                + e.getOriginalMessage());
+    }
+
     public static byte[] canonical(JsonNode node) {
         try {
             return MAPPER.writeValueAsBytes(node);

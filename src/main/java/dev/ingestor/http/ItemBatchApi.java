@@ -1,8 +1,11 @@
 package dev.ingestor.http;
 
-import java.io.ByteArrayOutputStream;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,8 +16,6 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.ingestor.api.HttpReplies;
 import dev.ingestor.api.JobView;
 import dev.ingestor.config.IngestorProperties;
@@ -37,6 +38,7 @@ import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
 import org.apache.camel.Message;
+import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -69,6 +71,7 @@ public class ItemBatchApi {
     private final TransactionTemplate transactions;
     private final IngestorProperties properties;
     private final IngestorMetrics metrics;
+    private final ItemBatchReader batchReader;
 
     public ItemBatchApi(TenantGuard tenants, RawStore rawStore, ItemStore items, ImportJobStore jobs,
                         QuarantineWriter quarantine, RequestKeyStore requestKeys, HttpReplies replies,
@@ -84,6 +87,9 @@ public class ItemBatchApi {
         this.replies = replies;
         this.transactions = new TransactionTemplate(transactionManager);
         this.properties = properties;
+        IngestorProperties.Http http = properties.getHttp();
+        this.batchReader = new ItemBatchReader(http.getMaxItemsPerBatch(), http.getMaxRecordSize().toBytes(),
+                properties.getDataDir().resolve("spool"));
     }
 
     /** Everything that can be wrong with the request itself, answered before any key is taken. */
@@ -102,25 +108,30 @@ public class ItemBatchApi {
             throw ApiProblemException.badRequest("bad-query", "mode '" + dev.ingestor.record.SafeText.of(mode, 40)
                     + "' is not known; use mode=bulk for a job, or leave it out to process the batch at once");
         }
-        byte[] body = readBody(message.getBody(InputStream.class), properties.getHttp().getMaxJsonSize().toBytes());
-        JsonNode root = CanonicalJson.parse(body);
-        JsonNode list = root.isObject() ? root.get("items") : null;
-        if (list == null || !list.isArray()) {
-            throw ApiProblemException.badRequest("bad-batch", "the body must be a JSON object with an array \"items\":"
-                    + " {\"items\": [{\"source_id\": ..., \"sku\": ..., \"quantity\": ..., \"delivery_date\": ...}]}");
-        }
-        if (list.isEmpty()) {
-            throw ApiProblemException.badRequest("bad-batch", "\"items\" is empty; send at least one record");
-        }
-        String fingerprint = CanonicalJson.fingerprint("POST /api/v1/partners/" + partner + "/items mode=" + (bulk ? "bulk" : "sync"), root);
-        return new ItemBatchRequest(partner, key, bulk, (ArrayNode) list, fingerprint);
+        String prefix = "POST /api/v1/partners/" + partner + "/items mode=" + (bulk ? "bulk" : "sync");
+        ItemBatchReader.Batch batch = batchReader.read(message.getBody(InputStream.class), prefix);
+        // the items file goes once the exchange is done, whatever the outcome (a replay or 409 included)
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                try {
+                    Files.deleteIfExists(batch.jsonLines());
+                } catch (IOException e) {
+                    LOG.warn("cannot delete the items file {}: {}", batch.jsonLines(), e.getMessage());
+                }
+            }
+        });
+        return new ItemBatchRequest(partner, key, bulk, batch.jsonLines(), batch.count(), batch.fingerprint());
     }
 
     /** Does the work of a claimed request and answers it; the answer is stored for the request's retries. */
     public void process(@Body ItemBatchRequest request, @ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim,
                         Exchange exchange) throws Exception {
         try (AutoCloseable lease = requestKeys.keepAlive(claim)) {
-            StoredContent content = rawStore.storeContent(request.partner(), jsonLines(request.items()));
+            StoredContent content;
+            try (InputStream lines = Files.newInputStream(request.items())) {
+                content = rawStore.store(lines, request.partner(), null);
+            }
             UUID jobId = ImportJobStore.newId();
             String fileName = "items " + request.idempotencyKey();
             Reply reply = transactions.execute(status -> request.bulk()
@@ -145,8 +156,17 @@ public class ItemBatchApi {
     }
 
     private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
+        try (BufferedReader lines = Files.newBufferedReader(request.items(), StandardCharsets.UTF_8)) {
+            return processNow(request, claim, content, jobId, fileName, lines);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the items file of the request cannot be read", e);
+        }
+    }
+
+    private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName,
+                             BufferedReader lines) throws IOException {
         String topic = properties.getKafka().getItemsTopic();
-        int n = request.items().size();
+        int n = request.itemCount();
         List<ItemResult> results = new ArrayList<>(n);
         List<Object[]> quarantined = new ArrayList<>();
         List<DeliveryAdvice> batch = new ArrayList<>();
@@ -155,7 +175,8 @@ public class ItemBatchApi {
         RecordOutcome[] outcomes = new RecordOutcome[n];
         Validated[] validated = new Validated[n];
         for (int i = 0; i < n; i++) {
-            Validated record = DeliveryAdviceValidator.validate(RawRecord.ofJson(request.items().get(i), i + 1, -1));
+            Validated record = DeliveryAdviceValidator.validate(RawRecord.ofJson(CanonicalJson.parse(
+                    lines.readLine().getBytes(StandardCharsets.UTF_8)), i + 1, -1));
             validated[i] = record;
             if (!record.isValid()) {
                 outcomes[i] = RecordOutcome.QUARANTINED;
@@ -231,37 +252,6 @@ public class ItemBatchApi {
                     + " ASCII characters, such as a UUID");
         }
         return key;
-    }
-
-    static byte[] readBody(InputStream in, long max) throws IOException {
-        if (in == null) {
-            throw ApiProblemException.badRequest("malformed-json", "the request has no body; expected a JSON object");
-        }
-        try (in) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
-            byte[] buffer = new byte[8192];
-            long total = 0;
-            int read;
-            while ((read = in.read(buffer)) != -1) {
-                total += read;
-                if (total > max) {
-                    throw ApiProblemException.tooLarge("the body is larger than the limit of " + max
-                            + " bytes (ingestor.http.max-json-size); send the records in several batches, or as a file");
-                }
-                out.write(buffer, 0, read);
-            }
-            return out.toByteArray();
-        }
-    }
-
-    /** The items as JSON Lines, one canonical object per line: line N of the stored file is item N. */
-    private static byte[] jsonLines(ArrayNode items) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(items.size() * 128);
-        for (JsonNode item : items) {
-            out.writeBytes(CanonicalJson.canonical(item));
-            out.write('\n');
-        }
-        return out.toByteArray();
     }
 
     private record Reply(int status, Map<String, String> headers, byte[] body, RecordCounts counts) {
