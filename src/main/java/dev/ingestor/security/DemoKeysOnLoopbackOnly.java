@@ -12,6 +12,7 @@ import java.util.Objects;
 import dev.ingestor.http.ApiKeys;
 import org.apache.commons.logging.Log;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.boot.context.config.ConfigDataEnvironmentPostProcessor;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -87,9 +88,7 @@ public class DemoKeysOnLoopbackOnly implements EnvironmentPostProcessor, Ordered
     }
 
     private static boolean separateManagementServer(ConfigurableEnvironment environment) {
-        String port = environment.getProperty("management.server.port");
-        return port != null && !port.isBlank() && !port.trim().equals("-1")
-                && !Objects.equals(port.trim(), environment.getProperty("server.port", "8080").trim());
+        return ManagementPortType.get(environment) == ManagementPortType.DIFFERENT;
     }
 
     static List<String> propertiesHoldingDemoKeys(Binder binder) {

@@ -96,7 +96,11 @@ class AdminPageBrowserTest extends IngestorTestSupport {
 
         // the cause is fixed; the operator re-validates from the page
         jdbc.execute("DROP TRIGGER page_fault ON item");
-        row.findElement(By.cssSelector("button.revalidate")).click();
+        // the live refresh redraws the table every 3 s: the button is found again right before the click
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class).until(d -> {
+            d.findElement(failedRow).findElement(By.cssSelector("button.revalidate")).click();
+            return true;
+        });
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED"));
         By jobRow = By.cssSelector("#jobs tbody tr[data-job='" + id + "']");
         wait.until(d -> d.findElements(jobRow).stream().anyMatch(r -> r.getText().contains("COMPLETED")));

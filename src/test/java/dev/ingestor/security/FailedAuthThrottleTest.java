@@ -1,0 +1,83 @@
+package dev.ingestor.security;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Failed authentications per address: refused after the limit until the window ends, one WARN per window, bounded. */
+class FailedAuthThrottleTest {
+
+    private final AtomicLong now = new AtomicLong(1_000_000_000L);
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+    @BeforeEach
+    void capture() {
+        logs.start();
+        ((Logger) LoggerFactory.getLogger("dev.ingestor.http")).addAppender(logs);
+    }
+
+    @AfterEach
+    void release() {
+        ((Logger) LoggerFactory.getLogger("dev.ingestor.http")).detachAppender(logs);
+    }
+
+    private long warnings(String address) {
+        return logs.list.stream().filter(e -> e.getLevel() == Level.WARN && e.getFormattedMessage().contains(address)).count();
+    }
+
+    @Test
+    void afterTheLimitAnAddressIsRefusedUntilTheWindowEndsWithOneWarning() {
+        FailedAuthThrottle throttle = new FailedAuthThrottle(20, Duration.ofMinutes(1), now::get, 100);
+        for (int i = 0; i < 19; i++) {
+            throttle.failed("10.0.0.1", "unknown API key", "POST", "/api/v1/suppliers/ACME/files");
+            assertThat(throttle.refusedForSeconds("10.0.0.1")).isZero();
+        }
+        throttle.failed("10.0.0.1", "unknown API key", "POST", "/api/v1/suppliers/ACME/files");
+        assertThat(throttle.refusedForSeconds("10.0.0.1")).isEqualTo(60);
+        assertThat(throttle.refusedForSeconds("10.0.0.2")).isZero();
+        now.addAndGet(Duration.ofSeconds(45).toNanos());
+        assertThat(throttle.refusedForSeconds("10.0.0.1")).isEqualTo(15);
+        for (int i = 0; i < 100; i++) {
+            throttle.failed("10.0.0.1", "no API key", "GET", "/x");
+        }
+        assertThat(warnings("10.0.0.1")).isEqualTo(1);
+        assertThat(logs.list.get(0).getFormattedMessage()).contains("ingestor.http.limits.failed-auth-per-window");
+
+        now.addAndGet(Duration.ofSeconds(15).toNanos());
+        assertThat(throttle.refusedForSeconds("10.0.0.1")).isZero();
+        throttle.failed("10.0.0.1", "unknown API key", "GET", "/x");
+        assertThat(warnings("10.0.0.1")).as("a new window, a new warning").isEqualTo(2);
+        assertThat(throttle.refusedForSeconds("10.0.0.1")).isZero();
+    }
+
+    @Test
+    void theAddressesKeptAreBounded() {
+        FailedAuthThrottle throttle = new FailedAuthThrottle(1, Duration.ofMinutes(1), now::get, 100);
+        for (int i = 0; i < 1000; i++) {
+            throttle.failed("2001:db8::" + Integer.toHexString(i), "no API key", "GET", "/");
+        }
+        assertThat(throttle.tracked()).isEqualTo(100);
+        // the most recent addresses are the ones kept
+        assertThat(throttle.refusedForSeconds("2001:db8::" + Integer.toHexString(999))).isPositive();
+        now.addAndGet(Duration.ofMinutes(1).toNanos());
+        assertThat(throttle.refusedForSeconds("2001:db8::" + Integer.toHexString(999))).isZero();
+        assertThat(throttle.tracked()).isEqualTo(99);
+    }
+
+    @Test
+    void pathsInTheWarningAreEscaped() {
+        FailedAuthThrottle throttle = new FailedAuthThrottle(5, Duration.ofMinutes(1), now::get, 100);
+        throttle.failed("10.0.0.3", "no API key", "GET", "/api/v1/jobs/\n2026-01-01 INFO forged line");
+        assertThat(logs.list.get(0).getFormattedMessage()).doesNotContain("\n");
+    }
+}

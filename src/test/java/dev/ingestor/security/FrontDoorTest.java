@@ -1,0 +1,233 @@
+package dev.ingestor.security;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.TestPostgres;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.core.env.Environment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The HTTP front door against the running app: no valid key, no entry, on every route, method and spelling
+ * of a path, before anything of the body is read; keys only in headers; the actuator for the admin key;
+ * security headers on every answer; demo keys on loopback only.
+ */
+class FrontDoorTest extends IngestorTestSupport {
+
+    private static final String JOB = "/api/v1/jobs/" + UUID.randomUUID();
+    private static final String MULTIPART = "multipart/form-data; boundary=xyz";
+    private static final byte[] MULTIPART_BODY = ("--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n"
+            + "Content-Type: text/csv\r\n\r\nsource_id,sku,quantity,delivery_date\r\nA-1,SKU,1,2026-12-01\r\n--xyz--\r\n")
+            .getBytes(StandardCharsets.UTF_8);
+
+    @Autowired
+    Environment environment;
+
+    /** One request of the API: method, path, content type (null: none) and body (null: none). */
+    private record Call(String method, String path, String contentType, byte[] body) {
+        static Call of(String method, String path) {
+            return new Call(method, path, null, null);
+        }
+    }
+
+    private static List<Call> everyRoute() {
+        byte[] csv = "source_id,sku,quantity,delivery_date\nF-1,SKU,1,2026-12-01\n".getBytes(StandardCharsets.UTF_8);
+        byte[] items = "{\"items\":[{\"source_id\":\"I-1\",\"sku\":\"S\",\"quantity\":1,\"delivery_date\":\"2026-12-01\"}]}"
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] form = "api_key=acme-demo-key&file=x".getBytes(StandardCharsets.UTF_8);
+        List<Call> calls = new ArrayList<>();
+        for (String files : List.of("/api/v1/suppliers/ACME/files", "/api/v1/suppliers/ACME/files;x=1",
+                "/api/v1/suppliers/ACME/%66iles", "/api/v1/suppliers/ACME/files/")) {
+            calls.add(new Call("POST", files, "text/csv", csv));
+            calls.add(new Call("POST", files, MULTIPART, MULTIPART_BODY));
+            calls.add(new Call("POST", files, "application/x-www-form-urlencoded", form));
+        }
+        calls.add(new Call("POST", "/api/v1/partners/ACME/items", "application/json", items));
+        calls.add(new Call("POST", "/api/v1/partners/ACME/items;x=1", "application/json", items));
+        calls.add(new Call("POST", "/api/v1/partners/ACME/%69tems", "application/json", items));
+        calls.add(new Call("PUT", "/api/v1/jobs", "application/x-www-form-urlencoded", form));
+        calls.add(new Call("PATCH", JOB, "application/x-www-form-urlencoded", form));
+        calls.add(Call.of("GET", "/api/v1/jobs"));
+        calls.add(Call.of("GET", JOB));
+        calls.add(Call.of("GET", JOB + "/records?outcome=QUARANTINED"));
+        for (String admin : List.of("/overview", "/jobs", "/jobs/" + UUID.randomUUID(), "/failed-jobs", "/dead-letters",
+                "/idempotency-keys/ACME/k-1")) {
+            calls.add(Call.of("GET", "/api/v1/admin" + admin));
+        }
+        calls.add(Call.of("DELETE", "/api/v1/admin/idempotency-keys/ACME/k-1"));
+        calls.add(new Call("DELETE", "/api/v1/admin/idempotency-keys/ACME/k-1", "application/x-www-form-urlencoded", form));
+        for (String admin : List.of("/jobs/" + UUID.randomUUID() + "/revalidate", "/jobs/" + UUID.randomUUID() + "/reprocess",
+                "/dead-letters/1/replay", "/suppliers/ACME/retry-failed")) {
+            calls.add(Call.of("POST", "/api/v1/admin" + admin));
+            calls.add(new Call("POST", "/api/v1/admin" + admin, "application/x-www-form-urlencoded", form));
+        }
+        calls.add(Call.of("GET", "/api/v1/nothing-here"));
+        calls.add(Call.of("GET", "/"));
+        return calls;
+    }
+
+    private HttpResponse<String> send(Call call, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(call.path()))
+                .method(call.method(), call.body() == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+        if (call.contentType() != null) {
+            request.header("Content-Type", call.contentType());
+        }
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void everyRouteAndMethodWithoutAValidKeyIs401() throws Exception {
+        for (Call call : everyRoute()) {
+            String what = call.method() + " " + call.path() + " " + call.contentType();
+            HttpResponse<String> none = send(call);
+            assertProblem(none, 401, "needs a key");
+            assertThat(none.headers().firstValue("WWW-Authenticate")).as(what).hasValue("Bearer realm=\"ingestor\"");
+            assertProblem(send(call, "X-Api-Key", "not-a-key"), 401, "not valid");
+            assertProblem(send(call, "Authorization", "Bearer not-a-key"), 401, "not valid");
+            // a client header cannot stand in for the caller the key establishes
+            assertProblem(send(call, "IngestorCaller", "admin", "dev.ingestor.http.Caller", "admin"), 401, "needs a key");
+        }
+        assertThat(jobCount()).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request", Long.class)).isZero();
+    }
+
+    @Test
+    void aKeyInTheQueryStringOrAFormFieldIsNeverTaken() throws Exception {
+        for (String param : List.of("api_key", "apiKey", "key", "access_token", "X-Api-Key")) {
+            assertProblem(get("/api/v1/jobs?" + param + "=" + ACME_KEY, null), 401, "needs a key");
+            assertProblem(get("/api/v1/admin/overview?" + param + "=" + ADMIN_KEY, null), 401, "needs a key");
+        }
+        byte[] form = ("api_key=" + ACME_KEY + "&X-Api-Key=" + ACME_KEY).getBytes(StandardCharsets.UTF_8);
+        assertProblem(post("/api/v1/suppliers/ACME/files", null, "application/x-www-form-urlencoded", form), 401, "needs a key");
+        // the same request with the key in a header is let in (and then refused for its content type, not its key)
+        HttpResponse<String> withKey = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/x-www-form-urlencoded", form);
+        assertThat(withKey.statusCode()).isNotEqualTo(401).isNotEqualTo(429);
+    }
+
+    @Test
+    void aLargeUnauthenticatedBodyIsAnsweredWithoutBeingRead() throws Exception {
+        String gigabyte = "Content-Length: 1073741824";
+        for (String head : List.of(
+                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n" + gigabyte,
+                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: " + MULTIPART + "\r\n" + gigabyte,
+                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
+                "PUT /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
+                "POST /api/v1/partners/ACME/items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + gigabyte,
+                "POST /api/v1/admin/suppliers/ACME/retry-failed HTTP/1.1\r\nHost: x\r\nX-Api-Key: wrong\r\n"
+                        + "Content-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
+                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked")) {
+            long start = System.nanoTime();
+            String answer;
+            // only the first bytes of the body are ever sent: an answer that needed the body would never come
+            try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
+                answer = raw.send(head, head.contains("chunked") ? "10\r\nsource_id,sku,qu\r\n".getBytes(StandardCharsets.US_ASCII)
+                        : "a=b&c=d&e=f&g=h".getBytes(StandardCharsets.US_ASCII)).readAnswer();
+            }
+            assertThat(answer).as(head).startsWith("HTTP/1.1 401").contains("application/problem+json")
+                    .containsIgnoringCase("Connection: close").contains("\"status\":401");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as(head).isLessThan(Duration.ofSeconds(5));
+        }
+        assertThat(jobCount()).isZero();
+    }
+
+    @Test
+    void anonymousCallersSeeTheHealthStatusOnlyAndTheRestOfTheActuatorNeedsTheAdminKey() throws Exception {
+        HttpResponse<String> anonymous = get("/actuator/health", null);
+        assertThat(anonymous.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(anonymous.body()).fieldNames()).toIterable().containsExactly("status");
+        HttpResponse<String> admin = get("/actuator/health", ADMIN_KEY);
+        assertThat(JSON.readTree(admin.body()).path("components").path("db").path("details").isMissingNode()).isFalse();
+        assertThat(JSON.readTree(get("/actuator/health", ACME_KEY).body()).has("components")).isFalse();
+        for (String endpoint : List.of("/actuator/prometheus", "/actuator/metrics", "/actuator/camelroutes", "/actuator/info",
+                "/actuator", "/actuator/health/../prometheus", "/actuator/%70rometheus", "/actuator/prometheus;x=1")) {
+            HttpResponse<String> none = get(endpoint, null);
+            assertThat(none.statusCode()).as(endpoint).isIn(400, 401);
+            assertThat(none.body()).as(endpoint).doesNotContain("ingestor_").doesNotContain("jvm_");
+        }
+        for (String endpoint : List.of("/actuator/prometheus", "/actuator/metrics", "/actuator/camelroutes", "/actuator/info", "/actuator")) {
+            assertProblem(get(endpoint, null), 401, "needs a key");
+            assertProblem(get(endpoint, "wrong"), 401, "not valid");
+            assertProblem(get(endpoint, ACME_KEY), 403, "admin key");
+            assertThat(get(endpoint, ADMIN_KEY).statusCode()).as(endpoint).isEqualTo(200);
+        }
+        assertThat(get("/actuator/prometheus", ADMIN_KEY).body()).contains("jvm_memory_used_bytes");
+    }
+
+    @Test
+    void theAdminPageAndTheOpenApiDocumentArePublicAndHoldNoData() throws Exception {
+        assertThat(get("/admin", null).statusCode()).isEqualTo(302);
+        for (String file : List.of("/admin/index.html", "/admin/admin.js", "/admin/admin.css", "/api/v1/openapi.json")) {
+            assertThat(get(file, null).statusCode()).as(file).isEqualTo(200);
+        }
+        assertProblem(get("/admin/nothing/deeper", null), 401, "needs a key");
+    }
+
+    @Test
+    void everyAnswerCarriesTheSecurityHeaders() throws Exception {
+        List<HttpResponse<String>> answers = List.of(
+                get("/admin", null), get("/admin/index.html", null), get("/admin/admin.js", null),
+                get("/api/v1/jobs", ACME_KEY), get("/api/v1/jobs", null), get("/api/v1/admin/overview", ACME_KEY),
+                get("/actuator/health", null), get("/api/v1/nothing-here", ACME_KEY),
+                post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv", "source_id\nH-1\n".getBytes(StandardCharsets.UTF_8)));
+        for (HttpResponse<String> answer : answers) {
+            String what = answer.request().method() + " " + answer.uri() + " " + answer.statusCode();
+            var headers = answer.headers();
+            assertThat(headers.firstValue("Content-Security-Policy")).as(what)
+                    .hasValue("default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
+            assertThat(headers.firstValue("X-Frame-Options")).as(what).hasValue("DENY");
+            assertThat(headers.firstValue("X-Content-Type-Options")).as(what).hasValue("nosniff");
+            assertThat(headers.firstValue("Cache-Control")).as(what).hasValueSatisfying(v -> assertThat(v).contains("no-store"));
+            assertThat(headers.firstValue("Referrer-Policy")).as(what).hasValue("no-referrer");
+            assertThat(headers.allValues("Set-Cookie")).as(what).isEmpty();
+        }
+        String page = get("/admin/index.html", null).body();
+        // the policy forbids inline code: the page keeps its script and style in files
+        assertThat(page).doesNotContain("<style").doesNotContain(" style=").doesNotContain("onclick")
+                .containsPattern("<script src=\"admin.js\"></script>");
+        assertThat(page.replace("<script src=\"admin.js\"></script>", "")).doesNotContain("<script");
+    }
+
+    @Test
+    void aSupplierKeyDoesNotBecomeAdminThroughHeaders() throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(uri("/api/v1/admin/overview")).GET()
+                .header("X-Api-Key", ACME_KEY).header("IngestorCaller", "admin").header("dev.ingestor.http.Caller", "admin").build();
+        assertProblem(http.send(request, HttpResponse.BodyHandlers.ofString()), 403, "admin key");
+        assertThat(get("/api/v1/admin/overview", ADMIN_KEY).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void withTheDemoKeysTheAppListensOnLoopbackOnly() {
+        assertThat(environment.getProperty("server.address")).isEqualTo("127.0.0.1");
+    }
+
+    @Test
+    void aDemoKeyOnANonLoopbackAddressRefusesToStart() {
+        for (List<String> address : List.of(List.of("--server.address=0.0.0.0"),
+                List.of("--management.server.port=0", "--management.server.address=0.0.0.0"))) {
+            List<String> args = new ArrayList<>(List.of("--server.port=0", "--spring.datasource.url=" + TestPostgres.jdbcUrl("ingestor"),
+                    "--ingestor.data-dir=" + WORK.resolve("refused"), "--ingestor.inbox-dir=" + WORK.resolve("refused-inbox")));
+            args.addAll(address);
+            String property = address.get(address.size() - 1).substring(2, address.get(address.size() - 1).indexOf('='));
+            assertThatThrownBy(() -> new SpringApplicationBuilder(IngestorApplication.class).run(args.toArray(String[]::new)).close())
+                    .hasMessageContaining(property + "=0.0.0.0 is not a loopback address")
+                    .hasMessageContaining("ingestor.admin.api-key-sha256")
+                    .hasMessageContaining("ingestor.suppliers.ACME.api-key-sha256");
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.ingestor.security;
+
+import java.util.List;
+
+import dev.ingestor.config.IngestorProperties;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Per-key limits: concurrent requests and a token bucket, each refusal naming its property. */
+class PartnerLimitsTest {
+
+    private static PartnerLimits limits(int concurrent, int perSecond, int burst) {
+        IngestorProperties.Limits limits = new IngestorProperties.Limits();
+        limits.setMaxConcurrentPerKey(concurrent);
+        limits.setRequestsPerSecond(perSecond);
+        limits.setBurst(burst);
+        return new PartnerLimits(limits, List.of("a", "b"));
+    }
+
+    @Test
+    void moreConcurrentRequestsThanTheLimitAreRefusedUntilOneEnds() {
+        PartnerLimits limits = limits(2, 1000, 1000);
+        PartnerLimits.Admission first = limits.admit("a");
+        PartnerLimits.Admission second = limits.admit("a");
+        PartnerLimits.Admission third = limits.admit("a");
+        assertThat(first.permit()).isPresent();
+        assertThat(second.permit()).isPresent();
+        assertThat(third.permit()).isEmpty();
+        assertThat(third.refusal().status()).isEqualTo(429);
+        assertThat(third.refusal().detail()).contains("ingestor.http.limits.max-concurrent-per-key").contains("2");
+        assertThat(third.retryAfterSeconds()).isEqualTo(1);
+        assertThat(limits.admit("b").permit()).as("another key has its own limit").isPresent();
+        first.permit().get().release();
+        first.permit().get().release();
+        assertThat(limits.admit("a").permit()).isPresent();
+        assertThat(limits.admit("a").permit()).as("a second release of one permit frees nothing more").isEmpty();
+    }
+
+    @Test
+    void aKeyOverItsRateIsRefusedWithTheTimeToWait() {
+        PartnerLimits limits = limits(100, 1, 3);
+        for (int i = 0; i < 3; i++) {
+            limits.admit("a").permit().orElseThrow().release();
+        }
+        PartnerLimits.Admission refused = limits.admit("a");
+        assertThat(refused.permit()).isEmpty();
+        assertThat(refused.refusal().detail()).contains("ingestor.http.limits.requests-per-second").contains("ingestor.http.limits.burst");
+        assertThat(refused.retryAfterSeconds()).isEqualTo(1);
+        assertThat(limits.admit("b").permit()).isPresent();
+        // a refusal for the rate holds no place among the concurrent requests
+        PartnerLimits concurrentOne = limits(1, 1, 1);
+        concurrentOne.admit("a").permit().orElseThrow().release();
+        assertThat(concurrentOne.admit("a").refusal().detail()).contains("requests-per-second");
+    }
+
+    @Test
+    void limitsMustBePositive() {
+        assertThatThrownBy(() -> limits(0, 1, 1)).hasMessageContaining("ingestor.http.limits.max-concurrent-per-key");
+    }
+}

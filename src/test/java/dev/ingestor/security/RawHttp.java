@@ -1,0 +1,62 @@
+package dev.ingestor.security;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * HTTP/1.1 over a plain socket, for what an HTTP client library will not do: declare a body and send only
+ * part of it, hold a request open, or connect from another loopback address.
+ */
+final class RawHttp implements AutoCloseable {
+
+    private final Socket socket = new Socket();
+
+    RawHttp(InetAddress from, int port, Duration timeout) throws IOException {
+        if (from != null) {
+            socket.bind(new InetSocketAddress(from, 0));
+        }
+        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5000);
+        socket.setSoTimeout((int) timeout.toMillis());
+    }
+
+    /** Sends the request line and headers (CRLF-separated, without the blank line) and the first bytes of a body. */
+    RawHttp send(String head, byte[] bodyStart) throws IOException {
+        socket.getOutputStream().write((head + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        socket.getOutputStream().write(bodyStart);
+        socket.getOutputStream().flush();
+        return this;
+    }
+
+    /** The answer's status line and headers, and its body when it declares a length. */
+    String readAnswer() throws IOException {
+        InputStream in = socket.getInputStream();
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                break;
+            }
+            head.write(b);
+        }
+        String headers = head.toString(StandardCharsets.ISO_8859_1);
+        int length = 0;
+        for (String line : headers.split("\r\n")) {
+            if (line.toLowerCase().startsWith("content-length:")) {
+                length = Integer.parseInt(line.substring(15).trim());
+            }
+        }
+        byte[] body = in.readNBytes(length);
+        return headers + new String(body, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
