@@ -1,5 +1,9 @@
 package dev.ingestor.embedded;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,8 +19,28 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class EmbeddedKafkaServerTest {
+
+    @Test
+    void theBrokerAndItsControllerListenOnLoopbackOnly() throws Exception {
+        try (EmbeddedKafkaServer broker = EmbeddedKafkaServer.start(Files.createTempDirectory("ingestor-kafka-"), 0)) {
+            assertThat(broker.bootstrapServers()).startsWith("127.0.0.1:");
+            assertThat(broker.ports()).hasSize(2);
+            for (int port : broker.ports()) {
+                try (Socket local = new Socket()) {
+                    local.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+                }
+                for (InetAddress address : EmbeddedDefaultTest.nonLoopbackAddresses()) {
+                    try (Socket remote = new Socket()) {
+                        assertThatThrownBy(() -> remote.connect(new InetSocketAddress(address, port), 2000))
+                                .as("port %d open on %s", port, address).isInstanceOf(IOException.class);
+                    }
+                }
+            }
+        }
+    }
 
     @Test
     void aRecordWrittenBeforeARestartIsReadAfterIt() throws Exception {
