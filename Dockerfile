@@ -11,8 +11,15 @@ RUN ./mvnw -q -B package -DskipTests
 
 FROM eclipse-temurin:17-jre
 WORKDIR /app
+# the app runs as an unprivileged user of a fixed uid (volumes and bind mounts can be given to it by number);
+# it owns only what it writes: its data and the inbox. The jar and the routes stay root's, read-only to it.
+RUN groupadd --system --gid 10001 ingestor \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /app --no-create-home --shell /usr/sbin/nologin ingestor \
+ && mkdir -p /app/inbox /app/data \
+ && chown ingestor:ingestor /app/inbox /app/data \
+ && chmod 0750 /app/inbox /app/data
 COPY --from=build /src/target/ingestor.jar /app/ingestor.jar
 COPY routes /app/routes
-RUN mkdir -p /app/inbox /app/data
+USER 10001:10001
 EXPOSE 8080
 ENTRYPOINT ["java", "-jar", "/app/ingestor.jar"]

@@ -29,13 +29,18 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
 
     private final KafkaRaftServer server;
     private final String bootstrapServers;
+    private final List<Integer> ports;
 
-    private EmbeddedKafkaServer(KafkaRaftServer server, String bootstrapServers) {
+    private EmbeddedKafkaServer(KafkaRaftServer server, String bootstrapServers, List<Integer> ports) {
         this.server = server;
         this.bootstrapServers = bootstrapServers;
+        this.ports = ports;
     }
 
-    /** Starts a broker on 127.0.0.1; a port of 0 picks a free one. */
+    /**
+     * Starts a broker on 127.0.0.1; a port of 0 picks a free one. Its listeners are PLAINTEXT without
+     * authentication, so they (the controller's too) are bound to loopback alone, never to every interface.
+     */
     public static EmbeddedKafkaServer start(Path logDir, int port) throws Exception {
         Path dir = logDir.toAbsolutePath();
         Files.createDirectories(dir);
@@ -79,11 +84,16 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
         server.startup();
         String bootstrap = "127.0.0.1:" + brokerPort;
         LOG.info("embedded Kafka broker ready at {} with its log in {}", bootstrap, dir);
-        return new EmbeddedKafkaServer(server, bootstrap);
+        return new EmbeddedKafkaServer(server, bootstrap, List.of(brokerPort, controllerPort));
     }
 
     public String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /** The broker's and the controller's ports. */
+    List<Integer> ports() {
+        return ports;
     }
 
     @Override

@@ -1,5 +1,9 @@
 package dev.ingestor.embedded;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,15 +19,37 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class EmbeddedKafkaServerTest {
 
     @Test
-    void aRecordWrittenBeforeARestartIsReadAfterIt() throws Exception {
+    void theBrokerAndItsControllerListenOnLoopbackOnly() throws Exception {
+        try (EmbeddedKafkaServer broker = EmbeddedKafkaServer.start(Files.createTempDirectory("ingestor-kafka-"), 0)) {
+            assertThat(broker.bootstrapServers()).startsWith("127.0.0.1:");
+            assertThat(broker.ports()).hasSize(2);
+            for (int port : broker.ports()) {
+                try (Socket local = new Socket()) {
+                    local.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+                }
+                for (InetAddress address : EmbeddedDefaultTest.nonLoopbackAddresses()) {
+                    try (Socket remote = new Socket()) {
+                        assertThatThrownBy(() -> remote.connect(new InetSocketAddress(address, port), 2000))
+                                .as("port %d open on %s", port, address).isInstanceOf(IOException.class);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void anLz4CompressedRecordWrittenBeforeARestartIsReadAfterIt() throws Exception {
         Path dir = Files.createTempDirectory("ingestor-kafka-");
         try (EmbeddedKafkaServer broker = EmbeddedKafkaServer.start(dir, 0);
              KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                     "bootstrap.servers", broker.bootstrapServers(), "acks", "all", "enable.idempotence", "true"),
+                     "bootstrap.servers", broker.bootstrapServers(), "acks", "all", "enable.idempotence", "true",
+                     // lz4 comes from at.yawk.lz4:lz4-java alone (org.lz4:lz4-java is excluded): compression still works
+                     "compression.type", "lz4"),
                      new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>("restart.check", "k", "v")).get();
         }
