@@ -46,6 +46,8 @@ class FileDropHardeningTest extends IngestorTestSupport {
             registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
         }
         registry.add("ingestor.suppliers.SMALL.max-file-size", () -> "1KB");
+        // printf %s small-key | sha256sum
+        registry.add("ingestor.suppliers.SMALL.api-key-sha256", () -> sha256Hex("small-key"));
     }
 
     private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
@@ -179,5 +181,25 @@ class FileDropHardeningTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(5)).until(() -> logs.list.stream().anyMatch(e -> e.getFormattedMessage().contains("big.csv")
                 && e.getFormattedMessage().contains("ingestor.suppliers.SMALL.max-file-size")
                 && e.getFormattedMessage().contains("1024 bytes")));
+    }
+
+    @Test
+    void anHttpPushOverTheSuppliersLimitIs413NamingTheProperty() throws Exception {
+        // below the HTTP limit (1MB in these tests), above SMALL's own
+        java.net.http.HttpResponse<String> answer = post("/api/v1/suppliers/SMALL/files", "small-key",
+                "application/octet-stream", advice("H-" + "x".repeat(2000)), "X-File-Name", "pushed.csv");
+        assertProblem(answer, 413, "ingestor.suppliers.SMALL.max-file-size");
+        assertThat(answer.body()).contains("1024 bytes");
+        assertThat(jobCount()).isZero();
+        assertThat(keyCount()).isZero();
+    }
+
+    private static String sha256Hex(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }
