@@ -34,7 +34,7 @@ public class RegularFilesOnly implements GenericFileFilter<File> {
         }
         Path path = file.getFile().toPath().toAbsolutePath();
         Path folder = path.getParent();
-        return realFolder(folder, "the supplier folder is a symbolic link; no file in it is taken until it is a real folder")
+        return real(folder, "the supplier folder is a symbolic link; no file in it is taken until it is a real folder")
                 && outcomeFoldersReal(folder)
                 && real(path, "the file is a symbolic link; links are never followed");
     }
@@ -42,14 +42,10 @@ public class RegularFilesOnly implements GenericFileFilter<File> {
     private boolean outcomeFoldersReal(Path folder) {
         boolean real = true;
         for (String outcome : OUTCOME_FOLDERS) {
-            real &= realFolder(folder.resolve(outcome), "the outcome folder is a symbolic link; no file of this supplier is"
+            real &= real(folder.resolve(outcome), "the outcome folder is a symbolic link; no file of this supplier is"
                     + " taken until it is a real folder, so none is moved through it");
         }
         return real;
-    }
-
-    private boolean realFolder(Path folder, String why) {
-        return real(folder, why);
     }
 
     private boolean real(Path path, String why) {
