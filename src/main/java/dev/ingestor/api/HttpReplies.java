@@ -70,7 +70,7 @@ public class HttpReplies {
         } else if (cause instanceof ContentTooLargeException tooLarge) {
             LOG.info("intake rejected source=http {}", tooLarge.getMessage());
             problem(exchange, Problem.of(413, "too-large", "Content Too Large", "the file is larger than the limit of "
-                    + tooLarge.limit() + " bytes (ingestor.http.max-file-size); nothing of it was kept"));
+                    + tooLarge.limit() + " bytes (" + tooLarge.property() + "); nothing of it was kept"));
         } else if (cause instanceof RejectedDropException rejected) {
             LOG.info("intake rejected source=http {}", rejected.getMessage());
             problem(exchange, Problem.badRequest("rejected-file", rejected.reason()));

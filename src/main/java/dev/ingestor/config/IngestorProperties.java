@@ -69,7 +69,11 @@ public class IngestorProperties {
         /** How often the inbox is scanned for files outside any supplier folder. */
         private Duration strayScanInterval = Duration.ofSeconds(30);
         private final Redelivery redelivery = new Redelivery();
+        /** The largest file a supplier may send by any source, unless its own {@code max-file-size} says otherwise. */
+        private DataSize maxFileSize = DataSize.ofMegabytes(100);
 
+        public DataSize getMaxFileSize() { return maxFileSize; }
+        public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
         public Duration getClaimLease() { return claimLease; }
         public void setClaimLease(Duration claimLease) { this.claimLease = claimLease; }
         public boolean isFsync() { return fsync; }

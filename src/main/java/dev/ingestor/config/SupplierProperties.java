@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.ingestor.record.RecordFormat;
+import org.springframework.util.unit.DataSize;
 
 /** One supplier, {@code ingestor.suppliers.<CODE>.*}. */
 public class SupplierProperties {
@@ -21,7 +22,11 @@ public class SupplierProperties {
      * The key itself is never configured, stored or logged.
      */
     private List<String> apiKeySha256 = new ArrayList<>();
+    /** The largest file this supplier may send (file drop, SFTP, HTTP); unset: {@code ingestor.intake.max-file-size}. */
+    private DataSize maxFileSize;
 
+    public DataSize getMaxFileSize() { return maxFileSize; }
+    public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
     public FileDrop getFileDrop() { return fileDrop; }
     public Sftp getSftp() { return sftp; }
     public List<String> getApiKeySha256() { return apiKeySha256; }

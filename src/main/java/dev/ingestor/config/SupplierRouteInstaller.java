@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 
 import dev.ingestor.intake.FileClaimRepository;
+import dev.ingestor.intake.LinkRefusals;
 import dev.ingestor.intake.SftpClaimReadLock;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
@@ -108,7 +109,8 @@ public class SupplierRouteInstaller {
              .parameter("privateKeyFile", nullToEmpty(sftp.getPrivateKeyFile()))
              .parameter("knownHostsFile", strict ? sftp.getKnownHostsFile() : "");
         if (sftp.getAfterPickup() == SupplierProperties.AfterPickup.MOVE) {
-            route.parameter("move", ".done/${date:now:yyyyMMdd-HHmmss-SSS}-${file:name}");
+            // .done/ (.rejected/ for a rejected file), the name shortened to fit (dev.ingestor.intake.OutcomeMove)
+            route.parameter("move", "${bean:outcomeMove.sftp}");
         }
         boolean doneFile = !isBlank(sftp.getDoneFileName());
         if (doneFile) {
@@ -120,7 +122,8 @@ public class SupplierRouteInstaller {
                 camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
                 camelContext.getRegistry().lookupByNameAndType(ClaimReleaseConfiguration.NAME, ScheduledExecutorService.class),
                 CLAIM_RELEASE_DELAY_MILLIS,
-                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
+                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000),
+                camelContext.getRegistry().lookupByNameAndType("linkRefusals", LinkRefusals.class)));
         route.parameter("readLock", readLock);
         route.add();
         LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code, sftp.getUsername(),

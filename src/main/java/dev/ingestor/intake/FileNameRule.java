@@ -9,6 +9,7 @@ import java.util.Optional;
  */
 public final class FileNameRule {
 
+    /** Bytes of the name in UTF-8. */
     public static final int MAX_LENGTH = 255;
     private static final String FORBIDDEN = "/\\:*?\"<>|";
 
@@ -20,8 +21,10 @@ public final class FileNameRule {
         if (name == null || name.isBlank()) {
             return Optional.of("the file name is empty");
         }
-        if (name.length() > MAX_LENGTH) {
-            return Optional.of("the file name is " + name.length() + " characters long; at most " + MAX_LENGTH + " are allowed");
+        // bytes, not characters: file systems limit a name to 255 bytes, and one character may take up to four
+        int bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > MAX_LENGTH) {
+            return Optional.of("the file name is " + bytes + " bytes long (UTF-8); at most " + MAX_LENGTH + " are allowed");
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);

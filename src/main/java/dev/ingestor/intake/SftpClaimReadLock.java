@@ -10,6 +10,7 @@ import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.component.file.GenericFileExclusiveReadLockStrategy;
 import org.apache.camel.component.file.GenericFileOperations;
+import org.apache.camel.component.file.remote.SftpRemoteFile;
 import org.apache.camel.component.file.remote.strategy.SftpChangedExclusiveReadLockStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,9 +34,11 @@ public class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<C
     private final long releaseDelayMillis;
     /** Null with a done file: the marker says the file is complete. */
     private final SftpChangedExclusiveReadLockStrategy changed;
+    private final LinkRefusals refusals;
 
     public SftpClaimReadLock(FileClaimRepository claims, ScheduledExecutorService releases, long releaseDelayMillis,
-                             SftpChangedExclusiveReadLockStrategy changed) {
+                             SftpChangedExclusiveReadLockStrategy changed, LinkRefusals refusals) {
+        this.refusals = refusals;
         this.claims = claims;
         this.releases = releases;
         this.releaseDelayMillis = releaseDelayMillis;
@@ -71,6 +74,11 @@ public class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<C
     public boolean acquireExclusiveReadLock(GenericFileOperations<ChannelSftp.LsEntry> operations,
                                             GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {
         String key = key(file, exchange);
+        if (isLink(file)) {
+            // a link on the supplier's server may point anywhere the login can read; it is never taken
+            refusals.refuse(key, "the remote entry is a symbolic link; links are never followed");
+            return false;
+        }
         if (!claims.add(key)) {
             LOG.debug("{} is claimed by another instance", key);
             return false;
@@ -86,6 +94,15 @@ public class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<C
             claims.remove(key);
         }
         return complete;
+    }
+
+    /** Whether the listing showed the entry as a symbolic link (the listing does not follow links). */
+    static boolean isLink(GenericFile<?> file) {
+        Object entry = file.getFile();
+        if (entry instanceof SftpRemoteFile<?> remote) {
+            entry = remote.getRemoteFile();
+        }
+        return entry instanceof ChannelSftp.LsEntry lsEntry && lsEntry.getAttrs() != null && lsEntry.getAttrs().isLink();
     }
 
     @Override

@@ -23,6 +23,15 @@ class FileNameRuleTest {
     }
 
     @Test
+    void theLengthIsCountedInBytes() {
+        assertThat(FileNameRule.problem("x".repeat(251) + ".csv")).isEmpty();
+        // 128 characters, 256 bytes: more than a file system takes
+        assertThat(FileNameRule.problem("ü".repeat(124) + ".csv")).isEmpty();
+        assertThat(FileNameRule.problem("ü".repeat(128))).hasValueSatisfying(r -> assertThat(r).contains("256 bytes"));
+        assertThat(FileNameRule.problem("€".repeat(100))).hasValueSatisfying(r -> assertThat(r).contains("300 bytes"));
+    }
+
+    @Test
     void printableNeverLetsAControlCharacterIntoALogLine() {
         assertThat(FileNameRule.printable("a\nINFO forged line")).isEqualTo("\"a\\u000AINFO forged line\"");
         assertThat(FileNameRule.printable(null)).isEqualTo("<none>");

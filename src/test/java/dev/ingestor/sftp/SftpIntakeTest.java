@@ -46,6 +46,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         // SFTP times are whole seconds: 2 s means unchanged for at least one
         registry.add("ingestor.suppliers.ACME.sftp.min-age", () -> "2s");
         registry.add("ingestor.suppliers.ACME.sftp.backoff-multiplier", () -> "2");
+        // every other file here is far smaller
+        registry.add("ingestor.suppliers.ACME.max-file-size", () -> "4KB");
         // INITECH writes done files and has its files deleted after pickup
         registry.add("ingestor.suppliers.INITECH.sftp.host", () -> "127.0.0.1");
         registry.add("ingestor.suppliers.INITECH.sftp.port", SFTP::port);
@@ -115,6 +117,7 @@ class SftpIntakeTest extends IngestorTestSupport {
     void emptyRemote() throws Exception {
         Files.createDirectories(OUTBOX);
         deleteTree(OUTBOX.resolve(".done"));
+        deleteTree(OUTBOX.resolve(".rejected"));
         for (Path file : filesIn(OUTBOX)) {
             Files.delete(file);
         }
@@ -263,18 +266,63 @@ class SftpIntakeTest extends IngestorTestSupport {
         }
     }
 
+    @Test
+    void aSymbolicLinkOnTheServerIsNotTakenAndReportedOnce() throws Exception {
+        Path secret = Files.createDirectories(SFTP.root().resolve("private")).resolve("secret.csv");
+        Files.writeString(secret, "source_id,sku,quantity,delivery_date\nTOP-SECRET,SKU,1,2026-12-01\n");
+        Path link = Files.createSymbolicLink(OUTBOX.resolve("leak.csv"), secret);
+        ListAppender<ILoggingEvent> logs = capture("dev.ingestor.intake");
+        try {
+            publish("real.csv", advice("R-1"));
+            awaitFiles(OUTBOX.resolve(".done"), 1);
+            Thread.sleep(1500);
+            assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
+            assertThat(link).isSymbolicLink();
+            assertThat(secret).exists();
+            assertThat(logs.list.stream().filter(e -> e.getFormattedMessage().contains("leak.csv")).count()).isEqualTo(1);
+        } finally {
+            release(logs, "dev.ingestor.intake");
+            Files.deleteIfExists(link);
+        }
+    }
+
+    @Test
+    void aRemoteFileOverTheLimitIsRejectedOnceNamingTheProperty() throws Exception {
+        ListAppender<ILoggingEvent> logs = capture("dev.ingestor.intake");
+        try {
+            publish("huge.csv", advice("H-" + "x".repeat(8000)));
+            awaitFiles(OUTBOX.resolve(".rejected"), 1);
+            Thread.sleep(1000);
+            assertThat(jobCount()).isZero();
+            assertThat(filesIn(OUTBOX)).isEmpty();
+            assertThat(logs.list).filteredOn(e -> e.getFormattedMessage().contains("huge.csv")).singleElement()
+                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("ingestor.suppliers.ACME.max-file-size")
+                            .contains("4096 bytes"));
+        } finally {
+            release(logs, "dev.ingestor.intake");
+        }
+    }
+
     private com.fasterxml.jackson.databind.JsonNode health() throws Exception {
         return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth").path("details");
     }
 
     private static ListAppender<ILoggingEvent> capture() {
+        return capture("dev.ingestor.sftp");
+    }
+
+    private static ListAppender<ILoggingEvent> capture(String logger) {
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.sftp")).addAppender(appender);
+        ((Logger) LoggerFactory.getLogger(logger)).addAppender(appender);
         return appender;
     }
 
     private static void release(ListAppender<ILoggingEvent> appender) {
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.sftp")).detachAppender(appender);
+        release(appender, "dev.ingestor.sftp");
+    }
+
+    private static void release(ListAppender<ILoggingEvent> appender, String logger) {
+        ((Logger) LoggerFactory.getLogger(logger)).detachAppender(appender);
     }
 }
