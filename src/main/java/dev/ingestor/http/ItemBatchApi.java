@@ -20,7 +20,9 @@ import dev.ingestor.api.HttpReplies;
 import dev.ingestor.api.JobView;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.intake.StoredContent;
+import dev.ingestor.intake.ContentKeyLock;
 import dev.ingestor.intake.RawStore;
+import dev.ingestor.intake.ReceivedContent;
 import dev.ingestor.item.AppliedBatch;
 import dev.ingestor.item.ItemStore;
 import dev.ingestor.item.RecordOutcome;
@@ -72,12 +74,14 @@ public class ItemBatchApi {
     private final IngestorProperties properties;
     private final IngestorMetrics metrics;
     private final ItemBatchReader batchReader;
+    private final ContentKeyLock contentKeyLock;
 
     public ItemBatchApi(TenantGuard tenants, RawStore rawStore, ItemStore items, ImportJobStore jobs,
                         QuarantineWriter quarantine, RequestKeyStore requestKeys, HttpReplies replies,
                         PlatformTransactionManager transactionManager, IngestorProperties properties,
-                        IngestorMetrics metrics) {
+                        IngestorMetrics metrics, ContentKeyLock contentKeyLock) {
         this.metrics = metrics;
+        this.contentKeyLock = contentKeyLock;
         this.tenants = tenants;
         this.rawStore = rawStore;
         this.items = items;
@@ -128,15 +132,26 @@ public class ItemBatchApi {
     public void process(@Body ItemBatchRequest request, @ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim,
                         Exchange exchange) throws Exception {
         try (AutoCloseable lease = requestKeys.keepAlive(claim)) {
-            StoredContent content;
+            ReceivedContent received;
             try (InputStream lines = Files.newInputStream(request.items())) {
-                content = rawStore.store(lines, request.partner(), null);
+                received = rawStore.receive(lines, request.partner(), null, null);
             }
             UUID jobId = ImportJobStore.newId();
             String fileName = "items " + request.idempotencyKey();
-            Reply reply = transactions.execute(status -> request.bulk()
-                    ? bulk(request, claim, content, jobId, fileName)
-                    : processNow(request, claim, content, jobId, fileName));
+            Reply reply;
+            try {
+                reply = transactions.execute(status -> {
+                    // as for files: the bytes go in place under their key's lock, in the transaction that creates
+                    // the job referring to them, so retention cannot delete a raw file a new job is about to use
+                    contentKeyLock.lock(received.key().toString());
+                    StoredContent content = place(received);
+                    return request.bulk()
+                            ? bulk(request, claim, content, jobId, fileName)
+                            : processNow(request, claim, content, jobId, fileName);
+                });
+            } finally {
+                rawStore.discard(received);
+            }
             replies.raw(exchange, reply.status(), reply.headers(), reply.body());
             RecordCounts counts = reply.counts();
             if (counts != null) {
@@ -147,6 +162,14 @@ public class ItemBatchApi {
         } catch (Exception e) {
             requestKeys.release(claim);
             throw e;
+        }
+    }
+
+    private StoredContent place(ReceivedContent received) {
+        try {
+            return rawStore.place(received);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the items of the request cannot be put in the raw store", e);
         }
     }
 

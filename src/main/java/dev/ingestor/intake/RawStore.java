@@ -225,11 +225,6 @@ public class RawStore {
         return removed;
     }
 
-    /** Stores content made here (an HTTP item batch as JSON Lines). */
-    public StoredContent storeContent(String supplier, byte[] content) throws IOException {
-        return store(new java.io.ByteArrayInputStream(content), supplier, null);
-    }
-
     private static void write(FileChannel out, ByteBuffer wrapped, int length) throws IOException {
         wrapped.clear().limit(length);
         while (wrapped.hasRemaining()) {
