@@ -250,6 +250,34 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
                 + claims.owner() + "') NOT VALID");
     }
 
+    /** An instance that stops in order hands its jobs back: claimed again, they are not counted as takeovers. */
+    @Test
+    void anOrderlyShutdownHandsJobsBackWithoutATakeover() throws Exception {
+        holdBackWorkers();
+        IngestorProperties named = new IngestorProperties();
+        named.setInstanceId("stopping-instance");
+        JobClaims stopping = new JobClaims(jdbc, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
+        UUID validating = ingest("stops-v.csv", HEADER + "Q-1,1,SKU,1,2026-12-01,x\n");
+        UUID processing = ingest("stops-p.csv", HEADER + "Q-2,1,SKU,1,2026-12-01,x\n");
+        jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 1 WHERE id = ?", processing);
+        int limit = properties.getPipeline().getMaxTakeovers();
+        for (int restart = 0; restart <= limit; restart++) {
+            assertThat(await().atMost(Duration.ofSeconds(10)).until(stopping::claimForValidation, j -> j != null).id())
+                    .isEqualTo(validating);
+            assertThat(await().atMost(Duration.ofSeconds(10)).until(stopping::claimForProcessing, j -> j != null).id())
+                    .isEqualTo(processing);
+            assertThat(stopping.releaseOnShutdown()).isEqualTo(2);
+            assertThat(jdbc.queryForMap("SELECT state, lease_owner, takeovers FROM import_job WHERE id = ?", validating))
+                    .containsEntry("state", "RECEIVED").containsEntry("lease_owner", null).containsEntry("takeovers", 0);
+            assertThat(jdbc.queryForMap("SELECT state, lease_owner, takeovers FROM import_job WHERE id = ?", processing))
+                    .containsEntry("state", "PROCESSING").containsEntry("lease_owner", null).containsEntry("takeovers", 0);
+        }
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+        awaitState(validating, "COMPLETED");
+        awaitState(processing, "COMPLETED");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)).isZero();
+    }
+
     // ---- an event Kafka refuses for good
 
     @Test
