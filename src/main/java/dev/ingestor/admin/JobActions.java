@@ -35,7 +35,7 @@ public class JobActions {
         boolean done = Boolean.TRUE.equals(transactions.execute(status -> {
             int moved = jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0,"
                     + " replayed = 0, quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
-                    + " attempts = 0, updated_at = now() WHERE id = ? AND state IN " + AT_REST, jobId);
+                    + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state IN " + AT_REST, jobId);
             if (moved == 1) {
                 jdbc.update("DELETE FROM job_record WHERE job_id = ?", jobId);
             }
@@ -48,7 +48,7 @@ public class JobActions {
     /** Back to PROCESSING from the first record: the quarantine stays as validation left it. */
     public boolean reprocess(UUID jobId, String who) {
         int moved = jdbc.update("UPDATE import_job SET state = 'PROCESSING', records_done = 0, accepted = 0, updated = 0,"
-                + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, updated_at = now()"
+                + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
                 + " WHERE id = ? AND total > 0 AND state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED')", jobId);
         LOG.info("admin action=reprocess job={} by={} result={}", jobId, who,
                 moved == 1 ? "queued" : "refused (not finished, never validated, or unknown)");
@@ -110,10 +110,10 @@ public class JobActions {
     private boolean resume(UUID jobId, String stage) {
         if ("processing".equals(stage)) {
             return jdbc.update("UPDATE import_job SET state = 'PROCESSING', error = NULL, lease_owner = NULL, lease_until = NULL,"
-                    + " attempts = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0", jobId) == 1;
+                    + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0", jobId) == 1;
         }
         return jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
                 + " quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0,"
-                + " updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1;
+                + " takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1;
     }
 }

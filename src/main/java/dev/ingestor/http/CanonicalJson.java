@@ -60,6 +60,19 @@ public final class CanonicalJson {
         return VALUE_READER.readTree(parser);
     }
 
+    /** Reads one JSON value from text, with the same settings as {@link #readValue(JsonParser)}. */
+    static JsonNode readValue(String json) throws IOException {
+        return VALUE_READER.readTree(json);
+    }
+
+    /**
+     * A generator writing characters as they are (no escaping of non-ASCII), so what a parser read can be
+     * copied and read again unchanged, unpaired surrogates included.
+     */
+    static com.fasterxml.jackson.core.JsonGenerator copier(java.io.Writer out) throws IOException {
+        return MAPPER.getFactory().createGenerator(out);
+    }
+
     /** One value inside a document: what follows it is the rest of the document, not trailing content. */
     private static final com.fasterxml.jackson.databind.ObjectReader VALUE_READER =
             MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);

@@ -1,6 +1,7 @@
 package dev.ingestor.http;
 
 import java.io.BufferedOutputStream;
+import java.io.CharArrayWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,7 +13,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
@@ -71,6 +74,7 @@ final class ItemBatchReader {
             throw notABatch();
         }
         int count = -1;
+        long othersSize = 0;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String name = parser.currentName();
             parser.nextToken();
@@ -79,7 +83,11 @@ final class ItemBatchReader {
             } else if (name.equals("items")) {
                 throw notABatch();
             } else {
-                others.put(name, CanonicalJson.readValue(parser));
+                // the fields besides "items" share one record's allowance, so many or big ones cannot fill the heap
+                long budget = maxRecordSize - othersSize;
+                long start = parser.currentTokenLocation().getByteOffset();
+                others.put(name, boundedValue(parser, budget, () -> "the fields besides \"items\" are"));
+                othersSize += parser.currentLocation().getByteOffset() - start + name.length() + 3;
             }
         }
         if (parser.nextToken() != null) {
@@ -104,17 +112,48 @@ final class ItemBatchReader {
                 throw ApiProblemException.tooLarge("the batch holds more than " + maxItems + " items, the limit"
                         + " (ingestor.http.max-items-per-batch); send the records in several batches, or as a file");
             }
-            long start = parser.currentTokenLocation().getByteOffset();
-            JsonNode item = CanonicalJson.readValue(parser);
-            long size = parser.currentLocation().getByteOffset() - start;
-            if (size > maxRecordSize) {
-                throw ApiProblemException.badRequest("record-too-large", "item " + count + " is " + size
-                        + " bytes of JSON, larger than the limit of " + maxRecordSize + " bytes (ingestor.http.max-record-size)");
-            }
+            int number = count;
+            JsonNode item = boundedValue(parser, maxRecordSize, () -> "item " + number + " is");
             out.write(CanonicalJson.canonical(item));
             out.write('\n');
         }
         return count;
+    }
+
+    /**
+     * Reads the value at the parser's current token as a tree, copying it token by token and stopping as soon
+     * as it has taken more than {@code limit} bytes of the body: a huge value is refused having read little
+     * more than the limit, never built whole in memory. The copy is parsed again with the same settings as
+     * {@link CanonicalJson#readValue}, so the tree (and the fingerprint) is the one a whole parse gives.
+     */
+    private JsonNode boundedValue(JsonParser parser, long limit, Supplier<String> what) throws IOException {
+        long start = parser.currentTokenLocation().getByteOffset();
+        CharArrayWriter copy = new CharArrayWriter();
+        try (JsonGenerator generator = CanonicalJson.copier(copy)) {
+            int depth = 0;
+            do {
+                JsonToken token = parser.currentToken();
+                switch (token) {
+                    // strings as characters and numbers as their text: nothing is decoded or rounded on the way
+                    case VALUE_STRING -> generator.writeString(parser.getTextCharacters(), parser.getTextOffset(),
+                            parser.getTextLength());
+                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> generator.writeNumber(parser.getText());
+                    default -> generator.copyCurrentEvent(parser);
+                }
+                if (token.isStructStart()) {
+                    depth++;
+                } else if (token.isStructEnd()) {
+                    depth--;
+                }
+                long read = parser.currentLocation().getByteOffset() - start;
+                if (read > limit) {
+                    throw ApiProblemException.badRequest("record-too-large", what.get() + " larger than the limit of "
+                            + maxRecordSize + " bytes (ingestor.http.max-record-size): reading stopped after " + read
+                            + " bytes of JSON");
+                }
+            } while (depth > 0 && parser.nextToken() != null);
+        }
+        return CanonicalJson.readValue(copy.toString());
     }
 
     private static ApiProblemException notABatch() {

@@ -4,9 +4,11 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import dev.ingestor.record.DeliveryAdvice;
@@ -76,7 +78,7 @@ public class ItemStore {
      */
     public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         if (batch.isEmpty()) {
-            return new AppliedBatch(Map.of());
+            return AppliedBatch.empty();
         }
         int n = batch.size();
         String[] ids = new String[n];
@@ -111,7 +113,7 @@ public class ItemStore {
                         written.put(rs.getString(1), rs.getBoolean(2) ? RecordOutcome.ACCEPTED : RecordOutcome.UPDATED);
                     }
                 }
-                return new AppliedBatch(written);
+                return new AppliedBatch(Set.copyOf(Arrays.asList(ids)), written);
             }
         });
     }

@@ -7,6 +7,7 @@ import java.util.UUID;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.ops.IngestorMetrics;
+import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -106,6 +107,31 @@ public class JobClaims {
             metrics.deadLetter(stage);
             LOG.error("dead letter supplier={} job={} key={} stage={} attempts={} exception={} message=\"{}\"",
                     failed.supplier(), failed.jobId(), failed.key(), stage, failed.attempts(), failed.exception(), failed.message());
+        }
+    }
+
+    /**
+     * At an orderly shutdown, after the routes have stopped, hands back the jobs this instance still holds as
+     * waiting jobs, not as lapsed leases: a restart or a rolling deploy is not a worker the job brought down,
+     * so it must not count against {@code ingestor.pipeline.max-takeovers}. Validation starts again (it
+     * always reads the whole file); processing resumes from its checkpoint. A killed instance never gets here:
+     * its leases lapse and their takeovers count.
+     */
+    @PreDestroy
+    public int releaseOnShutdown() {
+        try {
+            int released = jdbc.update("UPDATE import_job SET state = CASE WHEN state = 'VALIDATING' THEN 'RECEIVED' ELSE state END,"
+                    + " lease_owner = NULL, lease_until = NULL, updated_at = now()"
+                    + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", owner);
+            if (released > 0) {
+                LOG.info("shutdown of instance {}: handed back {} job(s) it held, to be claimed again without a takeover",
+                        owner, released);
+            }
+            return released;
+        } catch (RuntimeException e) {
+            // the database may be gone already; the leases then lapse and are taken over as after a crash
+            LOG.warn("shutdown of instance {}: could not hand back its jobs: {}", owner, e.getMessage());
+            return 0;
         }
     }
 

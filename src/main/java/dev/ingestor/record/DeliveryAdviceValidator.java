@@ -41,6 +41,20 @@ public final class DeliveryAdviceValidator {
             if (control >= 0) {
                 problems.add(SafeText.of(name, 60) + ": contains the control character " + String.format("U+%04X", control));
             }
+            // not valid Unicode: UTF-8 on the way to PostgreSQL turns it into '?', so "a\uD800" and "a\uDBFF"
+            // would both be stored as "a?" and no longer be the ids (or values) the supplier sent
+            int loneInName = name == null ? -1 : SafeText.unpairedSurrogateIn(name);
+            if (loneInName >= 0) {
+                problems.add("field name '" + SafeText.of(name, 60) + "' contains an unpaired UTF-16 surrogate "
+                        + String.format("U+%04X", (int) name.charAt(loneInName)) + " at character " + (loneInName + 1)
+                        + " (not valid Unicode)");
+            }
+            int loneInValue = value == null ? -1 : SafeText.unpairedSurrogateIn(value);
+            if (loneInValue >= 0) {
+                problems.add(SafeText.of(name, 60) + ": contains an unpaired UTF-16 surrogate "
+                        + String.format("U+%04X", (int) value.charAt(loneInValue)) + " at character " + (loneInValue + 1)
+                        + " (not valid Unicode)");
+            }
         });
 
         String sourceId = trimmed(f.get("source_id"));

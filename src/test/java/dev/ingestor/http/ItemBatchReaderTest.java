@@ -68,10 +68,86 @@ class ItemBatchReaderTest {
         assertThatThrownBy(() -> read(body, 10, 100))
                 .isInstanceOfSatisfying(ApiProblemException.class, e -> {
                     assertThat(e.problem().status()).isEqualTo(400);
-                    assertThat(e.problem().detail()).contains("item 2 is 209 bytes")
-                            .contains("limit of 100 bytes (ingestor.http.max-record-size)");
+                    assertThat(e.problem().detail()).contains("item 2 is larger than the limit of 100 bytes (ingestor.http.max-record-size)");
                 });
         assertThat(spool).isEmptyDirectory();
+    }
+
+    /** One item of a million small fields: refused once the limit is passed, not after building its tree. */
+    @Test
+    void aHugeItemIsRefusedHavingReadLittleMoreThanTheLimit() {
+        StringBuilder body = new StringBuilder("{\"items\": [{\"a\": 1}, {");
+        for (int i = 0; i < 200_000; i++) {
+            body.append(i == 0 ? "" : ",").append("\"f").append(i).append("\":0");
+        }
+        body.append("}]}");
+        CountingStream in = new CountingStream(body.toString().getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> new ItemBatchReader(10, 1000, spool).read(in, PREFIX))
+                .isInstanceOfSatisfying(ApiProblemException.class, e -> {
+                    assertThat(e.problem().status()).isEqualTo(400);
+                    assertThat(e.problem().detail())
+                            .contains("item 2 is larger than the limit of 1000 bytes (ingestor.http.max-record-size)");
+                });
+        // the parser reads ahead one buffer (8 KB); the body is over 2 MB
+        assertThat(in.read).isLessThan(1000 + 32 * 1024);
+        assertThat(spool).isEmptyDirectory();
+    }
+
+    /** The fields besides "items" are held until the end of the body, so together they get one record's allowance. */
+    @Test
+    void manyOtherTopLevelFieldsAreRefusedHavingReadLittleMoreThanTheLimit() {
+        StringBuilder body = new StringBuilder("{\"items\": [{\"a\": 1}]");
+        for (int i = 0; i < 200_000; i++) {
+            body.append(",\"f").append(i).append("\":0");
+        }
+        body.append("}");
+        CountingStream in = new CountingStream(body.toString().getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> new ItemBatchReader(10, 1000, spool).read(in, PREFIX))
+                .isInstanceOfSatisfying(ApiProblemException.class, e -> {
+                    assertThat(e.problem().status()).isEqualTo(400);
+                    assertThat(e.problem().detail()).contains("the fields besides \"items\" are larger than the limit"
+                            + " of 1000 bytes (ingestor.http.max-record-size)");
+                });
+        assertThat(in.read).isLessThan(1000 + 32 * 1024);
+        String big = "{\"items\": [{}], \"note\": \"" + "x".repeat(2000) + "\"}";
+        assertThatThrownBy(() -> read(big, 10, 1000)).isInstanceOfSatisfying(ApiProblemException.class,
+                e -> assertThat(e.problem().detail()).contains("ingestor.http.max-record-size"));
+        assertThat(spool).isEmptyDirectory();
+    }
+
+    @Test
+    void itemsAndOtherFieldsUnderTheLimitAreTakenWithUnpairedSurrogatesKept() throws Exception {
+        String body = "{\"meta\": {\"b\": 2, \"a\": 1}, \"items\": [{\"s\": \"x\\ud800y\", \"n\": 1.50}]}";
+        ItemBatchReader.Batch batch = read(body, 10, 1000);
+        assertThat(batch.count()).isEqualTo(1);
+        assertThat(CanonicalJson.parse(Files.readAllBytes(batch.jsonLines())).get("s").asText()).isEqualTo("x\ud800y");
+        assertThat(batch.fingerprint())
+                .isEqualTo(CanonicalJson.fingerprint(PREFIX, CanonicalJson.parse(body.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    private static final class CountingStream extends java.io.InputStream {
+        private final byte[] bytes;
+        int read;
+
+        CountingStream(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public int read() {
+            return read < bytes.length ? bytes[read++] & 0xff : -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            if (read >= bytes.length) {
+                return -1;
+            }
+            int n = Math.min(len, bytes.length - read);
+            System.arraycopy(bytes, read, b, off, n);
+            read += n;
+            return n;
+        }
     }
 
     @Test

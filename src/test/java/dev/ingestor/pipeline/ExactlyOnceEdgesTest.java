@@ -208,6 +208,76 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id)).isZero();
     }
 
+    /**
+     * An operator's action sends a job round again with the full takeover allowance, whatever the count was
+     * when the job came to rest: otherwise one lapsed lease (a restart, a slow pause) would fail it at once.
+     */
+    @Test
+    void aJobSentBackByAnOperatorStartsWithTheFullTakeoverAllowance() throws Exception {
+        int limit = properties.getPipeline().getMaxTakeovers();
+        UUID id = poisonJob(limit);
+        awaitState(id, "FAILED");
+        long letter = jdbc.queryForObject("SELECT id FROM dead_letter WHERE job_id = ?", Long.class, id);
+        List<String> actions = List.of("/dead-letters/" + letter + "/replay", "/jobs/" + id + "/revalidate",
+                "/jobs/" + id + "/reprocess");
+        for (String action : actions) {
+            // the count a job was left with, however it came to rest; this instance's workers wait until it is read
+            jdbc.update("UPDATE import_job SET takeovers = ? WHERE id = ?", limit, id);
+            holdBackWorkers();
+            HttpResponse<String> response = http.send(java.net.http.HttpRequest.newBuilder(uri("/api/v1/admin" + action))
+                    .header("X-Api-Key", ADMIN_KEY).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(action + " " + response.body()).isEqualTo(202);
+            assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id))
+                    .as(action).isZero();
+            jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+            awaitState(id, "COMPLETED");
+        }
+        jdbc.update("UPDATE import_job SET state = 'FAILED', takeovers = ? WHERE id = ?", limit, id);
+        holdBackWorkers();
+        HttpResponse<String> retried = http.send(java.net.http.HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/retry-failed"))
+                .header("X-Api-Key", ADMIN_KEY).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(retried.statusCode()).as(retried.body()).isEqualTo(202);
+        assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id)).isZero();
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+        awaitState(id, "COMPLETED");
+    }
+
+    /** This instance's workers cannot claim a job until the constraint is dropped (@AfterEach drops it too). */
+    private void holdBackWorkers() {
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
+                + claims.owner() + "') NOT VALID");
+    }
+
+    /** An instance that stops in order hands its jobs back: claimed again, they are not counted as takeovers. */
+    @Test
+    void anOrderlyShutdownHandsJobsBackWithoutATakeover() throws Exception {
+        holdBackWorkers();
+        IngestorProperties named = new IngestorProperties();
+        named.setInstanceId("stopping-instance");
+        JobClaims stopping = new JobClaims(jdbc, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
+        UUID validating = ingest("stops-v.csv", HEADER + "Q-1,1,SKU,1,2026-12-01,x\n");
+        UUID processing = ingest("stops-p.csv", HEADER + "Q-2,1,SKU,1,2026-12-01,x\n");
+        jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 1 WHERE id = ?", processing);
+        int limit = properties.getPipeline().getMaxTakeovers();
+        for (int restart = 0; restart <= limit; restart++) {
+            assertThat(await().atMost(Duration.ofSeconds(10)).until(stopping::claimForValidation, j -> j != null).id())
+                    .isEqualTo(validating);
+            assertThat(await().atMost(Duration.ofSeconds(10)).until(stopping::claimForProcessing, j -> j != null).id())
+                    .isEqualTo(processing);
+            assertThat(stopping.releaseOnShutdown()).isEqualTo(2);
+            assertThat(jdbc.queryForMap("SELECT state, lease_owner, takeovers FROM import_job WHERE id = ?", validating))
+                    .containsEntry("state", "RECEIVED").containsEntry("lease_owner", null).containsEntry("takeovers", 0);
+            assertThat(jdbc.queryForMap("SELECT state, lease_owner, takeovers FROM import_job WHERE id = ?", processing))
+                    .containsEntry("state", "PROCESSING").containsEntry("lease_owner", null).containsEntry("takeovers", 0);
+        }
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+        awaitState(validating, "COMPLETED");
+        awaitState(processing, "COMPLETED");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)).isZero();
+    }
+
     // ---- an event Kafka refuses for good
 
     @Test
