@@ -71,7 +71,8 @@ public class JobValidation {
         }
         int moved = jdbc.update("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
                         + " accepted = 0, updated = 0, replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
-                        + " updated_at = now() WHERE id = ? AND lease_owner = ?",
+                        // takeovers are counted per stage: validation's must not use up processing's allowance
+                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?",
                 JobState.PROCESSING.name(), total, quarantined, job.id(), claims.owner());
         if (moved != 1) {
             throw new LeaseLostException(job.id());
