@@ -116,9 +116,14 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
             assertThat(answers.subList(0, 3)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 401"));
             assertThat(answers.subList(3, 8)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 429")
                     .contains("Retry-After: ").contains("ingestor.http.limits.failed-auth-per-window"));
-            // even the right key is refused from there until the window ends: guessing gains nothing
+            // a valid key from the same address (a partner behind the guesser's proxy or NAT) still passes, and
+            // does not end the guesser's refusal
             try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
                 assertThat(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
+                        new byte[0]).readAnswer()).startsWith("HTTP/1.1 200");
+            }
+            try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
+                assertThat(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Api-Key: guess-again\r\nConnection: close",
                         new byte[0]).readAnswer()).startsWith("HTTP/1.1 429");
             }
             // the public pages stay reachable, and other addresses are not affected

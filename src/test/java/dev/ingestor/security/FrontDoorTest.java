@@ -179,6 +179,22 @@ class FrontDoorTest extends IngestorTestSupport {
     }
 
     @Test
+    void theAdminPageAnswersHeadLikeGetWithoutAKey() throws Exception {
+        assertThat(head("/admin").statusCode()).isEqualTo(302);
+        for (String file : List.of("/admin/index.html", "/admin/admin.js", "/admin/admin.css")) {
+            assertThat(head(file).statusCode()).as(file).isEqualTo(200);
+        }
+        assertThat(head("/api/v1/openapi.json").statusCode()).as("/api/v1/openapi.json").isNotEqualTo(401);
+        assertThat(head("/admin/nothing/deeper").statusCode()).isEqualTo(401);
+        assertThat(head("/api/v1/jobs").statusCode()).isEqualTo(401);
+    }
+
+    private HttpResponse<Void> head(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(path)).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.discarding());
+    }
+
+    @Test
     void everyAnswerCarriesTheSecurityHeaders() throws Exception {
         List<HttpResponse<String>> answers = List.of(
                 get("/admin", null), get("/admin/index.html", null), get("/admin/admin.js", null),
