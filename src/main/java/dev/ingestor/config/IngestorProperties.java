@@ -188,7 +188,7 @@ public class IngestorProperties {
     /** {@code ingestor.http.limits.*}: what one API key, and one client address failing to authenticate, may do. */
     public static class Limits {
         /** Requests of one key being served at once; more are answered 429. */
-        private int maxConcurrentPerKey = 64;
+        private int maxConcurrentPerKey = 32;
         /** Sustained requests per second of one key (token bucket refill). */
         private int requestsPerSecond = 5000;
         /** Requests one key may send at once above the sustained rate (token bucket capacity). */

@@ -17,7 +17,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * Establishes the caller from the API key in the request's headers ({@code Authorization: Bearer <key>} or
  * {@code X-Api-Key}), before anything of the body is read. A known key: the caller becomes the request's
- * authentication and the request attribute the routes take it from. An unknown key: 401 at once. No key:
+ * authentication and the request attribute the routes take it from, whatever the failures of its address. An
+ * unknown key: 401 at once (429 once its address has failed too often). No key:
  * the request goes on anonymous, and the authorization rules decide (public pages pass, the rest is 401).
  * A key anywhere else (query string, form field) is never looked at.
  */
@@ -41,13 +42,14 @@ final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        // an address that keeps failing is refused before its key is even hashed
-        if (refusals.refusedAddress(request, response)) {
-            return;
-        }
         String hash = ApiKeys.sha256(key);
         Optional<Caller> caller = apiKeys.callerForHash(hash);
         if (caller.isEmpty()) {
+            // the address throttle is for failures only: a valid key is never refused because others behind the
+            // same proxy or NAT failed; a guesser's later tries are refused, whatever they guess, until it ends
+            if (refusals.refusedAddress(request, response)) {
+                return;
+            }
             refusals.unauthorized(request, response, "unknown API key", ApiKeys.WRONG_KEY);
             return;
         }

@@ -68,8 +68,11 @@ public class FrontDoorSecurity {
                         .dispatcherTypeMatchers(DispatcherType.ASYNC, DispatcherType.ERROR).permitAll()
                         .requestMatchers(EndpointRequest.to(HealthEndpoint.class)).permitAll()
                         .requestMatchers(EndpointRequest.toAnyEndpoint()).hasRole("ADMIN")
+                        // HEAD as GET: a link checker or a proxy probing the public files gets the same answer
                         .requestMatchers(HttpMethod.GET, "/admin", "/admin/", "/admin/*").permitAll()
+                        .requestMatchers(HttpMethod.HEAD, "/admin", "/admin/", "/admin/*").permitAll()
                         .requestMatchers(HttpMethod.GET, "/api/v1/openapi.json").permitAll()
+                        .requestMatchers(HttpMethod.HEAD, "/api/v1/openapi.json").permitAll()
                         .anyRequest().authenticated());
         return http.build();
     }

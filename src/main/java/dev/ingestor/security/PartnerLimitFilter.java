@@ -15,10 +15,13 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * Applies {@link PartnerLimits} to every request with a valid key, right after authentication. A request
  * counts as in flight until it is answered: Camel's platform-http serves requests asynchronously, so for
- * an asynchronous request the permit is released when the async processing ends, not when this filter
- * returns.
+ * an asynchronous request the request's hold on the permit ends when the async processing ends, not when
+ * this filter returns, and the thread that runs the route holds it until the route ends, even when the answer
+ * was sent before (an async timeout while a slow body is still read).
  */
 final class PartnerLimitFilter extends OncePerRequestFilter {
+
+    static final String PERMIT_ATTRIBUTE = PartnerLimits.Permit.class.getName();
 
     private final PartnerLimits limits;
     private final FrontDoorRefusals refusals;
@@ -42,6 +45,8 @@ final class PartnerLimitFilter extends OncePerRequestFilter {
             return;
         }
         PartnerLimits.Permit permit = admission.permit().get();
+        // for the thread that will run the route: it holds the place too (PermitFollowsTheRoute)
+        request.setAttribute(PERMIT_ATTRIBUTE, permit);
         boolean releasedLater = false;
         try {
             chain.doFilter(request, response);
@@ -56,20 +61,34 @@ final class PartnerLimitFilter extends OncePerRequestFilter {
         }
     }
 
-    private record ReleaseWhenAnswered(PartnerLimits.Permit permit) implements AsyncListener {
+    /** The request's own hold on the permit, let go once when the request ends, whichever event says so first. */
+    private static final class ReleaseWhenAnswered implements AsyncListener {
+        private final PartnerLimits.Permit permit;
+        private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+
+        ReleaseWhenAnswered(PartnerLimits.Permit permit) {
+            this.permit = permit;
+        }
+
+        private void release() {
+            if (done.compareAndSet(false, true)) {
+                permit.release();
+            }
+        }
+
         @Override
         public void onComplete(AsyncEvent event) {
-            permit.release();
+            release();
         }
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            permit.release();
+            release();
         }
 
         @Override
         public void onError(AsyncEvent event) {
-            permit.release();
+            release();
         }
 
         @Override

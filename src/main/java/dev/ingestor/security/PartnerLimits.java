@@ -80,17 +80,28 @@ public class PartnerLimits {
     private record KeyState(Semaphore inFlight, Bucket rate) {
     }
 
-    /** A request's place among its key's concurrent requests; released once, however often it is called. */
+    /**
+     * A request's place among its key's concurrent requests. It may be held by more than the request: the
+     * thread that runs the request's route holds it too ({@link #hold()}), so the place is given back only
+     * when the last holder lets go (the answer is sent and the route has really ended). Each holder calls
+     * {@link #release()} exactly once.
+     */
     public static final class Permit {
         private final Semaphore semaphore;
+        private final java.util.concurrent.atomic.AtomicInteger holders = new java.util.concurrent.atomic.AtomicInteger(1);
         private final AtomicBoolean released = new AtomicBoolean();
 
         Permit(Semaphore semaphore) {
             this.semaphore = semaphore;
         }
 
+        /** One more holder; each {@code hold()} is matched by one {@link #release()}. */
+        public void hold() {
+            holders.incrementAndGet();
+        }
+
         public void release() {
-            if (released.compareAndSet(false, true)) {
+            if (holders.updateAndGet(h -> Math.max(0, h - 1)) == 0 && released.compareAndSet(false, true)) {
                 semaphore.release();
             }
         }

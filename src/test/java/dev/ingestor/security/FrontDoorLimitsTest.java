@@ -47,7 +47,9 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
                     "ingestor.http.limits.requests-per-second", "1",
                     "ingestor.http.limits.burst", "3",
                     "ingestor.http.limits.failed-auth-per-window", "3",
-                    "ingestor.http.limits.failed-auth-window", "1m")));
+                    "ingestor.http.limits.failed-auth-window", "1m",
+                    // a stalled upload outlives its answer within the test
+                    "spring.mvc.async.request-timeout", "3s")));
         }
     }
 
@@ -76,6 +78,33 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
         }
         // the held requests end with their connections, and their places are free again
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(1100))
+                .until(() -> get("/api/v1/jobs", ACME_KEY).statusCode() == 200);
+    }
+
+    @Test
+    void aTimedOutUploadIsAnswered503ProblemAndKeepsItsPlaceWhileItsRouteStillReads() throws Exception {
+        List<RawHttp> held = new ArrayList<>();
+        // a full token bucket for ACME (burst 3 at 1 per second), whatever the other tests used of it
+        Thread.sleep(3_100);
+        try {
+            for (int i = 0; i < 2; i++) {
+                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\n"
+                        + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100", "source_id".getBytes()));
+            }
+            for (RawHttp raw : held) {
+                // past spring.mvc.async.request-timeout (3 s here)
+                assertThat(raw.readAnswer()).startsWith("HTTP/1.1 503").contains("Retry-After: 5")
+                        .contains("application/problem+json").contains("spring.mvc.async.request-timeout")
+                        .doesNotContain("about:blank").doesNotContain("Exception");
+            }
+            // answered, but their routes still wait for the bodies: the key's places are still taken
+            assertProblem(get("/api/v1/jobs", ACME_KEY), 429, "ingestor.http.limits.max-concurrent-per-key");
+        } finally {
+            for (RawHttp raw : held) {
+                raw.close();
+            }
+        }
+        await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(1100))
                 .until(() -> get("/api/v1/jobs", ACME_KEY).statusCode() == 200);
     }
 
@@ -116,9 +145,14 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
             assertThat(answers.subList(0, 3)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 401"));
             assertThat(answers.subList(3, 8)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 429")
                     .contains("Retry-After: ").contains("ingestor.http.limits.failed-auth-per-window"));
-            // even the right key is refused from there until the window ends: guessing gains nothing
+            // a valid key from the same address (a partner behind the guesser's proxy or NAT) still passes, and
+            // does not end the guesser's refusal
             try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
                 assertThat(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
+                        new byte[0]).readAnswer()).startsWith("HTTP/1.1 200");
+            }
+            try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
+                assertThat(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Api-Key: guess-again\r\nConnection: close",
                         new byte[0]).readAnswer()).startsWith("HTTP/1.1 429");
             }
             // the public pages stay reachable, and other addresses are not affected

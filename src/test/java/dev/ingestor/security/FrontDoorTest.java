@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.springframework.core.env.Environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The HTTP front door against the running app: no valid key, no entry, on every route, method and spelling
@@ -31,6 +33,9 @@ class FrontDoorTest extends IngestorTestSupport {
     private static final byte[] MULTIPART_BODY = ("--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n"
             + "Content-Type: text/csv\r\n\r\nsource_id,sku,quantity,delivery_date\r\nA-1,SKU,1,2026-12-01\r\n--xyz--\r\n")
             .getBytes(StandardCharsets.UTF_8);
+
+    @Autowired
+    IngestorProperties properties;
 
     @Autowired
     Environment environment;
@@ -176,6 +181,60 @@ class FrontDoorTest extends IngestorTestSupport {
             assertThat(get(file, null).statusCode()).as(file).isEqualTo(200);
         }
         assertProblem(get("/admin/nothing/deeper", null), 401, "needs a key");
+    }
+
+    @Test
+    void oneKeyStallingAsManyUploadsAsItMayDoesNotHoldBackAnotherKey() throws Exception {
+        int perKey = properties.getHttp().getLimits().getMaxConcurrentPerKey();
+        assertThat(perKey).as("the shipped default, which the benchmark's 32 concurrent pushes need").isGreaterThanOrEqualTo(32);
+        List<RawHttp> held = new ArrayList<>();
+        try {
+            // uploads whose bodies stop after a few bytes: each holds a request thread while its route reads
+            for (int i = 0; i < perKey; i++) {
+                held.add(new RawHttp(null, port, Duration.ofSeconds(60)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\n"
+                        + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100", "source_id".getBytes()));
+            }
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertProblem(get("/api/v1/jobs", ACME_KEY), 429, "ingestor.http.limits.max-concurrent-per-key"));
+            // every place of ACME is taken and stalled, yet another key is served at once
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                    assertThat(get("/api/v1/jobs", GLOBEX_KEY).statusCode()).isEqualTo(200));
+        } finally {
+            for (RawHttp raw : held) {
+                raw.close();
+            }
+        }
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(() -> get("/api/v1/jobs", ACME_KEY).statusCode() == 200);
+    }
+
+    @Test
+    void pathsTomcatRefusesAreAnsweredProblemJsonWithoutServerDetails() throws Exception {
+        for (String path : List.of("/admin/..%2fapi/v1/jobs", "/api/v1/jobs%00", "/api/v1/%2e%2e/jobs%00")) {
+            try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
+                String answer = raw.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
+                        new byte[0]).readAnswer();
+                assertThat(answer).as(path).startsWith("HTTP/1.1 400").contains("Content-Type: application/problem+json")
+                        .contains("\"status\":400").doesNotContainIgnoringCase("tomcat").doesNotContainIgnoringCase("<html")
+                        .doesNotContain("Exception").doesNotContain("Server:");
+            }
+        }
+    }
+
+    @Test
+    void theAdminPageAnswersHeadLikeGetWithoutAKey() throws Exception {
+        assertThat(head("/admin").statusCode()).isEqualTo(302);
+        for (String file : List.of("/admin/index.html", "/admin/admin.js", "/admin/admin.css")) {
+            assertThat(head(file).statusCode()).as(file).isEqualTo(200);
+        }
+        assertThat(head("/api/v1/openapi.json").statusCode()).as("/api/v1/openapi.json").isNotEqualTo(401);
+        assertThat(head("/admin/nothing/deeper").statusCode()).isEqualTo(401);
+        assertThat(head("/api/v1/jobs").statusCode()).isEqualTo(401);
+    }
+
+    private HttpResponse<Void> head(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(path)).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.discarding());
     }
 
     @Test

@@ -39,6 +39,18 @@ class PartnerLimitsTest {
     }
 
     @Test
+    void aPermitHeldAlsoByTheRouteIsFreedOnlyWhenBothLetGo() {
+        PartnerLimits limits = limits(1, 1000, 1000);
+        PartnerLimits.Permit permit = limits.admit("a").permit().orElseThrow();
+        permit.hold();
+        // the request was answered (an async timeout), its route still reads the body
+        permit.release();
+        assertThat(limits.admit("a").permit()).as("still taken while the route runs").isEmpty();
+        permit.release();
+        assertThat(limits.admit("a").permit()).as("free once the route ended").isPresent();
+    }
+
+    @Test
     void aKeyOverItsRateIsRefusedWithTheTimeToWait() {
         PartnerLimits limits = limits(100, 1, 3);
         for (int i = 0; i < 3; i++) {

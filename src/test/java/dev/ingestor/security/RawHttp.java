@@ -51,8 +51,27 @@ final class RawHttp implements AutoCloseable {
                 length = Integer.parseInt(line.substring(15).trim());
             }
         }
+        if (headers.toLowerCase().contains("transfer-encoding: chunked")) {
+            return headers + readChunks(in);
+        }
         byte[] body = in.readNBytes(length);
         return headers + new String(body, StandardCharsets.UTF_8);
+    }
+
+    private static String readChunks(InputStream in) throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        while (true) {
+            StringBuilder size = new StringBuilder();
+            for (int b = in.read(); b >= 0 && b != '\n'; b = in.read()) {
+                size.append((char) b);
+            }
+            int length = Integer.parseInt(size.toString().trim().split(";")[0], 16);
+            if (length == 0) {
+                return body.toString(StandardCharsets.UTF_8);
+            }
+            body.write(in.readNBytes(length));
+            in.readNBytes(2);
+        }
     }
 
     @Override

@@ -1,0 +1,56 @@
+package dev.ingestor.security;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+
+import org.springframework.boot.task.ThreadPoolTaskExecutorCustomizer;
+import org.springframework.core.task.TaskDecorator;
+import org.springframework.stereotype.Component;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+
+/**
+ * Camel's platform-http runs each request's route (and reads its body) on Spring's task executor, and Spring
+ * MVC may answer the request (async timeout) while that route still runs. So the key's place among its
+ * concurrent requests must follow the route, not the answer: a task handed to the executor while a request
+ * with a permit is being served holds the permit until the task ends. A task the executor refuses (queue
+ * full) lets go of it at once. Spring Boot applies this decorator and customizer to its task executor, the
+ * one platform-http uses.
+ */
+@Component
+public class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecutorCustomizer {
+
+    @Override
+    public Runnable decorate(Runnable task) {
+        RequestAttributes request = RequestContextHolder.getRequestAttributes();
+        Object permit = request == null ? null : request.getAttribute(PartnerLimitFilter.PERMIT_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);
+        if (!(permit instanceof PartnerLimits.Permit held)) {
+            return task;
+        }
+        held.hold();
+        return new HoldingTask(task, held);
+    }
+
+    @Override
+    public void customize(org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor executor) {
+        executor.setRejectedExecutionHandler(PermitFollowsTheRoute::refused);
+    }
+
+    private static void refused(Runnable task, ThreadPoolExecutor executor) {
+        if (task instanceof HoldingTask holding) {
+            holding.permit.release();
+        }
+        throw new RejectedExecutionException("the request queue is full (spring.task.execution.pool.queue-capacity)");
+    }
+
+    private record HoldingTask(Runnable task, PartnerLimits.Permit permit) implements Runnable {
+        @Override
+        public void run() {
+            try {
+                task.run();
+            } finally {
+                permit.release();
+            }
+        }
+    }
+}
