@@ -47,9 +47,12 @@ class HousekeepingTest extends IngestorTestSupport {
         jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')",
                 stored.key().toString(), stored.sha256());
         UUID id = UUID.randomUUID();
-        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, updated_at)"
-                + " VALUES (?, 'ACME', ?, ?, 'f.csv', ?, 'test', now() - ?::interval)", id, state, stored.key().toString(),
-                stored.size(), age);
+        // an unfinished job is held by a worker elsewhere (a live lease): this context's own workers must not
+        // take it and change its records while the test looks at what retention left
+        boolean unfinished = state.equals("VALIDATING") || state.equals("PROCESSING");
+        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, updated_at, lease_owner, lease_until)"
+                + " VALUES (?, 'ACME', ?, ?, 'f.csv', ?, 'test', now() - ?::interval, ?, now() + ?::interval)", id, state,
+                stored.key().toString(), stored.size(), age, unfinished ? "elsewhere" : null, unfinished ? "1 hour" : null);
         jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, reason) VALUES (?, 1, 2, 'QUARANTINED', 'r')", id);
         return stored;
     }
