@@ -7,7 +7,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.RecordCounts;
 
-/** The job JSON contract of DESIGN.md. */
+/** The job JSON contract (docs/design.md, Contracts). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobView(
         String id,

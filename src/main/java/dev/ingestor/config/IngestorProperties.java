@@ -146,7 +146,7 @@ public class IngestorProperties {
         private DataSize maxFileSize = DataSize.ofMegabytes(100);
         /** Largest JSON item batch. */
         private DataSize maxJsonSize = DataSize.ofMegabytes(10);
-        /** How long a request's Idempotency-Key and stored response are kept (seed 002: 30 days). */
+        /** How long a request's Idempotency-Key and stored response are kept (docs/design.md, Keys expire). */
         private Duration idempotencyTtl = Duration.ofDays(30);
         /**
          * How long a request in flight holds its key. A retry meanwhile gets 409; after this, the key of a

@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 
 /**
  * Strict JSON reading with positions in its errors, and the canonical form a request fingerprint is taken
- * of: object keys sorted, no insignificant whitespace (seed 003), so that two clients serialising the same
+ * of: object keys sorted, no insignificant whitespace, so that two clients serialising the same
  * request differently send the same request.
  */
 public final class CanonicalJson {

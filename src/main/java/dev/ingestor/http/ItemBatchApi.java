@@ -48,7 +48,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * POST /api/v1/partners/{partner}/items: a JSON batch of delivery advice records (seed 002).
+ * POST /api/v1/partners/{partner}/items: a JSON batch of delivery advice records (docs/design.md, Idempotency rules).
  *
  * <p>{@link #read} checks the request and takes its fingerprint; {@link RequestKeyStore#claim} decides whether
  * this request does the work; {@link #process} does it. Without {@code mode=bulk} the items are processed

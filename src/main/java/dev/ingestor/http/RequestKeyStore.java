@@ -116,10 +116,9 @@ public class RequestKeyStore {
                 exchange.setProperty(RequestClaim.PROPERTY, new RequestClaim(request.partner(), request.idempotencyKey(), owner));
                 return;
             }
-            List<Stored> existing = jdbc.query("SELECT fingerprint, state, status, headers, body, lease_until < now() AS lapsed"
+            List<Stored> existing = jdbc.query("SELECT fingerprint, state, status, headers, body"
                             + " FROM http_request WHERE partner = ? AND idempotency_key = ?",
-                    (rs, i) -> new Stored(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getBytes(5),
-                            rs.getBoolean(6)),
+                    (rs, i) -> new Stored(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getBytes(5)),
                     request.partner(), request.idempotencyKey());
             if (existing.isEmpty()) {
                 continue; // released between the two statements: claim again
@@ -200,6 +199,6 @@ public class RequestKeyStore {
         }
     }
 
-    private record Stored(String fingerprint, String state, int status, String headers, byte[] body, boolean lapsed) {
+    private record Stored(String fingerprint, String state, int status, String headers, byte[] body) {
     }
 }

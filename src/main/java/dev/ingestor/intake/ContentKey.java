@@ -5,7 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * The identity of a file: {@code {supplierCode}:{sha256hex}}. Derived from the bytes, never asserted by a
- * client, and scoped by supplier so two suppliers may send identical content (seed 000).
+ * client, and scoped by supplier so two suppliers may send identical content (docs/design.md, Idempotency rules).
  */
 public record ContentKey(String supplier, String sha256) {
 

@@ -89,10 +89,6 @@ public class ImportJobStore {
         return jdbc.query("SELECT " + COLUMNS + " FROM import_job WHERE id = ?", JOB, id).stream().findFirst();
     }
 
-    public Optional<ImportJob> findByKey(ContentKey key) {
-        return jdbc.query("SELECT " + COLUMNS + " FROM import_job WHERE key = ? AND request_key IS NULL", JOB, key.toString()).stream().findFirst();
-    }
-
     public JobPage list(JobQuery query) {
         StringBuilder where = new StringBuilder(" WHERE true");
         List<Object> args = new ArrayList<>();

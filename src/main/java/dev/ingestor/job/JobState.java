@@ -1,10 +1,6 @@
 package dev.ingestor.job;
 
-/** The import job state machine (DESIGN.md). */
+/** The import job state machine (docs/design.md, Job states and record outcomes). */
 public enum JobState {
-    RECEIVED, VALIDATING, PROCESSING, COMPLETED, COMPLETED_WITH_ERRORS, REJECTED, FAILED;
-
-    public boolean isFinal() {
-        return this == COMPLETED || this == COMPLETED_WITH_ERRORS || this == REJECTED;
-    }
+    RECEIVED, VALIDATING, PROCESSING, COMPLETED, COMPLETED_WITH_ERRORS, REJECTED, FAILED
 }

@@ -88,10 +88,6 @@ public class OutboxStore {
                 refusal.getClass().getName(), SafeText.of(message));
     }
 
-    public long unpublished() {
-        return jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class);
-    }
-
     private JsonNode parse(String payload) {
         try {
             return json.readTree(payload);

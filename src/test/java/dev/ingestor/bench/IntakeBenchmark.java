@@ -56,7 +56,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Intake benchmark (issue 2): throughput of the real file-drop route for many small files, and heap and
+ * Intake benchmark: throughput of the real file-drop route for many small files, and heap and
  * throughput for one very large file. This is a measurement, not a test: it asserts only that the work it
  * timed actually finished, and reports what it measured to stdout and {@code target/benchmarks/intake.txt}.
  *

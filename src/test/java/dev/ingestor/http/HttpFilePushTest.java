@@ -52,7 +52,7 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertThat(job.get("links").get("self").asText()).isEqualTo("/api/v1/jobs/" + job.get("id").asText());
         assertThat(first.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asText());
 
-        // another name, another connection: the same content is the same job, and a success (seed 000)
+        // another name, another connection: the same content is the same job, and a success (docs/design.md, Idempotency rules)
         HttpResponse<String> again = push(FILES, ACME_KEY, body, "X-File-Name", "advice-1-retry.csv");
         assertThat(again.statusCode()).isEqualTo(200);
         assertThat(mapper.readTree(again.body()).get("id").asText()).isEqualTo(job.get("id").asText());

@@ -89,7 +89,7 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertThat(job.get("state").asText()).isEqualTo("COMPLETED_WITH_ERRORS");
         assertThat(mapper.readTree(get("/api/v1/jobs/" + jobId + "/records", ACME_KEY).body()).toString()).contains("quantity");
 
-        // a fresh key with the same items: every accepted item is a REPLAY, no new event (seed 002)
+        // a fresh key with the same items: every accepted item is a REPLAY, no new event (docs/design.md, Idempotency rules)
         JsonNode again = mapper.readTree(send(UUID.randomUUID().toString(), BATCH).body());
         assertThat(again.get("counts").get("replayed").asInt()).isEqualTo(3);
         assertThat(again.get("jobId").asText()).isNotEqualTo(jobId);
