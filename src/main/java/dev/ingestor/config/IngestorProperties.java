@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -38,6 +39,7 @@ public class IngestorProperties {
     private final Admin admin = new Admin();
     private final Retention retention = new Retention();
     private final Outbox outbox = new Outbox();
+    /** The suppliers by code; each gets a folder under the inbox and, with a host, an SFTP route. */
     private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
 
     public Path getDataDir() { return dataDir; }
@@ -68,7 +70,8 @@ public class IngestorProperties {
         private boolean fsync = true;
         /** How often the inbox is scanned for files outside any supplier folder. */
         private Duration strayScanInterval = Duration.ofSeconds(30);
-        private final Redelivery redelivery = new Redelivery();
+        /** Redelivery of transient intake failures (a full disk, the database away for a moment). */
+        private final Redelivery redelivery = new Redelivery(5, Duration.ofSeconds(1), Duration.ofSeconds(30));
         /** The largest file a supplier may send by any source, unless its own {@code max-file-size} says otherwise. */
         private DataSize maxFileSize = DataSize.ofMegabytes(100);
 
@@ -83,19 +86,34 @@ public class IngestorProperties {
         public Redelivery getRedelivery() { return redelivery; }
     }
 
-    /** Camel's redelivery policy for transient intake failures (routes/error-handling.camel.yaml). */
+    /**
+     * Camel's redelivery policy for transient failures of a stage (routes/error-handling.camel.yaml). A plain
+     * number is read as milliseconds, as before the delays were durations.
+     */
     public static class Redelivery {
-        private int maximumRedeliveries = 5;
-        /** Milliseconds before the first redelivery; doubled after each. */
-        private long delay = 1000;
-        private long maximumDelay = 30000;
+        /** Redeliveries after the first attempt; then the failure is final. */
+        private int maximumRedeliveries;
+        /** Wait before the first redelivery; doubled after each, up to {@code maximum-delay}. */
+        private Duration delay;
+        /** The longest wait between two redeliveries. */
+        private Duration maximumDelay;
+
+        public Redelivery() {
+            this(5, Duration.ofSeconds(1), Duration.ofSeconds(30));
+        }
+
+        Redelivery(int maximumRedeliveries, Duration delay, Duration maximumDelay) {
+            this.maximumRedeliveries = maximumRedeliveries;
+            this.delay = delay;
+            this.maximumDelay = maximumDelay;
+        }
 
         public int getMaximumRedeliveries() { return maximumRedeliveries; }
         public void setMaximumRedeliveries(int maximumRedeliveries) { this.maximumRedeliveries = maximumRedeliveries; }
-        public long getDelay() { return delay; }
-        public void setDelay(long delay) { this.delay = delay; }
-        public long getMaximumDelay() { return maximumDelay; }
-        public void setMaximumDelay(long maximumDelay) { this.maximumDelay = maximumDelay; }
+        public Duration getDelay() { return delay; }
+        public void setDelay(Duration delay) { this.delay = delay; }
+        public Duration getMaximumDelay() { return maximumDelay; }
+        public void setMaximumDelay(Duration maximumDelay) { this.maximumDelay = maximumDelay; }
     }
 
     /** Validation and processing: {@code ingestor.pipeline.*}. */
@@ -113,7 +131,14 @@ public class IngestorProperties {
          * it is then FAILED with a dead letter instead of being taken over again.
          */
         private int maxTakeovers = 3;
+        /** How long an idle worker waits before it looks for a claimable job again. */
+        private Duration pollInterval = Duration.ofMillis(500);
+        /** Redelivery of transient failures in validation and processing: 3 tries in all, 60 s apart, doubling. */
+        private final Redelivery redelivery = new Redelivery(2, Duration.ofSeconds(60), Duration.ofMinutes(5));
 
+        public Duration getPollInterval() { return pollInterval; }
+        public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
+        public Redelivery getRedelivery() { return redelivery; }
         public Duration getLease() { return lease; }
         public void setLease(Duration lease) { this.lease = lease; }
         public int getBatchSize() { return batchSize; }
@@ -128,8 +153,11 @@ public class IngestorProperties {
 
     /** {@code ingestor.kafka.*}: empty bootstrap servers start the embedded broker. */
     public static class Kafka {
+        /** The Kafka cluster events go to; empty: the embedded single-node broker ({@code ingestor.embedded.kafka.port}). */
         private String bootstrapServers = "";
+        /** Topic of the item events. */
         private String itemsTopic = "ingestor.items";
+        /** Topic of the dead-letter events. */
         private String deadLettersTopic = "ingestor.dead-letters";
 
         public String getBootstrapServers() { return bootstrapServers; }
@@ -226,17 +254,34 @@ public class IngestorProperties {
         /** Rows per DELETE statement, so no statement holds its locks for long. */
         private int batchSize = 1000;
         /** Finished jobs (with their records, dead letters, content keys and raw files) older than this go; 0 keeps them. */
-        private Duration jobs = Duration.ofDays(365);
+        private Duration jobMaxAge = Duration.ofDays(365);
         /** Published outbox rows older than this go. */
-        private Duration outbox = Duration.ofDays(7);
+        private Duration outboxMaxAge = Duration.ofDays(7);
+        // the former names; set only by an operator's own configuration, so when present they win over the
+        // defaults of the new names in application.yaml
+        /** Finished jobs older than this go; replaced by {@code job-max-age}. */
+        private Duration jobs;
+        /** Published outbox rows older than this go; replaced by {@code outbox-max-age}. */
+        private Duration outbox;
 
         public Duration getInterval() { return interval; }
         public void setInterval(Duration interval) { this.interval = interval; }
         public int getBatchSize() { return batchSize; }
         public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+        public Duration getJobMaxAge() { return jobs != null ? jobs : jobMaxAge; }
+        public void setJobMaxAge(Duration jobMaxAge) { this.jobMaxAge = jobMaxAge; }
+        public Duration getOutboxMaxAge() { return outbox != null ? outbox : outboxMaxAge; }
+        public void setOutboxMaxAge(Duration outboxMaxAge) { this.outboxMaxAge = outboxMaxAge; }
+
+        @Deprecated
+        @DeprecatedConfigurationProperty(replacement = "ingestor.retention.job-max-age", reason = "named as the age it is")
         public Duration getJobs() { return jobs; }
+        @Deprecated
         public void setJobs(Duration jobs) { this.jobs = jobs; }
+        @Deprecated
+        @DeprecatedConfigurationProperty(replacement = "ingestor.retention.outbox-max-age", reason = "named as the age it is")
         public Duration getOutbox() { return outbox; }
+        @Deprecated
         public void setOutbox(Duration outbox) { this.outbox = outbox; }
     }
 
@@ -247,8 +292,46 @@ public class IngestorProperties {
          * becomes a dead letter; the broker's own limit (max.message.bytes) must be at least this.
          */
         private DataSize maxEventSize = DataSize.ofMegabytes(1);
+        /** How long the relay waits before it looks for new events again once a topic's backlog is empty. */
+        private Duration pollInterval = Duration.ofMillis(200);
+        /** Events taken per relay transaction. */
+        private int batchSize = 1000;
+        /**
+         * The producer's wait for the cluster's metadata and for each request's answer (max.block.ms,
+         * request.timeout.ms): a broker that does not answer within it counts as a failure that may pass.
+         */
+        private Duration kafkaTimeout = Duration.ofSeconds(5);
+        /** The producer's delivery.timeout.ms: every record is acknowledged or failed within it. */
+        private Duration kafkaDeliveryTimeout = Duration.ofSeconds(15);
+        // the former names in milliseconds; set only by an operator's own configuration, so when present they
+        // win over the defaults of the new names in application.yaml
+        /** Milliseconds of {@code kafka-timeout}, which replaces it. */
+        private Long kafkaTimeoutMs;
+        /** Milliseconds of {@code kafka-delivery-timeout}, which replaces it. */
+        private Long kafkaDeliveryTimeoutMs;
 
         public DataSize getMaxEventSize() { return maxEventSize; }
         public void setMaxEventSize(DataSize maxEventSize) { this.maxEventSize = maxEventSize; }
+        public Duration getPollInterval() { return pollInterval; }
+        public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
+        public int getBatchSize() { return batchSize; }
+        public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+        public Duration getKafkaTimeout() { return kafkaTimeoutMs != null ? Duration.ofMillis(kafkaTimeoutMs) : kafkaTimeout; }
+        public void setKafkaTimeout(Duration kafkaTimeout) { this.kafkaTimeout = kafkaTimeout; }
+        public Duration getKafkaDeliveryTimeout() {
+            return kafkaDeliveryTimeoutMs != null ? Duration.ofMillis(kafkaDeliveryTimeoutMs) : kafkaDeliveryTimeout;
+        }
+        public void setKafkaDeliveryTimeout(Duration kafkaDeliveryTimeout) { this.kafkaDeliveryTimeout = kafkaDeliveryTimeout; }
+
+        @Deprecated
+        @DeprecatedConfigurationProperty(replacement = "ingestor.outbox.kafka-timeout", reason = "a duration, e.g. 5s")
+        public Long getKafkaTimeoutMs() { return kafkaTimeoutMs; }
+        @Deprecated
+        public void setKafkaTimeoutMs(Long kafkaTimeoutMs) { this.kafkaTimeoutMs = kafkaTimeoutMs; }
+        @Deprecated
+        @DeprecatedConfigurationProperty(replacement = "ingestor.outbox.kafka-delivery-timeout", reason = "a duration, e.g. 15s")
+        public Long getKafkaDeliveryTimeoutMs() { return kafkaDeliveryTimeoutMs; }
+        @Deprecated
+        public void setKafkaDeliveryTimeoutMs(Long kafkaDeliveryTimeoutMs) { this.kafkaDeliveryTimeoutMs = kafkaDeliveryTimeoutMs; }
     }
 }

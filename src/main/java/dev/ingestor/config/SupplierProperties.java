@@ -12,10 +12,15 @@ import org.springframework.util.unit.DataSize;
 /** One supplier, {@code ingestor.suppliers.<CODE>.*}. */
 public class SupplierProperties {
 
+    /** The supplier's folder under the inbox. */
     private final FileDrop fileDrop = new FileDrop();
+    /** The supplier's own SFTP server, polled by Ingestor. */
     private final Sftp sftp = new Sftp();
+    /** How the supplier's files are written: csv or json. */
     private RecordFormat format = RecordFormat.CSV;
+    /** Field separator of the supplier's CSV files. */
     private char csvDelimiter = ',';
+    /** Character set of the supplier's files. */
     private Charset charset = StandardCharsets.UTF_8;
     /**
      * Hex SHA-256 of each API key this supplier (or partner) may use over HTTP; several allow rotation.
@@ -47,11 +52,15 @@ public class SupplierProperties {
 
     /** {@code ingestor.suppliers.<CODE>.file-drop.*}: the supplier's folder under the inbox. */
     public static class FileDrop {
+        /** false: the supplier's folder is not watched. */
         private boolean enabled = true;
+        /** When a file counts as complete: unchanged for {@code min-age}, or once its done file exists. */
         private ReadLock readLock = ReadLock.CHANGED;
+        /** Suffix of the marker file (read lock {@code done-file}). */
         private String doneFileSuffix = ".done";
         /** A file must be unchanged for this long before it is taken (read lock {@code changed}). */
         private Duration minAge = Duration.ofSeconds(1);
+        /** How often the supplier's folder is looked at. */
         private Duration pollInterval = Duration.ofMillis(500);
         /** Files of this supplier ingested in parallel. */
         private int concurrency = 4;
@@ -83,11 +92,15 @@ public class SupplierProperties {
      * {@code host} the supplier has no SFTP route.
      */
     public static class Sftp {
+        /** The server; without it the supplier has no SFTP route. */
         private String host;
+        /** The server's port. */
         private int port = 22;
+        /** The login on the server. */
         private String username;
         /** Never logged; prefer {@code private-key-file}. */
         private String password;
+        /** Path of the private key the login uses. */
         private String privateKeyFile;
         /** The server's host key must be in this known_hosts file (required while strict-host-key-checking is on). */
         private String knownHostsFile;
@@ -98,7 +111,9 @@ public class SupplierProperties {
         private boolean strictHostKeyChecking = true;
         /** Remote directory, relative to the login directory unless it starts with '/'. */
         private String directory = "";
+        /** How often the remote directory is polled. */
         private Duration pollInterval = Duration.ofSeconds(30);
+        /** What happens to a remote file once it is ingested. */
         private AfterPickup afterPickup = AfterPickup.MOVE;
         /** Optional marker the supplier writes when a file is complete, e.g. {@code ${file:name}.done}. */
         private String doneFileName;

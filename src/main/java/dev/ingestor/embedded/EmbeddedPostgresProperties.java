@@ -8,6 +8,7 @@ public class EmbeddedPostgresProperties {
 
     /** 0 picks a free port at each start. */
     private int port = 0;
+    /** Connections in the pool to the embedded database. */
     private int poolSize = 16;
 
     public int getPort() { return port; }

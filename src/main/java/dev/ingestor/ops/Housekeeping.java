@@ -74,7 +74,7 @@ public class Housekeeping implements CamelContextConfiguration {
         long jobs = 0;
         long contentKeys = 0;
         long rawFiles = 0;
-        long jobSeconds = properties.getRetention().getJobs().toSeconds();
+        long jobSeconds = properties.getRetention().getJobMaxAge().toSeconds();
         if (jobSeconds > 0) {
             while (true) {
                 statements[0]++;
@@ -97,7 +97,7 @@ public class Housekeeping implements CamelContextConfiguration {
             }
         }
         rawStore.removeLeftovers();
-        long outboxSeconds = properties.getRetention().getOutbox().toSeconds();
+        long outboxSeconds = properties.getRetention().getOutboxMaxAge().toSeconds();
         long outbox = repeat(batch, statements, () -> jdbc.update("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
                 + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds, batch));
         RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, outbox, statements[0]);

@@ -19,7 +19,6 @@ import org.apache.camel.ExchangeProperty;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
@@ -56,14 +55,12 @@ public class OutboxRelay {
     /** Topics whose last round had a failure that may pass: their next round sends one event alone. */
     private final Set<String> oneAtATime = ConcurrentHashMap.newKeySet();
 
-    public OutboxRelay(CamelContext camelContext, OutboxStore store, IngestorProperties properties,
-                       @Value("${ingestor.outbox.kafka-delivery-timeout-ms:15000}") long deliveryTimeoutMs,
-                       @Value("${ingestor.outbox.kafka-timeout-ms:5000}") long kafkaTimeoutMs) {
+    public OutboxRelay(CamelContext camelContext, OutboxStore store, IngestorProperties properties) {
         this.camelContext = camelContext;
         this.store = store;
         this.properties = properties;
         // the producer gives every record an answer within its delivery timeout; the margin covers the callbacks
-        this.waitMillis = deliveryTimeoutMs + kafkaTimeoutMs;
+        this.waitMillis = properties.getOutbox().getKafkaDeliveryTimeout().plus(properties.getOutbox().getKafkaTimeout()).toMillis();
     }
 
     /** The producer's max.request.size in bytes, for the route's Kafka endpoint. */

@@ -13,7 +13,6 @@ import dev.ingestor.record.SafeText;
 import org.apache.camel.ExchangeProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -36,13 +35,13 @@ public class OutboxStore {
     private final int limit;
 
     public OutboxStore(JdbcTemplate jdbc, DeadLetterWriter deadLetters, ObjectMapper json, IngestorMetrics metrics,
-                       IngestorProperties properties, @Value("${ingestor.outbox.batch-size:1000}") int limit) {
+                       IngestorProperties properties) {
         this.jdbc = jdbc;
         this.deadLetters = deadLetters;
         this.json = json;
         this.metrics = metrics;
         this.deadLetterTopic = properties.getKafka().getDeadLettersTopic();
-        this.limit = limit;
+        this.limit = properties.getOutbox().getBatchSize();
     }
 
     /** The next events of {@code topic}, oldest first, locked until the transaction ends; or an empty list. */

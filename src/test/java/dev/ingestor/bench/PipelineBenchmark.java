@@ -46,8 +46,8 @@ class PipelineBenchmark {
         registry.add("ingestor.kafka.bootstrap-servers", TestKafka::bootstrapServers);
         registry.add("ingestor.data-dir", () -> WORK.resolve("data").toString());
         registry.add("ingestor.inbox-dir", INBOX::toString);
-        registry.add("ingestor.pipeline.poll-interval", () -> "100");
-        registry.add("ingestor.outbox.poll-interval", () -> "100");
+        registry.add("ingestor.pipeline.poll-interval", () -> "100ms");
+        registry.add("ingestor.outbox.poll-interval", () -> "100ms");
         registry.add("ingestor.suppliers.ACME.file-drop.min-age", () -> "300ms");
         registry.add("ingestor.suppliers.ACME.file-drop.poll-interval", () -> "100ms");
     }

@@ -78,11 +78,11 @@ class DatabaseOutageChaosTest {
         // and for the stages alike
         for (String stage : List.of("intake", "pipeline")) {
             registry.add("ingestor." + stage + ".redelivery.maximum-redeliveries", () -> "7");
-            registry.add("ingestor." + stage + ".redelivery.delay", () -> "500");
-            registry.add("ingestor." + stage + ".redelivery.maximum-delay", () -> "4000");
+            registry.add("ingestor." + stage + ".redelivery.delay", () -> "500ms");
+            registry.add("ingestor." + stage + ".redelivery.maximum-delay", () -> "4s");
         }
-        registry.add("ingestor.pipeline.poll-interval", () -> "200");
-        registry.add("ingestor.outbox.poll-interval", () -> "200");
+        registry.add("ingestor.pipeline.poll-interval", () -> "200ms");
+        registry.add("ingestor.outbox.poll-interval", () -> "200ms");
         registry.add("ingestor.http.in-flight-lease", () -> "3s");
         registry.add("ingestor.http.retry-after-seconds", () -> "1");
         registry.add("ingestor.suppliers.ACME.file-drop.min-age", () -> "400ms");

@@ -62,7 +62,7 @@ class TwoInstancesTest {
                 "--ingestor.data-dir=" + work.resolve("data-" + name),
                 // any instance may process what another took in, so the raw store is shared, like the database
                 "--ingestor.raw-dir=" + work.resolve("shared-raw"),
-                "--ingestor.pipeline.poll-interval=100",
+                "--ingestor.pipeline.poll-interval=100ms",
                 "--ingestor.intake.fsync=false",
                 "--ingestor.kafka.bootstrap-servers=" + dev.ingestor.support.TestKafka.bootstrapServers(),
                 "--ingestor.suppliers.ACME.file-drop.min-age=300ms",

@@ -26,7 +26,7 @@ class HousekeepingTest extends IngestorTestSupport {
     @DynamicPropertySource
     static void smallBatches(DynamicPropertyRegistry registry) {
         registry.add("ingestor.retention.batch-size", () -> "2");
-        registry.add("ingestor.retention.jobs", () -> "30d");
+        registry.add("ingestor.retention.job-max-age", () -> "30d");
     }
 
     @Autowired

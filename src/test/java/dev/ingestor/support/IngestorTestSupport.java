@@ -62,17 +62,17 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.data-dir", DATA::toString);
         registry.add("ingestor.inbox-dir", INBOX::toString);
         registry.add("ingestor.intake.redelivery.maximum-redeliveries", () -> "3");
-        registry.add("ingestor.intake.redelivery.delay", () -> "50");
-        registry.add("ingestor.intake.redelivery.maximum-delay", () -> "200");
+        registry.add("ingestor.intake.redelivery.delay", () -> "50ms");
+        registry.add("ingestor.intake.redelivery.maximum-delay", () -> "200ms");
         registry.add("ingestor.intake.stray-scan-interval", () -> "300ms");
         registry.add("ingestor.intake.fsync", () -> "false");
         registry.add("ingestor.kafka.bootstrap-servers", TestKafka::bootstrapServers);
         // a database that went away is noticed in seconds, not Hikari's default 30
         registry.add("spring.datasource.hikari.connection-timeout", () -> "2000");
-        registry.add("ingestor.pipeline.poll-interval", () -> "100");
+        registry.add("ingestor.pipeline.poll-interval", () -> "100ms");
         registry.add("ingestor.pipeline.redelivery.maximum-redeliveries", () -> "2");
-        registry.add("ingestor.pipeline.redelivery.delay", () -> "100");
-        registry.add("ingestor.outbox.poll-interval", () -> "100");
+        registry.add("ingestor.pipeline.redelivery.delay", () -> "100ms");
+        registry.add("ingestor.outbox.poll-interval", () -> "100ms");
         // small limits, so the HTTP tests can cross them cheaply; a short in-flight lease for the takeover test
         registry.add("ingestor.http.max-file-size", () -> "1MB");
         registry.add("ingestor.http.max-json-size", () -> "64KB");
