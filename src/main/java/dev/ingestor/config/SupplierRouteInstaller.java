@@ -8,6 +8,8 @@ import dev.ingestor.intake.LinkRefusals;
 import dev.ingestor.intake.SftpClaimReadLock;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.apache.camel.spi.ThreadPoolProfile;
+import org.apache.camel.util.concurrent.ThreadPoolRejectedPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -61,7 +63,7 @@ public class SupplierRouteInstaller {
                 .parameter("directory", directory)
                 .parameter("minAge", drop.getMinAge().toMillis())
                 .parameter("pollDelay", drop.getPollInterval().toMillis())
-                .parameter("concurrency", Math.max(1, drop.getConcurrency()));
+                .parameter("executor", registerFileDropThreads(code, drop));
         if (drop.getReadLock() == SupplierProperties.ReadLock.DONE_FILE) {
             route.parameter("readLock", "idempotent")
                  .parameter("doneFileName", "${file:name}" + drop.getDoneFileSuffix());
@@ -71,6 +73,22 @@ public class SupplierRouteInstaller {
         route.add();
         LOG.info("file drop for supplier={} watches {} (read lock {}, {} in parallel)", code, directory,
                 drop.getReadLock().name().toLowerCase().replace('_', '-'), drop.getConcurrency());
+    }
+
+    /**
+     * The thread pool profile the template's {@code threads} step names: the supplier's concurrency as core and
+     * maximum pool size, a full queue running the task in the polling thread (back-pressure on the poller);
+     * the rest from Camel's default profile. A profile rather than numbers in the route because the route
+     * schema takes only literal numbers for a pool size.
+     */
+    private String registerFileDropThreads(String code, SupplierProperties.FileDrop drop) {
+        ThreadPoolProfile profile = new ThreadPoolProfile("file-drop-" + code);
+        int threads = Math.max(1, drop.getConcurrency());
+        profile.setPoolSize(threads);
+        profile.setMaxPoolSize(threads);
+        profile.setRejectedPolicy(ThreadPoolRejectedPolicy.CallerRuns);
+        camelContext.getExecutorServiceManager().registerThreadPoolProfile(profile);
+        return profile.getId();
     }
 
     private void addSftp(CamelContext camelContext, String code, SupplierProperties.Sftp sftp) throws Exception {
