@@ -5,10 +5,10 @@ import java.time.Duration;
 import org.springframework.stereotype.Component;
 
 /**
- * The durations of {@link IngestorProperties} in the milliseconds some route options take (the scheduler's
- * {@code delay}, a redelivery policy's delays, the Kafka producer's timeouts), read by the routes as
- * {@code {{bean:routeTimings.<method>}}}. Configuration stays typed ({@code 500ms}, {@code 1s}); only here
- * does it become a number.
+ * The durations of {@link IngestorProperties} in the milliseconds some route options take: the scheduler's
+ * {@code delay} and the Kafka producer's timeouts, read by the routes as {@code {{bean:routeTimings.<method>}}},
+ * and the redelivery delays, read by {@link RedeliveryPolicies}. Configuration stays typed ({@code 500ms},
+ * {@code 1s}); only here does it become a number.
  */
 @Component("routeTimings")
 public class RouteTimings {
