@@ -53,12 +53,12 @@ public class RequestSizeLimitFilter extends OncePerRequestFilter implements Orde
 
     private final IngestorProperties.Http http;
     private final Path spoolDir;
-    private final ObjectMapper json;
+    private final ProblemResponse problems;
 
     public RequestSizeLimitFilter(IngestorProperties properties, ObjectMapper json) {
         this.http = properties.getHttp();
         this.spoolDir = properties.getDataDir().resolve("spool");
-        this.json = json;
+        this.problems = new ProblemResponse(json);
     }
 
     @Override
@@ -74,19 +74,19 @@ public class RequestSizeLimitFilter extends OncePerRequestFilter implements Orde
         boolean gzip = encodings.size() == 1 && (encodings.get(0).equals("gzip") || encodings.get(0).equals("x-gzip"));
         boolean multipart = isMultipart(request);
         if (!encodings.isEmpty() && (!gzip || multipart)) {
-            refuse(response, 415, "unsupported-encoding", "Unsupported Media Type", "Content-Encoding '"
+            refuse(request, response, 415, "unsupported-encoding", "Unsupported Media Type", "Content-Encoding '"
                     + SafeText.of(String.join(", ", encodings), 80) + "' is not taken"
                     + (multipart ? " for a multipart body" : "") + "; send the body as it is, or compressed with gzip alone");
             return;
         }
         if (multipart && !limit.filePush()) {
-            refuse(response, 415, "unsupported-media-type", "Unsupported Media Type",
+            refuse(request, response, 415, "unsupported-media-type", "Unsupported Media Type",
                     "multipart bodies are taken by file pushes only (POST /api/v1/suppliers/{supplier}/files)");
             return;
         }
         long declared = request.getContentLengthLong();
         if (declared > limit.bytes()) {
-            refuse(response, 413, "too-large", "Content Too Large", "the body of " + declared
+            refuse(request, response, 413, "too-large", "Content Too Large", "the body of " + declared
                     + " bytes is larger than the limit of " + limit.describe());
             return;
         }
@@ -101,14 +101,14 @@ public class RequestSizeLimitFilter extends OncePerRequestFilter implements Orde
             InputStream in = request.getInputStream();
             body = SpooledBody.read(gzip ? new GZIPInputStream(in, 8192) : in, limit.bytes(), spoolDir);
         } catch (SpooledBody.TooLarge e) {
-            refuse(response, 413, "too-large", "Content Too Large", (gzip ? "the decoded body" : "the body")
+            refuse(request, response, 413, "too-large", "Content Too Large", (gzip ? "the decoded body" : "the body")
                     + " is larger than the limit of " + limit.describe());
             return;
         } catch (ZipException | EOFException e) {
             if (!gzip) {
                 throw e;
             }
-            refuse(response, 400, "malformed-gzip", "Bad Request", "the body is not valid gzip (Content-Encoding: gzip): "
+            refuse(request, response, 400, "malformed-gzip", "Bad Request", "the body is not valid gzip (Content-Encoding: gzip): "
                     + SafeText.of(String.valueOf(e.getMessage()), 120));
             return;
         }
@@ -139,13 +139,10 @@ public class RequestSizeLimitFilter extends OncePerRequestFilter implements Orde
         return names;
     }
 
-    private void refuse(HttpServletResponse response, int status, String slug, String title, String detail)
-            throws IOException {
-        response.setStatus(status);
-        response.setContentType(Problem.MEDIA_TYPE);
-        // the rest of the body is not wanted; closing lets the client stop sending it
-        response.setHeader("Connection", "close");
-        json.writeValue(response.getOutputStream(), Problem.of(status, slug, title, detail));
+    private void refuse(HttpServletRequest request, HttpServletResponse response, int status, String slug, String title,
+                        String detail) throws IOException {
+        // the rest of the body is not wanted: ProblemResponse closes the connection so the client stops sending it
+        problems.write(request, response, Problem.of(status, slug, title, detail), java.util.Map.of());
     }
 
     /** The request with its body as read ahead: decoded, of a known length, no Content-Encoding left. */

@@ -1,4 +1,4 @@
-package dev.ingestor.security;
+package dev.ingestor.http;
 
 import java.io.IOException;
 import java.util.Map;
@@ -9,19 +9,20 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 /**
- * Writes a refusal of the front door as problem+json, without touching the request body: when the request
+ * Writes a refusal made before any route runs (by the front door, or for a body over its limit) as
+ * problem+json, without touching the request body: when the request
  * carries one, the connection is closed after the answer so the client stops sending it, and the answer is
  * flushed at once so that the client sees it even while the server still waits for the rest of the body.
  */
-final class ProblemResponse {
+public final class ProblemResponse {
 
     private final ObjectMapper json;
 
-    ProblemResponse(ObjectMapper json) {
+    public ProblemResponse(ObjectMapper json) {
         this.json = json;
     }
 
-    void write(HttpServletRequest request, HttpServletResponse response, Problem problem, Map<String, String> headers)
+    public void write(HttpServletRequest request, HttpServletResponse response, Problem problem, Map<String, String> headers)
             throws IOException {
         if (response.isCommitted()) {
             return;
