@@ -9,12 +9,12 @@ import jakarta.servlet.http.HttpServletRequest;
  * route runs on another thread after the filter chain has returned), so "after the chain" is not "after
  * the answer": for an asynchronous request the clean-up waits for the async context to complete.
  */
-final class AfterRequest {
+public final class AfterRequest {
 
     private AfterRequest() {
     }
 
-    static void run(HttpServletRequest request, Runnable cleanUp) {
+    public static void run(HttpServletRequest request, Runnable cleanUp) {
         if (request.isAsyncStarted()) {
             request.getAsyncContext().addListener(new AsyncListener() {
                 @Override

@@ -2,8 +2,7 @@ package dev.ingestor.security;
 
 import java.io.IOException;
 
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
+import dev.ingestor.http.AfterRequest;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -47,54 +46,12 @@ final class PartnerLimitFilter extends OncePerRequestFilter {
         PartnerLimits.Permit permit = admission.permit().get();
         // for the thread that will run the route: it holds the place too (PermitFollowsTheRoute)
         request.setAttribute(PERMIT_ATTRIBUTE, permit);
-        boolean releasedLater = false;
         try {
             chain.doFilter(request, response);
-            if (request.isAsyncStarted()) {
-                request.getAsyncContext().addListener(new ReleaseWhenAnswered(permit));
-                releasedLater = true;
-            }
         } finally {
-            if (!releasedLater) {
-                permit.release();
-            }
-        }
-    }
-
-    /** The request's own hold on the permit, let go once when the request ends, whichever event says so first. */
-    private static final class ReleaseWhenAnswered implements AsyncListener {
-        private final PartnerLimits.Permit permit;
-        private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-
-        ReleaseWhenAnswered(PartnerLimits.Permit permit) {
-            this.permit = permit;
-        }
-
-        private void release() {
-            if (done.compareAndSet(false, true)) {
-                permit.release();
-            }
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            release();
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {
-            release();
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            release();
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            // async started again from an async dispatch: keep listening until it really ends
-            event.getAsyncContext().addListener(this);
+            // the request's own hold ends when it is answered (for an asynchronous request, when its async
+            // processing completes, which follows a timeout or an error too)
+            AfterRequest.run(request, permit::release);
         }
     }
 }
