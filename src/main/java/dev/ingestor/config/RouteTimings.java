@@ -1,5 +1,6 @@
 package dev.ingestor.config;
 
+import dev.ingestor.failure.RedeliveryPolicies;
 import java.time.Duration;
 
 import org.springframework.stereotype.Component;

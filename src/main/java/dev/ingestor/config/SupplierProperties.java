@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.ingestor.record.RecordFormat;
 import org.springframework.util.unit.DataSize;
 
 /** One supplier, {@code ingestor.suppliers.<CODE>.*}. */

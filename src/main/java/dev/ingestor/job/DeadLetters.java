@@ -1,8 +1,9 @@
 package dev.ingestor.job;
 
+import dev.ingestor.outbox.DeadLetterWriter;
 import java.util.UUID;
 
-import dev.ingestor.ops.IngestorMetrics;
+import dev.ingestor.metrics.IngestorMetrics;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.UUID;
 
 import dev.ingestor.intake.ContentKey;
-import dev.ingestor.record.RecordFormat;
+import dev.ingestor.config.RecordFormat;
 
 /** One distinct file of one supplier, and what became of it. */
 public record ImportJob(

@@ -14,7 +14,7 @@ import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.ingestor.intake.ContentKey;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.StoredContent;
-import dev.ingestor.record.RecordFormat;
+import dev.ingestor.config.RecordFormat;
 import org.apache.camel.Body;
 import org.apache.camel.Header;
 import org.springframework.jdbc.core.JdbcTemplate;

@@ -1,12 +1,13 @@
 package dev.ingestor.job;
 
+import dev.ingestor.outbox.DeadLetterWriter;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
-import dev.ingestor.ops.IngestorMetrics;
+import dev.ingestor.metrics.IngestorMetrics;
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

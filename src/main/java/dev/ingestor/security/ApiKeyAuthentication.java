@@ -2,7 +2,7 @@ package dev.ingestor.security;
 
 import java.util.List;
 
-import dev.ingestor.http.Caller;
+import dev.ingestor.web.Caller;
 import org.springframework.security.authentication.AbstractAuthenticationToken;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 

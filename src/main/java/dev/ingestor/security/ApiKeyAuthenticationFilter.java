@@ -3,8 +3,8 @@ package dev.ingestor.security;
 import java.io.IOException;
 import java.util.Optional;
 
-import dev.ingestor.http.ApiKeys;
-import dev.ingestor.http.Caller;
+import dev.ingestor.web.ApiKeys;
+import dev.ingestor.web.Caller;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
-import dev.ingestor.http.ApiKeys;
+import dev.ingestor.web.ApiKeys;
 import org.apache.commons.logging.Log;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;

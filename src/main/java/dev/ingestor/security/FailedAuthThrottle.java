@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.record.SafeText;
+import dev.ingestor.logging.SafeText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ingestor.api.Problem;
-import dev.ingestor.http.ApiKeys;
-import dev.ingestor.http.ProblemResponse;
+import dev.ingestor.web.Problem;
+import dev.ingestor.web.ApiKeys;
+import dev.ingestor.web.ProblemResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.security.access.AccessDeniedException;

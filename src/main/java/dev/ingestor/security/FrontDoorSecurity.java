@@ -1,7 +1,7 @@
 package dev.ingestor.security;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ingestor.http.ApiKeys;
+import dev.ingestor.web.ApiKeys;
 import jakarta.servlet.DispatcherType;
 import org.springframework.boot.actuate.autoconfigure.security.servlet.EndpointRequest;
 import org.springframework.boot.actuate.health.HealthEndpoint;

@@ -2,7 +2,7 @@ package dev.ingestor.security;
 
 import java.io.IOException;
 
-import dev.ingestor.http.AfterRequest;
+import dev.ingestor.web.AfterRequest;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

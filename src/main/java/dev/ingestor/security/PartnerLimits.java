@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import dev.ingestor.api.Problem;
+import dev.ingestor.web.Problem;
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.http.ApiKeys;
+import dev.ingestor.web.ApiKeys;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
 import org.springframework.beans.factory.annotation.Autowired;

@@ -178,7 +178,7 @@ class PipelineTest extends IngestorTestSupport {
     }
 
     @Autowired
-    dev.ingestor.item.ItemStore items;
+    dev.ingestor.processing.ItemStore items;
 
     @Test
     void aWorkerKilledAfterItsFirstBatchIsResumedAfterItsCheckpointWithEachEffectOnce() throws Exception {
@@ -195,8 +195,8 @@ class PipelineTest extends IngestorTestSupport {
         jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 4, lease_owner = 'killed-worker',"
                 + " lease_until = now() + interval '2 seconds' WHERE id = ?", id);
         var firstBatch = List.of(
-                new dev.ingestor.record.DeliveryAdvice("R-1", 1L, "SKU", 1, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")),
-                new dev.ingestor.record.DeliveryAdvice("R-2", 1L, "SKU", 2, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")));
+                new dev.ingestor.validation.DeliveryAdvice("R-1", 1L, "SKU", 1, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")),
+                new dev.ingestor.validation.DeliveryAdvice("R-2", 1L, "SKU", 2, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")));
         var applied = items.apply("ACME", id, "ingestor.items", firstBatch);
         jdbc.update("UPDATE import_job SET records_done = 2, accepted = ? WHERE id = ?", applied.accepted(), id);
 

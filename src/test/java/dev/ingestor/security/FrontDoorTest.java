@@ -106,7 +106,7 @@ class FrontDoorTest extends IngestorTestSupport {
             assertProblem(send(call, "X-Api-Key", "not-a-key"), 401, "not valid");
             assertProblem(send(call, "Authorization", "Bearer not-a-key"), 401, "not valid");
             // a client header cannot stand in for the caller the key establishes
-            assertProblem(send(call, "IngestorCaller", "admin", "dev.ingestor.http.Caller", "admin"), 401, "needs a key");
+            assertProblem(send(call, "IngestorCaller", "admin", "dev.ingestor.web.Caller", "admin"), 401, "needs a key");
         }
         assertThat(jobCount()).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request", Long.class)).isZero();
@@ -265,7 +265,7 @@ class FrontDoorTest extends IngestorTestSupport {
     @Test
     void aSupplierKeyDoesNotBecomeAdminThroughHeaders() throws Exception {
         HttpRequest request = HttpRequest.newBuilder(uri("/api/v1/admin/overview")).GET()
-                .header("X-Api-Key", ACME_KEY).header("IngestorCaller", "admin").header("dev.ingestor.http.Caller", "admin").build();
+                .header("X-Api-Key", ACME_KEY).header("IngestorCaller", "admin").header("dev.ingestor.web.Caller", "admin").build();
         assertProblem(http.send(request, HttpResponse.BodyHandlers.ofString()), 403, "admin key");
         assertThat(get("/api/v1/admin/overview", ADMIN_KEY).statusCode()).isEqualTo(200);
     }

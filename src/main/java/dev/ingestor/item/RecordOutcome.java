@@ -1,6 +1,0 @@
-package dev.ingestor.item;
-
-/** What became of one record (docs/design.md, Job states and record outcomes). */
-public enum RecordOutcome {
-    ACCEPTED, UPDATED, REPLAY, QUARANTINED
-}

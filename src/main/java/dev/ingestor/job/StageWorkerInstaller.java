@@ -1,0 +1,53 @@
+package dev.ingestor.job;
+
+import dev.ingestor.config.IngestorProperties;
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Component;
+
+/**
+ * Makes {@code ingestor.pipeline.workers} workers per stage from the {@code stage-worker} template in
+ * routes/stage-worker.camel.yaml, so independent jobs are validated and processed side by side.
+ */
+@Component
+public class StageWorkerInstaller {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StageWorkerInstaller.class);
+
+    private final IngestorProperties properties;
+    private final CamelContext camelContext;
+
+    public StageWorkerInstaller(IngestorProperties properties, CamelContext camelContext) {
+        this.properties = properties;
+        this.camelContext = camelContext;
+    }
+
+    @EventListener(ApplicationReadyEvent.class)
+    public void install() throws Exception {
+        IngestorProperties.Pipeline pipeline = properties.getPipeline();
+        if (!pipeline.isEnabled()) {
+            LOG.info("validation and processing are off on this instance (ingestor.pipeline.enabled=false)");
+            return;
+        }
+        int workers = Math.max(1, pipeline.getWorkers());
+        for (int n = 1; n <= workers; n++) {
+            add("validation", "claimForValidation", "direct:validate-job", n);
+            add("processing", "claimForProcessing", "direct:process-job", n);
+        }
+        LOG.info("{} validation and {} processing workers started", workers, workers);
+    }
+
+    private void add(String stage, String claim, String target, int worker) throws Exception {
+        TemplatedRouteBuilder.builder(camelContext, "stage-worker")
+                .routeId(stage + "-" + worker)
+                .parameter("stage", stage)
+                .parameter("claim", claim)
+                .parameter("target", target)
+                .parameter("worker", worker)
+                .add();
+    }
+}

@@ -1,0 +1,71 @@
+package dev.ingestor.metrics;
+
+import dev.ingestor.intake.IntakeHeaders;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.apache.camel.Exchange;
+import org.springframework.stereotype.Component;
+
+/**
+ * Ingestor's own counters, next to Camel's route metrics and Spring's HTTP metrics at /actuator/prometheus.
+ *
+ * <p>They count what this instance did: arrivals by supplier, source and outcome ({@code ingestor_intake_total}),
+ * record outcomes ({@code ingestor_records_total}), dead letters, redeliveries, and the time a stage takes. The
+ * gauges that read the shared database (jobs per state, the outbox's backlog) are the operations package's
+ * {@code BacklogGauges}: every stage counts here, and none of them needs to know about the gauges.
+ */
+@Component("ingestorMetrics")
+public class IngestorMetrics {
+
+    private final MeterRegistry registry;
+
+    public IngestorMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** End of intake: one arrival of a file, by supplier, source and outcome (done, duplicate, rejected). */
+    public void intake(Exchange exchange) {
+        Counter.builder("ingestor.intake").description("Files taken in, by outcome")
+                .tag("supplier", tag(exchange.getMessage().getHeader(IntakeHeaders.SUPPLIER, String.class)))
+                .tag("source", tag(exchange.getMessage().getHeader(IntakeHeaders.SOURCE, String.class)))
+                .tag("outcome", tag(exchange.getProperty(IntakeHeaders.OUTCOME, String.class)))
+                .register(registry).increment();
+    }
+
+    /** Record outcomes of one committed piece of work. */
+    public void records(String supplier, long accepted, long updated, long replayed, long quarantined) {
+        records(supplier, "ACCEPTED", accepted);
+        records(supplier, "UPDATED", updated);
+        records(supplier, "REPLAY", replayed);
+        records(supplier, "QUARANTINED", quarantined);
+    }
+
+    private void records(String supplier, String outcome, long count) {
+        if (count > 0) {
+            Counter.builder("ingestor.records").description("Records by outcome (ACCEPTED, UPDATED, REPLAY, QUARANTINED)")
+                    .tag("supplier", tag(supplier)).tag("outcome", outcome).register(registry).increment(count);
+        }
+    }
+
+    public void deadLetter(String stage) {
+        Counter.builder("ingestor.dead.letters").description("Jobs that went to the dead-letter channel")
+                .tag("stage", tag(stage)).register(registry).increment();
+    }
+
+    public void redelivery(String routeId) {
+        Counter.builder("ingestor.redeliveries").description("Redelivery attempts of transient failures")
+                .tag("route", tag(routeId)).register(registry).increment();
+    }
+
+    /** Times one run of a stage over one job. */
+    public Timer stage(String stage, String supplier) {
+        return Timer.builder("ingestor.stage").description("Time a stage takes over one job")
+                .tag("stage", stage).tag("supplier", tag(supplier)).register(registry);
+    }
+
+    private static String tag(String value) {
+        return value == null || value.isBlank() ? "unknown" : value;
+    }
+
+}

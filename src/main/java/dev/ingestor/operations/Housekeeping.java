@@ -1,0 +1,203 @@
+package dev.ingestor.operations;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.InstanceId;
+import dev.ingestor.intake.ContentKey;
+import dev.ingestor.intake.ContentKeyLock;
+import dev.ingestor.intake.RawStore;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spring.boot.CamelContextConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Retention and recovery, run by routes/housekeeping.camel.yaml.
+ *
+ * <p>Retention deletes in bounded batches ({@code ingestor.retention.batch-size} rows per statement), so no
+ * statement holds its locks for long: expired HTTP idempotency keys, finished jobs older than their retention
+ * with their records and dead letters, then the content keys and raw files no remaining job refers to (a
+ * file's key is kept while its job is), and published outbox rows.
+ *
+ * <p>Recovery gives back what an instance that is gone still holds: claims on inbox and SFTP files, job leases
+ * and HTTP requests IN_PROGRESS. Those of this instance's own previous run (same {@code ingestor.instance-id})
+ * are let go at start, before any route runs; anyone's whose lease has run out, periodically. Jobs are re-driven
+ * by the stages, which take over any job whose lease has run out.
+ */
+@Component("housekeeping")
+public class Housekeeping implements CamelContextConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.housekeeping");
+    static final List<String> FINISHED = List.of("COMPLETED", "COMPLETED_WITH_ERRORS", "REJECTED", "FAILED");
+
+    private final JdbcTemplate jdbc;
+    private final RawStore rawStore;
+    private final IngestorProperties properties;
+    private final String instance;
+    private final ContentKeyLock contentKeyLock;
+    private final TransactionTemplate transactions;
+
+    public Housekeeping(JdbcTemplate jdbc, RawStore rawStore, IngestorProperties properties, InstanceId instanceId,
+                        ContentKeyLock contentKeyLock, PlatformTransactionManager transactionManager) {
+        this.jdbc = jdbc;
+        this.contentKeyLock = contentKeyLock;
+        this.transactions = new TransactionTemplate(transactionManager);
+        this.rawStore = rawStore;
+        this.properties = properties;
+        this.instance = instanceId.value();
+    }
+
+    /** What one retention run deleted, and in how many statements. */
+    public record RetentionReport(long httpKeys, long jobs, long contentKeys, long rawFiles, long outbox, int statements) {
+    }
+
+    /** What one recovery run gave back. */
+    public record RecoveryReport(long fileClaims, long httpRequests, long jobLeases) {
+        boolean isEmpty() {
+            return fileClaims + httpRequests + jobLeases == 0;
+        }
+    }
+
+    public RetentionReport retain() {
+        int batch = Math.max(1, properties.getRetention().getBatchSize());
+        int[] statements = {0};
+        long httpKeys = repeat(batch, statements, () -> jdbc.update("DELETE FROM http_request WHERE (partner, idempotency_key) IN"
+                + " (SELECT partner, idempotency_key FROM http_request WHERE expires_at < now() LIMIT ?)", batch));
+        long jobs = 0;
+        long contentKeys = 0;
+        long rawFiles = 0;
+        long jobSeconds = properties.getRetention().getJobMaxAge().toSeconds();
+        if (jobSeconds > 0) {
+            while (true) {
+                statements[0]++;
+                List<Map<String, Object>> gone = jdbc.queryForList("""
+                        WITH doomed AS (
+                          SELECT id FROM import_job WHERE state = ANY (?::text[]) AND updated_at < now() - make_interval(secs => ?)
+                          LIMIT ? FOR UPDATE SKIP LOCKED)
+                        DELETE FROM import_job j USING doomed d WHERE j.id = d.id RETURNING j.key""",
+                        array(FINISHED), (double) jobSeconds, batch);
+                jobs += gone.size();
+                List<String> keys = gone.stream().map(row -> (String) row.get("key")).distinct().toList();
+                if (!keys.isEmpty()) {
+                    long[] deleted = releaseKeys(keys, statements);
+                    contentKeys += deleted[0];
+                    rawFiles += deleted[1];
+                }
+                if (gone.size() < batch) {
+                    break;
+                }
+            }
+        }
+        rawStore.removeLeftovers();
+        long outboxSeconds = properties.getRetention().getOutboxMaxAge().toSeconds();
+        long outbox = repeat(batch, statements, () -> jdbc.update("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
+                + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds, batch));
+        RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, outbox, statements[0]);
+        if (httpKeys + jobs + outbox > 0) {
+            LOG.info("retention deleted http-keys={} jobs={} content-keys={} raw-files={} outbox={} in {} statements",
+                    httpKeys, jobs, contentKeys, rawFiles, outbox, statements[0]);
+        }
+        return report;
+    }
+
+    /**
+     * Deletes the content keys no job refers to any more, and their raw files, in one transaction holding each
+     * key's lock ({@link ContentKeyLock}): intake registers a key under the same lock after putting its bytes in
+     * place, so a key whose bytes arrive again meanwhile either keeps its file (intake went first: its job
+     * refers to the key) or gets its file back (retention went first: intake finds it missing and puts it in place).
+     */
+    private long[] releaseKeys(List<String> keys, int[] statements) {
+        return transactions.execute(status -> {
+            // one order for every batch: two retention runs on two instances never wait on each other in a circle
+            for (String key : keys.stream().sorted().toList()) {
+                contentKeyLock.lock(key);
+            }
+            statements[0] += 2;
+            // a file's content key stays while any job refers to it
+            long contentKeys = jdbc.update("DELETE FROM content_key k WHERE k.key = ANY (?::text[])"
+                    + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k.key)", (Object) array(keys));
+            List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
+                    + " WHERE NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class, (Object) array(keys));
+            long rawFiles = 0;
+            for (String key : unused) {
+                try {
+                    if (Files.deleteIfExists(rawStore.pathOf(ContentKey.parse(key)))) {
+                        rawFiles++;
+                    }
+                } catch (IOException e) {
+                    LOG.warn("retention cannot delete the raw file of {}: {}", key, e.getMessage());
+                }
+            }
+            return new long[] {contentKeys, rawFiles};
+        });
+    }
+
+    /** Gives back what instances whose leases have run out still hold. */
+    public RecoveryReport recover() {
+        double claimLease = properties.getIntake().getClaimLease().toMillis() / 1000.0;
+        long claims = jdbc.update("DELETE FROM file_claim WHERE claimed_at < now() - make_interval(secs => ?)", claimLease);
+        long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND lease_until < now()");
+        Long lapsed = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('VALIDATING', 'PROCESSING')"
+                + " AND lease_until < now()", Long.class);
+        RecoveryReport report = new RecoveryReport(claims, requests, lapsed == null ? 0 : lapsed);
+        if (!report.isEmpty()) {
+            LOG.info("recovery: released file-claims={} http-requests-in-progress={} of instances that are gone;"
+                    + " jobs-with-lapsed-leases={} are taken over by the stages", claims, requests, report.jobLeases());
+        }
+        return report;
+    }
+
+    /**
+     * Lets go of what this instance id held in its previous run (it crashed or was killed): nothing of this
+     * run holds anything yet, because no route has started.
+     */
+    public RecoveryReport releaseOwn() {
+        long claims = jdbc.update("DELETE FROM file_claim WHERE owner = ?", instance);
+        long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND owner LIKE ?", instance + "/%");
+        long leases = jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second'"
+                + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", instance);
+        RecoveryReport report = new RecoveryReport(claims, requests, leases);
+        LOG.info("recovery at start of instance {}: released file-claims={} http-requests-in-progress={} job-leases={}"
+                + " held by its previous run", instance, claims, requests, leases);
+        return report;
+    }
+
+    private static String[] array(List<String> values) {
+        // pgjdbc sends a String[] as text[]
+        return values.toArray(new String[0]);
+    }
+
+    private static long repeat(int batch, int[] statements, java.util.function.IntSupplier delete) {
+        long total = 0;
+        int deleted;
+        do {
+            statements[0]++;
+            deleted = delete.getAsInt();
+            total += deleted;
+        } while (deleted >= batch);
+        return total;
+    }
+
+    @Override
+    public void beforeApplicationStart(CamelContext camelContext) {
+        try {
+            releaseOwn();
+        } catch (RuntimeException e) {
+            // the database may not answer yet; the periodic recovery catches up once leases run out
+            LOG.warn("recovery at start could not run: {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public void afterApplicationStart(CamelContext camelContext) {
+        // the periodic part runs in routes/housekeeping.camel.yaml
+    }
+}

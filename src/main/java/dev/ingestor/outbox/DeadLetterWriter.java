@@ -1,0 +1,73 @@
+package dev.ingestor.outbox;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.config.IngestorProperties;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Writes one dead letter and, in the caller's transaction, its event for {@code ingestor.dead-letters}. Every
+ * dead letter (a stage that failed, a job that kept killing its workers, an event Kafka refused) goes through
+ * here, so all of them look alike to an operator and to consumers. The event id is a fresh random UUID stored
+ * with the event: a resend carries the same id, and no later dead letter ever gets it.
+ */
+@Component
+public class DeadLetterWriter {
+
+    /** What failed, for whom; {@code jobId} may name a job that no longer exists (then the letter has none). */
+    public record Failure(UUID jobId, String supplier, String key, String stage, String exception, String message,
+                          int attempts) {
+    }
+
+    private final JdbcTemplate jdbc;
+    private final ObjectMapper json;
+    private final String topic;
+
+    public DeadLetterWriter(JdbcTemplate jdbc, ObjectMapper json, IngestorProperties properties) {
+        this.jdbc = jdbc;
+        this.json = json;
+        this.topic = properties.getKafka().getDeadLettersTopic();
+    }
+
+    /**
+     * Records the dead letter and queues its event; {@code withEvent} false records it only (for an event of
+     * the dead-letter topic itself, whose own dead letter would be refused alike). Returns the letter's id.
+     */
+    public long write(Failure failure, boolean withEvent) {
+        // the job may have been removed by retention meanwhile: the letter then stands without it
+        Long id = jdbc.queryForObject("INSERT INTO dead_letter (job_id, stage, exception, message, attempts)"
+                        + " VALUES ((SELECT id FROM import_job WHERE id = ?), ?, ?, ?, ?) RETURNING id", Long.class,
+                failure.jobId(), failure.stage(), failure.exception(), failure.message(), failure.attempts());
+        if (withEvent) {
+            UUID eventId = UUID.randomUUID();
+            Map<String, Object> event = new LinkedHashMap<>();
+            event.put("event_id", eventId.toString());
+            event.put("dead_letter_id", id);
+            event.put("job_id", failure.jobId() == null ? null : failure.jobId().toString());
+            event.put("supplier", failure.supplier());
+            event.put("key", failure.key());
+            event.put("stage", failure.stage());
+            event.put("exception", failure.exception());
+            event.put("message", failure.message());
+            event.put("attempts", failure.attempts());
+            event.put("failed_at", Instant.now().toString());
+            jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload) VALUES (?, ?, ?, ?)", eventId, topic,
+                    failure.jobId() == null ? "unknown" : failure.supplier() + ":" + failure.jobId(), write(event));
+        }
+        return id == null ? 0 : id;
+    }
+
+    private String write(Map<String, Object> event) {
+        try {
+            return json.writeValueAsString(event);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

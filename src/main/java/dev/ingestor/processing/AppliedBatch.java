@@ -1,0 +1,51 @@
+package dev.ingestor.processing;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The items of one batch that changed (ACCEPTED or UPDATED), by source id; the other items sent were REPLAY,
+ * because the upsert's WHERE refused them and the statement did not return them.
+ * <p>
+ * "Not returned" can only mean REPLAY if the ids the database returns are exactly the ids Java sent. An id
+ * the database answers with that was not sent means the text was changed on the way (an invalid string
+ * stored differently), and counting the sent one as REPLAY would hide an effect: that fails loudly instead.
+ */
+public record AppliedBatch(Set<String> sent, Map<String, RecordOutcome> written) {
+
+    public AppliedBatch {
+        sent = Set.copyOf(sent);
+        written = Map.copyOf(written);
+        for (String id : written.keySet()) {
+            if (!sent.contains(id)) {
+                throw new IllegalStateException("the database wrote source id '" + dev.ingestor.logging.SafeText.of(id, 128)
+                        + "', which is not an id of the batch sent: the id was changed on its way to the database");
+            }
+        }
+    }
+
+    public static AppliedBatch empty() {
+        return new AppliedBatch(Set.of(), Map.of());
+    }
+
+    /** ACCEPTED or UPDATED if the database returned the id; REPLAY if it was sent and not returned. */
+    public RecordOutcome outcomeOf(String sourceId) {
+        RecordOutcome outcome = written.get(sourceId);
+        if (outcome != null) {
+            return outcome;
+        }
+        if (!sent.contains(sourceId)) {
+            throw new IllegalStateException("source id '" + dev.ingestor.logging.SafeText.of(sourceId, 128)
+                    + "' was not part of this batch");
+        }
+        return RecordOutcome.REPLAY;
+    }
+
+    public long accepted() {
+        return written.values().stream().filter(o -> o == RecordOutcome.ACCEPTED).count();
+    }
+
+    public long updated() {
+        return written.size() - accepted();
+    }
+}

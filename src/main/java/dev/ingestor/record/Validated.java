@@ -1,9 +1,0 @@
-package dev.ingestor.record;
-
-/** A record after validation: either a delivery advice, or the reason it was quarantined. */
-public record Validated(RawRecord raw, DeliveryAdvice advice, String reason) {
-
-    public boolean isValid() {
-        return advice != null;
-    }
-}

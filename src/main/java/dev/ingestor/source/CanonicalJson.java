@@ -1,0 +1,115 @@
+package dev.ingestor.source;
+
+import dev.ingestor.web.ApiProblemException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+/**
+ * Strict JSON reading with positions in its errors, and the canonical form a request fingerprint is taken
+ * of: object keys sorted, no insignificant whitespace, so that two clients serialising the same
+ * request differently send the same request.
+ */
+public final class CanonicalJson {
+
+    private static final JsonMapper MAPPER = JsonMapper.builder()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .configure(JsonNodeFeature.WRITE_PROPERTIES_SORTED, true)
+            .build();
+
+    private CanonicalJson() {
+    }
+
+    /** Parses a request body; a body that is not JSON is a 400 naming where it broke. */
+    public static JsonNode parse(byte[] body) {
+        try {
+            JsonNode node = MAPPER.readTree(body);
+            if (node == null || node.isMissingNode()) {
+                throw ApiProblemException.badRequest("malformed-json", "the body is empty; expected a JSON object");
+            }
+            return node;
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
+                    + " (byte " + at.getByteOffset() + ")";
+            throw ApiProblemException.badRequest("malformed-json", "the body is not valid JSON" + where + ": "
+                    + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw ApiProblemException.badRequest("malformed-json", "the body cannot be read as JSON: " + e.getMessage());
+        }
+    }
+
+    /** A strict streaming parser over a request body (duplicate keys refused, as {@link #parse} does). */
+    static JsonParser parser(java.io.InputStream in) throws IOException {
+        return MAPPER.createParser(in);
+    }
+
+    /** Reads the value at the parser's current token as a tree, with the same settings as {@link #parse}. */
+    static JsonNode readValue(JsonParser parser) throws IOException {
+        return VALUE_READER.readTree(parser);
+    }
+
+    /** Reads one JSON value from text, with the same settings as {@link #readValue(JsonParser)}. */
+    static JsonNode readValue(String json) throws IOException {
+        return VALUE_READER.readTree(json);
+    }
+
+    /**
+     * A generator writing characters as they are (no escaping of non-ASCII), so what a parser read can be
+     * copied and read again unchanged, unpaired surrogates included.
+     */
+    static com.fasterxml.jackson.core.JsonGenerator copier(java.io.Writer out) throws IOException {
+        return MAPPER.getFactory().createGenerator(out);
+    }
+
+    /** One value inside a document: what follows it is the rest of the document, not trailing content. */
+    private static final com.fasterxml.jackson.databind.ObjectReader VALUE_READER =
+            MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    /** The JSON form of a text (a quoted, escaped string), as a key is written in the canonical form. */
+    static byte[] quoted(String text) {
+        return canonical(com.fasterxml.jackson.databind.node.TextNode.valueOf(text));
+    }
+
+    /** A body that is not JSON: a 400 naming where it broke. */
+    static ApiProblemException malformed(JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
+                + " (byte " + at.getByteOffset() + ")";
+        return ApiProblemException.badRequest("malformed-json", "the body is not valid JSON" + where + ": "
+                + e.getOriginalMessage());
+    }
+
+    public static byte[] canonical(JsonNode node) {
+        try {
+            return MAPPER.writeValueAsBytes(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a parsed tree is always writable", e);
+        }
+    }
+
+    /** SHA-256 hex of {@code prefix} and the canonical form of {@code node}. */
+    public static String fingerprint(String prefix, JsonNode node) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(prefix.getBytes(StandardCharsets.UTF_8));
+            sha.update((byte) '\n');
+            sha.update(canonical(node));
+            return HexFormat.of().formatHex(sha.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+}

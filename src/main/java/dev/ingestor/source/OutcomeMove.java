@@ -1,0 +1,66 @@
+package dev.ingestor.source;
+
+import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.IntakeHeaders;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.component.file.FileComponent;
+import org.apache.camel.component.file.GenericFile;
+import org.springframework.stereotype.Component;
+
+/**
+ * Where the file sources move an answered file, evaluated by Camel right before each move (the routes' move
+ * and moveFailed options): {@code .<outcome>/<stamped name>}, the name shortened to fit ({@link KeptName}). For
+ * a dropped file the folders are checked first: a supplier or outcome folder that is a symbolic link is
+ * refused, so no file is ever moved through a link (the file stays in place).
+ */
+@Component("outcomeMove")
+public class OutcomeMove {
+
+    private final LinkRefusals refusals;
+
+    public OutcomeMove(LinkRefusals refusals) {
+        this.refusals = refusals;
+    }
+
+    /** A dropped file after intake: {@code .done/}, {@code .duplicate/} or {@code .rejected/}. */
+    public String fileDrop(Exchange exchange) {
+        return local(exchange, exchange.getProperty(IntakeHeaders.OUTCOME, "done", String.class));
+    }
+
+    /** A dropped file whose intake failed past its redelivery. */
+    public String fileDropFailed(Exchange exchange) {
+        return local(exchange, "failed");
+    }
+
+    /** A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). */
+    public String sftp(Exchange exchange) {
+        String outcome = "rejected".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class)) ? "rejected" : "done";
+        return "." + outcome + "/" + KeptName.stamped(file(exchange).getFileNameOnly(), LocalDateTime.now());
+    }
+
+    private String local(Exchange exchange, String outcome) {
+        GenericFile<?> file = file(exchange);
+        Path folder = ((File) file.getFile()).toPath().toAbsolutePath().getParent();
+        Path target = folder.resolve("." + outcome);
+        for (Path checked : new Path[] {folder, target}) {
+            if (Files.isSymbolicLink(checked)) {
+                refusals.refuse(checked.toString(), "a symbolic link where a file was to be moved; the file is left in place");
+                throw new IllegalStateException("not moved: " + FileNameRule.printable(checked.toString()) + " is a symbolic link");
+            }
+        }
+        return "." + outcome + "/" + KeptName.stamped(file.getFileNameOnly(), LocalDateTime.now());
+    }
+
+    private static GenericFile<?> file(Exchange exchange) {
+        GenericFile<?> file = exchange.getProperty(FileComponent.FILE_EXCHANGE_FILE, GenericFile.class);
+        if (file == null) {
+            throw new IllegalStateException("no file on this exchange: only file routes move files");
+        }
+        return file;
+    }
+}

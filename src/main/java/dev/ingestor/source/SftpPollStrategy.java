@@ -1,0 +1,107 @@
+package dev.ingestor.source;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.camel.Consumer;
+import org.apache.camel.Endpoint;
+import org.apache.camel.Exchange;
+import org.apache.camel.spi.ExceptionHandler;
+import org.apache.camel.spi.PollingConsumerPollStrategy;
+import org.apache.camel.spi.RouteIdAware;
+import org.apache.camel.util.URISupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * How the SFTP routes report a poll that failed (server unreachable, login refused, directory missing):
+ * one WARN line per failed poll, naming the supplier, the server and the cause, never the password; one
+ * INFO line when the server answers again. With the route's back-off, a server that stays down is tried and
+ * logged once per back-off step, not once per poll interval.
+ */
+@Component("sftpPollStrategy")
+public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.sftp");
+
+    /** Consecutive failed polls per route. */
+    private final Map<String, Integer> failures = new ConcurrentHashMap<>();
+
+    @Override
+    public boolean begin(Consumer consumer, Endpoint endpoint) {
+        return true;
+    }
+
+    @Override
+    public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
+        Integer failed = failures.remove(routeId(consumer));
+        if (failed != null) {
+            LOG.info("sftp {} answers again after {} failed poll(s)", where(consumer, endpoint), failed);
+        }
+    }
+
+    @Override
+    public boolean rollback(Consumer consumer, Endpoint endpoint, int retryCounter, Exception cause) {
+        int failed = failures.merge(routeId(consumer), 1, Integer::sum);
+        LOG.warn("sftp {} cannot be polled (failure {} in a row): {}; polling goes on with back-off",
+                where(consumer, endpoint), failed, describe(cause));
+        // no immediate retry: the next scheduled poll (after the back-off) tries again
+        return false;
+    }
+
+    /**
+     * The consumer's exception handler. A failed poll (no exchange) was reported by {@link #rollback} already;
+     * anything else (a file that could not be moved after intake, say) is logged here, without secrets.
+     */
+    @Override
+    public void handleException(Throwable exception) {
+        handleException(null, null, exception);
+    }
+
+    @Override
+    public void handleException(String message, Throwable exception) {
+        handleException(message, null, exception);
+    }
+
+    @Override
+    public void handleException(String message, Exchange exchange, Throwable exception) {
+        if (exchange == null) {
+            LOG.debug("{}: {}", URISupport.sanitizeUri(String.valueOf(message)), describe(exception));
+        } else {
+            LOG.warn("sftp {} file={}: {}", URISupport.sanitizeUri(String.valueOf(message)),
+                    exchange.getMessage().getHeader(Exchange.FILE_NAME), describe(exception));
+        }
+    }
+
+    private static String routeId(Consumer consumer) {
+        if (consumer instanceof RouteIdAware aware && aware.getRouteId() != null) {
+            return aware.getRouteId();
+        }
+        return String.valueOf(System.identityHashCode(consumer));
+    }
+
+    private static String where(Consumer consumer, Endpoint endpoint) {
+        String route = routeId(consumer);
+        String supplier = route.startsWith("sftp-") ? route.substring(5) : route;
+        return "supplier=" + supplier + " server=" + URISupport.sanitizeUri(endpoint.getEndpointBaseUri());
+    }
+
+    /** The causes' messages, outermost first, with anything that looks like a password masked. */
+    static String describe(Throwable cause) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = cause; t != null && text.length() < 600; t = t.getCause()) {
+            if (!text.isEmpty()) {
+                text.append(" <- ");
+            }
+            text.append(t.getClass().getSimpleName());
+            if (t.getMessage() != null) {
+                text.append(": ").append(URISupport.sanitizeUri(t.getMessage()));
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,131 @@
+package dev.ingestor.validation;
+
+import dev.ingestor.logging.SafeText;
+import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Checks every field of a delivery advice line and names each problem with its field, so a person can fix
+ * the record: {@code quantity: '-3' is not a whole number greater than 0}.
+ */
+public final class DeliveryAdviceValidator {
+
+    public static final List<String> REQUIRED_COLUMNS = List.of("source_id", "sku", "quantity", "delivery_date");
+    static final Set<String> KNOWN = Set.of("source_id", "source_version", "sku", "quantity", "delivery_date");
+    public static final int MAX_SOURCE_ID_LENGTH = 128;
+
+    private DeliveryAdviceValidator() {
+    }
+
+    public static Validated validate(RawRecord raw) {
+        if (raw.isBroken()) {
+            return new Validated(raw, null, raw.where() + " " + raw.problem());
+        }
+        Map<String, String> f = raw.fields();
+        List<String> problems = new ArrayList<>();
+        f.forEach((name, value) -> {
+            // a field name becomes a key of the item's jsonb attributes, which PostgreSQL cannot hold with NUL
+            int inName = name == null ? -1 : SafeText.controlCharacterIn(name);
+            if (inName == 0) {
+                problems.add("field name '" + SafeText.of(name, 60) + "' contains the NUL character U+0000"
+                        + " (PostgreSQL cannot store it)");
+            } else if (inName > 0) {
+                problems.add("field name '" + SafeText.of(name, 60) + "' contains the control character "
+                        + String.format("U+%04X", inName));
+            }
+            int control = value == null ? -1 : SafeText.controlCharacterIn(value);
+            if (control >= 0) {
+                problems.add(SafeText.of(name, 60) + ": contains the control character " + String.format("U+%04X", control));
+            }
+            // not valid Unicode: UTF-8 on the way to PostgreSQL turns it into '?', so "a\uD800" and "a\uDBFF"
+            // would both be stored as "a?" and no longer be the ids (or values) the supplier sent
+            int loneInName = name == null ? -1 : SafeText.unpairedSurrogateIn(name);
+            if (loneInName >= 0) {
+                problems.add("field name '" + SafeText.of(name, 60) + "' contains an unpaired UTF-16 surrogate "
+                        + String.format("U+%04X", (int) name.charAt(loneInName)) + " at character " + (loneInName + 1)
+                        + " (not valid Unicode)");
+            }
+            int loneInValue = value == null ? -1 : SafeText.unpairedSurrogateIn(value);
+            if (loneInValue >= 0) {
+                problems.add(SafeText.of(name, 60) + ": contains an unpaired UTF-16 surrogate "
+                        + String.format("U+%04X", (int) value.charAt(loneInValue)) + " at character " + (loneInValue + 1)
+                        + " (not valid Unicode)");
+            }
+        });
+
+        String sourceId = trimmed(f.get("source_id"));
+        if (sourceId == null) {
+            problems.add("source_id: missing");
+        } else if (sourceId.length() > MAX_SOURCE_ID_LENGTH) {
+            problems.add("source_id: " + sourceId.length() + " characters, at most " + MAX_SOURCE_ID_LENGTH + " allowed");
+        }
+        Long sourceVersion = null;
+        String version = trimmed(f.get("source_version"));
+        if (version != null) {
+            try {
+                sourceVersion = Long.parseLong(version);
+                if (sourceVersion < 0) {
+                    problems.add("source_version: '" + version + "' is negative; it must be a whole number 0 or greater");
+                }
+            } catch (NumberFormatException e) {
+                problems.add("source_version: '" + clip(version) + "' is not a whole number");
+            }
+        }
+        String sku = trimmed(f.get("sku"));
+        if (sku == null) {
+            problems.add("sku: missing");
+        }
+        long quantity = 0;
+        String qty = trimmed(f.get("quantity"));
+        if (qty == null) {
+            problems.add("quantity: missing");
+        } else {
+            try {
+                quantity = Long.parseLong(qty);
+                if (quantity <= 0) {
+                    problems.add("quantity: '" + qty + "' is not a whole number greater than 0");
+                }
+            } catch (NumberFormatException e) {
+                problems.add("quantity: '" + clip(qty) + "' is not a whole number greater than 0");
+            }
+        }
+        LocalDate deliveryDate = null;
+        String date = trimmed(f.get("delivery_date"));
+        if (date == null) {
+            problems.add("delivery_date: missing");
+        } else {
+            try {
+                deliveryDate = LocalDate.parse(date);
+            } catch (DateTimeParseException e) {
+                problems.add("delivery_date: '" + clip(date) + "' is not an ISO date (YYYY-MM-DD)");
+            }
+        }
+        if (!problems.isEmpty()) {
+            return new Validated(raw, null, raw.where() + ": " + String.join("; ", problems));
+        }
+        Map<String, String> attributes = new LinkedHashMap<>();
+        f.forEach((name, value) -> {
+            if (!KNOWN.contains(name) && name != null && !name.isBlank()) {
+                attributes.put(name, value);
+            }
+        });
+        return new Validated(raw, new DeliveryAdvice(sourceId, sourceVersion, sku, quantity, deliveryDate, attributes), null);
+    }
+
+    private static String trimmed(String value) {
+        if (value == null) {
+            return null;
+        }
+        String t = value.trim();
+        return t.isEmpty() ? null : t;
+    }
+
+    private static String clip(String value) {
+        return SafeText.of(value, 40);
+    }
+}

@@ -1,0 +1,100 @@
+package dev.ingestor.validation;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ingestor.job.Attempts;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.JobClaims;
+import dev.ingestor.job.JobState;
+import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.metrics.IngestorMetrics;
+import io.micrometer.core.instrument.Timer;
+import org.apache.camel.Body;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * The validation stage: reads the stored file once, checks every record and quarantines the bad ones with
+ * their reasons. A file that cannot be read as a whole is rejected before any effect happens.
+ */
+@Component
+public class JobValidation {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.validation");
+    private static final int INSERT_BATCH = 1000;
+    private final QuarantineWriter quarantine;
+    private final IngestorMetrics metrics;
+
+    private final JobRecords jobRecords;
+    private final JobClaims claims;
+    private final JdbcTemplate jdbc;
+
+    public JobValidation(JobRecords jobRecords, JobClaims claims, JdbcTemplate jdbc, QuarantineWriter quarantine,
+                         IngestorMetrics metrics) {
+        this.metrics = metrics;
+        this.quarantine = quarantine;
+        this.jobRecords = jobRecords;
+        this.claims = claims;
+        this.jdbc = jdbc;
+    }
+
+    public void validate(@Body ImportJob job, Exchange exchange) throws Exception {
+        Attempts.count(exchange);
+        Timer.Sample timing = Timer.start();
+        // a re-run (redelivery, takeover, re-validation) starts from a clean slate
+        jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
+        long total = 0;
+        long quarantined = 0;
+        List<Object[]> pending = new ArrayList<>();
+        try (RecordReader records = jobRecords.open(job)) {
+            while (records.hasNext()) {
+                Validated record = DeliveryAdviceValidator.validate(records.next());
+                total++;
+                if (!record.isValid()) {
+                    quarantined++;
+                    pending.add(row(job, record));
+                    if (pending.size() >= INSERT_BATCH) {
+                        insert(pending);
+                        claims.requireLease(job.id());
+                    }
+                }
+            }
+        }
+        insert(pending);
+        if (total == 0) {
+            throw new UnreadableFileException("the file holds no records");
+        }
+        int moved = jdbc.update("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
+                        + " accepted = 0, updated = 0, replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
+                        // takeovers are counted per stage: validation's must not use up processing's allowance
+                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?",
+                JobState.PROCESSING.name(), total, quarantined, job.id(), claims.owner());
+        if (moved != 1) {
+            throw new LeaseLostException(job.id());
+        }
+        timing.stop(metrics.stage("validation", job.supplier()));
+        metrics.records(job.supplier(), 0, 0, 0, quarantined);
+        LOG.info("validated supplier={} job={} key={} records={} quarantined={}", job.supplier(), job.id(), job.key(), total, quarantined);
+    }
+
+    /** The route's answer to an {@link UnreadableFileException}: a final error, no retry. */
+    public void reject(@Body ImportJob job, @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception cause) {
+        jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
+        if (claims.finish(job.id(), JobState.REJECTED, cause.getMessage())) {
+            LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(), cause.getMessage());
+        }
+    }
+
+    private void insert(List<Object[]> rows) {
+        quarantine.insert(rows);
+    }
+
+    private static Object[] row(ImportJob job, Validated record) {
+        return QuarantineWriter.row(job.id(), record);
+    }
+}

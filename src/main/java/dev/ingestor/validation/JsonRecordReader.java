@@ -1,0 +1,185 @@
+package dev.ingestor.validation;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PushbackReader;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * JSON records: an array of objects ({@code [ {...}, {...} ]}), or JSON Lines (one object per line). An array
+ * with a syntax error cannot be read further and makes the file unreadable; a broken JSON line is one bad
+ * record and the rest of the file is still read.
+ */
+final class JsonRecordReader implements RecordReader {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final Reader reader;
+    private final Iterator<RawRecord> records;
+    private long index;
+
+    JsonRecordReader(InputStream in, Charset charset) {
+        try {
+            PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), 256 * 1024), 1);
+            int first = firstSignificant(pushback);
+            reader = pushback;
+            if (first == '[') {
+                records = new ArrayRecords(MAPPER.createParser(pushback));
+            } else if (first == '{') {
+                records = new LineRecords(new BufferedReader(pushback));
+            } else if (first == -1) {
+                throw new UnreadableFileException("the file holds no JSON");
+            } else {
+                throw new UnreadableFileException("the file is not JSON: it starts with '" + (char) first
+                        + "', expected '[' (an array of records) or '{' (JSON Lines)");
+            }
+        } catch (IOException e) {
+            throw unreadable(e, "at the start");
+        }
+    }
+
+    private static int firstSignificant(PushbackReader in) throws IOException {
+        int c;
+        do {
+            c = in.read();
+        } while (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\uFEFF');
+        if (c != -1) {
+            in.unread(c);
+        }
+        return c;
+    }
+
+    @Override
+    public boolean hasNext() {
+        return records.hasNext();
+    }
+
+    @Override
+    public RawRecord next() {
+        return records.next();
+    }
+
+    @Override
+    public void close() {
+        try {
+            reader.close();
+        } catch (IOException ignored) {
+            // read-only
+        }
+    }
+
+    private RawRecord toRecord(JsonNode node, long line) {
+        return RawRecord.ofJson(node, ++index, line);
+    }
+
+    private static UnreadableFileException unreadable(Exception e, String where) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CharacterCodingException) {
+                return new UnreadableFileException("the file is not valid text in the supplier's charset (" + where + ")", e);
+            }
+        }
+        String detail = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+        return new UnreadableFileException("the file cannot be read as JSON " + where + ": " + detail, e);
+    }
+
+    private final class ArrayRecords implements Iterator<RawRecord> {
+        private final JsonParser parser;
+        private JsonToken next;
+
+        ArrayRecords(JsonParser parser) throws IOException {
+            this.parser = parser;
+            parser.nextToken(); // START_ARRAY
+            advance();
+        }
+
+        private void advance() {
+            try {
+                next = parser.nextToken();
+                if (next == null) {
+                    throw new UnreadableFileException("the JSON array is not closed: the file ends before ']'");
+                }
+            } catch (IOException e) {
+                throw unreadable(e, "at line " + parser.currentLocation().getLineNr());
+            }
+        }
+
+        @Override
+        public boolean hasNext() {
+            return next != JsonToken.END_ARRAY;
+        }
+
+        @Override
+        public RawRecord next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            long line = parser.currentLocation().getLineNr();
+            JsonNode node;
+            try {
+                node = MAPPER.readTree(parser);
+            } catch (IOException e) {
+                throw unreadable(e, "at line " + parser.currentLocation().getLineNr());
+            }
+            RawRecord record = toRecord(node, line);
+            advance();
+            return record;
+        }
+    }
+
+    private final class LineRecords implements Iterator<RawRecord> {
+        private final BufferedReader lines;
+        private String pending;
+        private long lineNumber;
+
+        LineRecords(BufferedReader lines) {
+            this.lines = lines;
+            advance();
+        }
+
+        private void advance() {
+            try {
+                do {
+                    pending = lines.readLine();
+                    lineNumber++;
+                } while (pending != null && pending.isBlank());
+            } catch (IOException e) {
+                throw unreadable(e, "at line " + lineNumber);
+            }
+        }
+
+        @Override
+        public boolean hasNext() {
+            return pending != null;
+        }
+
+        @Override
+        public RawRecord next() {
+            if (pending == null) {
+                throw new NoSuchElementException();
+            }
+            String text = pending;
+            long line = lineNumber;
+            advance();
+            try {
+                return toRecord(MAPPER.readTree(text), line);
+            } catch (JsonProcessingException e) {
+                index++;
+                return RawRecord.broken(index, line, "is not valid JSON: " + e.getOriginalMessage());
+            } catch (UncheckedIOException e) {
+                throw unreadable(e, "at line " + line);
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.ingestor.validation;
+
+import dev.ingestor.logging.SafeText;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/** Keeps quarantined records with their reasons (job_record), for the records API. */
+@Component
+public class QuarantineWriter {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final JdbcTemplate jdbc;
+
+    public QuarantineWriter(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Inserts the rows made by {@link #row} in one batch and empties the list. */
+    public void insert(List<Object[]> rows) {
+        if (!rows.isEmpty()) {
+            jdbc.batchUpdate("INSERT INTO job_record (job_id, record_no, line, outcome, source_id, reason, fields)"
+                    + " VALUES (?, ?, ?, 'QUARANTINED', ?, ?, ?::jsonb)", rows);
+            rows.clear();
+        }
+    }
+
+    public static Object[] row(UUID jobId, Validated record) {
+        RawRecord raw = record.raw();
+        String sourceId = raw.fields().get("source_id");
+        Map<String, String> fields = new LinkedHashMap<>();
+        raw.fields().forEach((name, value) -> fields.put(SafeText.of(name, 200), SafeText.of(value, 2000)));
+        try {
+            return new Object[] {jobId, raw.index(), Math.max(raw.line(), 0), SafeText.of(sourceId, 128),
+                    SafeText.of(record.reason()), JSON.writeValueAsString(fields)};
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a map of strings is always JSON", e);
+        }
+    }
+}

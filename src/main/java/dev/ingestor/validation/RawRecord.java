@@ -1,0 +1,32 @@
+package dev.ingestor.validation;
+
+import java.util.Map;
+
+/** One record as read from a file, before validation: its position and its fields as text. */
+public record RawRecord(long index, long line, Map<String, String> fields, String problem) {
+
+    /** A record that could not even be split into fields (a broken JSON line, a short CSV row). */
+    public static RawRecord broken(long index, long line, String problem) {
+        return new RawRecord(index, line, Map.of(), problem);
+    }
+
+    public boolean isBroken() {
+        return problem != null;
+    }
+
+    /** Line numbers for files; an item of an HTTP batch has no line (-1) and is named by its position. */
+    public String where() {
+        return line >= 0 ? "line " + line : "item " + index;
+    }
+
+    /** An object of a JSON document as a record: field names in lower case, values as text. */
+    public static RawRecord ofJson(com.fasterxml.jackson.databind.JsonNode node, long index, long line) {
+        if (!node.isObject()) {
+            return broken(index, line, "is a JSON " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
+        }
+        Map<String, String> fields = new java.util.LinkedHashMap<>();
+        node.fields().forEachRemaining(e -> fields.put(e.getKey().toLowerCase(java.util.Locale.ROOT),
+                e.getValue().isNull() ? null : e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString()));
+        return new RawRecord(index, line, fields, null);
+    }
+}

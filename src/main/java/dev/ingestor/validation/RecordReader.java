@@ -1,0 +1,23 @@
+package dev.ingestor.validation;
+
+import java.io.Closeable;
+import java.io.InputStream;
+import java.nio.charset.Charset;
+import java.util.Iterator;
+
+import dev.ingestor.config.RecordFormat;
+
+/**
+ * Reads a file one record at a time; a file of any length costs one record of memory. Throws
+ * {@link UnreadableFileException} when the file as a whole is not of the expected format.
+ */
+public interface RecordReader extends Iterator<RawRecord>, Closeable {
+
+    /** The reader of a supplier's format over {@code in}; the delimiter matters to CSV only. */
+    static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter) {
+        return format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter) : new JsonRecordReader(in, charset);
+    }
+
+    @Override
+    void close();
+}

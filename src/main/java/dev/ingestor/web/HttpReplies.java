@@ -1,0 +1,106 @@
+package dev.ingestor.web;
+
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.failure.TransientFailures;
+import dev.ingestor.intake.ContentTooLargeException;
+import dev.ingestor.intake.RejectedDropException;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Writes HTTP replies for the API routes: JSON bodies and problem+json errors. Unexpected failures become a
+ * problem with no internals in it; the stack trace goes to the log only.
+ */
+@Component
+public class HttpReplies {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpReplies.class);
+
+    private final ObjectMapper json;
+    private final String retryAfter;
+
+    public HttpReplies(ObjectMapper json, IngestorProperties properties) {
+        this.json = json;
+        this.retryAfter = String.valueOf(properties.getHttp().getRetryAfterSeconds());
+    }
+
+    public void json(Exchange exchange, int status, Object body) {
+        write(exchange.getMessage(), status, "application/json", toJson(body));
+    }
+
+    public void problem(Exchange exchange, Problem problem) {
+        write(exchange.getMessage(), problem.status(), Problem.MEDIA_TYPE, toJson(problem));
+    }
+
+    /** Writes a reply exactly as given: status, headers and body bytes (a stored response replayed). */
+    public void raw(Exchange exchange, int status, Map<String, String> headers, byte[] body) {
+        Message message = exchange.getMessage();
+        message.removeHeaders("*");
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        headers.forEach(message::setHeader);
+        message.setBody(body);
+    }
+
+    public String retryAfterSeconds() {
+        return retryAfter;
+    }
+
+    public byte[] toJson(Object body) {
+        try {
+            return json.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("reply cannot be written as JSON", e);
+        }
+    }
+
+    /** The handler of last resort for API routes (see error-handling.camel.yaml). */
+    public void failure(Exchange exchange) {
+        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        if (cause instanceof ApiProblemException answer) {
+            problem(exchange, answer.problem());
+            answer.headers().forEach(exchange.getMessage()::setHeader);
+        } else if (cause instanceof ContentTooLargeException tooLarge) {
+            LOG.info("intake rejected source=http {}", tooLarge.getMessage());
+            problem(exchange, Problem.of(413, "too-large", "Content Too Large", "the file is larger than the limit of "
+                    + tooLarge.limit() + " bytes (" + tooLarge.property() + "); nothing of it was kept"));
+        } else if (cause instanceof RejectedDropException rejected) {
+            LOG.info("intake rejected source=http {}", rejected.getMessage());
+            problem(exchange, Problem.badRequest("rejected-file", rejected.reason()));
+        } else if (TransientFailures.isTransient(cause)) {
+            LOG.warn("api request failed for a passing reason, answered 503: {}", String.valueOf(cause));
+            problem(exchange, Problem.of(503, "unavailable", "Service Unavailable",
+                    "the service cannot complete requests right now (" + shortName(cause)
+                            + "); retry the same request after " + retryAfter + " seconds: that is safe, the same content or"
+                            + " Idempotency-Key is never taken twice"));
+            exchange.getMessage().setHeader("Retry-After", retryAfter);
+        } else {
+            LOG.error("api request failed unexpectedly, answered 500", cause);
+            problem(exchange, Problem.of(500, "internal", "Internal Server Error",
+                    "the request could not be completed; the error is logged with exchange " + exchange.getExchangeId()));
+        }
+    }
+
+    private static String shortName(Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root instanceof java.sql.SQLException || root instanceof java.net.ConnectException
+                || cause instanceof org.springframework.dao.DataAccessException ? "database unavailable" : "temporary failure";
+    }
+
+    private static void write(Message message, int status, String contentType, byte[] body) {
+        // headers of the request (path and query parameters) must not leak into the response
+        message.removeHeaders("*");
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        message.setHeader(Exchange.CONTENT_TYPE, contentType);
+        message.setBody(body);
+    }
+}

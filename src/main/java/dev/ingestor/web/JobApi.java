@@ -1,0 +1,88 @@
+package dev.ingestor.web;
+
+import java.util.List;
+import java.util.UUID;
+
+import dev.ingestor.job.ImportJobStore;
+import dev.ingestor.job.JobPage;
+import dev.ingestor.job.JobQuery;
+import org.apache.camel.Exchange;
+import org.apache.camel.Header;
+import org.springframework.stereotype.Component;
+
+/** The read side of jobs, called by the REST routes in routes/api-jobs.camel.yaml. */
+@Component
+public class JobApi {
+
+    private static final int DEFAULT_SIZE = 50;
+
+    private final ImportJobStore jobs;
+    private final QuarantineView records;
+    private final HttpReplies replies;
+
+    public JobApi(ImportJobStore jobs, QuarantineView records, HttpReplies replies) {
+        this.jobs = jobs;
+        this.records = records;
+        this.replies = replies;
+    }
+
+    public void get(@Header("id") String id, Exchange exchange) {
+        UUID jobId = QueryParams.jobId(id);
+        Caller caller = TenantGuard.caller(exchange);
+        jobs.find(jobId).filter(job -> caller.mayActFor(job.supplier())).ifPresentOrElse(
+                job -> replies.json(exchange, 200, JobView.of(job)),
+                () -> replies.problem(exchange, Problem.notFound("no job with id " + jobId)));
+    }
+
+    public void list(@Header("supplier") String supplier, @Header("state") String state,
+                     @Header("page") String page, @Header("size") String size, Exchange exchange) {
+        Caller caller = TenantGuard.caller(exchange);
+        String scope = blankToNull(supplier);
+        if (!caller.admin()) {
+            if (scope != null && !caller.mayActFor(scope)) {
+                replies.problem(exchange, Problem.notFound("no supplier '" + scope + "'"));
+                return;
+            }
+            // a supplier's key lists that supplier's jobs only
+            scope = caller.supplier();
+        }
+        JobQuery query;
+        try {
+            query = new JobQuery(scope, QueryParams.state(state), QueryParams.number("page", page, 0),
+                    QueryParams.number("size", size, DEFAULT_SIZE));
+        } catch (IllegalArgumentException e) {
+            replies.problem(exchange, Problem.badRequest("invalid-query", e.getMessage()));
+            return;
+        }
+        JobPage result = jobs.list(query);
+        List<JobView> items = result.items().stream().map(JobView::of).toList();
+        replies.json(exchange, 200, new JobList(items, result.page(), result.size(), result.total()));
+    }
+
+    /** GET /api/v1/jobs/{id}/records?outcome=QUARANTINED: the records kept with their reasons. */
+    public void records(@Header("id") String id, @Header("outcome") String outcome,
+                        @Header("page") String page, @Header("size") String size, Exchange exchange) {
+        UUID jobId = QueryParams.jobId(id);
+        int pageNo = QueryParams.number("page", page, 0);
+        int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
+        QueryParams.page(pageNo, pageSize);
+        if (outcome != null && !outcome.isBlank() && !"QUARANTINED".equalsIgnoreCase(outcome.trim())) {
+            replies.problem(exchange, Problem.badRequest("invalid-query", "outcome '" + outcome
+                    + "' is not kept per record; records are kept for QUARANTINED (the counts of the job cover the others)"));
+            return;
+        }
+        Caller caller = TenantGuard.caller(exchange);
+        if (jobs.find(jobId).filter(job -> caller.mayActFor(job.supplier())).isEmpty()) {
+            replies.problem(exchange, Problem.notFound("no job with id " + jobId));
+            return;
+        }
+        replies.json(exchange, 200, records.quarantined(jobId, pageNo, pageSize));
+    }
+
+    public record JobList(List<JobView> items, int page, int size, long total) {
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+}

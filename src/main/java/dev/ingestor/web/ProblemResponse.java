@@ -1,0 +1,44 @@
+package dev.ingestor.web;
+
+import java.io.IOException;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+/**
+ * Writes a refusal made before any route runs (by the front door, or for a body over its limit) as
+ * problem+json, without touching the request body: when the request
+ * carries one, the connection is closed after the answer so the client stops sending it, and the answer is
+ * flushed at once so that the client sees it even while the server still waits for the rest of the body.
+ */
+public final class ProblemResponse {
+
+    private final ObjectMapper json;
+
+    public ProblemResponse(ObjectMapper json) {
+        this.json = json;
+    }
+
+    public void write(HttpServletRequest request, HttpServletResponse response, Problem problem, Map<String, String> headers)
+            throws IOException {
+        if (response.isCommitted()) {
+            return;
+        }
+        response.setStatus(problem.status());
+        response.setContentType(Problem.MEDIA_TYPE);
+        headers.forEach(response::setHeader);
+        if (hasBody(request)) {
+            response.setHeader("Connection", "close");
+        }
+        byte[] body = json.writeValueAsBytes(problem);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        response.flushBuffer();
+    }
+
+    private static boolean hasBody(HttpServletRequest request) {
+        return request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
+    }
+}

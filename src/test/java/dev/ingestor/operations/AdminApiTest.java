@@ -1,0 +1,158 @@
+package dev.ingestor.operations;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.job.IntakeResult;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The admin API: failed jobs with their errors, and actions whose effects stay exactly once. */
+class AdminApiTest extends IngestorTestSupport {
+
+    static final String HEADER = "source_id,source_version,sku,quantity,delivery_date\n";
+
+    @Autowired
+    ObjectMapper mapper;
+
+    @AfterEach
+    void dropFaults() {
+        jdbc.execute("DROP TRIGGER IF EXISTS admin_fault ON item");
+        jdbc.execute("DROP FUNCTION IF EXISTS admin_fault()");
+    }
+
+    /** Processing fails with an error no retry fixes, so the job goes straight to the dead-letter channel. */
+    void breakProcessing() {
+        jdbc.execute("""
+                CREATE OR REPLACE FUNCTION admin_fault() RETURNS trigger AS $$
+                BEGIN RAISE EXCEPTION 'item table misconfigured (injected)' USING ERRCODE = '23514'; END $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE TRIGGER admin_fault BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION admin_fault()");
+    }
+
+    UUID ingest(String content) {
+        return producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "admin.csv", IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class).job().id();
+    }
+
+    String state(UUID id) {
+        return jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id);
+    }
+
+    void awaitState(UUID id, String state) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals(state));
+    }
+
+    long events(UUID id) {
+        return jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ?",
+                Long.class, id.toString());
+    }
+
+    /** The job's events as they reached Kafka (after the outbox relay has drained). */
+    long kafkaEvents(UUID id) throws Exception {
+        await().atMost(Duration.ofSeconds(20)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        return dev.ingestor.support.TestKafka.readAll("ingestor.items", Duration.ofSeconds(1)).stream()
+                .filter(r -> r.value().contains(id.toString())).count();
+    }
+
+    HttpResponse<String> admin(String method, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri("/api/v1/admin" + path)).header("X-Api-Key", ADMIN_KEY)
+                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void onlyTheAdminKeyReachesTheAdminApi() throws Exception {
+        assertProblem(get("/api/v1/admin/overview", ACME_KEY), 403, "admin key");
+        assertProblem(get("/api/v1/admin/overview", null), 401, "needs a key");
+        assertThat(get("/api/v1/admin/overview", ADMIN_KEY).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aFailedJobIsShownWithItsErrorAndReplayingItTakesEffectOnce() throws Exception {
+        breakProcessing();
+        UUID id = ingest(HEADER + "A-1,1,SKU,1,2026-12-01\nA-2,1,SKU,2,2026-12-01\n");
+        awaitState(id, "FAILED");
+
+        JsonNode failed = mapper.readTree(admin("GET", "/failed-jobs").body()).get("items").get(0);
+        assertThat(failed.get("id").asText()).isEqualTo(id.toString());
+        assertThat(failed.get("stage").asText()).isEqualTo("processing");
+        assertThat(failed.get("message").asText()).contains("item table misconfigured");
+        assertThat(failed.get("exception").asText()).isNotBlank();
+        assertThat(failed.get("attempts").asInt()).isPositive();
+        JsonNode overview = mapper.readTree(admin("GET", "/overview").body());
+        assertThat(overview.get("states").get("FAILED").asInt()).isEqualTo(1);
+        assertThat(overview.get("deadLettersWaiting").asInt()).isEqualTo(1);
+
+        dropFaults();
+        long letter = failed.get("deadLetterId").asLong();
+        assertThat(admin("POST", "/dead-letters/" + letter + "/replay").statusCode()).isEqualTo(202);
+        awaitState(id, "COMPLETED");
+        assertThat(events(id)).isEqualTo(2);
+        assertThat(kafkaEvents(id)).isEqualTo(2);
+        // the same dead letter twice: refused, nothing happens again
+        assertProblem(admin("POST", "/dead-letters/" + letter + "/replay"), 409, "already replayed");
+        JsonNode detail = mapper.readTree(admin("GET", "/jobs/" + id).body());
+        assertThat(detail.get("deadLetters").get(0).get("replayedBy").asText()).startsWith("admin(key ");
+    }
+
+    @Test
+    void revalidateAndReprocessLeaveEffectsExactlyOnce() throws Exception {
+        UUID id = ingest(HEADER + "R-1,1,SKU,1,2026-12-01\nR-2,1,SKU,2,2026-12-01\nR-3,1,SKU,-1,2026-12-01\n");
+        awaitState(id, "COMPLETED_WITH_ERRORS");
+        assertThat(events(id)).isEqualTo(2);
+
+        assertThat(admin("POST", "/jobs/" + id + "/revalidate").statusCode()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED_WITH_ERRORS")
+                && jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, id) == 2);
+        assertThat(events(id)).isEqualTo(2);
+        assertThat(jdbc.queryForObject("SELECT quarantined FROM import_job WHERE id = ?", Long.class, id)).isEqualTo(1);
+
+        assertThat(admin("POST", "/jobs/" + id + "/reprocess").statusCode()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED_WITH_ERRORS")
+                && jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, id) == 2);
+        assertThat(events(id)).isEqualTo(2);
+        // and on Kafka itself: the first run's two events, nothing from the re-runs
+        assertThat(kafkaEvents(id)).isEqualTo(2);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(2);
+    }
+
+    @Test
+    void retryFailedSendsEveryFailedJobOfASupplierBack() throws Exception {
+        breakProcessing();
+        UUID one = ingest(HEADER + "F-1,1,SKU,1,2026-12-01\n");
+        UUID two = ingest(HEADER + "F-2,1,SKU,1,2026-12-01\n");
+        awaitState(one, "FAILED");
+        awaitState(two, "FAILED");
+        dropFaults();
+        HttpResponse<String> retried = admin("POST", "/suppliers/ACME/retry-failed");
+        assertThat(retried.statusCode()).isEqualTo(202);
+        assertThat(mapper.readTree(retried.body()).get("jobs").asInt()).isEqualTo(2);
+        awaitState(one, "COMPLETED");
+        awaitState(two, "COMPLETED");
+        assertThat(events(one) + events(two)).isEqualTo(2);
+    }
+
+    @Test
+    void aStuckRequestKeyIsLookedUpAndReleased() throws Exception {
+        jdbc.update("INSERT INTO http_request (partner, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
+                + " VALUES ('ACME', 'stuck-1', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
+        JsonNode key = mapper.readTree(admin("GET", "/idempotency-keys/ACME/stuck-1").body());
+        assertThat(key.get("state").asText()).isEqualTo("IN_PROGRESS");
+        assertThat(admin("DELETE", "/idempotency-keys/ACME/stuck-1").statusCode()).isEqualTo(202);
+        assertProblem(admin("GET", "/idempotency-keys/ACME/stuck-1"), 404, "stuck-1");
+        assertProblem(admin("DELETE", "/idempotency-keys/ACME/stuck-1"), 409, "not in progress");
+    }
+}

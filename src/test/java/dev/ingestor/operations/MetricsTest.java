@@ -1,0 +1,75 @@
+package dev.ingestor.operations;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** /actuator/prometheus (with the admin key, as Prometheus sends it): Camel's route metrics and ours, moving as files are taken in and processed. */
+class MetricsTest extends IngestorTestSupport {
+
+    private String scrape() throws Exception {
+        var response = get("/actuator/prometheus", ADMIN_KEY);
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    private static double value(String scrape, String series) {
+        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " ([0-9.eE+-]+)$", Pattern.MULTILINE).matcher(scrape);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    @Test
+    void countersMoveWhenAFileIsTakenInAndProcessed() throws Exception {
+        String done = "ingestor_intake_total{outcome=\"done\",source=\"file-drop\",supplier=\"ACME\"}";
+        String duplicate = "ingestor_intake_total{outcome=\"duplicate\",source=\"file-drop\",supplier=\"ACME\"}";
+        String accepted = "ingestor_records_total{outcome=\"ACCEPTED\",supplier=\"ACME\"}";
+        String quarantined = "ingestor_records_total{outcome=\"QUARANTINED\",supplier=\"ACME\"}";
+        String before = scrape();
+
+        byte[] content = ("source_id,sku,quantity,delivery_date\nM-1,SKU,1,2026-12-01\nM-2,SKU,0,2026-12-01\n"
+                + System.nanoTime()).getBytes(StandardCharsets.UTF_8);
+        drop("ACME", "metrics.csv", content);
+        awaitJobs(1);
+        drop("ACME", "metrics-again.csv", content);
+        awaitFiles(INBOX.resolve("ACME/.duplicate"), 1);
+        awaitSettled();
+
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            String after = scrape();
+            assertThat(value(after, done) - value(before, done)).isEqualTo(1);
+            assertThat(value(after, duplicate) - value(before, duplicate)).isEqualTo(1);
+            assertThat(value(after, accepted) - value(before, accepted)).isEqualTo(1);
+            assertThat(value(after, quarantined) - value(before, quarantined)).isEqualTo(2);
+            // from the database, refreshed every few seconds: the job has ended with errors
+            assertThat(value(after, "ingestor_jobs{state=\"COMPLETED_WITH_ERRORS\"}")).isEqualTo(1);
+            assertThat(after).contains("ingestor_stage_seconds_count{stage=\"processing\",supplier=\"ACME\"}");
+            assertThat(after).contains("ingestor_outbox_pending{topic=\"ingestor.items\"}");
+            // Camel's own route metrics
+            assertThat(after).contains("routeId=\"intake\"");
+        });
+    }
+
+    @Test
+    void healthCoversTheDatabaseKafkaAndCamel() throws Exception {
+        var components = JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components");
+        assertThat(components.get("db").get("status").asText()).isEqualTo("UP");
+        assertThat(components.get("kafka").get("status").asText()).isEqualTo("UP");
+        assertThat(components.get("camelHealth").get("status").asText()).isEqualTo("UP");
+        dev.ingestor.support.TestKafka.stop();
+        try {
+            await().atMost(Duration.ofSeconds(15)).until(() ->
+                    JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asText().equals("DOWN"));
+        } finally {
+            dev.ingestor.support.TestKafka.start();
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asText().equals("UP"));
+    }
+}

@@ -1,0 +1,221 @@
+package dev.ingestor.source;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A hostile or careless supplier's inbox: symbolic links where files and folders should be, names as long as a
+ * file system allows, files larger than the supplier may send.
+ */
+// its own suppliers make its own Spring context; closed afterwards, so that no second set of routes keeps
+// polling the shared inbox and database while other test classes run
+@org.springframework.test.annotation.DirtiesContext
+class FileDropHardeningTest extends IngestorTestSupport {
+
+    /** Outside the inbox: what a link would expose. */
+    private static final Path SECRET = WORK.resolve("secret.txt");
+    /** LINKED's supplier folder is a link to this folder. */
+    private static final Path LINKED_TARGET = WORK.resolve("linked-target");
+
+    @DynamicPropertySource
+    static void hardeningProperties(DynamicPropertyRegistry registry) throws Exception {
+        Files.writeString(SECRET, "root:x:0:0:TOP-SECRET:/root:/bin/bash\n");
+        Files.createDirectories(LINKED_TARGET);
+        Files.createDirectories(INBOX);
+        Files.createSymbolicLink(INBOX.resolve("LINKED"), LINKED_TARGET);
+        for (String supplier : List.of("SMALL", "LINKED")) {
+            registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
+            registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
+        }
+        registry.add("ingestor.suppliers.SMALL.max-file-size", () -> "1KB");
+        // printf %s small-key | sha256sum
+        registry.add("ingestor.suppliers.SMALL.api-key-sha256", () -> sha256Hex("small-key"));
+    }
+
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    @org.springframework.beans.factory.annotation.Autowired
+    LinkRefusals refusals;
+
+    @BeforeEach
+    void captureLogs() {
+        logs.start();
+        ((Logger) LoggerFactory.getLogger("dev.ingestor.intake")).addAppender(logs);
+    }
+
+    @AfterEach
+    void releaseLogs() {
+        ((Logger) LoggerFactory.getLogger("dev.ingestor.intake")).detachAppender(logs);
+    }
+
+    private long linesNaming(String text) {
+        return logs.list.stream().filter(e -> e.getFormattedMessage().contains(text)).count();
+    }
+
+    /**
+     * Reported, and not again at every poll (polls run every 100 ms). Other test classes' application contexts
+     * may still poll the same inbox and report it once each, so the count is checked not to grow.
+     */
+    private void reportedOnce(String path) throws InterruptedException {
+        await().atMost(Duration.ofSeconds(10)).until(() -> linesNaming(path) >= 1);
+        long reported = linesNaming(path);
+        Thread.sleep(1000);
+        assertThat(linesNaming(path)).as("lines naming " + path).isEqualTo(reported);
+    }
+
+    private static byte[] advice(String id) {
+        return ("source_id,sku,quantity,delivery_date\n" + id + ",SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aSymbolicLinkInASupplierFolderIsNeverReadAndReportedOnce() throws Exception {
+        Path link = Files.createSymbolicLink(INBOX.resolve("ACME/leak.csv"), SECRET);
+        drop("ACME", "real.csv", advice("L-1"));
+        awaitJobs(1);
+        Thread.sleep(1500);
+
+        assertThat(jobCount()).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class)).isEqualTo("real.csv");
+        assertThat(jdbc.queryForList("SELECT coalesce(error, '') FROM import_job", String.class))
+                .noneMatch(error -> error.contains("TOP-SECRET"));
+        assertThat(link).isSymbolicLink();
+        assertThat(SECRET).hasContent("root:x:0:0:TOP-SECRET:/root:/bin/bash");
+        reportedOnce("leak.csv");
+        assertThat(logs.list).noneMatch(e -> e.getFormattedMessage().contains("TOP-SECRET"));
+    }
+
+    @Test
+    void aLinkedOutcomeFolderHasNothingMovedThroughIt() throws Exception {
+        Path elsewhere = Files.createDirectories(WORK.resolve("elsewhere-" + UUID.randomUUID()));
+        Path done = Files.createSymbolicLink(INBOX.resolve("ACME/.done"), elsewhere);
+        try {
+            drop("ACME", "waits.csv", advice("D-1"));
+            Thread.sleep(2000);
+            assertThat(list(elsewhere)).isEmpty();
+            assertThat(INBOX.resolve("ACME/waits.csv")).isRegularFile();
+            reportedOnce(done.toString());
+
+            // a real folder again: the file is taken
+            Files.delete(done);
+            awaitFiles(INBOX.resolve("ACME/.done"), 1);
+            assertThat(list(elsewhere)).isEmpty();
+        } finally {
+            if (Files.isSymbolicLink(done)) {
+                Files.delete(done);
+            }
+        }
+    }
+
+    @Test
+    void aLinkedSupplierFolderIsRefused() throws Exception {
+        Files.write(LINKED_TARGET.resolve("through-link.csv"), advice("F-1"));
+        drop("ACME", "real.csv", advice("F-2"));
+        awaitJobs(1);
+        Thread.sleep(1500);
+        assertThat(jdbc.queryForList("SELECT supplier FROM import_job", String.class)).containsExactly("ACME");
+        assertThat(LINKED_TARGET.resolve("through-link.csv")).isRegularFile();
+        assertThat(list(LINKED_TARGET)).hasSize(1);
+        // reported when the route first polled, maybe before this test began listening: not again since
+        String linked = INBOX.resolve("LINKED").toString();
+        assertThat(refusals.isReported(linked)).isTrue();
+        assertThat(linesNaming(linked)).isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void theStraySweeperFollowsNoLink() throws Exception {
+        Path foreign = Files.createDirectories(WORK.resolve("foreign-" + UUID.randomUUID()));
+        Path foreignFile = Files.write(foreign.resolve("theirs.csv"), advice("S-1"));
+        Files.setLastModifiedTime(foreignFile, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Path elsewhere = Files.createDirectories(WORK.resolve("elsewhere-" + UUID.randomUUID()));
+        Path linkedFolder = Files.createSymbolicLink(INBOX.resolve("NOBODY-LINK"), foreign);
+        Path linkedFile = Files.createSymbolicLink(INBOX.resolve("root-link.csv"), SECRET);
+        Path nobody = Files.createDirectories(INBOX.resolve("NOBODY"));
+        Path stray = Files.write(nobody.resolve("stray.csv"), advice("S-2"));
+        Files.setLastModifiedTime(stray, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Path rejected = Files.createSymbolicLink(nobody.resolve(".rejected"), elsewhere);
+        try {
+            Thread.sleep(2000);
+            assertThat(foreignFile).isRegularFile();
+            assertThat(list(foreign)).hasSize(1);
+            assertThat(linkedFile).isSymbolicLink();
+            assertThat(INBOX.resolve(".rejected")).doesNotExist();
+            assertThat(list(elsewhere)).isEmpty();
+            assertThat(stray).isRegularFile();
+            reportedOnce(linkedFolder.toString());
+            reportedOnce(linkedFile.toString());
+            reportedOnce(rejected.toString());
+        } finally {
+            Files.deleteIfExists(linkedFolder);
+            Files.deleteIfExists(linkedFile);
+            Files.deleteIfExists(rejected);
+            deleteTree(nobody);
+            deleteTree(INBOX.resolve(".rejected"));
+        }
+    }
+
+    @Test
+    void namesOfUpTo255BytesAreTakenOnceAndMovedWithTheFullNameOnTheJob() throws Exception {
+        List<String> names = List.of("a".repeat(232) + ".csv", "x".repeat(251) + ".csv",
+                "ü".repeat(125) + ".csv", "€".repeat(83) + ".csv");
+        for (int i = 0; i < names.size(); i++) {
+            assertThat(names.get(i).getBytes(StandardCharsets.UTF_8).length).isBetween(236, 255);
+            drop("ACME", names.get(i), advice("N-" + i));
+        }
+        awaitFiles(INBOX.resolve("ACME/.done"), names.size());
+        Thread.sleep(1000);
+        assertThat(jobCount()).isEqualTo(names.size());
+        assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactlyInAnyOrderElementsOf(names);
+        assertThat(jdbc.queryForObject("SELECT sum(duplicate_count) FROM import_job", Long.class)).isZero();
+        assertThat(filesIn(INBOX.resolve("ACME"))).isEmpty();
+    }
+
+    @Test
+    void aDropOverTheSuppliersLimitIsRejectedNamingTheProperty() throws Exception {
+        drop("SMALL", "big.csv", advice("B-" + "x".repeat(2000)));
+        drop("SMALL", "fits.csv", advice("B-2"));
+        awaitFiles(INBOX.resolve("SMALL/.rejected"), 1);
+        awaitFiles(INBOX.resolve("SMALL/.done"), 1);
+        assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("fits.csv");
+        assertThat(filesIn(INBOX.resolve("SMALL/.rejected")).get(0).getFileName().toString()).endsWith("-big.csv");
+        await().atMost(Duration.ofSeconds(5)).until(() -> logs.list.stream().anyMatch(e -> e.getFormattedMessage().contains("big.csv")
+                && e.getFormattedMessage().contains("ingestor.suppliers.SMALL.max-file-size")
+                && e.getFormattedMessage().contains("1024 bytes")));
+    }
+
+    @Test
+    void anHttpPushOverTheSuppliersLimitIs413NamingTheProperty() throws Exception {
+        // below the HTTP limit (1MB in these tests), above SMALL's own
+        java.net.http.HttpResponse<String> answer = post("/api/v1/suppliers/SMALL/files", "small-key",
+                "application/octet-stream", advice("H-" + "x".repeat(2000)), "X-File-Name", "pushed.csv");
+        assertProblem(answer, 413, "ingestor.suppliers.SMALL.max-file-size");
+        assertThat(answer.body()).contains("1024 bytes");
+        assertThat(jobCount()).isZero();
+        assertThat(keyCount()).isZero();
+    }
+
+    private static String sha256Hex(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

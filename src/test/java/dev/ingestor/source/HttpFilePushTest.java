@@ -1,0 +1,204 @@
+package dev.ingestor.source;
+
+import java.io.ByteArrayInputStream;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** POST /api/v1/suppliers/{supplier}/files on a real server and PostgreSQL. */
+class HttpFilePushTest extends IngestorTestSupport {
+
+    private static final String FILES = "/api/v1/suppliers/ACME/files";
+    private static final String CSV = "source_id,source_version,sku,quantity,delivery_date\nH-1,1,SKU-1,5,2026-12-01\n";
+
+    @Autowired
+    ObjectMapper mapper;
+
+    private HttpResponse<String> push(String path, String key, byte[] body, String... headers) throws Exception {
+        return post(path, key, "application/octet-stream", body, headers);
+    }
+
+    private static String sha256(byte[] bytes) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    }
+
+    @Test
+    void aNewFileIs202WithItsJobAndTheSameBytesAgainAre200WithTheSameJob() throws Exception {
+        byte[] body = CSV.getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> first = push(FILES, ACME_KEY, body, "X-File-Name", "advice-1.csv");
+        assertThat(first.statusCode()).isEqualTo(202);
+        JsonNode job = mapper.readTree(first.body());
+        assertThat(job.get("state").asText()).isEqualTo("RECEIVED");
+        assertThat(job.get("key").asText()).isEqualTo("ACME:" + sha256(body));
+        assertThat(job.get("fileName").asText()).isEqualTo("advice-1.csv");
+        assertThat(job.get("source").asText()).isEqualTo("http");
+        assertThat(job.get("links").get("self").asText()).isEqualTo("/api/v1/jobs/" + job.get("id").asText());
+        assertThat(first.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asText());
+
+        // another name, another connection: the same content is the same job, and a success (docs/design.md, Idempotency rules)
+        HttpResponse<String> again = push(FILES, ACME_KEY, body, "X-File-Name", "advice-1-retry.csv");
+        assertThat(again.statusCode()).isEqualTo(200);
+        assertThat(mapper.readTree(again.body()).get("id").asText()).isEqualTo(job.get("id").asText());
+        assertThat(mapper.readTree(again.body()).get("duplicateCount").asInt()).isEqualTo(1);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void fiftyConcurrentPushesOfTheSameBytesMakeOneJob() throws Exception {
+        byte[] body = ("source_id,sku,quantity,delivery_date\nC-1,SKU,1,2026-12-01\n" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
+        ExecutorService pool = Executors.newFixedThreadPool(50);
+        try {
+            List<Callable<HttpResponse<String>>> pushes = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                // more at once than a key may have in flight (max-concurrent-per-key): the ones refused 429 wait
+                // as told and push again, as a partner's client does
+                pushes.add(() -> {
+                    HttpResponse<String> answer = push(FILES, ACME_KEY, body);
+                    while (answer.statusCode() == 429) {
+                        Thread.sleep(1000L * Long.parseLong(answer.headers().firstValue("Retry-After").orElse("1")));
+                        answer = push(FILES, ACME_KEY, body);
+                    }
+                    return answer;
+                });
+            }
+            List<Integer> statuses = new ArrayList<>();
+            List<String> ids = new ArrayList<>();
+            for (Future<HttpResponse<String>> f : pool.invokeAll(pushes)) {
+                HttpResponse<String> r = f.get();
+                statuses.add(r.statusCode());
+                ids.add(mapper.readTree(r.body()).get("id").asText());
+            }
+            assertThat(statuses).filteredOn(s -> s == 202).hasSize(1);
+            assertThat(statuses).filteredOn(s -> s == 200).hasSize(49);
+            assertThat(ids).containsOnly(ids.get(0));
+            assertThat(jobCount()).isEqualTo(1);
+            assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isEqualTo(49);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void multipartFileDropAndRawPushOfTheSameBytesAreOneJob() throws Exception {
+        byte[] body = ("source_id,sku,quantity,delivery_date\nM-1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        String boundary = "----ingestor" + UUID.randomUUID();
+        byte[] multipart = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"form.csv\"\r\n"
+                + "Content-Type: text/csv\r\n\r\n" + new String(body, StandardCharsets.UTF_8) + "\r\n--" + boundary + "--\r\n")
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> viaForm = post(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary, multipart);
+        assertThat(viaForm.statusCode()).as(viaForm.body()).isEqualTo(202);
+        JsonNode job = mapper.readTree(viaForm.body());
+        assertThat(job.get("fileName").asText()).isEqualTo("form.csv");
+        assertThat(job.get("size").asLong()).isEqualTo(body.length);
+
+        HttpResponse<String> viaRaw = post(FILES, ACME_KEY, "text/csv", body);
+        assertThat(viaRaw.statusCode()).isEqualTo(200);
+        assertThat(mapper.readTree(viaRaw.body()).get("id").asText()).isEqualTo(job.get("id").asText());
+
+        drop("ACME", "dropped.csv", body);
+        awaitFiles(INBOX.resolve("ACME").resolve(".duplicate"), 1);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aChunkedBodyIsStreamedIntoTheRawStore() throws Exception {
+        byte[] body = new byte[700_000];
+        new java.util.Random(3).nextBytes(body);
+        HttpResponse<String> response = http.send(postRequest(FILES, ACME_KEY, "application/octet-stream",
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+        assertThat(mapper.readTree(response.body()).get("key").asText()).isEqualTo("ACME:" + sha256(body));
+        String sha = sha256(body);
+        assertThat(DATA.resolve("raw").resolve("ACME").resolve(sha.substring(0, 2)).resolve(sha)).hasBinaryContent(body);
+    }
+
+    @Test
+    void bodiesOverTheLimitAre413AndNothingIsKept() throws Exception {
+        byte[] big = new byte[1024 * 1024 + 1];
+        HttpResponse<String> declared = push(FILES, ACME_KEY, big);
+        assertProblem(declared, 413, "larger than the limit");
+
+        HttpResponse<String> chunked = http.send(postRequest(FILES, ACME_KEY, "application/octet-stream",
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))), HttpResponse.BodyHandlers.ofString());
+        assertProblem(chunked, 413, "larger than the limit");
+        assertThat(jobCount()).isZero();
+        assertThat(keyCount()).isZero();
+    }
+
+    @Test
+    void callersAreAuthenticatedAndScopedToTheirOwnSupplier() throws Exception {
+        byte[] body = CSV.getBytes(StandardCharsets.UTF_8);
+        assertProblem(push(FILES, null, body), 401, "needs a key");
+        HttpResponse<String> wrong = push(FILES, "not-a-key", body);
+        assertProblem(wrong, 401, "not valid");
+        assertThat(wrong.headers().firstValue("WWW-Authenticate")).isPresent();
+        // GLOBEX's key cannot push as ACME: ACME looks like no supplier at all to it
+        assertProblem(push(FILES, GLOBEX_KEY, body), 404, "no supplier 'ACME'");
+        assertProblem(push("/api/v1/suppliers/NOPE/files", ADMIN_KEY, body), 404, "no supplier 'NOPE'");
+        assertThat(jobCount()).isZero();
+
+        HttpResponse<String> accepted = http.send(HttpRequest.newBuilder(uri(FILES)).header("Authorization", "Bearer " + ACME_KEY)
+                .header("Content-Type", "text/csv").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(accepted.statusCode()).isEqualTo(202);
+        String id = mapper.readTree(accepted.body()).get("id").asText();
+
+        assertThat(get("/api/v1/jobs/" + id, ACME_KEY).statusCode()).isEqualTo(200);
+        assertProblem(get("/api/v1/jobs/" + id, GLOBEX_KEY), 404, "no job");
+        assertProblem(get("/api/v1/jobs/" + id + "/records", GLOBEX_KEY), 404, "no job");
+        assertProblem(get("/api/v1/jobs/" + id, null), 401, "needs a key");
+        assertThat(get("/api/v1/jobs/" + id, ADMIN_KEY).statusCode()).isEqualTo(200);
+        assertThat(mapper.readTree(get("/api/v1/jobs", GLOBEX_KEY).body()).get("total").asLong()).isZero();
+        assertThat(mapper.readTree(get("/api/v1/jobs", ACME_KEY).body()).get("total").asLong()).isEqualTo(1);
+        assertProblem(get("/api/v1/jobs?supplier=ACME", GLOBEX_KEY), 404, "no supplier 'ACME'");
+    }
+
+    @Test
+    void badRequestsAreProblemsNamingWhatWasWrong() throws Exception {
+        byte[] body = CSV.getBytes(StandardCharsets.UTF_8);
+        assertProblem(post(FILES, ACME_KEY, "application/x-www-form-urlencoded", body), 415, "x-www-form-urlencoded");
+        assertProblem(post(FILES, ACME_KEY, "image/png", body), 415, "image/png");
+        assertThat(post(FILES, ACME_KEY, "text/plain", body).statusCode()).isEqualTo(202);
+        truncateAll();
+        assertProblem(push("/api/v1/suppliers/AC%24ME/files", ACME_KEY, body), 400, "not a supplier code");
+        assertProblem(push(FILES, ACME_KEY, new byte[0]), 400, "no body");
+        assertProblem(push(FILES, ACME_KEY, body, "X-File-Name", "../../etc/passwd"), 400, "");
+        String boundary = "b" + UUID.randomUUID();
+        byte[] twoParts = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"a\"; filename=\"a.csv\"\r\n\r\nx\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"b\"; filename=\"b.csv\"\r\n\r\ny\r\n--" + boundary + "--\r\n")
+                .getBytes(StandardCharsets.UTF_8);
+        assertProblem(post(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary, twoParts), 400, "exactly one file part");
+        assertThat(jobCount()).isZero();
+    }
+
+    @Test
+    void theOpenApiDocumentDescribesThePushEndpoints() throws Exception {
+        HttpResponse<String> response = get("/api/v1/openapi.json", null);
+        assertThat(response.statusCode()).isEqualTo(200);
+        JsonNode paths = mapper.readTree(response.body()).get("paths");
+        assertThat(paths.has("/api/v1/suppliers/{supplier}/files")).as(response.body()).isTrue();
+        assertThat(paths.has("/api/v1/partners/{partner}/items")).isTrue();
+        assertThat(paths.has("/api/v1/jobs/{id}")).isTrue();
+        JsonNode items = paths.get("/api/v1/partners/{partner}/items").get("post");
+        assertThat(items.get("responses").has("409")).isTrue();
+        assertThat(items.get("responses").has("422")).isTrue();
+        assertThat(items.get("parameters").toString()).contains("Idempotency-Key");
+    }
+}

@@ -1,0 +1,74 @@
+package dev.ingestor.validation;
+
+import dev.ingestor.config.RecordFormat;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RecordReaderTest {
+
+    private static List<Validated> read(RecordFormat format, String text, char delimiter) {
+        List<Validated> out = new ArrayList<>();
+        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8, delimiter)) {
+            reader.forEachRemaining(r -> out.add(DeliveryAdviceValidator.validate(r)));
+        }
+        return out;
+    }
+
+    @Test
+    void csvRecordsAreValidatedWithLineNumbersAndExtraColumnsKept() {
+        List<Validated> records = read(RecordFormat.CSV, """
+                source_id;source_version;sku;quantity;delivery_date;colour
+                A-1;3;SKU-1;10;2026-12-01;red
+                A-2;-1;;x;2026-02-30;blue
+                A-3;1;SKU
+                """, ';');
+        assertThat(records).hasSize(3);
+        assertThat(records.get(0).advice()).isEqualTo(new DeliveryAdvice("A-1", 3L, "SKU-1", 10,
+                java.time.LocalDate.of(2026, 12, 1), java.util.Map.of("colour", "red")));
+        assertThat(records.get(1).reason()).isEqualTo("line 3: source_version: '-1' is negative; it must be a whole number 0 or greater;"
+                + " sku: missing; quantity: 'x' is not a whole number greater than 0;"
+                + " delivery_date: '2026-02-30' is not an ISO date (YYYY-MM-DD)");
+        assertThat(records.get(2).reason()).isEqualTo("line 4 has 3 values but the header names 6 columns");
+    }
+
+    @Test
+    void aCsvWithoutTheRequiredHeaderIsUnreadable() {
+        assertThatThrownBy(() -> read(RecordFormat.CSV, "A-1,SKU,1,2026-12-01\n", ','))
+                .isInstanceOf(UnreadableFileException.class).hasMessageContaining("lacks the column(s)");
+    }
+
+    @Test
+    void bytesThatAreNotTextAreUnreadable() {
+        assertThatThrownBy(() -> {
+            try (RecordReader reader = RecordReader.open(RecordFormat.CSV, new ByteArrayInputStream(new byte[] {'s', 'o', (byte) 0xff, '\n'}),
+                    StandardCharsets.UTF_8, ',')) {
+                reader.forEachRemaining(r -> { });
+            }
+        }).isInstanceOf(UnreadableFileException.class).hasMessageContaining("not valid text");
+    }
+
+    @Test
+    void aLongSourceIdIsQuarantined() {
+        List<Validated> records = read(RecordFormat.JSON, "[{\"source_id\": \"" + "x".repeat(129)
+                + "\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"}]", ',');
+        assertThat(records.get(0).reason()).contains("source_id: 129 characters, at most 128 allowed");
+    }
+
+    @Test
+    void garbageIsUnreadableNotEndless() {
+        byte[] garbage = new String(new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, 0x41, (byte) 0xc3}, StandardCharsets.ISO_8859_1)
+                .getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> {
+            try (RecordReader reader = RecordReader.open(RecordFormat.CSV, new ByteArrayInputStream(garbage), StandardCharsets.UTF_8, ',')) {
+                reader.forEachRemaining(r -> { });
+            }
+        }).isInstanceOf(UnreadableFileException.class);
+    }
+}

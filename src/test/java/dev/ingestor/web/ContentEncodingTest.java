@@ -1,0 +1,84 @@
+package dev.ingestor.web;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.UUID;
+import java.util.zip.GZIPOutputStream;
+
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Content-Encoding: gzip is decoded with the limit on the decoded bytes; any other encoding is a 415. */
+class ContentEncodingTest extends IngestorTestSupport {
+
+    private static final String FILES = "/api/v1/suppliers/ACME/files";
+    private static final String CSV = "source_id,source_version,sku,quantity,delivery_date\nG-1,1,SKU-1,5,2026-12-01\n";
+
+    @Test
+    void aGzipPushIsStoredDecoded() throws Exception {
+        byte[] plain = CSV.getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> response = post(FILES, ACME_KEY, "text/csv", gzip(plain), "Content-Encoding", "gzip");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(plain));
+        assertThat(JSON.readTree(response.body()).get("key").asText()).isEqualTo("ACME:" + sha);
+        assertThat(DATA.resolve("raw").resolve("ACME").resolve(sha.substring(0, 2)).resolve(sha)).hasBinaryContent(plain);
+    }
+
+    @Test
+    void aGzipItemBatchIsDecoded() throws Exception {
+        byte[] batch = "{\"items\":[{\"source_id\":\"Z-1\",\"sku\":\"S\",\"quantity\":1,\"delivery_date\":\"2026-01-02\"}]}"
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json", gzip(batch),
+                "Content-Encoding", "gzip", "Idempotency-Key", UUID.randomUUID().toString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        assertThat(JSON.readTree(response.body()).get("items").get(0).get("outcome").asText()).isEqualTo("ACCEPTED");
+    }
+
+    /** 2 MB of zeros compress to a few KB: the decoded size is what counts, and decoding stops past the limit. */
+    @Test
+    void aGzipBombIs413NamingTheLimit() throws Exception {
+        byte[] bomb = gzip(new byte[2 * 1024 * 1024]);
+        assertThat(bomb.length).isLessThan(10_000);
+        assertProblem(post(FILES, ACME_KEY, "application/octet-stream", bomb, "Content-Encoding", "gzip"),
+                413, "the decoded body is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
+        assertProblem(post("/api/v1/partners/ACME/items", ACME_KEY, "application/json", gzip(new byte[70_000]),
+                        "Content-Encoding", "gzip", "Idempotency-Key", "k-bomb"),
+                413, "ingestor.http.max-json-size");
+        assertThat(jobCount()).isZero();
+    }
+
+    @Test
+    void malformedGzipIs400() throws Exception {
+        byte[] notGzip = CSV.getBytes(StandardCharsets.UTF_8);
+        assertProblem(post(FILES, ACME_KEY, "text/csv", notGzip, "Content-Encoding", "gzip"), 400, "not valid gzip");
+        byte[] truncated = gzip(new byte[50_000]);
+        truncated = Arrays.copyOf(truncated, truncated.length / 2);
+        assertProblem(post(FILES, ACME_KEY, "text/csv", truncated, "Content-Encoding", "gzip"), 400, "not valid gzip");
+        assertThat(jobCount()).isZero();
+    }
+
+    @Test
+    void otherEncodingsAre415NamingTheEncoding() throws Exception {
+        byte[] body = CSV.getBytes(StandardCharsets.UTF_8);
+        for (String encoding : new String[] {"br", "compress", "x-unknown", "deflate", "gzip, gzip", "gzip, br"}) {
+            assertProblem(post(FILES, ACME_KEY, "text/csv", body, "Content-Encoding", encoding),
+                    415, "Content-Encoding '" + encoding + "' is not taken");
+        }
+        assertThat(jobCount()).isZero();
+    }
+
+    private static byte[] gzip(byte[] plain) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
+            gz.write(plain);
+        }
+        return out.toByteArray();
+    }
+}
