@@ -60,10 +60,12 @@ public class DemoKeysOnLoopbackOnly implements EnvironmentPostProcessor, Ordered
         }
         if (!bindings.isEmpty()) {
             environment.getPropertySources().addLast(new MapPropertySource("ingestor-demo-keys-on-loopback", bindings));
-            log.warn("the demo API keys in " + demoProperties + " are public: listening on " + LOOPBACK + " only ("
-                    + String.join(", ", bindings.keySet()) + "). To serve other machines, set the SHA-256 of your own keys"
-                    + " in those properties and " + SERVER_ADDRESS + " (e.g. 0.0.0.0)");
         }
+        // the one notice a healthy start with demo keys gives (ApiKeys says nothing more about them)
+        log.warn("the demo API keys in " + demoProperties + " are public: listening on loopback only"
+                + (bindings.isEmpty() ? "" : " (" + String.join(", ", bindings.keySet()) + " set to " + LOOPBACK + ")")
+                + ". To serve other machines, set the SHA-256 of your own keys in those properties and "
+                + SERVER_ADDRESS + " (e.g. 0.0.0.0)");
     }
 
     private static void check(ConfigurableEnvironment environment, String property, List<String> demoProperties,

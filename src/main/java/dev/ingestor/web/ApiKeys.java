@@ -47,7 +47,8 @@ public class ApiKeys {
                 register(supplier.getApiKeySha256(), Caller.supplier(code), "ingestor.suppliers." + code + ".api-key-sha256", demo));
         register(properties.getAdmin().getApiKeySha256(), Caller.operator(), "ingestor.admin.api-key-sha256", demo);
         if (!demo.isEmpty()) {
-            LOG.warn("the demo API keys of {} are active; set your own api-key-sha256 before anyone else can reach this instance", demo);
+            // security.DemoKeysOnLoopbackOnly has already warned, once, and kept this instance on loopback
+            LOG.debug("the demo API keys of {} are active", demo);
         }
         if (byHash.isEmpty()) {
             LOG.warn("no API keys are configured: every HTTP request will be answered 401");

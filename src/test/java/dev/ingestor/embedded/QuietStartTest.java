@@ -1,0 +1,115 @@
+package dev.ingestor.embedded;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.ingestor.IngestorApplication;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A healthy start says nothing alarming: on the embedded default, from an empty data folder and again on the
+ * kept one, with health probes arriving all through the start, the only WARN is the demo-key notice. An
+ * operator who sees a WARN at start should have something to do.
+ */
+class QuietStartTest {
+
+    @Test
+    void aHealthyStartLogsNoWarningButTheDemoKeyNotice() throws Exception {
+        Path work = Files.createTempDirectory("ingestor-quiet-");
+        for (int run = 1; run <= 2; run++) {
+            List<String> warnings = warningsWhileStarting(work);
+            assertThat(warnings).as("WARN and ERROR lines of start %d", run).hasSize(1);
+            assertThat(warnings.get(0)).contains("demo API keys").contains("loopback");
+        }
+    }
+
+    private static List<String> warningsWhileStarting(Path work) throws Exception {
+        int port;
+        try (ServerSocket free = new ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        // logback's console appender writes to whatever System.out is at the time of each line
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream original = System.out;
+        System.setOut(new PrintStream(new Tee(original, captured), true, StandardCharsets.UTF_8));
+        AtomicBoolean starting = new AtomicBoolean(true);
+        AtomicInteger probesAnswered = new AtomicInteger();
+        Thread prober = new Thread(() -> probeHealth(port, starting, probesAnswered), "health-prober");
+        prober.start();
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(IngestorApplication.class).run(
+                "--server.port=" + port,
+                "--ingestor.embedded.kafka.port=0",
+                "--ingestor.data-dir=" + work.resolve("data"),
+                "--ingestor.inbox-dir=" + work.resolve("inbox"))) {
+            starting.set(false);
+            prober.join();
+            System.setOut(original); // the start is what is judged here, not the shutdown
+        } finally {
+            starting.set(false);
+            System.setOut(original);
+        }
+        assertThat(probesAnswered.get()).as("health probes answered while starting").isPositive();
+        return captured.toString(StandardCharsets.UTF_8).lines()
+                .filter(line -> line.contains(" WARN ") || line.contains(" ERROR "))
+                .toList();
+    }
+
+    /** Probes health as a load balancer would, from before the port opens until the app has started. */
+    private static void probeHealth(int port, AtomicBoolean starting, AtomicInteger answered) {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(200)).build();
+        HttpRequest probe = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                .timeout(Duration.ofSeconds(2)).build();
+        while (starting.get()) {
+            try {
+                client.send(probe, HttpResponse.BodyHandlers.discarding());
+                answered.incrementAndGet();
+            } catch (Exception notYetListening) {
+                // the port opens part way through the start
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private static final class Tee extends OutputStream {
+        private final OutputStream first;
+        private final OutputStream second;
+
+        Tee(OutputStream first, OutputStream second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public synchronized void write(int b) throws java.io.IOException {
+            first.write(b);
+            second.write(b);
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) throws java.io.IOException {
+            first.write(b, off, len);
+            second.write(b, off, len);
+        }
+    }
+}
