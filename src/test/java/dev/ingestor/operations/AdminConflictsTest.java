@@ -1,0 +1,100 @@
+package dev.ingestor.operations;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.job.IntakeResult;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The admin actions an operator may not take: each is answered 409 problem+json saying why, and changes
+ * nothing, neither the job (its state, counts and lease) nor the request key.
+ */
+@Timeout(120)
+class AdminConflictsTest extends IngestorTestSupport {
+
+    private static final String HEADER = "source_id,source_version,sku,quantity,delivery_date\n";
+
+    private UUID ingest(String content) {
+        return producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "conflict.csv", IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class).job().id();
+    }
+
+    private Map<String, Object> job(UUID id) {
+        return jdbc.queryForMap("SELECT * FROM import_job WHERE id = ?", id);
+    }
+
+    private Map<String, Object> awaitJob(UUID id, String state) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> state.equals(job(id).get("state")));
+        return job(id);
+    }
+
+    private HttpResponse<String> admin(String method, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri("/api/v1/admin" + path)).header("X-Api-Key", ADMIN_KEY)
+                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aJobAWorkerHoldsIsNeitherRevalidatedNorReprocessed() throws Exception {
+        UUID id = ingest(HEADER + "H-1,1,SKU,1,2026-12-01\n");
+        awaitJob(id, "COMPLETED");
+        // a worker of another instance has the job in processing under a live lease (the admin page shows it
+        // moving): an action now would run a second worker on the same job
+        jdbc.update("UPDATE import_job SET state = 'PROCESSING', lease_owner = 'other-instance/worker-1',"
+                + " lease_until = now() + interval '1 hour' WHERE id = ?", id);
+        Map<String, Object> held = job(id);
+
+        assertProblem(admin("POST", "/jobs/" + id + "/revalidate"), 409, "not at rest");
+        assertProblem(admin("POST", "/jobs/" + id + "/reprocess"), 409, "not finished");
+
+        assertThat(job(id)).isEqualTo(held);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(1);
+    }
+
+    @Test
+    void aRejectedJobIsNotReprocessed() throws Exception {
+        // no records: rejected by validation, so there is nothing to process
+        UUID id = ingest(HEADER);
+        Map<String, Object> rejected = awaitJob(id, "REJECTED");
+
+        assertProblem(admin("POST", "/jobs/" + id + "/reprocess"), 409, "never validated");
+
+        // still rejected, with its reason, and no worker picks it up
+        Thread.sleep(500);
+        assertThat(job(id)).isEqualTo(rejected);
+        assertThat((String) rejected.get("error")).isEqualTo("the file holds no records");
+    }
+
+    @Test
+    void aCompletedRequestKeyIsNotReleasedAndItsStoredAnswerStays() throws Exception {
+        String key = "completed-" + UUID.randomUUID();
+        byte[] batch = """
+                {"items": [{"source_id": "K-1", "sku": "SKU", "quantity": 1, "delivery_date": "2026-12-01"}]}"""
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> first = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json", batch, "Idempotency-Key", key);
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        Map<String, Object> stored = jdbc.queryForMap("SELECT * FROM http_request WHERE partner = 'ACME' AND idempotency_key = ?", key);
+        assertThat(stored.get("state")).isEqualTo("COMPLETED");
+
+        assertProblem(admin("DELETE", "/idempotency-keys/ACME/" + key), 409, "not in progress");
+
+        assertThat(jdbc.queryForMap("SELECT * FROM http_request WHERE partner = 'ACME' AND idempotency_key = ?", key))
+                .usingRecursiveComparison().isEqualTo(stored);
+        // the partner's retry is still answered from the stored response, not processed a second time
+        HttpResponse<String> retry = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json", batch, "Idempotency-Key", key);
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE source = 'http-items'", Long.class)).isEqualTo(1);
+    }
+}
