@@ -20,7 +20,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <pre>
  *   stage workers (guarded by the lease: only the worker that holds the job may move it)
- *     claim                  RECEIVED → VALIDATING, waiting for processing → PROCESSING held; or a lapsed lease taken over
+ *     claim                  RECEIVED → VALIDATING, waiting for processing → PROCESSING held;
+ *                            or a job whose lease lapsed, taken over
  *     validated              VALIDATING → PROCESSING, waiting for processing
  *     completed / rejected / failed   → at rest, lease given up
  *     releasedOnShutdown     VALIDATING → RECEIVED, PROCESSING → waiting for processing (no takeover counted)

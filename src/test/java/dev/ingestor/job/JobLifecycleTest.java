@@ -60,7 +60,8 @@ class JobLifecycleTest extends IngestorTestSupport {
             boolean expected = AT_REST.contains(start.state());
             Map<String, Object> after = run(start, id -> lifecycle.revalidate(id), expected);
             if (expected) {
-                assertThat(after).as("revalidate " + start).containsEntry("state", "RECEIVED").containsEntry("takeovers", 0).containsEntry("attempts", 0)
+                assertThat(after).as("revalidate " + start).containsEntry("state", "RECEIVED")
+                        .containsEntry("takeovers", 0).containsEntry("attempts", 0)
                         .containsEntry("total", 0L).containsEntry("quarantined", 0L).containsEntry("records", 0L);
             }
         }
@@ -93,7 +94,8 @@ class JobLifecycleTest extends IngestorTestSupport {
             boolean toValidation = start.state() == JobState.FAILED;
             after = run(start, id -> lifecycle.resumeAfterDeadLetter(id, "validation"), toValidation);
             if (toValidation) {
-                assertThat(after).as("resume validation " + start).containsEntry("state", "RECEIVED").containsEntry("takeovers", 0).containsEntry("attempts", 0)
+                assertThat(after).as("resume validation " + start).containsEntry("state", "RECEIVED")
+                        .containsEntry("takeovers", 0).containsEntry("attempts", 0)
                         .containsEntry("total", 0L).containsEntry("records_done", 0L);
             }
         }
@@ -113,7 +115,8 @@ class JobLifecycleTest extends IngestorTestSupport {
         Map<String, Object> validated = run(held, id -> lifecycle.validated(id, WORKER, 5, 1), true);
         // validated, waiting for processing: PROCESSING with no lease owner
         // takeovers are counted per stage: validation's do not use up processing's allowance
-        assertThat(validated).containsEntry("state", "PROCESSING").containsEntry("takeovers", 0).containsEntry("total", 5L).containsEntry("quarantined", 1L);
+        assertThat(validated).containsEntry("state", "PROCESSING").containsEntry("takeovers", 0)
+                .containsEntry("total", 5L).containsEntry("quarantined", 1L);
         assertThat(run(held, id -> lifecycle.rejected(id, WORKER, "unreadable"), true)).containsEntry("state", "REJECTED")
                 .containsEntry("error", "unreadable").containsEntry("takeovers", 0);
         assertThat(run(held, id -> lifecycle.failed(id, WORKER, "broken"), true)).containsEntry("state", "FAILED")
