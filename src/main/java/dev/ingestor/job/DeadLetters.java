@@ -23,14 +23,16 @@ public class DeadLetters {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.deadletter");
 
     private final JobClaims claims;
+    private final JobLifecycle lifecycle;
     private final DeadLetterWriter writer;
     private final TransactionTemplate transactions;
     private final IngestorMetrics metrics;
 
-    public DeadLetters(JobClaims claims, DeadLetterWriter writer, PlatformTransactionManager transactionManager,
-                       IngestorMetrics metrics) {
+    public DeadLetters(JobClaims claims, JobLifecycle lifecycle, DeadLetterWriter writer,
+                       PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
         this.metrics = metrics;
         this.claims = claims;
+        this.lifecycle = lifecycle;
         this.writer = writer;
         this.transactions = new TransactionTemplate(transactionManager);
     }
@@ -50,7 +52,7 @@ public class DeadLetters {
         DeadLetterWriter.Failure failure = new DeadLetterWriter.Failure(jobId, job == null ? null : job.supplier(),
                 job == null ? null : job.key().toString(), stage, exceptionType, message, attempts);
         boolean recorded = Boolean.TRUE.equals(transactions.execute(status -> {
-            if (jobId != null && !claims.finish(jobId, JobState.FAILED, stage + " failed: " + message)) {
+            if (jobId != null && !lifecycle.failed(jobId, claims.owner(), stage + " failed: " + message)) {
                 return false; // another worker owns the job now; its outcome is its own
             }
             writer.write(failure, true);

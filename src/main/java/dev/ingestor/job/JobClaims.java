@@ -1,7 +1,6 @@
 package dev.ingestor.job;
 
 import dev.ingestor.outbox.DeadLetterWriter;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -20,7 +19,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Which worker owns which job. A stage claims the oldest waiting job with {@code FOR UPDATE SKIP LOCKED}, so
  * workers in any number of instances never take the same job, and holds it under a lease; a job whose lease
  * ran out belongs to a dead worker and is claimed again. Every write a worker makes to its job is guarded by
- * the lease, so a worker that lost its job can no longer change it.
+ * the lease, so a worker that lost its job can no longer change it. The state changes themselves (claim,
+ * release, completion, failure past the takeover limit) are {@link JobLifecycle}'s; this class holds the lease.
  * <p>
  * A job whose lease ran out is taken over at most {@code ingestor.pipeline.max-takeovers} times: a job that keeps
  * bringing its workers down would otherwise take down worker after worker for ever. Past the limit it is FAILED
@@ -32,19 +32,19 @@ public class JobClaims {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.deadletter");
 
     private final JdbcTemplate jdbc;
+    private final JobLifecycle lifecycle;
     private final String owner;
     private final double leaseSeconds;
-    private final int maxTakeovers;
     private final DeadLetterWriter deadLetters;
     private final TransactionTemplate transactions;
     private final IngestorMetrics metrics;
 
-    public JobClaims(JdbcTemplate jdbc, InstanceId instanceId, IngestorProperties properties,
+    public JobClaims(JdbcTemplate jdbc, JobLifecycle lifecycle, InstanceId instanceId, IngestorProperties properties,
                      DeadLetterWriter deadLetters, PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
         this.jdbc = jdbc;
+        this.lifecycle = lifecycle;
         this.owner = instanceId.value();
         this.leaseSeconds = properties.getPipeline().getLease().toMillis() / 1000.0;
-        this.maxTakeovers = Math.max(0, properties.getPipeline().getMaxTakeovers());
         this.deadLetters = deadLetters;
         this.transactions = new TransactionTemplate(transactionManager);
         this.metrics = metrics;
@@ -66,17 +66,7 @@ public class JobClaims {
 
     private Optional<ImportJob> claim(JobState waiting, JobState working) {
         failPoisonJob(working);
-        // a job with a lease owner is taken over from a worker that stopped answering: that counts
-        List<ImportJob> claimed = jdbc.query("UPDATE import_job SET state = ?, lease_owner = ?,"
-                        + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1,"
-                        + " takeovers = takeovers + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END, updated_at = now()"
-                        + " WHERE id = (SELECT id FROM import_job"
-                        + "   WHERE (state = ? AND lease_owner IS NULL)"
-                        + "      OR (state = ? AND lease_until < now() AND takeovers < ?)"
-                        + "   ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-                        + " RETURNING " + ImportJobStore.COLUMNS,
-                ImportJobStore.JOB, working.name(), owner, leaseSeconds, waiting.name(), working.name(), maxTakeovers);
-        return claimed.stream().findFirst();
+        return lifecycle.claim(waiting, working, owner);
     }
 
     /**
@@ -85,25 +75,14 @@ public class JobClaims {
      */
     private void failPoisonJob(JobState working) {
         String stage = working == JobState.VALIDATING ? "validation" : "processing";
-        DeadLetterWriter.Failure failed = transactions.execute(status -> {
-            List<DeadLetterWriter.Failure> found = jdbc.query("SELECT id, supplier, key, attempts, takeovers FROM import_job"
-                            + " WHERE state = ? AND lease_owner IS NOT NULL AND lease_until < now() AND takeovers >= ?"
-                            + " ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                    (rs, row) -> {
-                        TakeoverLimitException reason = new TakeoverLimitException(stage, rs.getInt("takeovers"), maxTakeovers);
-                        return new DeadLetterWriter.Failure(rs.getObject("id", UUID.class), rs.getString("supplier"),
-                                rs.getString("key"), stage, reason.getClass().getName(), reason.getMessage(),
-                                Math.max(1, rs.getInt("attempts")));
-                    }, working.name(), maxTakeovers);
-            if (found.isEmpty()) {
-                return null;
-            }
-            DeadLetterWriter.Failure failure = found.get(0);
-            jdbc.update("UPDATE import_job SET state = 'FAILED', error = ?, lease_owner = NULL, lease_until = NULL,"
-                    + " takeovers = 0, updated_at = now() WHERE id = ?", stage + " failed: " + failure.message(), failure.jobId());
+        DeadLetterWriter.Failure failed = transactions.execute(status -> lifecycle.lockPastTakeoverLimit(working).map(job -> {
+            TakeoverLimitException reason = new TakeoverLimitException(stage, job.takeovers(), lifecycle.maxTakeovers());
+            DeadLetterWriter.Failure failure = new DeadLetterWriter.Failure(job.jobId(), job.supplier(), job.key(), stage,
+                    reason.getClass().getName(), reason.getMessage(), Math.max(1, job.attempts()));
+            lifecycle.failedPastTakeoverLimit(job.jobId(), stage + " failed: " + failure.message());
             deadLetters.write(failure, true);
             return failure;
-        });
+        }).orElse(null));
         if (failed != null) {
             metrics.deadLetter(stage);
             LOG.error("dead letter supplier={} job={} key={} stage={} attempts={} exception={} message=\"{}\"",
@@ -121,9 +100,7 @@ public class JobClaims {
     @PreDestroy
     public int releaseOnShutdown() {
         try {
-            int released = jdbc.update("UPDATE import_job SET state = CASE WHEN state = 'VALIDATING' THEN 'RECEIVED' ELSE state END,"
-                    + " lease_owner = NULL, lease_until = NULL, updated_at = now()"
-                    + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", owner);
+            int released = lifecycle.releasedOnShutdown(owner);
             if (released > 0) {
                 LOG.info("shutdown of instance {}: handed back {} job(s) it held, to be claimed again without a takeover",
                         owner, released);
@@ -156,11 +133,12 @@ public class JobClaims {
         }
     }
 
-    /** Moves the job on and gives up the lease; false when the lease was lost. */
-    public boolean finish(UUID jobId, JobState next, String error) {
-        // the job comes to rest: a later run (an operator's retry) starts with the full takeover allowance
-        return jdbc.update("UPDATE import_job SET state = ?, error = ?, lease_owner = NULL, lease_until = NULL,"
-                + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?", next.name(), error, jobId, owner) == 1;
+    /**
+     * The processing stage applied every record of the job it holds: {@link JobLifecycle#completed}, guarded by
+     * this instance's lease. False when the lease was lost.
+     */
+    public boolean completed(UUID jobId, JobState end) {
+        return lifecycle.completed(jobId, owner, end);
     }
 
     public void requireLease(UUID jobId) {

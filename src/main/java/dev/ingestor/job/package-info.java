@@ -1,6 +1,7 @@
 /**
- * Import jobs: one per distinct file of a supplier, its state machine, the claims and leases by which the stage
- * workers of routes/stage-worker.camel.yaml share the work across instances, and the dead-letter channel's end
+ * Import jobs: one per distinct file of a supplier, its state machine (every change of state is a transition of
+ * {@link dev.ingestor.job.JobLifecycle}), the claims and leases by which the stage workers of
+ * routes/stage-worker.camel.yaml share the work across instances, and the dead-letter channel's end
  * (routes/dead-letter.camel.yaml).
  */
 package dev.ingestor.job;

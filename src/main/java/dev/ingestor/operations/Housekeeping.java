@@ -10,6 +10,7 @@ import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.ContentKey;
 import dev.ingestor.intake.ContentKeyLock;
 import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.JobState;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spring.boot.CamelContextConfiguration;
 import org.slf4j.Logger;
@@ -36,7 +37,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class Housekeeping implements CamelContextConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.housekeeping");
-    static final List<String> FINISHED = List.of("COMPLETED", "COMPLETED_WITH_ERRORS", "REJECTED", "FAILED");
 
     private final JdbcTemplate jdbc;
     private final RawStore rawStore;
@@ -83,7 +83,7 @@ public class Housekeeping implements CamelContextConfiguration {
                           SELECT id FROM import_job WHERE state = ANY (?::text[]) AND updated_at < now() - make_interval(secs => ?)
                           LIMIT ? FOR UPDATE SKIP LOCKED)
                         DELETE FROM import_job j USING doomed d WHERE j.id = d.id RETURNING j.key""",
-                        array(FINISHED), (double) jobSeconds, batch);
+                        JobState.names(JobState.AT_REST), (double) jobSeconds, batch);
                 jobs += gone.size();
                 List<String> keys = gone.stream().map(row -> (String) row.get("key")).distinct().toList();
                 if (!keys.isEmpty()) {

@@ -88,7 +88,7 @@ public class JobProcessing {
         commit(job, topic, batch, position);
         // validation set the quarantine count before this job could be claimed for processing
         JobState end = job.counts().quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED;
-        if (!claims.finish(job.id(), end, null)) {
+        if (!claims.completed(job.id(), end)) {
             throw new LeaseLostException(job.id());
         }
         timing.stop(metrics.stage("processing", job.supplier()));

@@ -6,7 +6,7 @@ import java.util.List;
 import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
-import dev.ingestor.job.JobState;
+import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.job.LeaseLostException;
 import dev.ingestor.metrics.IngestorMetrics;
 import io.micrometer.core.instrument.Timer;
@@ -32,14 +32,16 @@ public class JobValidation {
 
     private final JobRecords jobRecords;
     private final JobClaims claims;
+    private final JobLifecycle lifecycle;
     private final JdbcTemplate jdbc;
 
-    public JobValidation(JobRecords jobRecords, JobClaims claims, JdbcTemplate jdbc, QuarantineWriter quarantine,
-                         IngestorMetrics metrics) {
+    public JobValidation(JobRecords jobRecords, JobClaims claims, JobLifecycle lifecycle, JdbcTemplate jdbc,
+                         QuarantineWriter quarantine, IngestorMetrics metrics) {
         this.metrics = metrics;
         this.quarantine = quarantine;
         this.jobRecords = jobRecords;
         this.claims = claims;
+        this.lifecycle = lifecycle;
         this.jdbc = jdbc;
     }
 
@@ -69,12 +71,7 @@ public class JobValidation {
         if (total == 0) {
             throw new UnreadableFileException("the file holds no records");
         }
-        int moved = jdbc.update("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
-                        + " accepted = 0, updated = 0, replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
-                        // takeovers are counted per stage: validation's must not use up processing's allowance
-                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?",
-                JobState.PROCESSING.name(), total, quarantined, job.id(), claims.owner());
-        if (moved != 1) {
+        if (!lifecycle.validated(job.id(), claims.owner(), total, quarantined)) {
             throw new LeaseLostException(job.id());
         }
         timing.stop(metrics.stage("validation", job.supplier()));
@@ -85,7 +82,7 @@ public class JobValidation {
     /** The route's answer to an {@link UnreadableFileException}: a final error, no retry. */
     public void reject(@Body ImportJob job, @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception cause) {
         jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
-        if (claims.finish(job.id(), JobState.REJECTED, cause.getMessage())) {
+        if (lifecycle.rejected(job.id(), claims.owner(), cause.getMessage())) {
             LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(), cause.getMessage());
         }
     }

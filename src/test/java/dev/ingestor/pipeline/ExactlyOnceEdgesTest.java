@@ -16,6 +16,7 @@ import dev.ingestor.outbox.DeadLetterWriter;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.IntakeResult;
 import dev.ingestor.job.JobClaims;
+import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;
@@ -45,6 +46,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     @Autowired
     JobClaims claims;
+    @Autowired
+    JobLifecycle lifecycle;
     @Autowired
     IngestorProperties properties;
     @Autowired
@@ -190,7 +193,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
                 + claims.owner() + "') NOT VALID");
         IngestorProperties named = new IngestorProperties();
         named.setInstanceId("dying-worker");
-        JobClaims dying = new JobClaims(jdbc, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
+        JobClaims dying = new JobClaims(jdbc, lifecycle, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
         UUID id = ingest("dies.csv", HEADER + "P-1,1,SKU,1,2026-12-01,x\n");
         int limit = properties.getPipeline().getMaxTakeovers();
         for (int takeover = 0; takeover <= limit; takeover++) {
@@ -256,7 +259,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         holdBackWorkers();
         IngestorProperties named = new IngestorProperties();
         named.setInstanceId("stopping-instance");
-        JobClaims stopping = new JobClaims(jdbc, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
+        JobClaims stopping = new JobClaims(jdbc, lifecycle, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
         UUID validating = ingest("stops-v.csv", HEADER + "Q-1,1,SKU,1,2026-12-01,x\n");
         UUID processing = ingest("stops-p.csv", HEADER + "Q-2,1,SKU,1,2026-12-01,x\n");
         jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 1 WHERE id = ?", processing);

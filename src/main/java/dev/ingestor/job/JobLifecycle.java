@@ -1,0 +1,224 @@
+package dev.ingestor.job;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import dev.ingestor.config.IngestorProperties;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Every change of an import job's state, each a named transition with the guard that makes it safe. A job is
+ * born in {@link ImportJobStore} (RECEIVED, REJECTED when empty, or at rest for an item batch processed while
+ * its caller waited); from then on its state changes here and nowhere else.
+ *
+ * <pre>
+ *   stage workers (guarded by the lease: only the worker that holds the job may move it)
+ *     claim                  RECEIVED → VALIDATING, waiting for processing → PROCESSING held;
+ *                            or a job whose lease lapsed, taken over
+ *     validated              VALIDATING → PROCESSING, waiting for processing
+ *     completed / rejected / failed   → at rest, lease given up
+ *     releasedOnShutdown     VALIDATING → RECEIVED, PROCESSING → waiting for processing (no takeover counted)
+ *   lapsed leases
+ *     failedPastTakeoverLimit   a job whose lease lapsed once more after its last allowed takeover → FAILED
+ *   operators (only a job at rest: one a worker holds is never touched)
+ *     revalidate             at rest → RECEIVED, quarantine cleared
+ *     reprocess              COMPLETED, COMPLETED_WITH_ERRORS, FAILED (validated once) → waiting for processing
+ *     resumeAfterDeadLetter  FAILED → back to the stage that failed
+ * </pre>
+ *
+ * <b>Waiting for processing</b> is PROCESSING with no lease owner: validation has finished and no processing
+ * worker holds the job yet. It is not a state of its own because the job states are a published contract; the
+ * lease owner tells the two moments apart, and the claim's guard {@code lease_owner IS NULL} is what "waiting"
+ * means for every state.
+ * <p>
+ * Every transition that brings a job to rest, or sends it round again, sets {@code takeovers} back to 0: takeovers
+ * are counted per run of a stage, so an earlier run cannot use up the allowance of the next.
+ */
+@Component
+public class JobLifecycle {
+
+    /** Reprocessing reads the records validation left; a REJECTED job was never validated. */
+    private static final Set<JobState> REPROCESSABLE = EnumSet.of(JobState.COMPLETED, JobState.COMPLETED_WITH_ERRORS,
+            JobState.FAILED);
+
+    private static final String AT_REST = inList(JobState.AT_REST);
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
+    private final double leaseSeconds;
+    private final int maxTakeovers;
+
+    public JobLifecycle(JdbcTemplate jdbc, IngestorProperties properties, PlatformTransactionManager transactionManager) {
+        this.jdbc = jdbc;
+        this.transactions = new TransactionTemplate(transactionManager);
+        this.leaseSeconds = properties.getPipeline().getLease().toMillis() / 1000.0;
+        this.maxTakeovers = Math.max(0, properties.getPipeline().getMaxTakeovers());
+    }
+
+    /** How many times a job whose lease lapsed is taken over before it fails instead. */
+    public int maxTakeovers() {
+        return maxTakeovers;
+    }
+
+    // ---- stage workers
+
+    /**
+     * Gives {@code owner} the oldest job waiting in {@code waiting} (no lease owner), or one in {@code working}
+     * whose lease ran out with takeovers left, and moves it to {@code working} under a lease. A job with a lease
+     * owner is taken over from a worker that stopped answering: that counts as a takeover.
+     */
+    public Optional<ImportJob> claim(JobState waiting, JobState working, String owner) {
+        List<ImportJob> claimed = jdbc.query("UPDATE import_job SET state = ?, lease_owner = ?,"
+                        + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1,"
+                        + " takeovers = takeovers + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END, updated_at = now()"
+                        + " WHERE id = (SELECT id FROM import_job"
+                        + "   WHERE (state = ? AND lease_owner IS NULL)"
+                        + "      OR (state = ? AND lease_until < now() AND takeovers < ?)"
+                        + "   ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                        + " RETURNING " + ImportJobStore.COLUMNS,
+                ImportJobStore.JOB, working.name(), owner, leaseSeconds, waiting.name(), working.name(), maxTakeovers);
+        return claimed.stream().findFirst();
+    }
+
+    /**
+     * The validation stage is done: the job waits for processing (PROCESSING, no lease owner) with its record
+     * and quarantine counts, and processing counts from zero. False when {@code owner} lost the lease.
+     */
+    public boolean validated(UUID jobId, String owner, long total, long quarantined) {
+        return jdbc.update("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
+                        + " accepted = 0, updated = 0, replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
+                        // takeovers are counted per stage: validation's must not use up processing's allowance
+                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?",
+                JobState.PROCESSING.name(), total, quarantined, jobId, owner) == 1;
+    }
+
+    /** Processing applied every record: COMPLETED or COMPLETED_WITH_ERRORS. False when the lease was lost. */
+    public boolean completed(UUID jobId, String owner, JobState end) {
+        if (end != JobState.COMPLETED && end != JobState.COMPLETED_WITH_ERRORS) {
+            throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + end);
+        }
+        return toRest(jobId, owner, end, null);
+    }
+
+    /** The file cannot be read as a whole: REJECTED, final. False when the lease was lost. */
+    public boolean rejected(UUID jobId, String owner, String reason) {
+        return toRest(jobId, owner, JobState.REJECTED, reason);
+    }
+
+    /** A failure outlasted its redelivery (the dead-letter channel): FAILED. False when the lease was lost. */
+    public boolean failed(UUID jobId, String owner, String error) {
+        return toRest(jobId, owner, JobState.FAILED, error);
+    }
+
+    /** Brings the job {@code owner} holds to rest in {@code end} and gives up the lease; false when it was lost. */
+    private boolean toRest(UUID jobId, String owner, JobState end, String error) {
+        // the job comes to rest: a later run (an operator's retry) starts with the full takeover allowance
+        return jdbc.update("UPDATE import_job SET state = ?, error = ?, lease_owner = NULL, lease_until = NULL,"
+                + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?", end.name(), error, jobId, owner) == 1;
+    }
+
+    /**
+     * At an orderly shutdown, the jobs {@code owner} holds go back to waiting, not to lapsed leases, so claiming
+     * them again is no takeover: validation starts again (it always reads the whole file), processing resumes
+     * from its checkpoint. Returns how many jobs were handed back.
+     */
+    public int releasedOnShutdown(String owner) {
+        return jdbc.update("UPDATE import_job SET state = CASE WHEN state = 'VALIDATING' THEN 'RECEIVED' ELSE state END,"
+                + " lease_owner = NULL, lease_until = NULL, updated_at = now()"
+                + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", owner);
+    }
+
+    // ---- lapsed leases
+
+    /** A job of {@code working} whose lease lapsed once more after its last allowed takeover. */
+    public record PastTakeoverLimit(UUID jobId, String supplier, String key, int attempts, int takeovers) {
+    }
+
+    /**
+     * Finds and locks one job of {@code working} whose lease ran out with no takeover left: the complement of
+     * {@link #claim}'s takeover guard. Runs in the caller's transaction, which then calls
+     * {@link #failedPastTakeoverLimit}; another instance doing the same skips the locked row.
+     */
+    public Optional<PastTakeoverLimit> lockPastTakeoverLimit(JobState working) {
+        return jdbc.query("SELECT id, supplier, key, attempts, takeovers FROM import_job"
+                        + " WHERE state = ? AND lease_owner IS NOT NULL AND lease_until < now() AND takeovers >= ?"
+                        + " ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                (rs, row) -> new PastTakeoverLimit(rs.getObject("id", UUID.class), rs.getString("supplier"),
+                        rs.getString("key"), rs.getInt("attempts"), rs.getInt("takeovers")),
+                working.name(), maxTakeovers).stream().findFirst();
+    }
+
+    /** The job found by {@link #lockPastTakeoverLimit} kept bringing its workers down: FAILED, lease cleared. */
+    public void failedPastTakeoverLimit(UUID jobId, String error) {
+        jdbc.update("UPDATE import_job SET state = 'FAILED', error = ?, lease_owner = NULL, lease_until = NULL,"
+                + " takeovers = 0, updated_at = now() WHERE id = ?", error, jobId);
+    }
+
+    // ---- operators
+
+    /**
+     * A job at rest back to RECEIVED: validation reads the file again, its quarantine and counts start from
+     * nothing. False when the job is not at rest (a worker holds it) or unknown.
+     */
+    public boolean revalidate(UUID jobId) {
+        return Boolean.TRUE.equals(transactions.execute(status -> {
+            int moved = jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0,"
+                    + " replayed = 0, quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
+                    + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state IN " + AT_REST, jobId);
+            if (moved == 1) {
+                jdbc.update("DELETE FROM job_record WHERE job_id = ?", jobId);
+            }
+            return moved == 1;
+        }));
+    }
+
+    /**
+     * A finished, validated job back to waiting for processing from its first record; the quarantine and the
+     * record counts stay as validation left them. False when it is not at rest, was never validated (REJECTED,
+     * or no records), or is unknown.
+     */
+    public boolean reprocess(UUID jobId) {
+        return jdbc.update("UPDATE import_job SET state = 'PROCESSING', records_done = 0, accepted = 0, updated = 0,"
+                + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
+                + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE), jobId) == 1;
+    }
+
+    /** A FAILED job and the stage its last dead letter names. */
+    public record FailedJob(UUID jobId, String stage) {
+    }
+
+    /** The FAILED jobs of {@code supplier}, locked in the caller's transaction, each with the stage that failed. */
+    public List<FailedJob> lockFailed(String supplier) {
+        return jdbc.query("SELECT j.id, (SELECT d.stage FROM dead_letter d WHERE d.job_id = j.id"
+                        + " ORDER BY d.id DESC LIMIT 1) AS stage FROM import_job j WHERE j.supplier = ? AND j.state = 'FAILED'"
+                        + " FOR UPDATE OF j",
+                (rs, row) -> new FailedJob(rs.getObject("id", UUID.class), rs.getString("stage")), supplier);
+    }
+
+    /**
+     * A FAILED job back to the stage that failed: processing waits again and resumes from its checkpoint (if
+     * validation counted any records), anything else starts again at RECEIVED. False when the job is not FAILED.
+     */
+    public boolean resumeAfterDeadLetter(UUID jobId, String stage) {
+        if ("processing".equals(stage)) {
+            return jdbc.update("UPDATE import_job SET state = 'PROCESSING', error = NULL, lease_owner = NULL, lease_until = NULL,"
+                    + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0", jobId) == 1;
+        }
+        return jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
+                + " quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0,"
+                + " takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1;
+    }
+
+    /** {@code ('A', 'B')} in declaration order: enum names, so safe to write into the statement. */
+    private static String inList(Set<JobState> states) {
+        return java.util.Arrays.stream(JobState.names(states)).map(name -> "'" + name + "'")
+                .collect(Collectors.joining(", ", "(", ")"));
+    }
+}

@@ -1,0 +1,186 @@
+package dev.ingestor.job;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The guards of the job lifecycle against the real database: an operator's action touches only a job at rest
+ * (never one a worker holds), reprocessing only a validated one, resuming only a FAILED one; a worker that lost
+ * its lease moves nothing. Each case runs in a transaction that is rolled back, so the stage workers of the
+ * running application never see its job.
+ */
+class JobLifecycleTest extends IngestorTestSupport {
+
+    private static final Set<JobState> AT_REST = Set.of(JobState.COMPLETED, JobState.COMPLETED_WITH_ERRORS,
+            JobState.REJECTED, JobState.FAILED);
+    private static final String WORKER = "worker-holding-the-job";
+
+    @Autowired
+    JobLifecycle lifecycle;
+    @Autowired
+    PlatformTransactionManager transactionManager;
+
+    /** One job as a case starts it: its state, who holds it (null: nobody), and how many records validation counted. */
+    record Start(JobState state, String owner, long total) {
+        @Override
+        public String toString() {
+            return state + (owner == null ? "" : " held by " + owner) + " total=" + total;
+        }
+    }
+
+    private static List<Start> everyStart() {
+        List<Start> starts = new ArrayList<>();
+        for (JobState state : JobState.values()) {
+            for (long total : new long[] {0, 5}) {
+                starts.add(new Start(state, null, total));
+                if (state == JobState.VALIDATING || state == JobState.PROCESSING) {
+                    starts.add(new Start(state, WORKER, total));
+                }
+            }
+        }
+        return starts;
+    }
+
+    @Test
+    void revalidateTakesOnlyAJobAtRestAndClearsItsQuarantine() {
+        for (Start start : everyStart()) {
+            boolean expected = AT_REST.contains(start.state());
+            Map<String, Object> after = run(start, id -> lifecycle.revalidate(id), expected);
+            if (expected) {
+                assertThat(after).as("revalidate " + start).containsEntry("state", "RECEIVED")
+                        .containsEntry("takeovers", 0).containsEntry("attempts", 0)
+                        .containsEntry("total", 0L).containsEntry("quarantined", 0L).containsEntry("records", 0L);
+            }
+        }
+    }
+
+    @Test
+    void reprocessTakesOnlyAFinishedJobThatWasValidated() {
+        for (Start start : everyStart()) {
+            boolean expected = start.total() > 0 && Set.of(JobState.COMPLETED, JobState.COMPLETED_WITH_ERRORS,
+                    JobState.FAILED).contains(start.state());
+            Map<String, Object> after = run(start, id -> lifecycle.reprocess(id), expected);
+            if (expected) {
+                // waiting for processing from the first record, the quarantine as validation left it
+                assertThat(after).as("reprocess " + start).containsEntry("state", "PROCESSING").containsEntry("takeovers", 0)
+                        .containsEntry("attempts", 0).containsEntry("records_done", 0L).containsEntry("total", 5L)
+                        .containsEntry("quarantined", 1L).containsEntry("records", 1L);
+            }
+        }
+    }
+
+    @Test
+    void aDeadLettersJobResumesOnlyWhenFailedAndAtTheStageThatFailed() {
+        for (Start start : everyStart()) {
+            boolean toProcessing = start.state() == JobState.FAILED && start.total() > 0;
+            Map<String, Object> after = run(start, id -> lifecycle.resumeAfterDeadLetter(id, "processing"), toProcessing);
+            if (toProcessing) {
+                assertThat(after).as("resume processing " + start).containsEntry("state", "PROCESSING").containsEntry("takeovers", 0)
+                        .containsEntry("records_done", 2L); // from its checkpoint
+            }
+            boolean toValidation = start.state() == JobState.FAILED;
+            after = run(start, id -> lifecycle.resumeAfterDeadLetter(id, "validation"), toValidation);
+            if (toValidation) {
+                assertThat(after).as("resume validation " + start).containsEntry("state", "RECEIVED")
+                        .containsEntry("takeovers", 0).containsEntry("attempts", 0)
+                        .containsEntry("total", 0L).containsEntry("records_done", 0L);
+            }
+        }
+    }
+
+    @Test
+    void aWorkerMovesOnlyTheJobItHolds() {
+        Start held = new Start(JobState.VALIDATING, WORKER, 0);
+        List<Function<UUID, Boolean>> moves = List.of(
+                id -> lifecycle.validated(id, "worker-that-lost-the-lease", 5, 1),
+                id -> lifecycle.rejected(id, "worker-that-lost-the-lease", "unreadable"),
+                id -> lifecycle.failed(id, "worker-that-lost-the-lease", "broken"),
+                id -> lifecycle.completed(id, "worker-that-lost-the-lease", JobState.COMPLETED));
+        for (Function<UUID, Boolean> move : moves) {
+            run(held, move, false);
+        }
+        Map<String, Object> validated = run(held, id -> lifecycle.validated(id, WORKER, 5, 1), true);
+        // validated, waiting for processing: PROCESSING with no lease owner
+        // takeovers are counted per stage: validation's do not use up processing's allowance
+        assertThat(validated).containsEntry("state", "PROCESSING").containsEntry("takeovers", 0)
+                .containsEntry("total", 5L).containsEntry("quarantined", 1L);
+        assertThat(run(held, id -> lifecycle.rejected(id, WORKER, "unreadable"), true)).containsEntry("state", "REJECTED")
+                .containsEntry("error", "unreadable").containsEntry("takeovers", 0);
+        assertThat(run(held, id -> lifecycle.failed(id, WORKER, "broken"), true)).containsEntry("state", "FAILED")
+                .containsEntry("takeovers", 0);
+        assertThat(run(held, id -> lifecycle.completed(id, WORKER, JobState.COMPLETED_WITH_ERRORS), true))
+                .containsEntry("state", "COMPLETED_WITH_ERRORS").containsEntry("error", null);
+        assertThatThrownBy(() -> lifecycle.completed(UUID.randomUUID(), WORKER, JobState.FAILED))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aShutdownHandsBackOnlyTheJobsOfItsOwnInstance() {
+        for (Start start : everyStart()) {
+            boolean expected = WORKER.equals(start.owner());
+            Map<String, Object> after = run(start, id -> lifecycle.releasedOnShutdown(WORKER) == 1, expected);
+            if (expected) {
+                // handed back, not lapsed: the takeover count stays as it was, claiming it again adds none
+                assertThat(after).as("shutdown " + start).containsEntry("takeovers", 1).containsEntry("state",
+                        start.state() == JobState.VALIDATING ? "RECEIVED" : "PROCESSING");
+            }
+        }
+    }
+
+    /**
+     * Starts a job as {@code start} says (with one quarantined record, a checkpoint at record 2, one takeover),
+     * applies {@code transition} and checks its answer: refused, the job is as it was; done, nobody holds it.
+     * Rolled back at the end. Returns the job afterwards, with its record count.
+     */
+    private Map<String, Object> run(Start start, Function<UUID, Boolean> transition, boolean expected) {
+        return new TransactionTemplate(transactionManager).execute(status -> {
+            status.setRollbackOnly();
+            UUID id = insert(start);
+            Map<String, Object> before = row(id);
+            boolean done = transition.apply(id);
+            Map<String, Object> after = row(id);
+            assertThat(done).as(start + " moved").isEqualTo(expected);
+            if (done) {
+                assertThat(after).as(start.toString()).containsEntry("lease_owner", null).containsEntry("lease_until", null);
+            } else {
+                assertThat(after).as(start + " untouched").isEqualTo(before);
+            }
+            return after;
+        });
+    }
+
+    private UUID insert(Start start) {
+        UUID id = UUID.randomUUID();
+        String sha = String.format("%064x", id.getLeastSignificantBits() & Long.MAX_VALUE);
+        String key = "ACME:" + sha;
+        jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')", key, sha);
+        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, quarantined,"
+                        + " records_done, lease_owner, lease_until, attempts, takeovers)"
+                        + " VALUES (?, 'ACME', ?, ?, 'lifecycle.csv', 10, 'test', ?, ?, ?, ?,"
+                        + " CASE WHEN ?::text IS NULL THEN NULL ELSE now() + interval '1 hour' END, 1, 1)",
+                id, start.state().name(), key, start.total(), start.total() > 0 ? 1 : 0, start.total() > 0 ? 2 : 0,
+                start.owner(), start.owner());
+        if (start.total() > 0) {
+            jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, reason) VALUES (?, 3, 4, 'QUARANTINED', 'bad')", id);
+        }
+        return id;
+    }
+
+    private Map<String, Object> row(UUID id) {
+        return jdbc.queryForMap("SELECT state, lease_owner, lease_until, total, quarantined, records_done, error, attempts,"
+                + " takeovers, (SELECT count(*) FROM job_record r WHERE r.job_id = j.id) AS records FROM import_job j WHERE id = ?", id);
+    }
+}
