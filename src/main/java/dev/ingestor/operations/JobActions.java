@@ -98,15 +98,6 @@ public class JobActions {
         return count == null ? 0 : count;
     }
 
-    /** Lets go of a request key stuck IN_PROGRESS, so the partner's retry runs. */
-    public boolean releaseRequestKey(String partner, String key, String who) {
-        int deleted = jdbc.update("DELETE FROM http_request WHERE partner = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
-                partner, key);
-        LOG.info("admin action=release-request-key partner={} key={} by={} result={}", partner, key, who,
-                deleted == 1 ? "released" : "refused (not in progress, or unknown)");
-        return deleted == 1;
-    }
-
     private boolean resume(UUID jobId, String stage) {
         if ("processing".equals(stage)) {
             return jdbc.update("UPDATE import_job SET state = 'PROCESSING', error = NULL, lease_owner = NULL, lease_until = NULL,"
