@@ -33,7 +33,7 @@ async function refresh() {
   try {
     const overview = await api('GET', '/overview');
     renderOverview(overview);
-    renderFailed(await api('GET', '/failed-jobs'));
+    renderFailed(await api('GET', '/failed-jobs?size=500'));
     await loadJobs();
     if (selectedJob) { await showJob(selectedJob); }
     say('updated ' + new Date().toLocaleTimeString());

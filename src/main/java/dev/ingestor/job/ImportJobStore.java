@@ -5,8 +5,11 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import com.fasterxml.uuid.Generators;
@@ -100,6 +103,14 @@ public class ImportJobStore {
             where.append(" AND state = ?");
             args.add(query.state().name());
         }
+        if (query.receivedSince() != null) {
+            where.append(" AND received_at >= ?");
+            args.add(Timestamp.from(query.receivedSince()));
+        }
+        if (query.receivedBefore() != null) {
+            where.append(" AND received_at < ?");
+            args.add(Timestamp.from(query.receivedBefore()));
+        }
         Long total = jdbc.queryForObject("SELECT count(*) FROM import_job" + where, Long.class, args.toArray());
         List<Object> pageArgs = new ArrayList<>(args);
         pageArgs.add(query.size());
@@ -107,6 +118,16 @@ public class ImportJobStore {
         List<ImportJob> items = jdbc.query("SELECT " + COLUMNS + " FROM import_job" + where
                 + " ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?", JOB, pageArgs.toArray());
         return new JobPage(items, query.page(), query.size(), total == null ? 0 : total);
+    }
+
+    /** How many jobs each supplier has in each state (states without jobs are left out). */
+    public Map<String, Map<JobState, Long>> countsBySupplierAndState() {
+        Map<String, Map<JobState, Long>> counts = new TreeMap<>();
+        jdbc.query("SELECT supplier, state, count(*) FROM import_job GROUP BY supplier, state", rs -> {
+            counts.computeIfAbsent(rs.getString(1), supplier -> new EnumMap<>(JobState.class))
+                    .put(JobState.valueOf(rs.getString(2)), rs.getLong(3));
+        });
+        return counts;
     }
 
     public static final RowMapper<ImportJob> JOB = ImportJobStore::map;

@@ -1,7 +1,12 @@
 package dev.ingestor.job;
 
-/** Filters and a page of the job list; null filters match everything. */
-public record JobQuery(String supplier, JobState state, int page, int size) {
+import java.time.Instant;
+
+/**
+ * Filters and a page of the job list; null filters match everything. {@code receivedSince} is inclusive,
+ * {@code receivedBefore} exclusive, so consecutive windows neither miss nor repeat a job.
+ */
+public record JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, int page, int size) {
 
     public static final int MAX_SIZE = 1000;
 
@@ -12,5 +17,9 @@ public record JobQuery(String supplier, JobState state, int page, int size) {
         if (size < 1 || size > MAX_SIZE) {
             throw new IllegalArgumentException("size must be between 1 and " + MAX_SIZE + ", was " + size);
         }
+    }
+
+    public JobQuery(String supplier, JobState state, int page, int size) {
+        this(supplier, state, null, null, page, size);
     }
 }

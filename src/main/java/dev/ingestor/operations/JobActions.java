@@ -88,13 +88,4 @@ public class JobActions {
         LOG.info("admin action=retry-failed supplier={} by={} jobs={}", supplier, who, count);
         return count == null ? 0 : count;
     }
-
-    /** Lets go of a request key stuck IN_PROGRESS, so the partner's retry runs. */
-    public boolean releaseRequestKey(String partner, String key, String who) {
-        int deleted = jdbc.update("DELETE FROM http_request WHERE partner = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
-                partner, key);
-        LOG.info("admin action=release-request-key partner={} key={} by={} result={}", partner, key, who,
-                deleted == 1 ? "released" : "refused (not in progress, or unknown)");
-        return deleted == 1;
-    }
 }

@@ -24,7 +24,8 @@ import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWrite
  * <ul>
  *   <li>Public without a key: {@code GET /actuator/health} (status only; details and components for the
  *       admin key), the admin page's static files (they hold no data: the page asks for the key), and the
- *       OpenAPI document. Every other path, known or not, needs a key; the actuator needs the admin key.</li>
+ *       OpenAPI document. Every other path, known or not, needs a key; the actuator and the admin API
+ *       ({@code /api/v1/admin/**}) need the admin key.</li>
  *   <li>No sessions, no cookies, so no CSRF token: a key travels in a header on every request.</li>
  *   <li>Runs before every filter that could read a body (Spring's form-content filter is switched off in
  *       application.yaml; the size-limit filter only reads Content-Length and runs later).</li>
@@ -73,6 +74,8 @@ public class FrontDoorSecurity {
                         .requestMatchers(HttpMethod.HEAD, "/admin", "/admin/", "/admin/*").permitAll()
                         .requestMatchers(HttpMethod.GET, "/api/v1/openapi.json").permitAll()
                         .requestMatchers(HttpMethod.HEAD, "/api/v1/openapi.json").permitAll()
+                        // the admin API, known paths or not: a supplier's key learns nothing of it
+                        .requestMatchers("/api/v1/admin", "/api/v1/admin/**").hasRole("ADMIN")
                         .anyRequest().authenticated());
         return http.build();
     }

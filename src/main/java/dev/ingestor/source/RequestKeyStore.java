@@ -4,6 +4,7 @@ import dev.ingestor.web.ApiProblemException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,6 +18,7 @@ import dev.ingestor.web.HttpReplies;
 import dev.ingestor.web.Problem;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
+import dev.ingestor.logging.SafeText;
 import jakarta.annotation.PreDestroy;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
@@ -39,6 +41,7 @@ import org.springframework.stereotype.Component;
 public class RequestKeyStore {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
+    private static final Logger ADMIN_LOG = LoggerFactory.getLogger("dev.ingestor.admin");
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() { };
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -105,8 +108,9 @@ public class RequestKeyStore {
     }
 
     /**
-     * Claims the request's key. When this request owns it, sets {@link RequestClaim#PROPERTY}; otherwise
-     * writes the answer (stored response, 409 or 422) and leaves the property unset.
+     * Claims the request's key. When this request owns it, sets {@link RequestClaim#PROPERTY}; when the key
+     * was answered before, writes the stored response and leaves the property unset; otherwise refuses the
+     * request (409 in flight, 422 another payload).
      */
     public void claim(@Body ItemBatchRequest request, Exchange exchange) {
         String owner = instance + "/" + UUID.randomUUID();
@@ -133,7 +137,7 @@ public class RequestKeyStore {
     private void answer(Exchange exchange, ItemBatchRequest request, Stored stored) {
         if (!stored.fingerprint().equals(request.fingerprint())) {
             LOG.info("request key reused for another payload partner={} key={}", request.partner(), request.idempotencyKey());
-            replies.problem(exchange, Problem.of(422, "idempotency-key-reused", "Unprocessable Content",
+            throw new ApiProblemException(Problem.of(422, "idempotency-key-reused", "Unprocessable Content",
                     "Idempotency-Key '" + request.idempotencyKey() + "' was already used for a different request"
                             + " (another body, path or mode); use a fresh key for a new request"));
         } else if ("COMPLETED".equals(stored.state())) {
@@ -141,10 +145,10 @@ public class RequestKeyStore {
             headers.put(REPLAYED_HEADER, "true");
             replies.raw(exchange, stored.status(), headers, stored.body());
         } else {
-            replies.problem(exchange, Problem.of(409, "request-in-flight", "Conflict",
+            throw new ApiProblemException(Problem.of(409, "request-in-flight", "Conflict",
                     "a request with Idempotency-Key '" + request.idempotencyKey() + "' is still being processed;"
-                            + " retry after " + replies.retryAfterSeconds() + " seconds to get its response"));
-            exchange.getMessage().setHeader("Retry-After", replies.retryAfterSeconds());
+                            + " retry after " + replies.retryAfterSeconds() + " seconds to get its response"),
+                    Map.of("Retry-After", replies.retryAfterSeconds()));
         }
     }
 
@@ -179,6 +183,26 @@ public class RequestKeyStore {
             LOG.warn("cannot release request key partner={} key={} ({}); a retry takes it over after the in-flight lease",
                     claim.partner(), claim.idempotencyKey(), e.getMessage());
         }
+    }
+
+    /** One key as an operator looks at it: state, fingerprint, owner and lease, stored status, job, expiry. */
+    public Optional<Map<String, Object>> find(String partner, String key) {
+        return jdbc.queryForList("SELECT partner, idempotency_key AS \"key\", state, fingerprint,"
+                + " owner, lease_until AS \"leaseUntil\", status, job_id AS \"jobId\", created_at AS \"createdAt\","
+                + " completed_at AS \"completedAt\", expires_at AS \"expiresAt\" FROM http_request"
+                + " WHERE partner = ? AND idempotency_key = ?", partner, key).stream().findFirst();
+    }
+
+    /**
+     * An operator lets go of a key stuck IN_PROGRESS (whoever owns it), so the partner's retry runs; a key that
+     * completed is left alone, its stored response is the answer. Logged with who did it.
+     */
+    public boolean releaseInProgress(String partner, String key, String who) {
+        int deleted = jdbc.update("DELETE FROM http_request WHERE partner = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
+                partner, key);
+        ADMIN_LOG.info("admin action=release-request-key partner={} key={} by={} result={}", SafeText.of(partner, 80),
+                SafeText.of(key, 200), who, deleted == 1 ? "released" : "refused (not in progress, or unknown)");
+        return deleted == 1;
     }
 
     private static Map<String, String> readHeaders(String json) {

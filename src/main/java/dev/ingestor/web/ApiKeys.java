@@ -76,7 +76,10 @@ public class ApiKeys {
         }
     }
 
-    /** Second step of the admin routes: the admin key, or 403. */
+    /**
+     * Second step of the admin routes (route configuration admin-caller): the admin key, or 403. The front door
+     * refuses other keys on the admin paths already; this keeps an admin route safe on its own.
+     */
     public void requireAdmin(Exchange exchange) {
         Caller caller = exchange.getProperty(Caller.PROPERTY, Caller.class);
         if (caller == null || !caller.admin()) {
@@ -85,8 +88,9 @@ public class ApiKeys {
     }
 
     /**
-     * First step of every API route: takes the caller the front door established for this request (a request
-     * attribute, which no client can set) into {@link Caller#PROPERTY}, or answers 401.
+     * First step of every API route (route configurations api-caller and admin-caller): takes the caller the
+     * front door established for this request (a request attribute, which no client can set) into
+     * {@link Caller#PROPERTY}, or answers 401.
      */
     public void authenticate(Exchange exchange) {
         Message message = exchange.getMessage();

@@ -4,8 +4,9 @@ import java.util.Map;
 
 
 /**
- * A request the API answers with a problem (400, 401, 404, 413, 415, 422...): thrown by the beans the HTTP
- * routes call and written as problem+json by the routes' error handling. No stack trace reaches the caller
+ * A request the API answers with a problem (400, 401, 403, 404, 409, 413, 415, 422...): thrown by the beans the
+ * HTTP routes call and written as problem+json by the routes' error handling (api-errors, {@link
+ * HttpReplies#failure}); the one way a route answers with an error. No stack trace reaches the caller
  * or the log for these: they are the caller's mistakes, not ours.
  */
 public class ApiProblemException extends RuntimeException {
@@ -37,6 +38,11 @@ public class ApiProblemException extends RuntimeException {
 
     public static ApiProblemException notFound(String detail) {
         return new ApiProblemException(Problem.notFound(detail));
+    }
+
+    /** 409: the request is well formed, but what it asks for is not possible in the current state. */
+    public static ApiProblemException conflict(String slug, String detail) {
+        return new ApiProblemException(Problem.of(409, slug, "Conflict", detail));
     }
 
     public static ApiProblemException tooLarge(String detail) {

@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Writes HTTP replies for the API routes: JSON bodies and problem+json errors. Unexpected failures become a
- * problem with no internals in it; the stack trace goes to the log only.
+ * Writes HTTP replies for the API routes: JSON bodies, and problem+json errors in one place ({@link #failure},
+ * the api-errors handler): a bean refuses a request by throwing {@link ApiProblemException}. Unexpected
+ * failures become a problem with no internals in it; the stack trace goes to the log only.
  */
 @Component
 public class HttpReplies {
@@ -35,7 +36,7 @@ public class HttpReplies {
         write(exchange.getMessage(), status, "application/json", toJson(body));
     }
 
-    public void problem(Exchange exchange, Problem problem) {
+    private void problem(Exchange exchange, Problem problem) {
         write(exchange.getMessage(), problem.status(), Problem.MEDIA_TYPE, toJson(problem));
     }
 

@@ -3,14 +3,19 @@ package dev.ingestor.web;
 import java.util.List;
 import java.util.UUID;
 
+import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
+import dev.ingestor.job.JobState;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.springframework.stereotype.Component;
 
-/** The read side of jobs, called by the REST routes in routes/api-jobs.camel.yaml. */
+/**
+ * The read side of jobs, called by the REST routes in routes/api-jobs.camel.yaml; a refusal is an
+ * {@link ApiProblemException}, answered by the routes' error handling.
+ */
 @Component
 public class JobApi {
 
@@ -29,9 +34,9 @@ public class JobApi {
     public void get(@Header("id") String id, Exchange exchange) {
         UUID jobId = QueryParams.jobId(id);
         Caller caller = TenantGuard.caller(exchange);
-        jobs.find(jobId).filter(job -> caller.mayActFor(job.supplier())).ifPresentOrElse(
-                job -> replies.json(exchange, 200, JobView.of(job)),
-                () -> replies.problem(exchange, Problem.notFound("no job with id " + jobId)));
+        ImportJob job = jobs.find(jobId).filter(found -> caller.mayActFor(found.supplier()))
+                .orElseThrow(() -> ApiProblemException.notFound("no job with id " + jobId));
+        replies.json(exchange, 200, JobView.of(job));
     }
 
     public void list(@Header("supplier") String supplier, @Header("state") String state,
@@ -40,21 +45,16 @@ public class JobApi {
         String scope = blankToNull(supplier);
         if (!caller.admin()) {
             if (scope != null && !caller.mayActFor(scope)) {
-                replies.problem(exchange, Problem.notFound("no supplier '" + scope + "'"));
-                return;
+                throw ApiProblemException.notFound("no supplier '" + scope + "'");
             }
             // a supplier's key lists that supplier's jobs only
             scope = caller.supplier();
         }
-        JobQuery query;
-        try {
-            query = new JobQuery(scope, QueryParams.state(state), QueryParams.number("page", page, 0),
-                    QueryParams.number("size", size, DEFAULT_SIZE));
-        } catch (IllegalArgumentException e) {
-            replies.problem(exchange, Problem.badRequest("invalid-query", e.getMessage()));
-            return;
-        }
-        JobPage result = jobs.list(query);
+        JobState byState = QueryParams.state(state);
+        int pageNo = QueryParams.number("page", page, 0);
+        int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
+        QueryParams.page(pageNo, pageSize);
+        JobPage result = jobs.list(new JobQuery(scope, byState, pageNo, pageSize));
         List<JobView> items = result.items().stream().map(JobView::of).toList();
         replies.json(exchange, 200, new JobList(items, result.page(), result.size(), result.total()));
     }
@@ -67,14 +67,12 @@ public class JobApi {
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
         if (outcome != null && !outcome.isBlank() && !"QUARANTINED".equalsIgnoreCase(outcome.trim())) {
-            replies.problem(exchange, Problem.badRequest("invalid-query", "outcome '" + outcome
-                    + "' is not kept per record; records are kept for QUARANTINED (the counts of the job cover the others)"));
-            return;
+            throw QueryParams.invalid("outcome '" + outcome
+                    + "' is not kept per record; records are kept for QUARANTINED (the counts of the job cover the others)");
         }
         Caller caller = TenantGuard.caller(exchange);
         if (jobs.find(jobId).filter(job -> caller.mayActFor(job.supplier())).isEmpty()) {
-            replies.problem(exchange, Problem.notFound("no job with id " + jobId));
-            return;
+            throw ApiProblemException.notFound("no job with id " + jobId);
         }
         replies.json(exchange, 200, records.quarantined(jobId, pageNo, pageSize));
     }

@@ -40,7 +40,8 @@ public class TenantGuard {
     public static Caller caller(Exchange exchange) {
         Caller caller = exchange.getProperty(Caller.PROPERTY, Caller.class);
         if (caller == null) {
-            throw new IllegalStateException("route " + exchange.getFromRouteId() + " does not call apiKeys.authenticate first");
+            throw new IllegalStateException("route " + exchange.getFromRouteId()
+                    + " has no caller: it needs the route configuration api-caller or admin-caller (routes/api-callers.camel.yaml)");
         }
         return caller;
     }

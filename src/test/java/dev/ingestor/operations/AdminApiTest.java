@@ -4,7 +4,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -143,6 +146,49 @@ class AdminApiTest extends IngestorTestSupport {
         awaitState(one, "COMPLETED");
         awaitState(two, "COMPLETED");
         assertThat(events(one) + events(two)).isEqualTo(2);
+    }
+
+    @Test
+    void failedJobsArePagedAndTheTotalCountsEveryMatchingJob() throws Exception {
+        breakProcessing();
+        Set<String> failed = new HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            UUID id = ingest(HEADER + "P-" + i + ",1,SKU,1,2026-12-01\n");
+            awaitState(id, "FAILED");
+            failed.add(id.toString());
+        }
+        JsonNode first = mapper.readTree(admin("GET", "/failed-jobs?size=2").body());
+        assertThat(first.get("page").asInt()).isZero();
+        assertThat(first.get("size").asInt()).isEqualTo(2);
+        assertThat(first.get("total").asInt()).isEqualTo(3);
+        assertThat(first.get("items")).hasSize(2);
+        JsonNode second = mapper.readTree(admin("GET", "/failed-jobs?size=2&page=1").body());
+        assertThat(second.get("total").asInt()).isEqualTo(3);
+        assertThat(second.get("items")).hasSize(1);
+        Set<String> listed = new HashSet<>();
+        first.get("items").forEach(job -> listed.add(job.get("id").asText()));
+        second.get("items").forEach(job -> listed.add(job.get("id").asText()));
+        assertThat(listed).isEqualTo(failed);
+        // without paging parameters: the first page of the default size, and the same total
+        JsonNode all = mapper.readTree(admin("GET", "/failed-jobs?supplier=ACME").body());
+        assertThat(all.get("size").asInt()).isEqualTo(50);
+        assertThat(all.get("total").asInt()).isEqualTo(3);
+        assertThat(mapper.readTree(admin("GET", "/failed-jobs?supplier=GLOBEX").body()).get("total").asInt()).isZero();
+        assertProblem(admin("GET", "/failed-jobs?size=0"), 400, "size must be between 1 and 1000");
+        assertProblem(admin("GET", "/failed-jobs?page=x"), 400, "page 'x' is not a whole number");
+    }
+
+    @Test
+    void theJobListOfEverySupplierFiltersByTimeReceived() throws Exception {
+        UUID id = ingest(HEADER + "T-1,1,SKU,1,2026-12-01\n");
+        Instant later = Instant.now().plusSeconds(3600);
+        JsonNode before = mapper.readTree(admin("GET", "/jobs?until=" + later).body());
+        assertThat(before.get("total").asInt()).isEqualTo(1);
+        assertThat(before.get("items").get(0).get("id").asText()).isEqualTo(id.toString());
+        assertThat(mapper.readTree(admin("GET", "/jobs?since=" + later).body()).get("total").asInt()).isZero();
+        assertThat(mapper.readTree(admin("GET", "/jobs?since=" + later.minusSeconds(7200) + "&supplier=ACME").body())
+                .get("total").asInt()).isEqualTo(1);
+        assertProblem(admin("GET", "/jobs?since=yesterday"), 400, "since 'yesterday' is not an ISO instant");
     }
 
     @Test

@@ -271,6 +271,21 @@ class FrontDoorTest extends IngestorTestSupport {
     }
 
     @Test
+    void theFrontDoorRefusesTheAdminPathsToASupplierKeyKnownPathsOrNot() throws Exception {
+        // the front door's own 403 (a route's refusal says "the admin API needs the admin key"), for paths that
+        // have a route and for one that has none, which a supplier's key must not tell apart
+        for (String path : List.of("/api/v1/admin/overview", "/api/v1/admin/failed-jobs", "/api/v1/admin/no-such-thing",
+                "/api/v1/admin")) {
+            assertProblem(get(path, ACME_KEY), 403, "this endpoint needs the admin key");
+            assertProblem(get(path, null), 401, "needs a key");
+        }
+        HttpRequest action = HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/retry-failed"))
+                .header("X-Api-Key", ACME_KEY).POST(HttpRequest.BodyPublishers.noBody()).build();
+        assertProblem(http.send(action, HttpResponse.BodyHandlers.ofString()), 403, "this endpoint needs the admin key");
+        assertThat(get("/api/v1/admin/no-such-thing", ADMIN_KEY).statusCode()).isEqualTo(404);
+    }
+
+    @Test
     void withTheDemoKeysTheAppListensOnLoopbackOnly() {
         assertThat(environment.getProperty("server.address")).isEqualTo("127.0.0.1");
     }

@@ -1,0 +1,79 @@
+package dev.ingestor.job;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * The dead letters as operators read them (table dead_letter), and the FAILED jobs they explain. A dead letter
+ * is written with its event by the dead-letter channel ({@link DeadLetters}); this class only reads. Rows keep
+ * the column names the admin API shows (jobId, createdAt, ...).
+ */
+@Component
+public class DeadLetterStore {
+
+    private static final String LETTER = "SELECT d.id, d.job_id AS \"jobId\", j.supplier, d.stage, d.exception, d.message,"
+            + " d.attempts, d.created_at AS \"createdAt\", d.replayed_at AS \"replayedAt\", d.replayed_by AS \"replayedBy\""
+            + " FROM dead_letter d LEFT JOIN import_job j ON j.id = d.job_id ";
+
+    /** One page of a list, and how many rows the whole list has. */
+    public record Page(List<Map<String, Object>> items, int page, int size, long total) {
+    }
+
+    private final JdbcTemplate jdbc;
+
+    public DeadLetterStore(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Dead letters not replayed yet: failures an operator still has to look at. */
+    public long waiting() {
+        return count("SELECT count(*) FROM dead_letter WHERE replayed_at IS NULL");
+    }
+
+    /** Every dead letter, newest first. */
+    public Page page(int page, int size) {
+        List<Map<String, Object>> rows = jdbc.queryForList(LETTER + "ORDER BY d.id DESC LIMIT ? OFFSET ?", size, offset(page, size));
+        return new Page(rows, page, size, count("SELECT count(*) FROM dead_letter"));
+    }
+
+    /** The dead letters of one job, oldest first. */
+    public List<Map<String, Object>> ofJob(UUID jobId) {
+        return jdbc.queryForList(LETTER + "WHERE d.job_id = ? ORDER BY d.id", jobId);
+    }
+
+    /**
+     * FAILED jobs, most recently failed first, each with the stage, exception, message and attempts of its last
+     * dead letter; {@code supplier} null for all. The total counts every FAILED job that matches, not the page.
+     */
+    public Page failedJobs(String supplier, int page, int size) {
+        String where = " WHERE j.state = 'FAILED'" + (supplier == null ? "" : " AND j.supplier = ?");
+        List<Object> args = new ArrayList<>();
+        if (supplier != null) {
+            args.add(supplier);
+        }
+        long total = count("SELECT count(*) FROM import_job j" + where, args.toArray());
+        args.add(size);
+        args.add(offset(page, size));
+        List<Map<String, Object>> rows = jdbc.queryForList("""
+                SELECT j.id, j.supplier, j.file_name AS "fileName", j.key, j.error, j.updated_at AS "failedAt",
+                       d.id AS "deadLetterId", d.stage, d.exception, d.message, d.attempts
+                FROM import_job j
+                LEFT JOIN LATERAL (SELECT * FROM dead_letter x WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1) d ON true
+                """ + where + " ORDER BY j.updated_at DESC, j.id DESC LIMIT ? OFFSET ?", args.toArray());
+        return new Page(rows, page, size, total);
+    }
+
+    private long count(String sql, Object... args) {
+        Long count = jdbc.queryForObject(sql, Long.class, args);
+        return count == null ? 0 : count;
+    }
+
+    private static long offset(int page, int size) {
+        return (long) page * size;
+    }
+}
