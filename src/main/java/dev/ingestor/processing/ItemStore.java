@@ -15,6 +15,8 @@ import dev.ingestor.outbox.OutboxWriter;
 import dev.ingestor.validation.DeliveryAdvice;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Item-level idempotency on (supplier, source_id, source_version). Which record wins:
@@ -66,21 +68,27 @@ public class ItemStore {
 
     private final JdbcTemplate jdbc;
     private final OutboxWriter outbox;
+    private final TransactionTemplate transactions;
 
-    public ItemStore(JdbcTemplate jdbc, OutboxWriter outbox) {
+    public ItemStore(JdbcTemplate jdbc, OutboxWriter outbox, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
         this.outbox = outbox;
+        this.transactions = new TransactionTemplate(transactionManager);
     }
 
     /**
      * Applies a batch whose source ids are distinct. The result names the items written (ACCEPTED or UPDATED);
-     * every other item of the batch was a REPLAY. Runs in the caller's transaction: two statements, the
-     * effects and then their events.
+     * every other item of the batch was a REPLAY. Two statements, the effects and then their events, in the
+     * caller's transaction, or in one of their own when the caller has none: never an effect without its event.
      */
     public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         if (batch.isEmpty()) {
             return AppliedBatch.empty();
         }
+        return transactions.execute(status -> applyNow(supplier, jobId, topic, batch));
+    }
+
+    private AppliedBatch applyNow(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         int n = batch.size();
         String[] ids = new String[n];
         Long[] versions = new Long[n];

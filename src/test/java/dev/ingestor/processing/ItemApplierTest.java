@@ -3,6 +3,7 @@ package dev.ingestor.processing;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,11 +14,14 @@ import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.RecordCounts;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.validation.DeliveryAdvice;
 import dev.ingestor.validation.RawRecord;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.dao.DataIntegrityViolationException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -122,6 +126,26 @@ class ItemApplierTest extends IngestorTestSupport {
         assertThat(applied.counts()).isEqualTo(new RecordCounts(3, 0, 0, 1, 2));
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key LIKE ? || ':%'", Long.class, supplier))
                 .isEqualTo(4);
+    }
+
+    @Autowired
+    ItemStore items;
+
+    @Test
+    void anEffectWhoseEventCannotBeWrittenIsNotKeptEvenWithoutACallersTransaction() {
+        String id = "N-" + UUID.randomUUID();
+        DeliveryAdvice advice = new DeliveryAdvice(id, 1L, "S", 1, LocalDate.of(2026, 12, 1), Map.of());
+        jdbc.execute("ALTER TABLE outbox ADD CONSTRAINT no_item_events CHECK (topic <> 'ingestor.items') NOT VALID");
+        try {
+            assertThatThrownBy(() -> items.apply("ACME", UUID.randomUUID(), "ingestor.items", List.of(advice)))
+                    .isInstanceOf(DataIntegrityViolationException.class);
+        } finally {
+            jdbc.execute("ALTER TABLE outbox DROP CONSTRAINT no_item_events");
+        }
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id = ?", Long.class, id)).isZero();
+        // and with the outbox writable again, the same record is a new item, not a REPLAY of a lost effect
+        assertThat(items.apply("ACME", UUID.randomUUID(), "ingestor.items", List.of(advice)).outcomeOf(id))
+                .isEqualTo(RecordOutcome.ACCEPTED);
     }
 
     private static ImportJob job(UUID id, String supplier, long recordsDone) {
