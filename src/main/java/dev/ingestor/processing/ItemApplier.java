@@ -74,11 +74,11 @@ public class ItemApplier {
         while (records.hasNext()) {
             RawRecord record = records.next();
             if (skip > 0) {
-                skip--; // committed by an earlier run of this job
-                run.position++;
-                continue;
+                skip--;
+                run.skip(); // committed by an earlier run of this job
+            } else {
+                run.add(record);
             }
-            run.add(record);
         }
         return run.finish();
     }
@@ -150,6 +150,10 @@ public class ItemApplier {
             if (batch.size() >= batchSize) {
                 flush(position);
             }
+        }
+
+        void skip() {
+            position++;
         }
 
         Applied finish() {
