@@ -2,6 +2,7 @@ package dev.ingestor.outbox;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -14,8 +15,8 @@ import org.springframework.stereotype.Component;
 /**
  * Writes one dead letter and, in the caller's transaction, its event for {@code ingestor.dead-letters}. Every
  * dead letter (a stage that failed, a job that kept killing its workers, an event Kafka refused) goes through
- * here, so all of them look alike to an operator and to consumers. The event id is a fresh random UUID stored
- * with the event: a resend carries the same id, and no later dead letter ever gets it.
+ * here, so all of them look alike to an operator and to consumers. The event goes through {@link OutboxWriter} with
+ * an id by its rule, as item events do.
  */
 @Component
 public class DeadLetterWriter {
@@ -26,11 +27,13 @@ public class DeadLetterWriter {
     }
 
     private final JdbcTemplate jdbc;
+    private final OutboxWriter outbox;
     private final ObjectMapper json;
     private final String topic;
 
-    public DeadLetterWriter(JdbcTemplate jdbc, ObjectMapper json, IngestorProperties properties) {
+    public DeadLetterWriter(JdbcTemplate jdbc, OutboxWriter outbox, ObjectMapper json, IngestorProperties properties) {
         this.jdbc = jdbc;
+        this.outbox = outbox;
         this.json = json;
         this.topic = properties.getKafka().getDeadLettersTopic();
     }
@@ -45,7 +48,7 @@ public class DeadLetterWriter {
                         + " VALUES ((SELECT id FROM import_job WHERE id = ?), ?, ?, ?, ?) RETURNING id", Long.class,
                 failure.jobId(), failure.stage(), failure.exception(), failure.message(), failure.attempts());
         if (withEvent) {
-            UUID eventId = UUID.randomUUID();
+            UUID eventId = OutboxWriter.newEventId();
             Map<String, Object> event = new LinkedHashMap<>();
             event.put("event_id", eventId.toString());
             event.put("dead_letter_id", id);
@@ -57,8 +60,8 @@ public class DeadLetterWriter {
             event.put("message", failure.message());
             event.put("attempts", failure.attempts());
             event.put("failed_at", Instant.now().toString());
-            jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload) VALUES (?, ?, ?, ?)", eventId, topic,
-                    failure.jobId() == null ? "unknown" : failure.supplier() + ":" + failure.jobId(), write(event));
+            outbox.write(topic, List.of(new OutboxWriter.Event(eventId,
+                    failure.jobId() == null ? "unknown" : failure.supplier() + ":" + failure.jobId(), write(event))));
         }
         return id == null ? 0 : id;
     }

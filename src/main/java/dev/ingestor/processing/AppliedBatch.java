@@ -48,4 +48,9 @@ public record AppliedBatch(Set<String> sent, Map<String, RecordOutcome> written)
     public long updated() {
         return written.size() - accepted();
     }
+
+    /** The items sent that changed nothing (a batch holds each source id once, so sent counts the batch). */
+    public long replayed() {
+        return sent.size() - written.size();
+    }
 }

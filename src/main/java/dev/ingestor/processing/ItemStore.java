@@ -1,9 +1,9 @@
 package dev.ingestor.processing;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -11,9 +11,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import dev.ingestor.outbox.OutboxWriter;
 import dev.ingestor.validation.DeliveryAdvice;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Item-level idempotency on (supplier, source_id, source_version). Which record wins:
@@ -26,19 +29,21 @@ import org.springframework.stereotype.Component;
  *     version, from which on versions decide.</li>
  * </ul>
  * A REPLAY changes nothing and writes no event. Each effect adds one to the item's revision and writes its outbox
- * event in the same statement, so effects and events commit together or not at all. The event id is a fresh
- * random UUID per effect, stored with the event: a resend of the event carries the same id, and a later effect
- * of the same item never gets an earlier one's id, even when it brings back earlier content. The event's
- * {@code source_version} is the item's (the highest seen), its {@code revision} orders the item's events.
+ * event in the same transaction ({@link OutboxWriter}, which gives the event its id), so effects and events
+ * commit together or not at all. The event's {@code source_version} is the item's (the highest seen), its
+ * {@code revision} orders the item's events.
  */
 @Component
 public class ItemStore {
 
-    /** Effects and events of one batch in one round trip; a REPLAY matches no row and writes nothing. */
+    /**
+     * The effects of one batch in one statement, answering with the event of each effect; a REPLAY matches no
+     * row and answers nothing. Each record comes with the id its event gets if it has an effect.
+     */
     private static final String APPLY = """
             WITH input AS (
-              SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[])
-                AS t(source_id, source_version, record_hash, record)
+              SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[]) WITH ORDINALITY
+                AS t(source_id, source_version, record_hash, record, event_id, n)
             ), upserted AS (
               INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id)
               SELECT ?, source_id, source_version, record_hash, record::jsonb, ? FROM input
@@ -50,36 +55,40 @@ public class ItemStore {
                            THEN EXCLUDED.source_version > i.source_version
                            ELSE EXCLUDED.record_hash <> i.record_hash END
               RETURNING i.supplier, i.source_id, i.source_version, i.revision, i.record, (i.xmax = 0) AS inserted
-            ), events AS (
-              SELECT u.*, gen_random_uuid() AS event_id FROM upserted u
-            ), written AS (
-              INSERT INTO outbox (event_id, topic, event_key, payload)
-              SELECT event_id, ?, supplier || ':' || source_id,
-                     jsonb_build_object('event_id', event_id, 'job_id', ?::text, 'supplier', supplier,
-                                        'source_id', source_id, 'source_version', source_version,
-                                        'revision', revision,
-                                        'outcome', CASE WHEN inserted THEN 'ACCEPTED' ELSE 'UPDATED' END,
-                                        'record', record)::text
-              FROM events
-              RETURNING 1
             )
-            SELECT source_id, inserted FROM upserted
+            SELECT u.source_id, u.inserted, t.event_id, u.supplier || ':' || u.source_id,
+                   jsonb_build_object('event_id', t.event_id, 'job_id', ?::text, 'supplier', u.supplier,
+                                      'source_id', u.source_id, 'source_version', u.source_version,
+                                      'revision', u.revision,
+                                      'outcome', CASE WHEN u.inserted THEN 'ACCEPTED' ELSE 'UPDATED' END,
+                                      'record', u.record)::text
+            FROM upserted u LEFT JOIN input t ON t.source_id = u.source_id
+            ORDER BY t.n
             """;
 
     private final JdbcTemplate jdbc;
+    private final OutboxWriter outbox;
+    private final TransactionTemplate transactions;
 
-    public ItemStore(JdbcTemplate jdbc) {
+    public ItemStore(JdbcTemplate jdbc, OutboxWriter outbox, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
+        this.outbox = outbox;
+        this.transactions = new TransactionTemplate(transactionManager);
     }
 
     /**
      * Applies a batch whose source ids are distinct. The result names the items written (ACCEPTED or UPDATED);
-     * every other item of the batch was a REPLAY.
+     * every other item of the batch was a REPLAY. Two statements, the effects and then their events, in the
+     * caller's transaction, or in one of their own when the caller has none: never an effect without its event.
      */
     public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         if (batch.isEmpty()) {
             return AppliedBatch.empty();
         }
+        return transactions.execute(status -> applyNow(supplier, jobId, topic, batch));
+    }
+
+    private AppliedBatch applyNow(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         int n = batch.size();
         String[] ids = new String[n];
         Long[] versions = new Long[n];
@@ -93,28 +102,31 @@ public class ItemStore {
             hashes[i] = DeliveryAdvice.hash(json);
             records[i] = json;
         }
-        return jdbc.execute((Connection c) -> {
+        UUID[] eventIds = OutboxWriter.newEventIds(n);
+        List<OutboxWriter.Event> events = new ArrayList<>();
+        Map<String, RecordOutcome> written = new HashMap<>();
+        jdbc.execute((Connection c) -> {
             try (PreparedStatement ps = c.prepareStatement(APPLY)) {
-                Array a1 = c.createArrayOf("text", ids);
-                Array a2 = c.createArrayOf("bigint", versions);
-                Array a3 = c.createArrayOf("text", hashes);
-                Array a4 = c.createArrayOf("text", records);
-                ps.setArray(1, a1);
-                ps.setArray(2, a2);
-                ps.setArray(3, a3);
-                ps.setArray(4, a4);
-                ps.setString(5, supplier);
-                ps.setObject(6, jobId);
-                ps.setString(7, topic);
+                ps.setArray(1, c.createArrayOf("text", ids));
+                ps.setArray(2, c.createArrayOf("bigint", versions));
+                ps.setArray(3, c.createArrayOf("text", hashes));
+                ps.setArray(4, c.createArrayOf("text", records));
+                ps.setArray(5, c.createArrayOf("uuid", eventIds));
+                ps.setString(6, supplier);
+                ps.setObject(7, jobId);
                 ps.setString(8, jobId.toString());
-                Map<String, RecordOutcome> written = new HashMap<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         written.put(rs.getString(1), rs.getBoolean(2) ? RecordOutcome.ACCEPTED : RecordOutcome.UPDATED);
+                        events.add(new OutboxWriter.Event(rs.getObject(3, UUID.class), rs.getString(4), rs.getString(5)));
                     }
                 }
-                return new AppliedBatch(Set.copyOf(Arrays.asList(ids)), written);
+                return null;
             }
         });
+        // checked before any event is written: an id the database changed has no event id of its own
+        AppliedBatch applied = new AppliedBatch(Set.copyOf(Arrays.asList(ids)), written);
+        outbox.write(topic, events);
+        return applied;
     }
 }

@@ -1,43 +1,16 @@
 package dev.ingestor.source;
 
-import dev.ingestor.web.ApiProblemException;
-import dev.ingestor.web.TenantGuard;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.ingestor.web.HttpReplies;
-import dev.ingestor.web.JobView;
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.intake.StoredContent;
-import dev.ingestor.intake.ContentKeyLock;
-import dev.ingestor.intake.RawStore;
-import dev.ingestor.intake.ReceivedContent;
-import dev.ingestor.processing.AppliedBatch;
-import dev.ingestor.processing.ItemStore;
-import dev.ingestor.processing.RecordOutcome;
-import dev.ingestor.job.ImportJob;
-import dev.ingestor.job.ImportJobStore;
-import dev.ingestor.job.JobState;
 import dev.ingestor.job.RecordCounts;
+import dev.ingestor.logging.SafeText;
 import dev.ingestor.metrics.IngestorMetrics;
-import dev.ingestor.validation.DeliveryAdvice;
-import dev.ingestor.validation.DeliveryAdviceValidator;
-import dev.ingestor.validation.QuarantineWriter;
-import dev.ingestor.validation.RawRecord;
-import dev.ingestor.validation.Validated;
+import dev.ingestor.web.ApiProblemException;
+import dev.ingestor.web.HttpReplies;
+import dev.ingestor.web.TenantGuard;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
@@ -46,17 +19,15 @@ import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * POST /api/v1/partners/{partner}/items: a JSON batch of delivery advice records (docs/design.md, Idempotency rules).
  *
  * <p>{@link #read} checks the request and takes its fingerprint; {@link RequestKeyStore#claim} decides whether
- * this request does the work; {@link #process} does it. Without {@code mode=bulk} the items are processed
- * while the caller waits and the answer names every item's outcome; with it the batch becomes a job for the
- * stages and the answer is 202 with the job. Either way the effects, the job and the stored response commit
- * in one transaction, and any failure lets the key go so the retry runs again.
+ * this request does the work; {@link #process} has it done ({@link ItemBatchTransaction}) and answers. Without
+ * {@code mode=bulk} the items are processed while the caller waits and the answer names every item's outcome;
+ * with it the batch becomes a job for the stages and the answer is 202 with the job. Either way the effects, the
+ * job and the stored response commit in one transaction, and any failure lets the key go so the retry runs again.
  */
 @Component
 public class ItemBatchApi {
@@ -66,33 +37,19 @@ public class ItemBatchApi {
     static final String CORRELATION_ID = "X-Correlation-Id";
 
     private final TenantGuard tenants;
-    private final RawStore rawStore;
-    private final ItemStore items;
-    private final ImportJobStore jobs;
-    private final QuarantineWriter quarantine;
     private final RequestKeyStore requestKeys;
+    private final ItemBatchTransaction work;
     private final HttpReplies replies;
-    private final TransactionTemplate transactions;
-    private final IngestorProperties properties;
     private final IngestorMetrics metrics;
     private final ItemBatchReader batchReader;
-    private final ContentKeyLock contentKeyLock;
 
-    public ItemBatchApi(TenantGuard tenants, RawStore rawStore, ItemStore items, ImportJobStore jobs,
-                        QuarantineWriter quarantine, RequestKeyStore requestKeys, HttpReplies replies,
-                        PlatformTransactionManager transactionManager, IngestorProperties properties,
-                        IngestorMetrics metrics, ContentKeyLock contentKeyLock) {
-        this.metrics = metrics;
-        this.contentKeyLock = contentKeyLock;
+    ItemBatchApi(TenantGuard tenants, RequestKeyStore requestKeys, ItemBatchTransaction work, HttpReplies replies,
+                 IngestorProperties properties, IngestorMetrics metrics) {
         this.tenants = tenants;
-        this.rawStore = rawStore;
-        this.items = items;
-        this.jobs = jobs;
-        this.quarantine = quarantine;
         this.requestKeys = requestKeys;
+        this.work = work;
         this.replies = replies;
-        this.transactions = new TransactionTemplate(transactionManager);
-        this.properties = properties;
+        this.metrics = metrics;
         IngestorProperties.Http http = properties.getHttp();
         this.batchReader = new ItemBatchReader(http.getMaxItemsPerBatch(), http.getMaxRecordSize().toBytes(),
                 properties.getDataDir().resolve("spool"));
@@ -111,7 +68,7 @@ public class ItemBatchApi {
         } else if (mode.equals("bulk")) {
             bulk = true;
         } else {
-            throw ApiProblemException.badRequest("bad-query", "mode '" + dev.ingestor.logging.SafeText.of(mode, 40)
+            throw ApiProblemException.badRequest("bad-query", "mode '" + SafeText.of(mode, 40)
                     + "' is not known; use mode=bulk for a job, or leave it out to process the batch at once");
         }
         String prefix = "POST /api/v1/partners/" + partner + "/items mode=" + (bulk ? "bulk" : "sync");
@@ -134,132 +91,18 @@ public class ItemBatchApi {
     public void process(@Body ItemBatchRequest request, @ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim,
                         Exchange exchange) throws Exception {
         try (AutoCloseable lease = requestKeys.keepAlive(claim)) {
-            ReceivedContent received;
-            try (InputStream lines = Files.newInputStream(request.items())) {
-                received = rawStore.receive(lines, request.partner(), null, null);
-            }
-            UUID jobId = ImportJobStore.newId();
-            String fileName = "items " + request.idempotencyKey();
-            Reply reply;
-            try {
-                reply = transactions.execute(status -> {
-                    // as for files: the bytes go in place under their key's lock, in the transaction that creates
-                    // the job referring to them, so retention cannot delete a raw file a new job is about to use
-                    contentKeyLock.lock(received.key().toString());
-                    StoredContent content = place(received);
-                    return request.bulk()
-                            ? bulk(request, claim, content, jobId, fileName)
-                            : processNow(request, claim, content, jobId, fileName);
-                });
-            } finally {
-                rawStore.discard(received);
-            }
+            ItemBatchTransaction.Reply reply = work.run(request, claim);
             replies.raw(exchange, reply.status(), reply.headers(), reply.body());
             RecordCounts counts = reply.counts();
             if (counts != null) {
                 metrics.records(request.partner(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined());
             }
             LOG.info("items partner={} key={} job={} mode={} status={}", request.partner(), request.idempotencyKey(),
-                    jobId, request.bulk() ? "bulk" : "sync", reply.status());
+                    reply.jobId(), request.bulk() ? "bulk" : "sync", reply.status());
         } catch (Exception e) {
             requestKeys.release(claim);
             throw e;
         }
-    }
-
-    private StoredContent place(ReceivedContent received) {
-        try {
-            return rawStore.place(received);
-        } catch (IOException e) {
-            throw new UncheckedIOException("the items of the request cannot be put in the raw store", e);
-        }
-    }
-
-    private Reply bulk(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
-        ImportJob job = jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(), JobState.RECEIVED, RecordCounts.NONE);
-        return store(claim, 202, replies.toJson(JobView.of(job)), jobId, null);
-    }
-
-    private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
-        try (BufferedReader lines = Files.newBufferedReader(request.items(), StandardCharsets.UTF_8)) {
-            return processNow(request, claim, content, jobId, fileName, lines);
-        } catch (IOException e) {
-            throw new UncheckedIOException("the items file of the request cannot be read", e);
-        }
-    }
-
-    private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName,
-                             BufferedReader lines) throws IOException {
-        String topic = properties.getKafka().getItemsTopic();
-        int n = request.itemCount();
-        List<ItemResult> results = new ArrayList<>(n);
-        List<Object[]> quarantined = new ArrayList<>();
-        List<DeliveryAdvice> batch = new ArrayList<>();
-        List<Integer> batchPositions = new ArrayList<>();
-        Set<String> batchIds = new HashSet<>();
-        RecordOutcome[] outcomes = new RecordOutcome[n];
-        Validated[] validated = new Validated[n];
-        for (int i = 0; i < n; i++) {
-            Validated record = DeliveryAdviceValidator.validate(RawRecord.ofJson(CanonicalJson.parse(
-                    lines.readLine().getBytes(StandardCharsets.UTF_8)), i + 1, -1));
-            validated[i] = record;
-            if (!record.isValid()) {
-                outcomes[i] = RecordOutcome.QUARANTINED;
-                quarantined.add(QuarantineWriter.row(jobId, record));
-                continue;
-            }
-            if (!batchIds.add(record.advice().sourceId())) {
-                // one statement may touch an item once: a second sighting goes in the next statement
-                apply(request.partner(), jobId, topic, batch, batchPositions, outcomes);
-                batchIds.clear();
-                batchIds.add(record.advice().sourceId());
-            }
-            batch.add(record.advice());
-            batchPositions.add(i);
-        }
-        apply(request.partner(), jobId, topic, batch, batchPositions, outcomes);
-        long accepted = 0;
-        long updated = 0;
-        long replayed = 0;
-        for (int i = 0; i < n; i++) {
-            Validated record = validated[i];
-            switch (outcomes[i]) {
-                case ACCEPTED -> accepted++;
-                case UPDATED -> updated++;
-                case REPLAY -> replayed++;
-                default -> { }
-            }
-            DeliveryAdvice advice = record.advice();
-            results.add(advice != null
-                    ? new ItemResult(i + 1, advice.sourceId(), advice.sourceVersion(), outcomes[i].name(), null)
-                    : new ItemResult(i + 1, dev.ingestor.logging.SafeText.of(record.raw().fields().get("source_id"), 128),
-                            null, outcomes[i].name(), record.reason()));
-        }
-        RecordCounts counts = new RecordCounts(n, accepted, updated, replayed, quarantined.size());
-        JobState end = quarantined.isEmpty() ? JobState.COMPLETED : JobState.COMPLETED_WITH_ERRORS;
-        jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(), end, counts);
-        quarantine.insert(quarantined);
-        byte[] body = replies.toJson(new BatchResult(jobId.toString(), end.name(), counts, results,
-                Map.of("job", JobView.JOBS_PATH + jobId, "records", JobView.JOBS_PATH + jobId + "/records?outcome=QUARANTINED")));
-        return store(claim, 200, body, jobId, counts);
-    }
-
-    private void apply(String partner, UUID jobId, String topic, List<DeliveryAdvice> batch, List<Integer> positions,
-                       RecordOutcome[] outcomes) {
-        AppliedBatch applied = items.apply(partner, jobId, topic, batch);
-        for (int k = 0; k < batch.size(); k++) {
-            outcomes[positions.get(k)] = applied.outcomeOf(batch.get(k).sourceId());
-        }
-        batch.clear();
-        positions.clear();
-    }
-
-    private Reply store(RequestClaim claim, int status, byte[] body, UUID jobId, RecordCounts counts) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        headers.put(Exchange.CONTENT_TYPE, "application/json");
-        headers.put("Location", JobView.JOBS_PATH + jobId);
-        requestKeys.complete(claim, status, headers, body, jobId);
-        return new Reply(status, headers, body, counts);
     }
 
     private static String idempotencyKey(Message message) {
@@ -277,21 +120,5 @@ public class ItemBatchApi {
                     + " ASCII characters, such as a UUID");
         }
         return key;
-    }
-
-    private record Reply(int status, Map<String, String> headers, byte[] body, RecordCounts counts) {
-    }
-
-    /** The answer to a batch processed at once: the job it became and every item's outcome. */
-    public record BatchResult(String jobId, String state, RecordCounts counts, List<ItemResult> items,
-                              Map<String, String> links) {
-    }
-
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record ItemResult(int item,
-                             @JsonProperty("source_id") String sourceId,
-                             @JsonProperty("source_version") Long sourceVersion,
-                             String outcome,
-                             String reason) {
     }
 }

@@ -1,0 +1,185 @@
+package dev.ingestor.processing;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.RecordCounts;
+import dev.ingestor.validation.DeliveryAdvice;
+import dev.ingestor.validation.DeliveryAdviceValidator;
+import dev.ingestor.validation.QuarantineWriter;
+import dev.ingestor.validation.RawRecord;
+import dev.ingestor.validation.Validated;
+import org.springframework.stereotype.Component;
+
+/**
+ * The one apply loop: validates records in order and applies the valid ones to their items ({@link ItemStore},
+ * which writes each effect's event too), batch by batch. The processing stage applies a job's records with it,
+ * each batch committed with the job's checkpoint ({@link #applyJob}); an item batch applied while its caller
+ * waits goes through it in the caller's one transaction ({@link #applyBatch}). Both apply the same records the
+ * same way, so both give the same outcomes and the same events.
+ *
+ * <p>One statement may touch an item once: a record whose source id is already in the batch starts the next
+ * batch, so a second sighting of an item in the same records is judged against the first one's effect.
+ */
+@Component
+public class ItemApplier {
+
+    /**
+     * How one batch becomes durable: runs {@code apply} (the batch's effects and events) and commits them with
+     * {@code position}, the number of records done once this batch is, and answers what {@code apply} did.
+     */
+    @FunctionalInterface
+    public interface BatchCommit {
+        AppliedBatch commit(Supplier<AppliedBatch> apply, long position);
+    }
+
+    /** One record and what became of it. */
+    public record AppliedRecord(Validated record, RecordOutcome outcome) {
+    }
+
+    /**
+     * What a run did: the position reached, its counts, and (for an item batch only; a job's file may hold
+     * millions) every record with its outcome, in order.
+     */
+    public record Applied(long position, RecordCounts counts, List<AppliedRecord> records) {
+    }
+
+    private final ItemStore items;
+    private final QuarantineWriter quarantine;
+    private final String topic;
+
+    public ItemApplier(ItemStore items, QuarantineWriter quarantine, IngestorProperties properties) {
+        this.items = items;
+        this.quarantine = quarantine;
+        this.topic = properties.getKafka().getItemsTopic();
+    }
+
+    /**
+     * Applies a job's records after its checkpoint ({@link ImportJob#recordsDone}), {@code batchSize} valid
+     * records at most per batch, each batch made durable by {@code commit} with the records done; the last
+     * commit (possibly of no record) carries the position of the last record. Quarantine is not written here:
+     * the validation stage kept the invalid records already.
+     */
+    public Applied applyJob(ImportJob job, Iterator<RawRecord> records, int batchSize, BatchCommit commit) {
+        Run run = new Run(job.supplier(), job.id(), batchSize, commit, false);
+        long skip = job.recordsDone();
+        while (records.hasNext()) {
+            RawRecord record = records.next();
+            if (skip > 0) {
+                skip--;
+                run.skip(); // committed by an earlier run of this job
+            } else {
+                run.add(record);
+            }
+        }
+        return run.finish();
+    }
+
+    /**
+     * Applies the records of an item batch in the caller's transaction, as one batch (split only where an item
+     * comes again). Once the counts are known, {@code recordJob} records the job the effects belong to, and the
+     * invalid records are quarantined under it.
+     */
+    public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records, Consumer<RecordCounts> recordJob) {
+        Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, position) -> apply.get(), true);
+        records.forEachRemaining(run::add);
+        Applied applied = run.finish();
+        recordJob.accept(applied.counts());
+        quarantine.insert(run.quarantined);
+        return applied;
+    }
+
+    /** One pass over records: the batch being filled and what was done so far. */
+    private final class Run {
+
+        private final String supplier;
+        private final UUID jobId;
+        private final int batchSize;
+        private final BatchCommit commit;
+        private final boolean keep;
+        private final List<DeliveryAdvice> batch = new ArrayList<>();
+        private final List<Integer> batchSlots = new ArrayList<>();
+        private final Set<String> batchIds = new HashSet<>();
+        private final List<Validated> kept = new ArrayList<>();
+        private final List<RecordOutcome> outcomes = new ArrayList<>();
+        private final List<Object[]> quarantined = new ArrayList<>();
+        private long position;
+        private long total;
+        private long accepted;
+        private long updated;
+        private long replayed;
+
+        Run(String supplier, UUID jobId, int batchSize, BatchCommit commit, boolean keep) {
+            this.supplier = supplier;
+            this.jobId = jobId;
+            this.batchSize = Math.max(1, batchSize);
+            this.commit = commit;
+            this.keep = keep;
+        }
+
+        void add(RawRecord raw) {
+            Validated record = DeliveryAdviceValidator.validate(raw);
+            position++;
+            total++;
+            int slot = -1;
+            if (keep) {
+                slot = kept.size();
+                kept.add(record);
+                outcomes.add(record.isValid() ? null : RecordOutcome.QUARANTINED);
+            }
+            if (!record.isValid()) {
+                if (keep) {
+                    quarantined.add(QuarantineWriter.row(jobId, record));
+                }
+                return;
+            }
+            if (!batchIds.add(record.advice().sourceId())) {
+                flush(position - 1);
+                batchIds.add(record.advice().sourceId());
+            }
+            batch.add(record.advice());
+            batchSlots.add(slot);
+            if (batch.size() >= batchSize) {
+                flush(position);
+            }
+        }
+
+        void skip() {
+            position++;
+        }
+
+        Applied finish() {
+            flush(position);
+            List<AppliedRecord> records = new ArrayList<>(kept.size());
+            for (int i = 0; i < kept.size(); i++) {
+                records.add(new AppliedRecord(kept.get(i), outcomes.get(i)));
+            }
+            RecordCounts counts = new RecordCounts(total, accepted, updated, replayed, total - accepted - updated - replayed);
+            return new Applied(position, counts, records);
+        }
+
+        /** Applies and commits the batch with {@code done} records done, and empties it. */
+        private void flush(long done) {
+            AppliedBatch applied = commit.commit(() -> items.apply(supplier, jobId, topic, batch), done);
+            accepted += applied.accepted();
+            updated += applied.updated();
+            replayed += applied.replayed();
+            if (keep) {
+                for (int k = 0; k < batch.size(); k++) {
+                    outcomes.set(batchSlots.get(k), applied.outcomeOf(batch.get(k).sourceId()));
+                }
+            }
+            batch.clear();
+            batchSlots.clear();
+            batchIds.clear();
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.ingestor.source;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.ingestor.job.JobState;
+import dev.ingestor.job.RecordCounts;
+import dev.ingestor.logging.SafeText;
+import dev.ingestor.processing.ItemApplier;
+import dev.ingestor.validation.DeliveryAdvice;
+import dev.ingestor.validation.Validated;
+import dev.ingestor.web.JobView;
+
+/** The answer to a batch processed at once: the job it became and every item's outcome. */
+public record ItemBatchAnswer(String jobId, String state, RecordCounts counts, List<ItemResult> items,
+                              Map<String, String> links) {
+
+    /** One item of the batch, named by its position and, when it has them, its source id and version. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record ItemResult(int item,
+                             @JsonProperty("source_id") String sourceId,
+                             @JsonProperty("source_version") Long sourceVersion,
+                             String outcome,
+                             String reason) {
+    }
+
+    static ItemBatchAnswer of(UUID jobId, JobState state, ItemApplier.Applied applied) {
+        List<ItemApplier.AppliedRecord> records = applied.records();
+        List<ItemResult> items = new ArrayList<>(records.size());
+        for (int i = 0; i < records.size(); i++) {
+            Validated record = records.get(i).record();
+            String outcome = records.get(i).outcome().name();
+            DeliveryAdvice advice = record.advice();
+            items.add(advice != null
+                    ? new ItemResult(i + 1, advice.sourceId(), advice.sourceVersion(), outcome, null)
+                    : new ItemResult(i + 1, SafeText.of(record.raw().fields().get("source_id"), 128), null,
+                            outcome, record.reason()));
+        }
+        return new ItemBatchAnswer(jobId.toString(), state.name(), applied.counts(), items, Map.of("job",
+                JobView.JOBS_PATH + jobId, "records", JobView.JOBS_PATH + jobId + "/records?outcome=QUARANTINED"));
+    }
+}

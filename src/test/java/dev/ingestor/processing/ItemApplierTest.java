@@ -1,0 +1,165 @@
+package dev.ingestor.processing;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.JobState;
+import dev.ingestor.job.RecordCounts;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.validation.DeliveryAdvice;
+import dev.ingestor.validation.RawRecord;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.dao.DataIntegrityViolationException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The item batch applied while its caller waits and the processing stage apply records through one applier:
+ * the same records give the same outcomes and the same events either way, on the real server and PostgreSQL.
+ */
+class ItemApplierTest extends IngestorTestSupport {
+
+    /** Every outcome: new, an item again in the same records, a higher version, a changed content, a bad record. */
+    private static final String RECORDS = """
+            {"items": [
+              {"source_id": "A-1", "source_version": 1, "sku": "S", "quantity": 1, "delivery_date": "2026-12-01"},
+              {"source_id": "A-2", "sku": "S", "quantity": 1, "delivery_date": "2026-12-01", "note": "a"},
+              {"source_id": "A-1", "source_version": 1, "sku": "S", "quantity": 1, "delivery_date": "2026-12-01"},
+              {"source_id": "A-1", "source_version": 2, "sku": "S", "quantity": 2, "delivery_date": "2026-12-01"},
+              {"source_id": "A-3", "sku": "S", "quantity": "many", "delivery_date": "2026-12-01"},
+              {"source_id": "A-2", "sku": "S", "quantity": 1, "delivery_date": "2026-12-01", "note": "b"},
+              {"source_id": "A-2", "sku": "S", "quantity": 1, "delivery_date": "2026-12-01", "note": "b"}
+            ]}""";
+
+    @Autowired
+    ItemApplier applier;
+
+    @Test
+    void theSameRecordsGiveTheSameOutcomesAndEventsAppliedAtOnceAndByTheStages() throws Exception {
+        // the same items for two partners: ACME's applied while it waits, GLOBEX's made a job for the stages
+        HttpResponse<String> sync = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+                RECORDS.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+        assertThat(sync.statusCode()).as(sync.body()).isEqualTo(200);
+        HttpResponse<String> bulk = post("/api/v1/partners/GLOBEX/items?mode=bulk", GLOBEX_KEY, "application/json",
+                RECORDS.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+        assertThat(bulk.statusCode()).as(bulk.body()).isEqualTo(202);
+
+        JsonNode answer = JSON.readTree(sync.body());
+        List<String> outcomes = new ArrayList<>();
+        answer.get("items").forEach(item -> outcomes.add(item.get("outcome").asText()));
+        assertThat(outcomes).containsExactly("ACCEPTED", "ACCEPTED", "REPLAY", "UPDATED", "QUARANTINED", "UPDATED", "REPLAY");
+
+        UUID syncJob = UUID.fromString(answer.get("jobId").asText());
+        UUID bulkJob = UUID.fromString(JSON.readTree(bulk.body()).get("id").asText());
+        await().atMost(Duration.ofSeconds(30)).until(() -> "COMPLETED_WITH_ERRORS".equals(
+                jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, bulkJob)));
+        String counts = "SELECT total || '/' || accepted || '/' || updated || '/' || replayed || '/' || quarantined"
+                + " || '/' || records_done FROM import_job WHERE id = ?";
+        assertThat(jdbc.queryForObject(counts, String.class, syncJob)).isEqualTo("7/2/2/2/1/7")
+                .isEqualTo(jdbc.queryForObject(counts, String.class, bulkJob));
+        String quarantined = "SELECT string_agg(record_no || ':' || source_id, ',') FROM job_record WHERE job_id = ?";
+        assertThat(jdbc.queryForObject(quarantined, String.class, syncJob)).isEqualTo("5:A-3")
+                .isEqualTo(jdbc.queryForObject(quarantined, String.class, bulkJob));
+
+        // one event per effect, in the order of the effects, alike but for the partner and the job
+        List<Map<String, Object>> acme = events("ACME", syncJob);
+        List<Map<String, Object>> globex = events("GLOBEX", bulkJob);
+        assertThat(acme).extracting(e -> e.get("source_id") + " r" + e.get("revision") + " " + e.get("outcome"))
+                .containsExactly("A-1 r1 ACCEPTED", "A-2 r1 ACCEPTED", "A-1 r2 UPDATED", "A-2 r2 UPDATED");
+        assertThat(acme).isEqualTo(globex);
+        List<String> ids = jdbc.queryForList("SELECT event_id::text FROM outbox WHERE payload::jsonb->>'job_id' IN (?, ?)",
+                String.class, syncJob.toString(), bulkJob.toString());
+        assertThat(ids).hasSize(8).doesNotHaveDuplicates();
+    }
+
+    /** The events of a job's effects, without what differs by partner and job. */
+    private List<Map<String, Object>> events(String supplier, UUID job) {
+        return jdbc.queryForList("SELECT event_key = ? || ':' || (payload::jsonb->>'source_id') AS keyed,"
+                        + " event_id::text = payload::jsonb->>'event_id' AS id_in_payload,"
+                        + " (payload::jsonb - 'event_id' - 'job_id' - 'supplier')::text AS rest,"
+                        + " payload::jsonb->>'source_id' AS source_id, payload::jsonb->>'revision' AS revision,"
+                        + " payload::jsonb->>'outcome' AS outcome"
+                        + " FROM outbox WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ? ORDER BY id",
+                supplier, job.toString()).stream().peek(e -> {
+                    assertThat(e.get("keyed")).isEqualTo(true);
+                    assertThat(e.get("id_in_payload")).isEqualTo(true);
+                }).toList();
+    }
+
+    @Test
+    void aJobsBatchesCommitWithTheRecordsDoneAndAnItemSeenAgainStartsTheNextBatch() {
+        String supplier = "APPLIER-" + UUID.randomUUID();
+        UUID id = UUID.randomUUID();
+        List<RawRecord> records = List.of(record(1, "B-1"), record(2, "B-1"), record(3, "B-2"), bad(4), record(5, "B-3"), bad(6));
+        List<String> commits = new ArrayList<>();
+        ItemApplier.Applied applied = applier.applyJob(job(id, supplier, 0), records.iterator(), 2, (apply, position) -> {
+            AppliedBatch batch = apply.get();
+            commits.add(position + ":" + batch.sent().size());
+            return batch;
+        });
+        // B-1 again goes into the next statement, with the records before it done; a full batch commits; the
+        // last commit carries the position of the last record even when no valid record is left
+        assertThat(commits).containsExactly("1:1", "3:2", "6:1");
+        assertThat(applied.position()).isEqualTo(6);
+        assertThat(applied.counts()).isEqualTo(new RecordCounts(6, 3, 1, 0, 2));
+        assertThat(applied.records()).as("a job's records are not kept").isEmpty();
+
+        // a run after a checkpoint of 3 skips what was done and applies the rest: B-3 once more is a REPLAY
+        commits.clear();
+        applied = applier.applyJob(job(id, supplier, 3), records.iterator(), 2, (apply, position) -> {
+            AppliedBatch batch = apply.get();
+            commits.add(position + ":" + batch.sent().size());
+            return batch;
+        });
+        assertThat(commits).containsExactly("6:1");
+        assertThat(applied.counts()).isEqualTo(new RecordCounts(3, 0, 0, 1, 2));
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key LIKE ? || ':%'", Long.class, supplier))
+                .isEqualTo(4);
+    }
+
+    @Autowired
+    ItemStore items;
+
+    @Test
+    void anEffectWhoseEventCannotBeWrittenIsNotKeptEvenWithoutACallersTransaction() {
+        String id = "N-" + UUID.randomUUID();
+        DeliveryAdvice advice = new DeliveryAdvice(id, 1L, "S", 1, LocalDate.of(2026, 12, 1), Map.of());
+        jdbc.execute("ALTER TABLE outbox ADD CONSTRAINT no_item_events CHECK (topic <> 'ingestor.items') NOT VALID");
+        try {
+            assertThatThrownBy(() -> items.apply("ACME", UUID.randomUUID(), "ingestor.items", List.of(advice)))
+                    .isInstanceOf(DataIntegrityViolationException.class);
+        } finally {
+            jdbc.execute("ALTER TABLE outbox DROP CONSTRAINT no_item_events");
+        }
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id = ?", Long.class, id)).isZero();
+        // and with the outbox writable again, the same record is a new item, not a REPLAY of a lost effect
+        assertThat(items.apply("ACME", UUID.randomUUID(), "ingestor.items", List.of(advice)).outcomeOf(id))
+                .isEqualTo(RecordOutcome.ACCEPTED);
+    }
+
+    private static ImportJob job(UUID id, String supplier, long recordsDone) {
+        return new ImportJob(id, supplier, JobState.PROCESSING, null, "f", 0, "test", null, null, 0, null,
+                RecordCounts.NONE, null, recordsDone, null, null);
+    }
+
+    private static RawRecord record(long index, String sourceId) {
+        return new RawRecord(index, index + 1, Map.of("source_id", sourceId, "source_version", String.valueOf(index),
+                "sku", "S", "quantity", "1", "delivery_date", "2026-12-01"), null);
+    }
+
+    private static RawRecord bad(long index) {
+        return new RawRecord(index, index + 1, Map.of("source_id", "X", "sku", "S", "quantity", "many",
+                "delivery_date", "2026-12-01"), null);
+    }
+}
