@@ -10,8 +10,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * The dead letters as operators read them (table dead_letter), and the FAILED jobs they explain. A dead letter
- * is written with its event by the dead-letter channel ({@link DeadLetters}); this class only reads. Rows keep
- * the column names the admin API shows (jobId, createdAt, ...).
+ * is written with its event by the dead-letter channel ({@link DeadLetters}); this class reads them and marks them
+ * replayed. Rows keep the column names the admin API shows (jobId, createdAt, ...).
  */
 @Component
 public class DeadLetterStore {
@@ -28,6 +28,28 @@ public class DeadLetterStore {
 
     public DeadLetterStore(JdbcTemplate jdbc) {
         this.jdbc = jdbc;
+    }
+
+    /** A dead letter not replayed yet, locked until the caller's transaction ends. */
+    public record Waiting(long id, UUID jobId, String stage) {
+    }
+
+    /** The dead letter {@code id} if it is not replayed yet and belongs to a job, locked for the caller's transaction. */
+    public java.util.Optional<Waiting> lockWaiting(long id) {
+        return jdbc.query("SELECT id, job_id, stage FROM dead_letter WHERE id = ? AND replayed_at IS NULL"
+                        + " AND job_id IS NOT NULL FOR UPDATE",
+                (rs, n) -> new Waiting(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3)), id).stream().findFirst();
+    }
+
+    /** Marks one dead letter replayed, by whom. */
+    public void markReplayed(long id, String who) {
+        jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE id = ?", who, id);
+    }
+
+    /** Marks every dead letter of a job that is not replayed yet as replayed, by whom. */
+    public void markReplayedOfJob(UUID jobId, String who) {
+        jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE job_id = ? AND replayed_at IS NULL",
+                who, jobId);
     }
 
     /** Dead letters not replayed yet: failures an operator still has to look at. */

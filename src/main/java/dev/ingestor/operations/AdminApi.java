@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 
 import dev.ingestor.job.DeadLetterStore;
+import dev.ingestor.outbox.OutboxStore;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobPage;
@@ -23,7 +24,6 @@ import dev.ingestor.web.QueryParams;
 import dev.ingestor.web.TenantGuard;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
@@ -36,7 +36,7 @@ public class AdminApi {
 
     private static final int DEFAULT_SIZE = 50;
 
-    private final JdbcTemplate jdbc;
+    private final OutboxStore outbox;
     private final ImportJobStore jobs;
     private final DeadLetterStore deadLetters;
     private final QuarantineView records;
@@ -44,9 +44,9 @@ public class AdminApi {
     private final JobActions actions;
     private final HttpReplies replies;
 
-    public AdminApi(JdbcTemplate jdbc, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
+    public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
                     RequestKeyStore requestKeys, JobActions actions, HttpReplies replies) {
-        this.jdbc = jdbc;
+        this.outbox = outbox;
         this.jobs = jobs;
         this.deadLetters = deadLetters;
         this.records = records;
@@ -70,7 +70,7 @@ public class AdminApi {
         body.put("states", perState);
         body.put("suppliers", perSupplier);
         body.put("deadLettersWaiting", deadLetters.waiting());
-        body.put("outboxPending", jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class));
+        body.put("outboxPending", outbox.pending());
         body.put("generatedAt", Instant.now());
         replies.json(exchange, 200, body);
     }

@@ -1,13 +1,11 @@
 package dev.ingestor.operations;
 
-import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
+import dev.ingestor.job.DeadLetterStore;
 import dev.ingestor.job.JobLifecycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -23,12 +21,12 @@ public class JobActions {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.admin");
 
-    private final JdbcTemplate jdbc;
+    private final DeadLetterStore deadLetters;
     private final JobLifecycle lifecycle;
     private final TransactionTemplate transactions;
 
-    public JobActions(JdbcTemplate jdbc, JobLifecycle lifecycle, PlatformTransactionManager transactionManager) {
-        this.jdbc = jdbc;
+    public JobActions(DeadLetterStore deadLetters, JobLifecycle lifecycle, PlatformTransactionManager transactionManager) {
+        this.deadLetters = deadLetters;
         this.lifecycle = lifecycle;
         this.transactions = new TransactionTemplate(transactionManager);
     }
@@ -53,19 +51,12 @@ public class JobActions {
      * validation starts again. The dead letter is kept, marked replayed.
      */
     public boolean replayDeadLetter(long deadLetterId, String who) {
-        boolean done = Boolean.TRUE.equals(transactions.execute(status -> {
-            List<Map<String, Object>> letters = jdbc.queryForList("SELECT job_id, stage FROM dead_letter"
-                    + " WHERE id = ? AND replayed_at IS NULL FOR UPDATE", deadLetterId);
-            if (letters.isEmpty() || letters.get(0).get("job_id") == null) {
-                return false;
-            }
-            UUID jobId = (UUID) letters.get(0).get("job_id");
-            if (!lifecycle.resumeAfterDeadLetter(jobId, (String) letters.get(0).get("stage"))) {
-                return false;
-            }
-            jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE id = ?", who, deadLetterId);
-            return true;
-        }));
+        boolean done = Boolean.TRUE.equals(transactions.execute(status -> deadLetters.lockWaiting(deadLetterId)
+                .filter(letter -> lifecycle.resumeAfterDeadLetter(letter.jobId(), letter.stage()))
+                .map(letter -> {
+                    deadLetters.markReplayed(letter.id(), who);
+                    return true;
+                }).orElse(false)));
         LOG.info("admin action=replay-dead-letter dead-letter={} by={} result={}", deadLetterId, who,
                 done ? "queued" : "refused (already replayed, unknown, or its job is not FAILED)");
         return done;
@@ -78,8 +69,7 @@ public class JobActions {
             for (JobLifecycle.FailedJob job : lifecycle.lockFailed(supplier)) {
                 UUID jobId = job.jobId();
                 if (lifecycle.resumeAfterDeadLetter(jobId, job.stage())) {
-                    jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE job_id = ? AND replayed_at IS NULL",
-                            who, jobId);
+                    deadLetters.markReplayedOfJob(jobId, who);
                     n++;
                 }
             }

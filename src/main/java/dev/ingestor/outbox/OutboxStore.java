@@ -43,6 +43,12 @@ public class OutboxStore {
         this.limit = properties.getOutbox().getBatchSize();
     }
 
+    /** Events written but not yet published, on every topic: the backlog an operator sees. */
+    public long pending() {
+        Long pending = jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class);
+        return pending == null ? 0 : pending;
+    }
+
     /** The next events of {@code topic}, oldest first, locked until the transaction ends; or an empty list. */
     public List<OutboxEvent> nextBatch(@ExchangeProperty("IngestorOutboxTopic") String topic) {
         Boolean leader = jdbc.queryForObject("SELECT pg_try_advisory_xact_lock(hashtext('ingestor.outbox:' || ?))", Boolean.class, topic);
