@@ -168,7 +168,7 @@ public class IngestorProperties {
         public void setDeadLettersTopic(String deadLettersTopic) { this.deadLettersTopic = deadLettersTopic; }
     }
 
-    /** {@code ingestor.http.*}: partner pushes over HTTP. */
+    /** {@code ingestor.http.*}: supplier pushes over HTTP. */
     public static class Http {
         /** Largest file a push may carry (raw body or multipart part). */
         private DataSize maxFileSize = DataSize.ofMegabytes(100);

@@ -22,7 +22,7 @@ public class SupplierProperties {
     /** Character set of the supplier's files. */
     private Charset charset = StandardCharsets.UTF_8;
     /**
-     * Hex SHA-256 of each API key this supplier (or partner) may use over HTTP; several allow rotation.
+     * Hex SHA-256 of each API key this supplier may use over HTTP; several allow rotation.
      * The key itself is never configured, stored or logged.
      */
     private List<String> apiKeySha256 = new ArrayList<>();

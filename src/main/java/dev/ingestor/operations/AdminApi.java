@@ -115,14 +115,14 @@ public class AdminApi {
         replies.json(exchange, 200, deadLetters.page(pageNo, pageSize));
     }
 
-    public void requestKey(@Header("partner") String partner, @Header("key") String key, Exchange exchange) {
-        replies.json(exchange, 200, requestKeys.find(partner, key).orElseThrow(() ->
-                ApiProblemException.notFound("no Idempotency-Key '" + key + "' of partner '" + partner + "'")));
+    public void requestKey(@Header("supplier") String supplier, @Header("key") String key, Exchange exchange) {
+        replies.json(exchange, 200, requestKeys.find(supplier, key).orElseThrow(() ->
+                ApiProblemException.notFound("no Idempotency-Key '" + key + "' of supplier '" + supplier + "'")));
     }
 
-    public void releaseRequestKey(@Header("partner") String partner, @Header("key") String key, Exchange exchange) {
-        answer(exchange, requestKeys.releaseInProgress(partner, key, who(exchange)), "released",
-                "Idempotency-Key '" + key + "' of partner '" + partner + "' is not in progress (or unknown); nothing to release");
+    public void releaseRequestKey(@Header("supplier") String supplier, @Header("key") String key, Exchange exchange) {
+        answer(exchange, requestKeys.releaseInProgress(supplier, key, who(exchange)), "released",
+                "Idempotency-Key '" + key + "' of supplier '" + supplier + "' is not in progress (or unknown); nothing to release");
     }
 
     public void revalidate(@Header("id") String id, Exchange exchange) {

@@ -69,8 +69,8 @@ public class Housekeeping implements CamelContextConfiguration {
     public RetentionReport retain() {
         int batch = Math.max(1, properties.getRetention().getBatchSize());
         int[] statements = {0};
-        long httpKeys = repeat(batch, statements, () -> jdbc.update("DELETE FROM http_request WHERE (partner, idempotency_key) IN"
-                + " (SELECT partner, idempotency_key FROM http_request WHERE expires_at < now() LIMIT ?)", batch));
+        long httpKeys = repeat(batch, statements, () -> jdbc.update("DELETE FROM http_request WHERE (supplier, idempotency_key) IN"
+                + " (SELECT supplier, idempotency_key FROM http_request WHERE expires_at < now() LIMIT ?)", batch));
         long jobs = 0;
         long contentKeys = 0;
         long rawFiles = 0;

@@ -45,7 +45,7 @@ public class FrontDoorSecurity {
     }
 
     @Bean
-    SecurityFilterChain frontDoor(HttpSecurity http, ApiKeys apiKeys, PartnerLimits limits, FrontDoorRefusals refusals)
+    SecurityFilterChain frontDoor(HttpSecurity http, ApiKeys apiKeys, KeyLimits limits, FrontDoorRefusals refusals)
             throws Exception {
         RequestAttributeSecurityContextRepository contexts = new RequestAttributeSecurityContextRepository();
         ApiKeyAuthenticationFilter authentication = new ApiKeyAuthenticationFilter(apiKeys, refusals, contexts);
@@ -63,7 +63,7 @@ public class FrontDoorSecurity {
                         .frameOptions(frames -> frames.deny())
                         .referrerPolicy(referrer -> referrer.policy(ReferrerPolicyHeaderWriter.ReferrerPolicy.NO_REFERRER)))
                 .addFilterBefore(authentication, AnonymousAuthenticationFilter.class)
-                .addFilterAfter(new PartnerLimitFilter(limits, refusals), ApiKeyAuthenticationFilter.class)
+                .addFilterAfter(new KeyLimitFilter(limits, refusals), ApiKeyAuthenticationFilter.class)
                 .authorizeHttpRequests(rules -> rules
                         // the asynchronous second half of a request, and error pages, of a request already let in
                         .dispatcherTypeMatchers(DispatcherType.ASYNC, DispatcherType.ERROR).permitAll()

@@ -23,8 +23,8 @@ public class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecu
     @Override
     public Runnable decorate(Runnable task) {
         RequestAttributes request = RequestContextHolder.getRequestAttributes();
-        Object permit = request == null ? null : request.getAttribute(PartnerLimitFilter.PERMIT_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);
-        if (!(permit instanceof PartnerLimits.Permit held)) {
+        Object permit = request == null ? null : request.getAttribute(KeyLimitFilter.PERMIT_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);
+        if (!(permit instanceof KeyLimits.Permit held)) {
             return task;
         }
         held.hold();
@@ -43,7 +43,7 @@ public class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecu
         throw new RejectedExecutionException("the request queue is full (spring.task.execution.pool.queue-capacity)");
     }
 
-    private record HoldingTask(Runnable task, PartnerLimits.Permit permit) implements Runnable {
+    private record HoldingTask(Runnable task, KeyLimits.Permit permit) implements Runnable {
         @Override
         public void run() {
             try {

@@ -20,7 +20,7 @@ import org.apache.camel.support.SynchronizationAdapter;
 import org.springframework.stereotype.Component;
 
 /**
- * POST /api/v1/suppliers/{supplier}/files: a partner pushes a file, as the raw body (name in X-File-Name) or as
+ * POST /api/v1/suppliers/{supplier}/files: a supplier pushes a file, as the raw body (name in X-File-Name) or as
  * the one file part of a multipart form. {@link #accept} hands it to the shared intake route exactly as a file
  * drop would; {@link #reply} answers from what intake made of it: 202 with a new job, 200 with the existing
  * job for content seen before: a duplicate is a success, not a conflict (docs/design.md, Idempotency rules).

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * POST /api/v1/partners/{partner}/items: a JSON batch of delivery advice records (docs/design.md, Idempotency rules).
+ * POST /api/v1/suppliers/{supplier}/items (also under the older path /api/v1/partners/{partner}/items): a JSON batch of delivery advice records (docs/design.md, Idempotency rules).
  *
  * <p>{@link #read} checks the request and takes its fingerprint; {@link RequestKeyStore#claim} decides whether
  * this request does the work; {@link #process} has it done ({@link ItemBatchTransaction}) and answers. Without
@@ -58,7 +58,7 @@ public class ItemBatchApi {
     /** Everything that can be wrong with the request itself, answered before any key is taken. */
     public ItemBatchRequest read(Exchange exchange) throws IOException {
         Message message = exchange.getMessage();
-        String partner = tenants.supplierFor(exchange, "partner");
+        String supplier = tenants.supplierFor(exchange, "supplier");
         // application/json only: the route's consumes, enforced by Spring MVC with 415
         String key = idempotencyKey(message);
         String mode = message.getHeader("mode", String.class);
@@ -71,7 +71,7 @@ public class ItemBatchApi {
             throw ApiProblemException.badRequest("bad-query", "mode '" + SafeText.of(mode, 40)
                     + "' is not known; use mode=bulk for a job, or leave it out to process the batch at once");
         }
-        String prefix = "POST /api/v1/partners/" + partner + "/items mode=" + (bulk ? "bulk" : "sync");
+        String prefix = "POST /api/v1/suppliers/" + supplier + "/items mode=" + (bulk ? "bulk" : "sync");
         ItemBatchReader.Batch batch = batchReader.read(message.getBody(InputStream.class), prefix);
         // the items file goes once the exchange is done, whatever the outcome (a replay or 409 included)
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
@@ -84,7 +84,7 @@ public class ItemBatchApi {
                 }
             }
         });
-        return new ItemBatchRequest(partner, key, bulk, batch.jsonLines(), batch.count(), batch.fingerprint());
+        return new ItemBatchRequest(supplier, key, bulk, batch.jsonLines(), batch.count(), batch.fingerprint());
     }
 
     /** Does the work of a claimed request and answers it; the answer is stored for the request's retries. */
@@ -95,9 +95,9 @@ public class ItemBatchApi {
             replies.raw(exchange, reply.status(), reply.headers(), reply.body());
             RecordCounts counts = reply.counts();
             if (counts != null) {
-                metrics.records(request.partner(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined());
+                metrics.records(request.supplier(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined());
             }
-            LOG.info("items partner={} key={} job={} mode={} status={}", request.partner(), request.idempotencyKey(),
+            LOG.info("items supplier={} key={} job={} mode={} status={}", request.supplier(), request.idempotencyKey(),
                     reply.jobId(), request.bulk() ? "bulk" : "sync", reply.status());
         } catch (Exception e) {
             requestKeys.release(claim);

@@ -3,10 +3,10 @@ package dev.ingestor.source;
 import java.nio.file.Path;
 
 /**
- * A checked POST .../items: the partner, its Idempotency-Key, sync or bulk, the items (canonical JSON Lines in
+ * A checked POST .../items: the supplier, its Idempotency-Key, sync or bulk, the items (canonical JSON Lines in
  * a temporary file, deleted when the exchange is done), their number and the fingerprint of the whole request
  * (method, path, mode and canonical body).
  */
-public record ItemBatchRequest(String partner, String idempotencyKey, boolean bulk, Path items, int itemCount,
+public record ItemBatchRequest(String supplier, String idempotencyKey, boolean bulk, Path items, int itemCount,
                                String fingerprint) {
 }

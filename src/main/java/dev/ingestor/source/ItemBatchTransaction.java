@@ -65,7 +65,7 @@ class ItemBatchTransaction {
     Reply run(ItemBatchRequest request, RequestClaim claim) throws IOException {
         ReceivedContent received;
         try (InputStream lines = Files.newInputStream(request.items())) {
-            received = rawStore.receive(lines, request.partner(), null, null);
+            received = rawStore.receive(lines, request.supplier(), null, null);
         }
         UUID jobId = ImportJobStore.newId();
         String fileName = "items " + request.idempotencyKey();
@@ -99,7 +99,7 @@ class ItemBatchTransaction {
 
     private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
         try (BufferedReader lines = Files.newBufferedReader(request.items(), StandardCharsets.UTF_8)) {
-            ItemApplier.Applied applied = applier.applyBatch(request.partner(), jobId, records(lines, request.itemCount()),
+            ItemApplier.Applied applied = applier.applyBatch(request.supplier(), jobId, records(lines, request.itemCount()),
                     counts -> jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(), finished(counts), counts));
             byte[] body = replies.toJson(ItemBatchAnswer.of(jobId, finished(applied.counts()), applied));
             return store(claim, 200, body, jobId, applied.counts());

@@ -28,7 +28,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Request-level idempotency on (partner, Idempotency-Key), in PostgreSQL (table http_request).
+ * Request-level idempotency on (supplier, Idempotency-Key), in PostgreSQL (table http_request).
  *
  * <p>The row is inserted first, IN_PROGRESS and leased to this request; the primary key, not a read before
  * the write, decides which of several racing requests does the work. The owner stores its response with the
@@ -48,9 +48,9 @@ public class RequestKeyStore {
 
     /** Inserts, or takes over an expired row or a dead owner's row of the same request; returns whether ours. */
     private static final String CLAIM = """
-            INSERT INTO http_request AS r (partner, idempotency_key, fingerprint, state, owner, lease_until, expires_at)
+            INSERT INTO http_request AS r (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)
             VALUES (?, ?, ?, 'IN_PROGRESS', ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
-            ON CONFLICT (partner, idempotency_key) DO UPDATE
+            ON CONFLICT (supplier, idempotency_key) DO UPDATE
               SET fingerprint = EXCLUDED.fingerprint, state = 'IN_PROGRESS', owner = EXCLUDED.owner,
                   lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at, status = NULL,
                   headers = NULL, body = NULL, job_id = NULL, created_at = now(), completed_at = NULL
@@ -99,10 +99,10 @@ public class RequestKeyStore {
     private void renew(RequestClaim claim) {
         try {
             jdbc.update("UPDATE http_request SET lease_until = now() + make_interval(secs => ?)"
-                            + " WHERE partner = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
-                    leaseSeconds, claim.partner(), claim.idempotencyKey(), claim.owner());
+                            + " WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+                    leaseSeconds, claim.supplier(), claim.idempotencyKey(), claim.owner());
         } catch (RuntimeException e) {
-            LOG.warn("cannot renew the lease of request key partner={} key={}: {}", claim.partner(), claim.idempotencyKey(),
+            LOG.warn("cannot renew the lease of request key supplier={} key={}: {}", claim.supplier(), claim.idempotencyKey(),
                     e.getMessage());
         }
     }
@@ -115,16 +115,16 @@ public class RequestKeyStore {
     public void claim(@Body ItemBatchRequest request, Exchange exchange) {
         String owner = instance + "/" + UUID.randomUUID();
         for (int attempt = 0; attempt < 3; attempt++) {
-            List<String> ours = jdbc.queryForList(CLAIM, String.class, request.partner(), request.idempotencyKey(),
+            List<String> ours = jdbc.queryForList(CLAIM, String.class, request.supplier(), request.idempotencyKey(),
                     request.fingerprint(), owner, leaseSeconds, ttlSeconds);
             if (!ours.isEmpty()) {
-                exchange.setProperty(RequestClaim.PROPERTY, new RequestClaim(request.partner(), request.idempotencyKey(), owner));
+                exchange.setProperty(RequestClaim.PROPERTY, new RequestClaim(request.supplier(), request.idempotencyKey(), owner));
                 return;
             }
             List<Stored> existing = jdbc.query("SELECT fingerprint, state, status, headers, body"
-                            + " FROM http_request WHERE partner = ? AND idempotency_key = ?",
+                            + " FROM http_request WHERE supplier = ? AND idempotency_key = ?",
                     (rs, i) -> new Stored(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getBytes(5)),
-                    request.partner(), request.idempotencyKey());
+                    request.supplier(), request.idempotencyKey());
             if (existing.isEmpty()) {
                 continue; // released between the two statements: claim again
             }
@@ -136,7 +136,7 @@ public class RequestKeyStore {
 
     private void answer(Exchange exchange, ItemBatchRequest request, Stored stored) {
         if (!stored.fingerprint().equals(request.fingerprint())) {
-            LOG.info("request key reused for another payload partner={} key={}", request.partner(), request.idempotencyKey());
+            LOG.info("request key reused for another payload supplier={} key={}", request.supplier(), request.idempotencyKey());
             throw new ApiProblemException(Problem.of(422, "idempotency-key-reused", "Unprocessable Content",
                     "Idempotency-Key '" + request.idempotencyKey() + "' was already used for a different request"
                             + " (another body, path or mode); use a fresh key for a new request"));
@@ -159,12 +159,12 @@ public class RequestKeyStore {
     public void complete(RequestClaim claim, int status, Map<String, String> headers, byte[] body, UUID jobId) {
         int updated = jdbc.update("UPDATE http_request SET state = 'COMPLETED', status = ?, headers = ?, body = ?, job_id = ?,"
                         + " completed_at = now(), lease_until = NULL"
-                        + " WHERE partner = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
-                status, writeHeaders(headers), body, jobId, claim.partner(), claim.idempotencyKey(), claim.owner());
+                        + " WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+                status, writeHeaders(headers), body, jobId, claim.supplier(), claim.idempotencyKey(), claim.owner());
         if (updated != 1) {
             // the effects roll back with this exception; the request that took the key over answers for it
-            LOG.warn("request key partner={} key={} was taken over while this request ran; its effects are rolled back",
-                    claim.partner(), claim.idempotencyKey());
+            LOG.warn("request key supplier={} key={} was taken over while this request ran; its effects are rolled back",
+                    claim.supplier(), claim.idempotencyKey());
             throw new ApiProblemException(Problem.of(409, "request-key-lost", "Conflict", "Idempotency-Key '"
                     + claim.idempotencyKey() + "' was taken over by a retry of this request while it ran (its lease,"
                     + " ingestor.http.in-flight-lease, could not be renewed); nothing of this attempt was kept,"
@@ -176,31 +176,31 @@ public class RequestKeyStore {
     /** Lets the key go after a failure that is not the request's outcome, so a retry runs again. */
     public void release(RequestClaim claim) {
         try {
-            jdbc.update("DELETE FROM http_request WHERE partner = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
-                    claim.partner(), claim.idempotencyKey(), claim.owner());
+            jdbc.update("DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+                    claim.supplier(), claim.idempotencyKey(), claim.owner());
         } catch (RuntimeException e) {
             // the database is likely gone; the lease lets a retry take the key over once it runs out
-            LOG.warn("cannot release request key partner={} key={} ({}); a retry takes it over after the in-flight lease",
-                    claim.partner(), claim.idempotencyKey(), e.getMessage());
+            LOG.warn("cannot release request key supplier={} key={} ({}); a retry takes it over after the in-flight lease",
+                    claim.supplier(), claim.idempotencyKey(), e.getMessage());
         }
     }
 
     /** One key as an operator looks at it: state, fingerprint, owner and lease, stored status, job, expiry. */
-    public Optional<Map<String, Object>> find(String partner, String key) {
-        return jdbc.queryForList("SELECT partner, idempotency_key AS \"key\", state, fingerprint,"
+    public Optional<Map<String, Object>> find(String supplier, String key) {
+        return jdbc.queryForList("SELECT supplier, idempotency_key AS \"key\", state, fingerprint,"
                 + " owner, lease_until AS \"leaseUntil\", status, job_id AS \"jobId\", created_at AS \"createdAt\","
                 + " completed_at AS \"completedAt\", expires_at AS \"expiresAt\" FROM http_request"
-                + " WHERE partner = ? AND idempotency_key = ?", partner, key).stream().findFirst();
+                + " WHERE supplier = ? AND idempotency_key = ?", supplier, key).stream().findFirst();
     }
 
     /**
-     * An operator lets go of a key stuck IN_PROGRESS (whoever owns it), so the partner's retry runs; a key that
+     * An operator lets go of a key stuck IN_PROGRESS (whoever owns it), so the supplier's retry runs; a key that
      * completed is left alone, its stored response is the answer. Logged with who did it.
      */
-    public boolean releaseInProgress(String partner, String key, String who) {
-        int deleted = jdbc.update("DELETE FROM http_request WHERE partner = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
-                partner, key);
-        ADMIN_LOG.info("admin action=release-request-key partner={} key={} by={} result={}", SafeText.of(partner, 80),
+    public boolean releaseInProgress(String supplier, String key, String who) {
+        int deleted = jdbc.update("DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
+                supplier, key);
+        ADMIN_LOG.info("admin action=release-request-key supplier={} key={} by={} result={}", SafeText.of(supplier, 80),
                 SafeText.of(key, 200), who, deleted == 1 ? "released" : "refused (not in progress, or unknown)");
         return deleted == 1;
     }

@@ -16,7 +16,7 @@ import jakarta.servlet.http.HttpServletRequest;
 record BodyLimit(long bytes, String property, boolean filePush) {
 
     private static final Pattern FILES = Pattern.compile("/api/v1/suppliers/[^/]+/files/?");
-    private static final Pattern ITEMS = Pattern.compile("/api/v1/partners/[^/]+/items/?");
+    private static final Pattern ITEMS = Pattern.compile("/api/v1/(suppliers|partners)/[^/]+/items/?");
     private static final Pattern SLASHES = Pattern.compile("/{2,}");
 
     static BodyLimit of(HttpServletRequest request, IngestorProperties.Http http) {

@@ -1,7 +1,7 @@
 package dev.ingestor.web;
 
 /**
- * Who is calling, as established by an API key: one supplier (a partner is a supplier code here, one
+ * Who is calling, as established by an API key: one supplier (whoever pushes over HTTP is a supplier, one
  * namespace) or an operator with the admin key, who reaches every supplier.
  */
 public record Caller(String supplier, boolean admin, String keyId) {

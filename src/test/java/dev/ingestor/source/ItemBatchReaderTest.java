@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The streaming reader of item batches: the same fingerprint as the whole-tree canonical form, and its limits. */
 class ItemBatchReaderTest {
 
-    private static final String PREFIX = "POST /api/v1/partners/ACME/items mode=sync";
+    private static final String PREFIX = "POST /api/v1/suppliers/ACME/items mode=sync";
 
     @TempDir
     Path spool;

@@ -18,12 +18,12 @@ import org.springframework.stereotype.Component;
 
 /**
  * What one API key may do: at most {@code max-concurrent-per-key} requests being served at once (so one
- * partner cannot hold every server thread and database connection), and a token bucket of
+ * key cannot hold every server thread and database connection), and a token bucket of
  * {@code requests-per-second} with room for {@code burst} (Bucket4j), which stops a client looping on cheap
  * requests. State is kept per configured key hash only: the set of keys is fixed at start, so it is bounded.
  */
 @Component
-public class PartnerLimits {
+public class KeyLimits {
 
     static final String CONCURRENT_PROPERTY = "ingestor.http.limits.max-concurrent-per-key";
     static final String RATE_PROPERTY = "ingestor.http.limits.requests-per-second";
@@ -35,11 +35,11 @@ public class PartnerLimits {
     private final Map<String, KeyState> byKeyHash;
 
     @Autowired
-    public PartnerLimits(IngestorProperties properties, ApiKeys apiKeys) {
+    public KeyLimits(IngestorProperties properties, ApiKeys apiKeys) {
         this(properties.getHttp().getLimits(), apiKeys.keyHashes().stream().toList());
     }
 
-    PartnerLimits(IngestorProperties.Limits limits, java.util.Collection<String> keyHashes) {
+    KeyLimits(IngestorProperties.Limits limits, java.util.Collection<String> keyHashes) {
         this.maxConcurrent = limits.getMaxConcurrentPerKey();
         this.requestsPerSecond = limits.getRequestsPerSecond();
         this.burst = limits.getBurst();

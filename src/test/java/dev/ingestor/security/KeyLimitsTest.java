@@ -9,22 +9,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Per-key limits: concurrent requests and a token bucket, each refusal naming its property. */
-class PartnerLimitsTest {
+class KeyLimitsTest {
 
-    private static PartnerLimits limits(int concurrent, int perSecond, int burst) {
+    private static KeyLimits limits(int concurrent, int perSecond, int burst) {
         IngestorProperties.Limits limits = new IngestorProperties.Limits();
         limits.setMaxConcurrentPerKey(concurrent);
         limits.setRequestsPerSecond(perSecond);
         limits.setBurst(burst);
-        return new PartnerLimits(limits, List.of("a", "b"));
+        return new KeyLimits(limits, List.of("a", "b"));
     }
 
     @Test
     void moreConcurrentRequestsThanTheLimitAreRefusedUntilOneEnds() {
-        PartnerLimits limits = limits(2, 1000, 1000);
-        PartnerLimits.Admission first = limits.admit("a");
-        PartnerLimits.Admission second = limits.admit("a");
-        PartnerLimits.Admission third = limits.admit("a");
+        KeyLimits limits = limits(2, 1000, 1000);
+        KeyLimits.Admission first = limits.admit("a");
+        KeyLimits.Admission second = limits.admit("a");
+        KeyLimits.Admission third = limits.admit("a");
         assertThat(first.permit()).isPresent();
         assertThat(second.permit()).isPresent();
         assertThat(third.permit()).isEmpty();
@@ -40,8 +40,8 @@ class PartnerLimitsTest {
 
     @Test
     void aPermitHeldAlsoByTheRouteIsFreedOnlyWhenBothLetGo() {
-        PartnerLimits limits = limits(1, 1000, 1000);
-        PartnerLimits.Permit permit = limits.admit("a").permit().orElseThrow();
+        KeyLimits limits = limits(1, 1000, 1000);
+        KeyLimits.Permit permit = limits.admit("a").permit().orElseThrow();
         permit.hold();
         // the request was answered (an async timeout), its route still reads the body
         permit.release();
@@ -52,17 +52,17 @@ class PartnerLimitsTest {
 
     @Test
     void aKeyOverItsRateIsRefusedWithTheTimeToWait() {
-        PartnerLimits limits = limits(100, 1, 3);
+        KeyLimits limits = limits(100, 1, 3);
         for (int i = 0; i < 3; i++) {
             limits.admit("a").permit().orElseThrow().release();
         }
-        PartnerLimits.Admission refused = limits.admit("a");
+        KeyLimits.Admission refused = limits.admit("a");
         assertThat(refused.permit()).isEmpty();
         assertThat(refused.refusal().detail()).contains("ingestor.http.limits.requests-per-second").contains("ingestor.http.limits.burst");
         assertThat(refused.retryAfterSeconds()).isEqualTo(1);
         assertThat(limits.admit("b").permit()).isPresent();
         // a refusal for the rate holds no place among the concurrent requests
-        PartnerLimits concurrentOne = limits(1, 1, 1);
+        KeyLimits concurrentOne = limits(1, 1, 1);
         concurrentOne.admit("a").permit().orElseThrow().release();
         assertThat(concurrentOne.admit("a").refusal().detail()).contains("requests-per-second");
     }

@@ -12,20 +12,20 @@ import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Applies {@link PartnerLimits} to every request with a valid key, right after authentication. A request
+ * Applies {@link KeyLimits} to every request with a valid key, right after authentication. A request
  * counts as in flight until it is answered: Camel's platform-http serves requests asynchronously, so for
  * an asynchronous request the request's hold on the permit ends when the async processing ends, not when
  * this filter returns, and the thread that runs the route holds it until the route ends, even when the answer
  * was sent before (an async timeout while a slow body is still read).
  */
-final class PartnerLimitFilter extends OncePerRequestFilter {
+final class KeyLimitFilter extends OncePerRequestFilter {
 
-    static final String PERMIT_ATTRIBUTE = PartnerLimits.Permit.class.getName();
+    static final String PERMIT_ATTRIBUTE = KeyLimits.Permit.class.getName();
 
-    private final PartnerLimits limits;
+    private final KeyLimits limits;
     private final FrontDoorRefusals refusals;
 
-    PartnerLimitFilter(PartnerLimits limits, FrontDoorRefusals refusals) {
+    KeyLimitFilter(KeyLimits limits, FrontDoorRefusals refusals) {
         this.limits = limits;
         this.refusals = refusals;
     }
@@ -38,12 +38,12 @@ final class PartnerLimitFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        PartnerLimits.Admission admission = limits.admit(caller.keyHash());
+        KeyLimits.Admission admission = limits.admit(caller.keyHash());
         if (admission.permit().isEmpty()) {
             refusals.tooManyRequests(request, response, admission.refusal(), admission.retryAfterSeconds());
             return;
         }
-        PartnerLimits.Permit permit = admission.permit().get();
+        KeyLimits.Permit permit = admission.permit().get();
         // for the thread that will run the route: it holds the place too (PermitFollowsTheRoute)
         request.setAttribute(PERMIT_ATTRIBUTE, permit);
         try {
