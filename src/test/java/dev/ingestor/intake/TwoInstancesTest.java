@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
@@ -40,6 +41,20 @@ class TwoInstancesTest {
         one = start("one");
         two = start("two");
         jdbc = one.getBean(JdbcTemplate.class);
+        recordFileClaims();
+    }
+
+    /** Every claim an instance won on a file (file_claim rows come and go; this log keeps them). */
+    private static void recordFileClaims() {
+        jdbc.execute("CREATE TABLE IF NOT EXISTS claim_log (claim_key text, owner text)");
+        jdbc.execute("""
+                CREATE OR REPLACE FUNCTION record_file_claim() RETURNS trigger AS $$
+                BEGIN
+                  INSERT INTO claim_log VALUES (NEW.claim_key, NEW.owner);
+                  RETURN NEW;
+                END $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE OR REPLACE TRIGGER record_file_claim AFTER INSERT OR UPDATE ON file_claim"
+                + " FOR EACH ROW EXECUTE FUNCTION record_file_claim()");
     }
 
     @AfterAll
@@ -87,6 +102,15 @@ class TwoInstancesTest {
                 Files.move(file, acme.resolve(file.getFileName()));
             }
         }
+        // as if just written (a move keeps the staging time): the instance that claims a file first waits out
+        // min-age on it, and the other instance's poll claims the next files meanwhile, as hosts sharing a
+        // volume would; with old files one poll could take all thirty before the other instance looked
+        FileTime now = FileTime.from(java.time.Instant.now());
+        try (Stream<Path> files = Files.list(acme)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                Files.setLastModifiedTime(file, now);
+            }
+        }
 
         await().atMost(Duration.ofSeconds(30)).until(() -> count(acme.resolve(".done")) + count(acme.resolve(".duplicate")) == 30);
         assertThat(count(acme)).isZero();
@@ -98,6 +122,10 @@ class TwoInstancesTest {
         assertThat(count(acme.resolve(".duplicate"))).isEqualTo(19);
         List<String> creators = jdbc.queryForList("SELECT DISTINCT created_by FROM content_key", String.class);
         assertThat(creators).isSubsetOf("one", "two");
+        // both instances took files: otherwise one of them did all the work, and nothing here was shared
+        assertThat(jdbc.queryForList("SELECT DISTINCT owner FROM claim_log", String.class))
+                .containsExactlyInAnyOrder("one", "two");
+        assertThat(jdbc.queryForObject("SELECT count(DISTINCT claim_key) FROM claim_log", Long.class)).isEqualTo(30);
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
         // and the jobs run to their end, wherever they were taken in

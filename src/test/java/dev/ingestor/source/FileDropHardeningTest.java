@@ -7,14 +7,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -50,23 +47,22 @@ class FileDropHardeningTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.SMALL.api-key-sha256", () -> sha256Hex("small-key"));
     }
 
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private CapturedLogs logs;
     @org.springframework.beans.factory.annotation.Autowired
     LinkRefusals refusals;
 
     @BeforeEach
     void captureLogs() {
-        logs.start();
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.intake")).addAppender(logs);
+        logs = CapturedLogs.of("dev.ingestor.intake");
     }
 
     @AfterEach
     void releaseLogs() {
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.intake")).detachAppender(logs);
+        logs.close();
     }
 
     private long linesNaming(String text) {
-        return logs.list.stream().filter(e -> e.getFormattedMessage().contains(text)).count();
+        return logs.events().stream().filter(e -> e.getFormattedMessage().contains(text)).count();
     }
 
     /**
@@ -98,7 +94,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         assertThat(link).isSymbolicLink();
         assertThat(SECRET).hasContent("root:x:0:0:TOP-SECRET:/root:/bin/bash");
         reportedOnce("leak.csv");
-        assertThat(logs.list).noneMatch(e -> e.getFormattedMessage().contains("TOP-SECRET"));
+        assertThat(logs.events()).noneMatch(e -> e.getFormattedMessage().contains("TOP-SECRET"));
     }
 
     @Test
@@ -194,7 +190,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         awaitFiles(INBOX.resolve("SMALL/.done"), 1);
         assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("fits.csv");
         assertThat(filesIn(INBOX.resolve("SMALL/.rejected")).get(0).getFileName().toString()).endsWith("-big.csv");
-        await().atMost(Duration.ofSeconds(5)).until(() -> logs.list.stream().anyMatch(e -> e.getFormattedMessage().contains("big.csv")
+        await().atMost(Duration.ofSeconds(5)).until(() -> logs.events().stream().anyMatch(e -> e.getFormattedMessage().contains("big.csv")
                 && e.getFormattedMessage().contains("ingestor.suppliers.SMALL.max-file-size")
                 && e.getFormattedMessage().contains("1024 bytes")));
     }

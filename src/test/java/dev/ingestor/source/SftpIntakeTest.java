@@ -7,17 +7,14 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.UUID;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import dev.ingestor.support.TestSftpServer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -196,34 +193,34 @@ class SftpIntakeTest extends IngestorTestSupport {
 
     @Test
     void aRefusedLoginIsLoggedWithoutThePasswordAndTheRouteIsDown() throws Exception {
-        ListAppender<ILoggingEvent> logs = capture();
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
         try {
             await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-GLOBEX").asText().equals("DOWN"));
-            await().atMost(Duration.ofSeconds(15)).until(() -> logs.list.stream().anyMatch(e ->
+            await().atMost(Duration.ofSeconds(15)).until(() -> logs.events().stream().anyMatch(e ->
                     e.getFormattedMessage().contains("supplier=GLOBEX") && e.getFormattedMessage().contains("Auth fail")));
-            assertThat(logs.list).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
+            assertThat(logs.events()).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
             assertThat(get("/actuator/health", ADMIN_KEY).body()).doesNotContain("wrong-pw-123");
         } finally {
-            release(logs);
+            logs.close();
         }
     }
 
     @Test
     void aServerThatGoesAwayAndComesBackIsPolledAgainWithoutARestart() throws Exception {
-        ListAppender<ILoggingEvent> logs = capture();
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
         try {
             SFTP.stop();
-            await().atMost(Duration.ofSeconds(20)).until(() -> logs.list.stream().anyMatch(e ->
+            await().atMost(Duration.ofSeconds(20)).until(() -> logs.events().stream().anyMatch(e ->
                     e.getFormattedMessage().contains("supplier=ACME") && e.getFormattedMessage().contains("cannot be polled")));
             assertThat(health().path("consumer:sftp-ACME").asText()).isEqualTo("DOWN");
-            long failures = logs.list.stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
+            long failures = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
             Thread.sleep(2000);
             // back-off: with a 200 ms poll and multiplier 2, about one failed poll (and line) per 600 ms, not 10
-            long more = logs.list.stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count() - failures;
+            long more = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count() - failures;
             assertThat(more).isLessThanOrEqualTo(5);
         } finally {
             SFTP.start();
-            release(logs);
+            logs.close();
         }
         publish("after-outage.csv", advice("S-3"));
         awaitJobs(1);
@@ -271,7 +268,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         Path secret = Files.createDirectories(SFTP.root().resolve("private")).resolve("secret.csv");
         Files.writeString(secret, "source_id,sku,quantity,delivery_date\nTOP-SECRET,SKU,1,2026-12-01\n");
         Path link = Files.createSymbolicLink(OUTBOX.resolve("leak.csv"), secret);
-        ListAppender<ILoggingEvent> logs = capture("dev.ingestor.intake");
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
         try {
             publish("real.csv", advice("R-1"));
             awaitFiles(OUTBOX.resolve(".done"), 1);
@@ -279,50 +276,31 @@ class SftpIntakeTest extends IngestorTestSupport {
             assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
             assertThat(link).isSymbolicLink();
             assertThat(secret).exists();
-            assertThat(logs.list.stream().filter(e -> e.getFormattedMessage().contains("leak.csv")).count()).isEqualTo(1);
+            assertThat(logs.events().stream().filter(e -> e.getFormattedMessage().contains("leak.csv")).count()).isEqualTo(1);
         } finally {
-            release(logs, "dev.ingestor.intake");
+            logs.close();
             Files.deleteIfExists(link);
         }
     }
 
     @Test
     void aRemoteFileOverTheLimitIsRejectedOnceNamingTheProperty() throws Exception {
-        ListAppender<ILoggingEvent> logs = capture("dev.ingestor.intake");
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
         try {
             publish("huge.csv", advice("H-" + "x".repeat(8000)));
             awaitFiles(OUTBOX.resolve(".rejected"), 1);
             Thread.sleep(1000);
             assertThat(jobCount()).isZero();
             assertThat(filesIn(OUTBOX)).isEmpty();
-            assertThat(logs.list).filteredOn(e -> e.getFormattedMessage().contains("huge.csv")).singleElement()
+            assertThat(logs.events()).filteredOn(e -> e.getFormattedMessage().contains("huge.csv")).singleElement()
                     .satisfies(e -> assertThat(e.getFormattedMessage()).contains("ingestor.suppliers.ACME.max-file-size")
                             .contains("4096 bytes"));
         } finally {
-            release(logs, "dev.ingestor.intake");
+            logs.close();
         }
     }
 
     private com.fasterxml.jackson.databind.JsonNode health() throws Exception {
         return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth").path("details");
-    }
-
-    private static ListAppender<ILoggingEvent> capture() {
-        return capture("dev.ingestor.sftp");
-    }
-
-    private static ListAppender<ILoggingEvent> capture(String logger) {
-        ListAppender<ILoggingEvent> appender = new ListAppender<>();
-        appender.start();
-        ((Logger) LoggerFactory.getLogger(logger)).addAppender(appender);
-        return appender;
-    }
-
-    private static void release(ListAppender<ILoggingEvent> appender) {
-        release(appender, "dev.ingestor.sftp");
-    }
-
-    private static void release(ListAppender<ILoggingEvent> appender, String logger) {
-        ((Logger) LoggerFactory.getLogger(logger)).detachAppender(appender);
     }
 }
