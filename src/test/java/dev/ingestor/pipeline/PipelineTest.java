@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -293,10 +294,12 @@ class PipelineTest extends IngestorTestSupport {
         TestKafka.bootstrapServers();
         TestKafka.stop();
         UUID id;
-        try {
+        try (CapturedLogs relay = CapturedLogs.of("dev.ingestor.outbox")) {
             id = ingest("ACME", "advice.csv", HEADER + "K-1,1,SKU,1,2026-12-01,x\nK-2,1,SKU,2,2026-12-01,x\nK-3,1,SKU,3,2026-12-01,x\n");
             assertThat(awaitJob(id, "COMPLETED")).containsEntry("accepted", 3L);
-            Thread.sleep(6000); // longer than the relay's Kafka timeout: at least one publish attempt failed
+            // a publish attempt failed (the relay says so once Kafka's timeout has passed), and the events stayed
+            await().atMost(Duration.ofSeconds(60)).until(() -> relay.messages().stream()
+                    .anyMatch(m -> m.startsWith("outbox relay for ingestor.items")));
             assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class)).isEqualTo(3);
         } finally {
             TestKafka.start();

@@ -72,6 +72,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
     private void reportedOnce(String path) throws InterruptedException {
         await().atMost(Duration.ofSeconds(10)).until(() -> linesNaming(path) >= 1);
         long reported = linesNaming(path);
+        // on purpose: ten more polls (100 ms apart) pass, and none of them may report the path again
         Thread.sleep(1000);
         assertThat(linesNaming(path)).as("lines naming " + path).isEqualTo(reported);
     }
@@ -85,6 +86,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         Path link = Files.createSymbolicLink(INBOX.resolve("ACME/leak.csv"), SECRET);
         drop("ACME", "real.csv", advice("L-1"));
         awaitJobs(1);
+        // on purpose: more polls pass after the real file was taken, and none of them may read the link
         Thread.sleep(1500);
 
         assertThat(jobCount()).isEqualTo(1);
@@ -103,6 +105,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         Path done = Files.createSymbolicLink(INBOX.resolve("ACME/.done"), elsewhere);
         try {
             drop("ACME", "waits.csv", advice("D-1"));
+            // on purpose: past min-age and several polls, the file must still be waiting
             Thread.sleep(2000);
             assertThat(list(elsewhere)).isEmpty();
             assertThat(INBOX.resolve("ACME/waits.csv")).isRegularFile();
@@ -124,6 +127,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         Files.write(LINKED_TARGET.resolve("through-link.csv"), advice("F-1"));
         drop("ACME", "real.csv", advice("F-2"));
         awaitJobs(1);
+        // on purpose: more polls pass, and none of them may take the file behind the linked folder
         Thread.sleep(1500);
         assertThat(jdbc.queryForList("SELECT supplier FROM import_job", String.class)).containsExactly("ACME");
         assertThat(LINKED_TARGET.resolve("through-link.csv")).isRegularFile();
@@ -147,6 +151,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         Files.setLastModifiedTime(stray, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
         Path rejected = Files.createSymbolicLink(nobody.resolve(".rejected"), elsewhere);
         try {
+            // on purpose: several stray sweeps (300 ms apart) pass, and none may move anything through the link
             Thread.sleep(2000);
             assertThat(foreignFile).isRegularFile();
             assertThat(list(foreign)).hasSize(1);
@@ -175,6 +180,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
             drop("ACME", names.get(i), advice("N-" + i));
         }
         awaitFiles(INBOX.resolve("ACME/.done"), names.size());
+        // on purpose: later polls pass, and none may take a moved file again
         Thread.sleep(1000);
         assertThat(jobCount()).isEqualTo(names.size());
         assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactlyInAnyOrderElementsOf(names);

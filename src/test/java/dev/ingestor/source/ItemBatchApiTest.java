@@ -286,7 +286,7 @@ class ItemBatchApiTest extends IngestorTestSupport {
                 break;
             }
             assertThat(r.statusCode()).as(r.body()).isIn(409, 503);
-            Thread.sleep(500);
+            Thread.sleep(500); // on purpose: a client's pause between retries
         }
         assertThat(done).as("statuses %s", statuses).isNotNull();
         assertThat(mapper.readTree(done.body()).get("counts").get("accepted").asInt()).isEqualTo(3);

@@ -156,6 +156,7 @@ class SftpIntakeTest extends IngestorTestSupport {
     void aDoneFileSupplierIsWaitedForAndItsFilesAreDeleted() throws Exception {
         Path folder = Files.createDirectories(SFTP.root().resolve("initech"));
         Files.write(folder.resolve("batch.csv"), advice("D-1"));
+        // on purpose: several polls pass, and the file must still wait for its done file
         Thread.sleep(1500);
         assertThat(jobCount()).as("taken before its done file").isZero();
         Files.write(folder.resolve("batch.csv.done"), new byte[0]);
@@ -185,7 +186,7 @@ class SftpIntakeTest extends IngestorTestSupport {
             String line = "W-" + i + ",SKU,1,2026-12-01\n";
             content.append(line);
             Files.writeString(file, line, java.nio.file.StandardOpenOption.APPEND);
-            Thread.sleep(150);
+            Thread.sleep(150); // on purpose: a supplier writing slowly
         }
         awaitJobs(1);
         assertThat(jdbc.queryForObject("SELECT size FROM import_job", Long.class)).isEqualTo(content.length());
@@ -214,7 +215,7 @@ class SftpIntakeTest extends IngestorTestSupport {
                     e.getFormattedMessage().contains("supplier=ACME") && e.getFormattedMessage().contains("cannot be polled")));
             assertThat(health().path("consumer:sftp-ACME").asText()).isEqualTo("DOWN");
             long failures = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
-            Thread.sleep(2000);
+            Thread.sleep(2000); // on purpose: the window in which failed polls are counted
             // back-off: with a 200 ms poll and multiplier 2, about one failed poll (and line) per 600 ms, not 10
             long more = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count() - failures;
             assertThat(more).isLessThanOrEqualTo(5);
@@ -257,7 +258,8 @@ class SftpIntakeTest extends IngestorTestSupport {
             await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
                     "SELECT coalesce(sum(1 + duplicate_count), 0) FROM import_job", Long.class) == 20);
             assertThat(jobCount()).isEqualTo(10);
-            // every arrival counted exactly once: a file taken by both instances would count twice
+            // every arrival counted exactly once: a file taken by both instances would count twice (on purpose,
+            // both instances poll several more times before the count is read again)
             Thread.sleep(1000);
             assertThat(jdbc.queryForObject("SELECT sum(1 + duplicate_count) FROM import_job", Long.class)).isEqualTo(20);
         }
@@ -272,6 +274,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         try {
             publish("real.csv", advice("R-1"));
             awaitFiles(OUTBOX.resolve(".done"), 1);
+            // on purpose: more polls pass, and the link must be neither taken nor reported again
             Thread.sleep(1500);
             assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
             assertThat(link).isSymbolicLink();
@@ -289,6 +292,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         try {
             publish("huge.csv", advice("H-" + "x".repeat(8000)));
             awaitFiles(OUTBOX.resolve(".rejected"), 1);
+            // on purpose: more polls pass, and the rejection must not be logged again
             Thread.sleep(1000);
             assertThat(jobCount()).isZero();
             assertThat(filesIn(OUTBOX)).isEmpty();
