@@ -11,9 +11,12 @@ import java.util.stream.Stream;
 
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.support.TestPostgres;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Route;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -35,6 +38,8 @@ class TwoInstancesTest {
     private static JdbcTemplate jdbc;
 
     @BeforeAll
+    // two application contexts start here; on a busy machine that alone can take minutes
+    @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
     static void startTwoInstances() throws IOException {
         work = Files.createTempDirectory("ingestor-two-");
         inbox = work.resolve("inbox");
@@ -97,6 +102,9 @@ class TwoInstancesTest {
                     "source_id,sku,quantity,delivery_date\nD-" + i + ",SKU-" + i + ",1,2026-12-01\n");
         }
         Path acme = Files.createDirectories(inbox.resolve("ACME"));
+        // both instances poll already: a file consumer's first poll comes a second after its route started, and
+        // until then the instance started first would have the inbox to itself
+        await().atMost(Duration.ofSeconds(30)).until(() -> polling(one) && polling(two));
         try (Stream<Path> files = Files.list(staging)) {
             for (Path file : files.toList()) {
                 Files.move(file, acme.resolve(file.getFileName()));
@@ -133,6 +141,11 @@ class TwoInstancesTest {
                 "SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == 11);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(11);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isEqualTo(11);
+    }
+
+    private static boolean polling(ConfigurableApplicationContext instance) {
+        Route route = instance.getBean(CamelContext.class).getRoute("file-drop-ACME");
+        return route != null && route.getUptimeMillis() > 2000;
     }
 
     private static long count(Path dir) throws IOException {
