@@ -1,29 +1,22 @@
 package dev.ingestor.bench;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,6 +46,18 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import static dev.ingestor.bench.BenchFiles.MIB;
+import static dev.ingestor.bench.BenchFiles.countFiles;
+import static dev.ingestor.bench.BenchFiles.deleteLarge;
+import static dev.ingestor.bench.BenchFiles.deleteTree;
+import static dev.ingestor.bench.BenchFiles.mbPerSecond;
+import static dev.ingestor.bench.BenchFiles.writeLargeFile;
+import static dev.ingestor.bench.BenchMachine.codeVersion;
+import static dev.ingestor.bench.BenchMachine.cpuModel;
+import static dev.ingestor.bench.BenchMachine.gcCount;
+import static dev.ingestor.bench.BenchMachine.gcMillis;
+import static dev.ingestor.bench.BenchMachine.memTotal;
+import static dev.ingestor.bench.BenchMachine.sync;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -79,7 +84,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class IntakeBenchmark {
 
-    private static final Path WORK = createWork();
+    private static final Path WORK = BenchFiles.createWork("ingestor-intake-bench-");
     private static final Path INBOX = WORK.resolve("inbox");
     private static final Path DATA = WORK.resolve("data");
     /** Same file system as the inbox, so that moving a staged file in is a rename. */
@@ -99,8 +104,6 @@ class IntakeBenchmark {
     private static final String MIN_AGE = "400ms";
     private static final String POLL_INTERVAL = "100ms";
 
-    private static final long MIB = 1024L * 1024;
-    private static final int HASH_BUFFER = 256 * 1024;
     private static final long PHASE_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(30);
 
     @Autowired
@@ -187,19 +190,19 @@ class IntakeBenchmark {
     @Order(1)
     void smallFiles() throws Exception {
         report.header(String.format(Locale.ROOT, "Small files: %d distinct files of %d bytes into inbox/ACME", FILES, SMALL_SIZE));
-        Phase fresh = runPhase("new", FILES, IntakeBenchmark::smallFile, "new-%05d.csv", ".done");
+        SmallFilePhase fresh = runPhase("new", FILES, IntakeBenchmark::smallFile, "new-%05d.csv", ".done");
         check(fresh);
         check(jobCount() == FILES, "expected " + FILES + " jobs after the new files, found " + jobCount());
         check(keyCount() == FILES, "expected " + FILES + " content keys after the new files, found " + keyCount());
 
         report.header(String.format(Locale.ROOT, "Duplicates A: the same %d files again, each under a new name", FILES));
-        Phase copies = runPhase("copies", FILES, IntakeBenchmark::smallFile, "copy-%05d.csv", ".duplicate");
+        SmallFilePhase copies = runPhase("copies", FILES, IntakeBenchmark::smallFile, "copy-%05d.csv", ".duplicate");
         check(copies);
         check(jobCount() == FILES, "expected still " + FILES + " jobs after the copies, found " + jobCount());
         check(duplicateSum() == FILES, "expected duplicate_count to sum to " + FILES + ", found " + duplicateSum());
 
         report.header(String.format(Locale.ROOT, "Duplicates B: one file's 4 KiB under %d names (all hit one job row)", FILES));
-        Phase same = runPhase("same", FILES, i -> smallFile(0), "same-%05d.csv", ".duplicate");
+        SmallFilePhase same = runPhase("same", FILES, i -> smallFile(0), "same-%05d.csv", ".duplicate");
         check(same);
         check(jobCount() == FILES, "expected still " + FILES + " jobs after the same-bytes duplicates, found " + jobCount());
         Integer firstCount = jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE file_name = 'new-00000.csv'", Integer.class);
@@ -210,13 +213,13 @@ class IntakeBenchmark {
 
         report.header("Small files: results");
         report.line("%-48s %10s %10s %12s %12s", "phase (" + FILES + " files)", "files/s", "seconds", "first-file s", "10%-90% f/s");
-        for (Phase p : List.of(fresh, copies, same)) {
+        for (SmallFilePhase p : List.of(fresh, copies, same)) {
             report.line("%-48s %10.1f %10.2f %12.2f %12.1f", p.title, p.filesPerSecond(), p.seconds(), p.firstSeconds(), p.steadyFilesPerSecond());
         }
         assertTrue(fresh.complete && copies.complete && same.complete, "a phase did not finish; see the report");
     }
 
-    private Phase runPhase(String title, int n, IntFunction<byte[]> content, String nameFormat, String expectedDir) throws Exception {
+    private SmallFilePhase runPhase(String title, int n, IntFunction<byte[]> content, String nameFormat, String expectedDir) throws Exception {
         Path staging = Files.createDirectories(STAGING.resolve(title));
         long t = System.nanoTime();
         for (int i = 0; i < n; i++) {
@@ -243,7 +246,7 @@ class IntakeBenchmark {
         report.line("moved %d files into inbox/ACME in %.3f s (youngest file modified %d ms before the move; read lock min-age %s)",
                 n, (allIn - moveStart) / 1e9, youngestAgeMs, MIN_AGE);
 
-        Phase phase = new Phase(title + " (" + expectedDir + ")", n, moveStart, allIn);
+        SmallFilePhase phase = new SmallFilePhase(title + " (" + expectedDir + ")", n, moveStart, allIn);
         long lastPrint = allIn;
         while (true) {
             long now = System.nanoTime();
@@ -320,7 +323,7 @@ class IntakeBenchmark {
         }
     }
 
-    private void check(Phase phase) {
+    private void check(SmallFilePhase phase) {
         if (!phase.complete) {
             problems.add(phase.title + " did not complete");
         }
@@ -489,7 +492,7 @@ class IntakeBenchmark {
             check(Files.size(raw) == size, "large file: raw copy is " + Files.size(raw) + " bytes");
             leftovers("large file", logs0);
 
-            hashRates(done, size, key.substring(5));
+            HashRates.report(report, done, size, key.substring(5), this::check);
         } finally {
             deleteLarge(staged);
             deleteLarge(ACME.resolve(name));
@@ -503,114 +506,11 @@ class IntakeBenchmark {
         }
     }
 
-    private static void writeLargeFile(Path file, long size) throws IOException {
-        byte[] chunk = new byte[(int) MIB];
-        new SplittableRandom(20_260_101L).nextBytes(chunk);
-        ByteBuffer buffer = ByteBuffer.wrap(chunk);
-        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            for (long i = 0; i < size / MIB; i++) {
-                // every chunk different: its number in the first bytes
-                buffer.clear();
-                buffer.putLong(0, i);
-                buffer.putLong(8, i * 0x9E3779B97F4A7C15L);
-                while (buffer.hasRemaining()) {
-                    out.write(buffer);
-                }
-            }
-        }
-    }
-
-    /** SHA-256 alone, to compare with the end-to-end rate: from disk (cached and not) and from memory. */
-    private void hashRates(Path file, long size, String expectedSha) throws Exception {
-        report.line("raw SHA-256 (java.security.MessageDigest, provider %s), %d KiB buffers:",
-                MessageDigest.getInstance("SHA-256").getProvider().getName(), HASH_BUFFER / 1024);
-
-        byte[] buffer = new byte[HASH_BUFFER];
-        // a) the file as it is now: just ingested, so very likely still in the page cache
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        long t = System.nanoTime();
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer wrapped = ByteBuffer.wrap(buffer);
-            int n;
-            while ((n = in.read(wrapped.clear())) != -1) {
-                sha.update(buffer, 0, n);
-            }
-        }
-        long cachedHash = System.nanoTime() - t;
-        String digest = HexFormat.of().formatHex(sha.digest());
-        check(digest.equals(expectedSha), "large file: SHA-256 of the file " + digest + " != job key " + expectedSha);
-        report.line("  file read + hash (page cache warm, file just ingested): %.1f MB/s (%.2f s)%s",
-                mbPerSecond(size, cachedHash), cachedHash / 1e9, digest.equals(expectedSha) ? ", digest = job key" : "");
-
-        t = System.nanoTime();
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer wrapped = ByteBuffer.wrap(buffer);
-            while (in.read(wrapped.clear()) != -1) {
-                // read only
-            }
-        }
-        long cachedRead = System.nanoTime() - t;
-        report.line("  file read only (page cache warm): %.1f MB/s", mbPerSecond(size, cachedRead));
-
-        // b) bypassing the page cache (O_DIRECT), i.e. from the device
-        try {
-            long direct = directRead(file, true, buffer);
-            report.line("  file read + hash with O_DIRECT (from the device, no page cache): %.1f MB/s", mbPerSecond(size, direct));
-            long directOnly = directRead(file, false, buffer);
-            report.line("  file read only with O_DIRECT: %.1f MB/s", mbPerSecond(size, directOnly));
-        } catch (IOException | UnsupportedOperationException e) {
-            report.line("  O_DIRECT read not possible here: %s", e);
-        }
-
-        // c) from memory: one 256 KiB buffer hashed over and over (CPU only)
-        new SplittableRandom(7).nextBytes(buffer);
-        MessageDigest memory = MessageDigest.getInstance("SHA-256");
-        for (int i = 0; i < 2048; i++) {
-            memory.update(buffer);
-        }
-        memory.digest();
-        long rounds = size / HASH_BUFFER;
-        t = System.nanoTime();
-        for (long i = 0; i < rounds; i++) {
-            memory.update(buffer);
-        }
-        memory.digest();
-        long inMemory = System.nanoTime() - t;
-        report.line("  in-memory 256 KiB buffer hashed %d times (%d MiB): %.1f MB/s (%.2f s)",
-                rounds, size / MIB, mbPerSecond(size, inMemory), inMemory / 1e9);
-    }
-
-    private static long directRead(Path file, boolean hash, byte[] heap) throws Exception {
-        int align = (int) Math.max(4096, Files.getFileStore(file).getBlockSize());
-        ByteBuffer direct = ByteBuffer.allocateDirect(HASH_BUFFER + align).alignedSlice(align);
-        direct.limit(HASH_BUFFER);
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        long t = System.nanoTime();
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
-            int n;
-            while ((n = in.read(direct.clear().limit(HASH_BUFFER))) > 0) {
-                if (hash) {
-                    direct.flip();
-                    direct.get(heap, 0, n);
-                    sha.update(heap, 0, n);
-                }
-            }
-        }
-        sha.digest();
-        return System.nanoTime() - t;
-    }
-
     private Path findDone(String name) throws IOException {
         try (Stream<Path> files = Files.list(ACME.resolve(".done"))) {
             return files.filter(p -> p.getFileName().toString().endsWith("-" + name)).findFirst().orElse(null);
         } catch (java.nio.file.NoSuchFileException e) {
             return null;
-        }
-    }
-
-    private static void deleteLarge(Path path) throws IOException {
-        if (path != null) {
-            Files.deleteIfExists(path);
         }
     }
 
@@ -657,67 +557,7 @@ class IntakeBenchmark {
         if (!properties.getIntake().isFsync()) {
             report.line("NOTE: ingestor.intake.fsync=false (-Dbench.fsync=false): a comparison run, not the shipped setting");
         }
-        heapHistogram();
-    }
-
-    /** What the idle application keeps on the heap: the largest classes of a live-object histogram (forces a full GC). */
-    private static void heapHistogram() {
-        try {
-            String histogram = (String) ManagementFactory.getPlatformMBeanServer().invoke(
-                    new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
-                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
-            List<String> lines = histogram.lines().toList();
-            report.line("idle heap, live objects after a full GC, largest classes (jcmd GC.class_histogram):");
-            lines.stream().limit(8).forEach(l -> report.line("  " + l));
-            lines.stream().filter(l -> l.trim().startsWith("Total")).findFirst().ifPresent(l -> report.line("  " + l));
-        } catch (Exception e) {
-            report.line("no heap histogram: %s", e);
-        }
-    }
-
-    /** The commit measured, and whether the code under test (src/main, routes, pom.xml) differs from it. */
-    private static String codeVersion() {
-        try {
-            String head = run("git", "log", "-1", "--format=%h %cI %s");
-            String dirty = run("git", "status", "--porcelain", "--", "src/main", "routes", "pom.xml");
-            return head + (dirty.isBlank() ? "; src/main, routes, pom.xml as committed"
-                    : "; uncommitted changes in: " + dirty.replace('\n', ' '));
-        } catch (Exception e) {
-            return "unknown (" + e + ")";
-        }
-    }
-
-    private static String run(String... command) throws Exception {
-        Process p = new ProcessBuilder(command).directory(new java.io.File(System.getProperty("basedir", ".")))
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        p.waitFor(30, TimeUnit.SECONDS);
-        return out.length() > 300 ? out.substring(0, 300) + "..." : out;
-    }
-
-    private static String cpuModel() {
-        try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-            return lines.filter(l -> l.startsWith("model name")).findFirst()
-                    .map(l -> "CPU " + l.substring(l.indexOf(':') + 1).trim()).orElse("CPU model unknown");
-        } catch (IOException e) {
-            return "CPU model unknown";
-        }
-    }
-
-    private static String memTotal() {
-        try (Stream<String> lines = Files.lines(Path.of("/proc/meminfo"))) {
-            return lines.filter(l -> l.startsWith("MemTotal")).findFirst().map(l -> l.replaceAll("\\s+", " ")).orElse("");
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    /** Flushes everything staged so far, so the measured phase does not pay for the staging writes. */
-    private static double sync() throws Exception {
-        long t = System.nanoTime();
-        Process p = new ProcessBuilder("sync").inheritIO().start();
-        p.waitFor(5, TimeUnit.MINUTES);
-        return (System.nanoTime() - t) / 1e9;
+        BenchMachine.heapHistogram(report);
     }
 
     /**
@@ -802,112 +642,5 @@ class IntakeBenchmark {
 
     private long claimCount() {
         return jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class);
-    }
-
-    private static long gcCount() {
-        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
-    }
-
-    private static long gcMillis() {
-        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).sum();
-    }
-
-    private static double mbPerSecond(long bytes, long nanos) {
-        return bytes / 1e6 / (nanos / 1e9);
-    }
-
-    /** Regular files directly in {@code dir}, not sorted, without building a list. */
-    private static int countFiles(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return 0;
-        }
-        int n = 0;
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path p : entries) {
-                if (Files.isRegularFile(p)) {
-                    n++;
-                }
-            }
-        }
-        return n;
-    }
-
-    private static Path createWork() {
-        try {
-            return Files.createTempDirectory("ingestor-intake-bench-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void deleteTree(Path path) throws IOException {
-        if (!Files.exists(path)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(path)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
-    /** One measured batch of small files. */
-    private static final class Phase {
-        final String title;
-        final int n;
-        final long moveStart;
-        final long allIn;
-        long end;
-        boolean complete;
-        long first;
-        final long[] thresholds = new long[4];
-        private static final double[] FRACTIONS = {0.1, 0.5, 0.9, 1.0};
-
-        Phase(String title, int n, long moveStart, long allIn) {
-            this.title = title;
-            this.n = n;
-            this.moveStart = moveStart;
-            this.allIn = allIn;
-        }
-
-        void observe(long progress, long now) {
-            if (first == 0 && progress > 0) {
-                first = now;
-            }
-            for (int i = 0; i < FRACTIONS.length; i++) {
-                if (thresholds[i] == 0 && progress >= Math.ceil(FRACTIONS[i] * n)) {
-                    thresholds[i] = now;
-                }
-            }
-        }
-
-        double seconds() {
-            return (end - allIn) / 1e9;
-        }
-
-        double filesPerSecond() {
-            return n / seconds();
-        }
-
-        /** Seconds after all files were in; negative when reached while files were still being moved in. */
-        double firstSeconds() {
-            return first == 0 ? Double.NaN : (first - allIn) / 1e9;
-        }
-
-        double at(double fraction) {
-            for (int i = 0; i < FRACTIONS.length; i++) {
-                if (FRACTIONS[i] == fraction) {
-                    return thresholds[i] == 0 ? Double.NaN : (thresholds[i] - allIn) / 1e9;
-                }
-            }
-            return Double.NaN;
-        }
-
-        double steadyFilesPerSecond() {
-            if (thresholds[0] == 0 || thresholds[2] == 0 || thresholds[2] == thresholds[0]) {
-                return Double.NaN;
-            }
-            return (Math.ceil(0.9 * n) - Math.ceil(0.1 * n)) / ((thresholds[2] - thresholds[0]) / 1e9);
-        }
     }
 }

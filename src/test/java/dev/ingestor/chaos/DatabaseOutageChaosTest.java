@@ -33,6 +33,7 @@ import dev.ingestor.support.TestKafka;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -106,6 +107,8 @@ class DatabaseOutageChaosTest {
     private final AtomicBoolean producing = new AtomicBoolean(true);
 
     @Test
+    // longer than the suite's default: two outages under load, then the drain, on a machine that may be busy
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void aDatabaseStoppedAndStartedUnderLoadAnswersNo500AndLosesNothing() throws Exception {
         ExecutorService clients = Executors.newFixedThreadPool(6);
         List<Future<?>> running = new ArrayList<>();
@@ -119,6 +122,7 @@ class DatabaseOutageChaosTest {
         }
         running.add(clients.submit(this::dropFiles));
 
+        // on purpose: the load runs for a while before, between and after the two outages
         Thread.sleep(3_000);
         outage(Duration.ofSeconds(6));
         Thread.sleep(4_000);
@@ -184,7 +188,7 @@ class DatabaseOutageChaosTest {
     /** Stops the server, keeps it down for {@code length}, starts it again on the same port and data. */
     private void outage(Duration length) throws InterruptedException {
         POSTGRES.stop();
-        Thread.sleep(length.toMillis());
+        Thread.sleep(length.toMillis()); // on purpose: the outage lasts this long
         POSTGRES.start();
     }
 
@@ -235,7 +239,7 @@ class DatabaseOutageChaosTest {
                 Files.move(temp, inbox.resolve(sourceId + ".csv"), StandardCopyOption.ATOMIC_MOVE);
                 droppedFileKeys.add("ACME:" + sha256(content));
                 droppedSourceIds.add(sourceId);
-                Thread.sleep(300);
+                Thread.sleep(300); // on purpose: a supplier dropping a file every 300 ms
             }
         } catch (IOException | InterruptedException e) {
             throw new IllegalStateException("dropping files failed", e);

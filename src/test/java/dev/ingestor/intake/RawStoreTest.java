@@ -90,7 +90,7 @@ class RawStoreTest {
         RawStore store = new RawStore(root, true);
         StoredContent first = store.store(new ByteArrayInputStream("kept".getBytes()), "ACME", null);
         java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(first.path());
-        Thread.sleep(20);
+        Thread.sleep(20); // on purpose: a rewrite would now show a later modification time
         store.store(new ByteArrayInputStream("kept".getBytes()), "ACME", null);
         assertThat(Files.getLastModifiedTime(first.path())).isEqualTo(written);
     }

@@ -4,15 +4,19 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.support.TestPostgres;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Route;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -34,12 +38,28 @@ class TwoInstancesTest {
     private static JdbcTemplate jdbc;
 
     @BeforeAll
+    // two application contexts start here; on a busy machine that alone can take minutes
+    @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
     static void startTwoInstances() throws IOException {
         work = Files.createTempDirectory("ingestor-two-");
         inbox = work.resolve("inbox");
         one = start("one");
         two = start("two");
         jdbc = one.getBean(JdbcTemplate.class);
+        recordFileClaims();
+    }
+
+    /** Every claim an instance won on a file (file_claim rows come and go; this log keeps them). */
+    private static void recordFileClaims() {
+        jdbc.execute("CREATE TABLE IF NOT EXISTS claim_log (claim_key text, owner text)");
+        jdbc.execute("""
+                CREATE OR REPLACE FUNCTION record_file_claim() RETURNS trigger AS $$
+                BEGIN
+                  INSERT INTO claim_log VALUES (NEW.claim_key, NEW.owner);
+                  RETURN NEW;
+                END $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE OR REPLACE TRIGGER record_file_claim AFTER INSERT OR UPDATE ON file_claim"
+                + " FOR EACH ROW EXECUTE FUNCTION record_file_claim()");
     }
 
     @AfterAll
@@ -82,9 +102,21 @@ class TwoInstancesTest {
                     "source_id,sku,quantity,delivery_date\nD-" + i + ",SKU-" + i + ",1,2026-12-01\n");
         }
         Path acme = Files.createDirectories(inbox.resolve("ACME"));
+        // both instances poll already: a file consumer's first poll comes a second after its route started, and
+        // until then the instance started first would have the inbox to itself
+        await().atMost(Duration.ofSeconds(30)).until(() -> polling(one) && polling(two));
         try (Stream<Path> files = Files.list(staging)) {
             for (Path file : files.toList()) {
                 Files.move(file, acme.resolve(file.getFileName()));
+            }
+        }
+        // as if just written (a move keeps the staging time): the instance that claims a file first waits out
+        // min-age on it, and the other instance's poll claims the next files meanwhile, as hosts sharing a
+        // volume would; with old files one poll could take all thirty before the other instance looked
+        FileTime now = FileTime.from(java.time.Instant.now());
+        try (Stream<Path> files = Files.list(acme)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                Files.setLastModifiedTime(file, now);
             }
         }
 
@@ -98,6 +130,10 @@ class TwoInstancesTest {
         assertThat(count(acme.resolve(".duplicate"))).isEqualTo(19);
         List<String> creators = jdbc.queryForList("SELECT DISTINCT created_by FROM content_key", String.class);
         assertThat(creators).isSubsetOf("one", "two");
+        // both instances took files: otherwise one of them did all the work, and nothing here was shared
+        assertThat(jdbc.queryForList("SELECT DISTINCT owner FROM claim_log", String.class))
+                .containsExactlyInAnyOrder("one", "two");
+        assertThat(jdbc.queryForObject("SELECT count(DISTINCT claim_key) FROM claim_log", Long.class)).isEqualTo(30);
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
         // and the jobs run to their end, wherever they were taken in
@@ -105,6 +141,11 @@ class TwoInstancesTest {
                 "SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == 11);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(11);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isEqualTo(11);
+    }
+
+    private static boolean polling(ConfigurableApplicationContext instance) {
+        Route route = instance.getBean(CamelContext.class).getRoute("file-drop-ACME");
+        return route != null && route.getUptimeMillis() > 2000;
     }
 
     private static long count(Path dir) throws IOException {

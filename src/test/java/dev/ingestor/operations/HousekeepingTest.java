@@ -106,6 +106,7 @@ class HousekeepingTest extends IngestorTestSupport {
         jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, quarantined,"
                 + " lease_owner, lease_until) VALUES (?, 'ACME', 'PROCESSING', ?, 'l.csv', ?, 'test', 2, 1, ?,"
                 + " now() + interval '10 minutes')", id, content.key().toString(), content.size(), instanceId.value());
+        // on purpose: the workers poll (100 ms) several times, and must leave the leased job alone
         Thread.sleep(1000);
         assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)).isEqualTo("PROCESSING");
 

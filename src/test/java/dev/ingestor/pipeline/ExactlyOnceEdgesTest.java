@@ -179,7 +179,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
         // under the limit the job is taken over as before, and finishes
         assertThat(awaitState(survivor, "COMPLETED")).containsEntry("accepted", 1L);
-        // the poison job is not claimed again
+        // the poison job is not claimed again (on purpose: the workers poll, 100 ms apart, several times)
         Thread.sleep(500);
         assertThat(jdbc.queryForMap("SELECT state, attempts FROM import_job WHERE id = ?", poison))
                 .containsEntry("state", "FAILED").containsEntry("attempts", limit + 1);

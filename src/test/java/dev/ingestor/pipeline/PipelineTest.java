@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -33,6 +34,10 @@ class PipelineTest extends IngestorTestSupport {
         jdbc.execute("DROP TRIGGER IF EXISTS inject_fault ON item");
         jdbc.execute("DROP FUNCTION IF EXISTS inject_item_fault()");
         jdbc.execute("DROP SEQUENCE IF EXISTS item_fault_calls");
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT IF EXISTS hold_back");
+        jdbc.execute("DROP TRIGGER IF EXISTS record_lease_change ON import_job");
+        jdbc.execute("DROP FUNCTION IF EXISTS record_lease_change()");
+        jdbc.execute("DROP TABLE IF EXISTS lease_change");
     }
 
     private UUID ingest(String supplier, String name, String content) {
@@ -164,17 +169,62 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(eventsOf("ingestor.items", id)).isEmpty();
     }
 
+    @Autowired
+    dev.ingestor.job.JobClaims claims;
+
     @Test
     void aJobWhoseWorkerDiedIsTakenOverAfterTheLeaseWithoutDuplicateEffects() throws Exception {
-        // a worker of another instance claimed the job and died: its lease runs out in a moment
-        jdbc.execute("CREATE SEQUENCE item_fault_calls");
-        UUID id = ingest("ACME", "advice.csv", HEADER + "W-1,1,SKU,1,2026-12-01,x\nW-2,1,SKU,2,2026-12-01,x\n");
-        jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = 'dead-instance',"
-                + " lease_until = now() + interval '2 seconds' WHERE id = ? AND state = 'RECEIVED'", id);
-        Map<String, Object> job = awaitJob(id, "COMPLETED");
-        assertThat(job.get("attempts")).isIn(2, 3);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(2);
-        assertThat(eventsOf("ingestor.items", id)).hasSize(2);
+        recordLeaseChanges();
+        // a worker of another instance claimed the job, wrote part of its validation (the quarantined record)
+        // and died: its lease runs out in a moment. This instance's workers are kept off the job meanwhile.
+        UUID id;
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
+                + claims.owner() + "') NOT VALID");
+        try {
+            id = ingest("ACME", "advice.csv", HEADER + "W-1,1,SKU,1,2026-12-01,x\nW-2,1,SKU,2,2026-12-01,x\n"
+                    + "W-3,1,SKU,0,2026-12-01,x\n");
+            assertThat(jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = 'dead-instance', attempts = 1,"
+                    + " lease_until = now() + interval '2 seconds' WHERE id = ? AND state = 'RECEIVED' AND lease_owner IS NULL", id))
+                    .as("the dead worker's claim").isEqualTo(1);
+            jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, source_id, reason)"
+                    + " VALUES (?, 3, 4, 'QUARANTINED', 'W-3', 'written by the dead worker')", id);
+        } finally {
+            jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+        }
+        Map<String, Object> job = awaitJob(id, "COMPLETED_WITH_ERRORS");
+
+        // taken over: by this instance, from the dead one, counted as a takeover, and not before the lease ran out
+        Map<String, Object> takeover = jdbc.queryForMap("SELECT new_owner, takeovers, changed_at >= old_until AS after_lease"
+                + " FROM lease_change WHERE job_id = ? AND old_owner = 'dead-instance'", id);
+        assertThat(takeover).containsEntry("new_owner", claims.owner()).containsEntry("takeovers", 1)
+                .containsEntry("after_lease", true);
+        // the dead worker's claim, the takeover, and processing
+        assertThat(job).containsEntry("attempts", 3).containsEntry("accepted", 2L).containsEntry("quarantined", 1L)
+                .containsEntry("updated", 0L).containsEntry("replayed", 0L);
+
+        // each effect once: the dead worker's partial validation was replaced, not added to
+        assertThat(jdbc.queryForList("SELECT reason FROM job_record WHERE job_id = ?", String.class, id)).singleElement()
+                .satisfies(reason -> assertThat(reason).startsWith("line 4: quantity"));
+        assertThat(jdbc.queryForList("SELECT source_id FROM item ORDER BY source_id", String.class)).containsExactly("W-1", "W-2");
+        assertThat(jdbc.queryForList("SELECT event_key FROM outbox WHERE topic = 'ingestor.items' ORDER BY event_key",
+                String.class)).containsExactly("ACME:W-1", "ACME:W-2");
+        assertThat(eventsOf("ingestor.items", id)).extracting(e -> e.get("source_id").asText())
+                .containsExactlyInAnyOrder("W-1", "W-2");
+    }
+
+    /** Every change of a job's lease owner, kept in lease_change until the test ends. */
+    private void recordLeaseChanges() {
+        jdbc.execute("CREATE TABLE lease_change (job_id uuid, old_owner text, new_owner text, old_until timestamptz,"
+                + " takeovers int, changed_at timestamptz)");
+        jdbc.execute("""
+                CREATE FUNCTION record_lease_change() RETURNS trigger AS $$
+                BEGIN
+                  INSERT INTO lease_change VALUES (NEW.id, OLD.lease_owner, NEW.lease_owner, OLD.lease_until,
+                                                   NEW.takeovers, clock_timestamp());
+                  RETURN NEW;
+                END $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE TRIGGER record_lease_change AFTER UPDATE ON import_job FOR EACH ROW"
+                + " WHEN (OLD.lease_owner IS DISTINCT FROM NEW.lease_owner) EXECUTE FUNCTION record_lease_change()");
     }
 
     @Autowired
@@ -244,10 +294,12 @@ class PipelineTest extends IngestorTestSupport {
         TestKafka.bootstrapServers();
         TestKafka.stop();
         UUID id;
-        try {
+        try (CapturedLogs relay = CapturedLogs.of("dev.ingestor.outbox")) {
             id = ingest("ACME", "advice.csv", HEADER + "K-1,1,SKU,1,2026-12-01,x\nK-2,1,SKU,2,2026-12-01,x\nK-3,1,SKU,3,2026-12-01,x\n");
             assertThat(awaitJob(id, "COMPLETED")).containsEntry("accepted", 3L);
-            Thread.sleep(6000); // longer than the relay's Kafka timeout: at least one publish attempt failed
+            // a publish attempt failed (the relay says so once Kafka's timeout has passed), and the events stayed
+            await().atMost(Duration.ofSeconds(60)).until(() -> relay.messages().stream()
+                    .anyMatch(m -> m.startsWith("outbox relay for ingestor.items")));
             assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class)).isEqualTo(3);
         } finally {
             TestKafka.start();

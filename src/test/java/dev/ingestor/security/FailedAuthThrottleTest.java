@@ -4,13 +4,11 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+
+import dev.ingestor.support.CapturedLogs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,21 +16,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FailedAuthThrottleTest {
 
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private CapturedLogs logs;
 
     @BeforeEach
     void capture() {
-        logs.start();
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.http")).addAppender(logs);
+        logs = CapturedLogs.of("dev.ingestor.http");
     }
 
     @AfterEach
     void release() {
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.http")).detachAppender(logs);
+        logs.close();
     }
 
     private long warnings(String address) {
-        return logs.list.stream().filter(e -> e.getLevel() == Level.WARN && e.getFormattedMessage().contains(address)).count();
+        return logs.events().stream().filter(e -> e.getLevel() == Level.WARN && e.getFormattedMessage().contains(address)).count();
     }
 
     @Test
@@ -51,7 +48,7 @@ class FailedAuthThrottleTest {
             throttle.failed("10.0.0.1", "no API key", "GET", "/x");
         }
         assertThat(warnings("10.0.0.1")).isEqualTo(1);
-        assertThat(logs.list.get(0).getFormattedMessage()).contains("ingestor.http.limits.failed-auth-per-window");
+        assertThat(logs.events().get(0).getFormattedMessage()).contains("ingestor.http.limits.failed-auth-per-window");
 
         now.addAndGet(Duration.ofSeconds(15).toNanos());
         assertThat(throttle.refusedForSeconds("10.0.0.1")).isZero();
@@ -78,6 +75,6 @@ class FailedAuthThrottleTest {
     void pathsInTheWarningAreEscaped() {
         FailedAuthThrottle throttle = new FailedAuthThrottle(5, Duration.ofMinutes(1), now::get, 100);
         throttle.failed("10.0.0.3", "no API key", "GET", "/api/v1/jobs/\n2026-01-01 INFO forged line");
-        assertThat(logs.list.get(0).getFormattedMessage()).doesNotContain("\n");
+        assertThat(logs.events().get(0).getFormattedMessage()).doesNotContain("\n");
     }
 }

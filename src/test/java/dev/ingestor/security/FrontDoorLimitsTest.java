@@ -8,12 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContextInitializer;
@@ -131,10 +128,7 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
         assertThat(properties.getHttp().getLimits().getFailedAuthPerWindow()).isEqualTo(3);
         // from an address of its own, so that the other tests (from 127.0.0.1) are not refused
         InetAddress guesser = InetAddress.getByName("127.0.0.23");
-        ListAppender<ILoggingEvent> logs = new ListAppender<>();
-        logs.start();
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.http")).addAppender(logs);
-        try {
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.http")) {
             List<String> answers = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
                 String key = i % 2 == 0 ? "X-Api-Key: guess-" + i + "\r\n" : "";
@@ -161,10 +155,8 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
                         .startsWith("HTTP/1.1 200");
             }
             assertProblem(get("/api/v1/jobs", "wrong"), 401, "not valid");
-            assertThat(logs.list.stream().filter(e -> e.getLevel() == Level.WARN
+            assertThat(logs.events().stream().filter(e -> e.getLevel() == Level.WARN
                     && e.getFormattedMessage().contains("authentication failed from 127.0.0.23"))).hasSize(1);
-        } finally {
-            ((Logger) LoggerFactory.getLogger("dev.ingestor.http")).detachAppender(logs);
         }
     }
 }

@@ -7,14 +7,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -50,23 +47,22 @@ class FileDropHardeningTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.SMALL.api-key-sha256", () -> sha256Hex("small-key"));
     }
 
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private CapturedLogs logs;
     @org.springframework.beans.factory.annotation.Autowired
     LinkRefusals refusals;
 
     @BeforeEach
     void captureLogs() {
-        logs.start();
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.intake")).addAppender(logs);
+        logs = CapturedLogs.of("dev.ingestor.intake");
     }
 
     @AfterEach
     void releaseLogs() {
-        ((Logger) LoggerFactory.getLogger("dev.ingestor.intake")).detachAppender(logs);
+        logs.close();
     }
 
     private long linesNaming(String text) {
-        return logs.list.stream().filter(e -> e.getFormattedMessage().contains(text)).count();
+        return logs.events().stream().filter(e -> e.getFormattedMessage().contains(text)).count();
     }
 
     /**
@@ -76,6 +72,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
     private void reportedOnce(String path) throws InterruptedException {
         await().atMost(Duration.ofSeconds(10)).until(() -> linesNaming(path) >= 1);
         long reported = linesNaming(path);
+        // on purpose: ten more polls (100 ms apart) pass, and none of them may report the path again
         Thread.sleep(1000);
         assertThat(linesNaming(path)).as("lines naming " + path).isEqualTo(reported);
     }
@@ -89,6 +86,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         Path link = Files.createSymbolicLink(INBOX.resolve("ACME/leak.csv"), SECRET);
         drop("ACME", "real.csv", advice("L-1"));
         awaitJobs(1);
+        // on purpose: more polls pass after the real file was taken, and none of them may read the link
         Thread.sleep(1500);
 
         assertThat(jobCount()).isEqualTo(1);
@@ -98,7 +96,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         assertThat(link).isSymbolicLink();
         assertThat(SECRET).hasContent("root:x:0:0:TOP-SECRET:/root:/bin/bash");
         reportedOnce("leak.csv");
-        assertThat(logs.list).noneMatch(e -> e.getFormattedMessage().contains("TOP-SECRET"));
+        assertThat(logs.events()).noneMatch(e -> e.getFormattedMessage().contains("TOP-SECRET"));
     }
 
     @Test
@@ -107,6 +105,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         Path done = Files.createSymbolicLink(INBOX.resolve("ACME/.done"), elsewhere);
         try {
             drop("ACME", "waits.csv", advice("D-1"));
+            // on purpose: past min-age and several polls, the file must still be waiting
             Thread.sleep(2000);
             assertThat(list(elsewhere)).isEmpty();
             assertThat(INBOX.resolve("ACME/waits.csv")).isRegularFile();
@@ -128,6 +127,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         Files.write(LINKED_TARGET.resolve("through-link.csv"), advice("F-1"));
         drop("ACME", "real.csv", advice("F-2"));
         awaitJobs(1);
+        // on purpose: more polls pass, and none of them may take the file behind the linked folder
         Thread.sleep(1500);
         assertThat(jdbc.queryForList("SELECT supplier FROM import_job", String.class)).containsExactly("ACME");
         assertThat(LINKED_TARGET.resolve("through-link.csv")).isRegularFile();
@@ -151,6 +151,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         Files.setLastModifiedTime(stray, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
         Path rejected = Files.createSymbolicLink(nobody.resolve(".rejected"), elsewhere);
         try {
+            // on purpose: several stray sweeps (300 ms apart) pass, and none may move anything through the link
             Thread.sleep(2000);
             assertThat(foreignFile).isRegularFile();
             assertThat(list(foreign)).hasSize(1);
@@ -179,6 +180,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
             drop("ACME", names.get(i), advice("N-" + i));
         }
         awaitFiles(INBOX.resolve("ACME/.done"), names.size());
+        // on purpose: later polls pass, and none may take a moved file again
         Thread.sleep(1000);
         assertThat(jobCount()).isEqualTo(names.size());
         assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactlyInAnyOrderElementsOf(names);
@@ -194,7 +196,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
         awaitFiles(INBOX.resolve("SMALL/.done"), 1);
         assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("fits.csv");
         assertThat(filesIn(INBOX.resolve("SMALL/.rejected")).get(0).getFileName().toString()).endsWith("-big.csv");
-        await().atMost(Duration.ofSeconds(5)).until(() -> logs.list.stream().anyMatch(e -> e.getFormattedMessage().contains("big.csv")
+        await().atMost(Duration.ofSeconds(5)).until(() -> logs.events().stream().anyMatch(e -> e.getFormattedMessage().contains("big.csv")
                 && e.getFormattedMessage().contains("ingestor.suppliers.SMALL.max-file-size")
                 && e.getFormattedMessage().contains("1024 bytes")));
     }

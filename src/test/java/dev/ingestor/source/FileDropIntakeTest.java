@@ -146,7 +146,7 @@ class FileDropIntakeTest extends IngestorTestSupport {
                 out.write(line);
                 out.flush();
                 written.add(line);
-                Thread.sleep(150);
+                Thread.sleep(150); // on purpose: a supplier writing slowly
                 // half-way through, nothing may have been taken
                 assertThat(jobCount()).isZero();
             }
@@ -160,6 +160,7 @@ class FileDropIntakeTest extends IngestorTestSupport {
     @Test
     void aDoneFileSupplierWaitsForTheMarker() throws Exception {
         drop("GLOBEX", "advice.csv", ADVICE);
+        // on purpose: past min-age and several polls, the file must still wait for its marker
         Thread.sleep(1500);
         assertThat(jobCount()).isZero();
         Files.createFile(INBOX.resolve("GLOBEX/advice.csv.done"));

@@ -1,9 +1,14 @@
 package dev.ingestor.source;
 
 import java.io.ByteArrayInputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -129,17 +134,66 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertThat(DATA.resolve("raw").resolve("ACME").resolve(sha.substring(0, 2)).resolve(sha)).hasBinaryContent(body);
     }
 
+    /**
+     * The size is checked before the route reads the body: a declared length over the limit is answered while
+     * the client has sent only a few bytes of it (a route would wait for the rest, and the socket would time
+     * out with no answer), and a chunked body is read no further than the limit and refused whole.
+     */
     @Test
-    void bodiesOverTheLimitAre413AndNothingIsKept() throws Exception {
-        byte[] big = new byte[1024 * 1024 + 1];
-        HttpResponse<String> declared = push(FILES, ACME_KEY, big);
-        assertProblem(declared, 413, "larger than the limit");
+    void bodiesOverTheLimitAre413BeforeTheyAreReadAndNothingIsKept() throws Exception {
+        List<Path> rawBefore = rawFiles();
+        String declared = announceAndSendOnly(FILES, 5_000_000, "source_id,sku".getBytes(StandardCharsets.UTF_8));
+        assertThat(declared).startsWith("HTTP/1.1 413").contains("application/problem+json")
+                .contains("the body of 5000000 bytes is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
 
+        byte[] big = new byte[1024 * 1024 + 1];
+        new java.util.Random(11).nextBytes(big);
         HttpResponse<String> chunked = http.send(postRequest(FILES, ACME_KEY, "application/octet-stream",
                 HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))), HttpResponse.BodyHandlers.ofString());
-        assertProblem(chunked, 413, "larger than the limit");
+        assertProblem(chunked, 413, "the body is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
         assertThat(jobCount()).isZero();
         assertThat(keyCount()).isZero();
+        assertThat(rawFiles()).as("the raw store").isEqualTo(rawBefore);
+    }
+
+    /** Every file in the raw store, of every supplier. */
+    private static List<Path> rawFiles() throws java.io.IOException {
+        Path raw = DATA.resolve("raw");
+        if (!Files.isDirectory(raw)) {
+            return List.of();
+        }
+        try (java.util.stream.Stream<Path> all = Files.walk(raw)) {
+            return all.filter(Files::isRegularFile).sorted().toList();
+        }
+    }
+
+    /**
+     * Announces a body of {@code declaredLength} bytes, sends only {@code start} of it, and returns what the
+     * server answers within five seconds (empty when it is still waiting for the rest).
+     */
+    private String announceAndSendOnly(String path, long declaredLength, byte[] start) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: " + ACME_KEY
+                    + "\r\nContent-Type: application/octet-stream\r\nContent-Length: " + declaredLength + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(start);
+            out.flush();
+            StringBuilder answer = new StringBuilder();
+            byte[] buffer = new byte[8192];
+            try {
+                for (int n = socket.getInputStream().read(buffer); n > 0; n = socket.getInputStream().read(buffer)) {
+                    answer.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+                    if (answer.indexOf("\r\n\r\n") > 0 && answer.indexOf("}") > 0) {
+                        break;
+                    }
+                }
+            } catch (SocketTimeoutException e) {
+                // no (complete) answer: the server is still reading the announced body
+            }
+            return answer.toString();
+        }
     }
 
     @Test
@@ -179,7 +233,7 @@ class HttpFilePushTest extends IngestorTestSupport {
         truncateAll();
         assertProblem(push("/api/v1/suppliers/AC%24ME/files", ACME_KEY, body), 400, "not a supplier code");
         assertProblem(push(FILES, ACME_KEY, new byte[0]), 400, "no body");
-        assertProblem(push(FILES, ACME_KEY, body, "X-File-Name", "../../etc/passwd"), 400, "");
+        assertProblem(push(FILES, ACME_KEY, body, "X-File-Name", "../../etc/passwd"), 400, "the file name contains '/' at position 3");
         String boundary = "b" + UUID.randomUUID();
         byte[] twoParts = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"a\"; filename=\"a.csv\"\r\n\r\nx\r\n"
                 + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"b\"; filename=\"b.csv\"\r\n\r\ny\r\n--" + boundary + "--\r\n")

@@ -286,7 +286,7 @@ class ItemBatchApiTest extends IngestorTestSupport {
                 break;
             }
             assertThat(r.statusCode()).as(r.body()).isIn(409, 503);
-            Thread.sleep(500);
+            Thread.sleep(500); // on purpose: a client's pause between retries
         }
         assertThat(done).as("statuses %s", statuses).isNotNull();
         assertThat(mapper.readTree(done.body()).get("counts").get("accepted").asInt()).isEqualTo(3);
@@ -303,15 +303,17 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertProblem(send("k-2", "{\"rows\": []}"), 400, "\"items\"");
         assertProblem(send("k-3", "{\"items\": []}"), 400, "empty");
         assertProblem(send("k-4", "{\"items\": [], \"items\": [1]}"), 400, "Duplicate field");
-        assertProblem(post(ITEMS, ACME_KEY, "text/plain", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-5"), 415, "");
+        assertProblem(post(ITEMS, ACME_KEY, "text/plain", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-5"), 415, "Content-Type 'text/plain' is not supported");
         assertThat(send("k-6", BATCH).statusCode()).isEqualTo(200);
-        assertProblem(send("k-7", "{\"items\": [{\"x\":\"" + "y".repeat(70_000) + "\"}]}"), 413, "max-json-size");
+        String overLimit = "{\"items\": [{\"x\":\"" + "y".repeat(70_000) + "\"}]}";
+        assertProblem(send("k-7", overLimit), 413, "the body of " + overLimit.length()
+                + " bytes is larger than the limit of 65536 bytes (ingestor.http.max-json-size)");
         assertProblem(send("k k", BATCH), 400, "visible ASCII");
         assertProblem(post(ITEMS + "?mode=later", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
                 "Idempotency-Key", "k-8"), 400, "mode 'later'");
         assertProblem(post("/api/v1/partners/GLOBEX/items", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
                 "Idempotency-Key", "k-9"), 404, "no partner 'GLOBEX'");
-        assertProblem(post(ITEMS, null, "application/json", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-10"), 401, "");
+        assertProblem(post(ITEMS, null, "application/json", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-10"), 401, "this API needs a key");
         // nothing malformed left a key behind
         assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class)).containsExactly("k-6");
     }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A batch that runs longer than the in-flight lease (3 s in tests) keeps its key: the lease is renewed while
@@ -48,7 +49,11 @@ class RequestKeyLeaseTest extends IngestorTestSupport {
             // the batch below waits on this row lock, past its lease
             lock.createStatement().execute("SELECT * FROM item WHERE supplier = 'ACME' AND source_id = 'L-1' FOR UPDATE");
             first = http.sendAsync(request("lease-1", batch("L-1", 2)), HttpResponse.BodyHandlers.ofString());
-            Thread.sleep(4500);
+            // the request outlives its first lease (ingestor.http.in-flight-lease, 3 s here): its lease was renewed
+            // past it, which is what keeps the key while it waits
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject("SELECT lease_until > created_at"
+                    + " + interval '3 seconds' FROM http_request WHERE idempotency_key = 'lease-1' AND state = 'IN_PROGRESS'",
+                    Boolean.class));
             HttpResponse<String> retry = http.send(request("lease-1", batch("L-1", 2), Duration.ofSeconds(8)),
                     HttpResponse.BodyHandlers.ofString());
             assertProblem(retry, 409, "still being processed");

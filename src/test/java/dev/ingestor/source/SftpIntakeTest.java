@@ -7,17 +7,14 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.UUID;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import dev.ingestor.support.TestSftpServer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -159,6 +156,7 @@ class SftpIntakeTest extends IngestorTestSupport {
     void aDoneFileSupplierIsWaitedForAndItsFilesAreDeleted() throws Exception {
         Path folder = Files.createDirectories(SFTP.root().resolve("initech"));
         Files.write(folder.resolve("batch.csv"), advice("D-1"));
+        // on purpose: several polls pass, and the file must still wait for its done file
         Thread.sleep(1500);
         assertThat(jobCount()).as("taken before its done file").isZero();
         Files.write(folder.resolve("batch.csv.done"), new byte[0]);
@@ -188,7 +186,7 @@ class SftpIntakeTest extends IngestorTestSupport {
             String line = "W-" + i + ",SKU,1,2026-12-01\n";
             content.append(line);
             Files.writeString(file, line, java.nio.file.StandardOpenOption.APPEND);
-            Thread.sleep(150);
+            Thread.sleep(150); // on purpose: a supplier writing slowly
         }
         awaitJobs(1);
         assertThat(jdbc.queryForObject("SELECT size FROM import_job", Long.class)).isEqualTo(content.length());
@@ -196,34 +194,34 @@ class SftpIntakeTest extends IngestorTestSupport {
 
     @Test
     void aRefusedLoginIsLoggedWithoutThePasswordAndTheRouteIsDown() throws Exception {
-        ListAppender<ILoggingEvent> logs = capture();
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
         try {
             await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-GLOBEX").asText().equals("DOWN"));
-            await().atMost(Duration.ofSeconds(15)).until(() -> logs.list.stream().anyMatch(e ->
+            await().atMost(Duration.ofSeconds(15)).until(() -> logs.events().stream().anyMatch(e ->
                     e.getFormattedMessage().contains("supplier=GLOBEX") && e.getFormattedMessage().contains("Auth fail")));
-            assertThat(logs.list).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
+            assertThat(logs.events()).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
             assertThat(get("/actuator/health", ADMIN_KEY).body()).doesNotContain("wrong-pw-123");
         } finally {
-            release(logs);
+            logs.close();
         }
     }
 
     @Test
     void aServerThatGoesAwayAndComesBackIsPolledAgainWithoutARestart() throws Exception {
-        ListAppender<ILoggingEvent> logs = capture();
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
         try {
             SFTP.stop();
-            await().atMost(Duration.ofSeconds(20)).until(() -> logs.list.stream().anyMatch(e ->
+            await().atMost(Duration.ofSeconds(20)).until(() -> logs.events().stream().anyMatch(e ->
                     e.getFormattedMessage().contains("supplier=ACME") && e.getFormattedMessage().contains("cannot be polled")));
             assertThat(health().path("consumer:sftp-ACME").asText()).isEqualTo("DOWN");
-            long failures = logs.list.stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
-            Thread.sleep(2000);
+            long failures = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
+            Thread.sleep(2000); // on purpose: the window in which failed polls are counted
             // back-off: with a 200 ms poll and multiplier 2, about one failed poll (and line) per 600 ms, not 10
-            long more = logs.list.stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count() - failures;
+            long more = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count() - failures;
             assertThat(more).isLessThanOrEqualTo(5);
         } finally {
             SFTP.start();
-            release(logs);
+            logs.close();
         }
         publish("after-outage.csv", advice("S-3"));
         awaitJobs(1);
@@ -260,7 +258,8 @@ class SftpIntakeTest extends IngestorTestSupport {
             await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
                     "SELECT coalesce(sum(1 + duplicate_count), 0) FROM import_job", Long.class) == 20);
             assertThat(jobCount()).isEqualTo(10);
-            // every arrival counted exactly once: a file taken by both instances would count twice
+            // every arrival counted exactly once: a file taken by both instances would count twice (on purpose,
+            // both instances poll several more times before the count is read again)
             Thread.sleep(1000);
             assertThat(jdbc.queryForObject("SELECT sum(1 + duplicate_count) FROM import_job", Long.class)).isEqualTo(20);
         }
@@ -271,58 +270,41 @@ class SftpIntakeTest extends IngestorTestSupport {
         Path secret = Files.createDirectories(SFTP.root().resolve("private")).resolve("secret.csv");
         Files.writeString(secret, "source_id,sku,quantity,delivery_date\nTOP-SECRET,SKU,1,2026-12-01\n");
         Path link = Files.createSymbolicLink(OUTBOX.resolve("leak.csv"), secret);
-        ListAppender<ILoggingEvent> logs = capture("dev.ingestor.intake");
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
         try {
             publish("real.csv", advice("R-1"));
             awaitFiles(OUTBOX.resolve(".done"), 1);
+            // on purpose: more polls pass, and the link must be neither taken nor reported again
             Thread.sleep(1500);
             assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
             assertThat(link).isSymbolicLink();
             assertThat(secret).exists();
-            assertThat(logs.list.stream().filter(e -> e.getFormattedMessage().contains("leak.csv")).count()).isEqualTo(1);
+            assertThat(logs.events().stream().filter(e -> e.getFormattedMessage().contains("leak.csv")).count()).isEqualTo(1);
         } finally {
-            release(logs, "dev.ingestor.intake");
+            logs.close();
             Files.deleteIfExists(link);
         }
     }
 
     @Test
     void aRemoteFileOverTheLimitIsRejectedOnceNamingTheProperty() throws Exception {
-        ListAppender<ILoggingEvent> logs = capture("dev.ingestor.intake");
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
         try {
             publish("huge.csv", advice("H-" + "x".repeat(8000)));
             awaitFiles(OUTBOX.resolve(".rejected"), 1);
+            // on purpose: more polls pass, and the rejection must not be logged again
             Thread.sleep(1000);
             assertThat(jobCount()).isZero();
             assertThat(filesIn(OUTBOX)).isEmpty();
-            assertThat(logs.list).filteredOn(e -> e.getFormattedMessage().contains("huge.csv")).singleElement()
+            assertThat(logs.events()).filteredOn(e -> e.getFormattedMessage().contains("huge.csv")).singleElement()
                     .satisfies(e -> assertThat(e.getFormattedMessage()).contains("ingestor.suppliers.ACME.max-file-size")
                             .contains("4096 bytes"));
         } finally {
-            release(logs, "dev.ingestor.intake");
+            logs.close();
         }
     }
 
     private com.fasterxml.jackson.databind.JsonNode health() throws Exception {
         return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth").path("details");
-    }
-
-    private static ListAppender<ILoggingEvent> capture() {
-        return capture("dev.ingestor.sftp");
-    }
-
-    private static ListAppender<ILoggingEvent> capture(String logger) {
-        ListAppender<ILoggingEvent> appender = new ListAppender<>();
-        appender.start();
-        ((Logger) LoggerFactory.getLogger(logger)).addAppender(appender);
-        return appender;
-    }
-
-    private static void release(ListAppender<ILoggingEvent> appender) {
-        release(appender, "dev.ingestor.sftp");
-    }
-
-    private static void release(ListAppender<ILoggingEvent> appender, String logger) {
-        ((Logger) LoggerFactory.getLogger(logger)).detachAppender(appender);
     }
 }
