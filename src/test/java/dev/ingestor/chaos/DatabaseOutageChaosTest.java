@@ -218,7 +218,7 @@ class DatabaseOutageChaosTest {
                         .append(", \"delivery_date\": \"2026-12-0").append(i + 1).append("\"}");
             }
             byte[] bytes = body.append("]}").toString().getBytes(StandardCharsets.UTF_8);
-            int status = untilAcknowledged("batch " + key, () -> post("/api/v1/partners/ACME/items", "application/json", bytes,
+            int status = untilAcknowledged("batch " + key, () -> post("/api/v1/suppliers/ACME/items", "application/json", bytes,
                     "Idempotency-Key", key));
             if (status == 200) {
                 acknowledgedBatchKeys.add(key);

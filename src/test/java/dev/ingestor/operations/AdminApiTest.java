@@ -193,7 +193,7 @@ class AdminApiTest extends IngestorTestSupport {
 
     @Test
     void aStuckRequestKeyIsLookedUpAndReleased() throws Exception {
-        jdbc.update("INSERT INTO http_request (partner, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
+        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
                 + " VALUES ('ACME', 'stuck-1', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
         JsonNode key = mapper.readTree(admin("GET", "/idempotency-keys/ACME/stuck-1").body());
         assertThat(key.get("state").asText()).isEqualTo("IN_PROGRESS");

@@ -82,17 +82,17 @@ class AdminConflictsTest extends IngestorTestSupport {
         byte[] batch = """
                 {"items": [{"source_id": "K-1", "sku": "SKU", "quantity": 1, "delivery_date": "2026-12-01"}]}"""
                 .getBytes(StandardCharsets.UTF_8);
-        HttpResponse<String> first = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json", batch, "Idempotency-Key", key);
+        HttpResponse<String> first = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", batch, "Idempotency-Key", key);
         assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
-        Map<String, Object> stored = jdbc.queryForMap("SELECT * FROM http_request WHERE partner = 'ACME' AND idempotency_key = ?", key);
+        Map<String, Object> stored = jdbc.queryForMap("SELECT * FROM http_request WHERE supplier = 'ACME' AND idempotency_key = ?", key);
         assertThat(stored.get("state")).isEqualTo("COMPLETED");
 
         assertProblem(admin("DELETE", "/idempotency-keys/ACME/" + key), 409, "not in progress");
 
-        assertThat(jdbc.queryForMap("SELECT * FROM http_request WHERE partner = 'ACME' AND idempotency_key = ?", key))
+        assertThat(jdbc.queryForMap("SELECT * FROM http_request WHERE supplier = 'ACME' AND idempotency_key = ?", key))
                 .usingRecursiveComparison().isEqualTo(stored);
         // the partner's retry is still answered from the stored response, not processed a second time
-        HttpResponse<String> retry = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json", batch, "Idempotency-Key", key);
+        HttpResponse<String> retry = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", batch, "Idempotency-Key", key);
         assertThat(retry.statusCode()).isEqualTo(200);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE source = 'http-items'", Long.class)).isEqualTo(1);

@@ -37,7 +37,7 @@ class HousekeepingTest extends IngestorTestSupport {
     InstanceId instanceId;
 
     private void request(String key, String expires) {
-        jdbc.update("INSERT INTO http_request (partner, idempotency_key, fingerprint, state, owner, expires_at)"
+        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, expires_at)"
                 + " VALUES ('ACME', ?, repeat('a', 64), 'COMPLETED', 'test', now() + ?::interval)", key, expires);
     }
 
@@ -131,7 +131,7 @@ class HousekeepingTest extends IngestorTestSupport {
     void recoveryReleasesWhatLapsedLeasesHold() {
         jdbc.update("INSERT INTO file_claim (claim_key, owner, claimed_at) VALUES ('/gone/a.csv', 'dead', now() - interval '1 hour'),"
                 + " ('/live/b.csv', 'alive', now())");
-        jdbc.update("INSERT INTO http_request (partner, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
+        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
                 + " VALUES ('ACME', 'k-dead', repeat('a', 64), 'IN_PROGRESS', 'dead/1', now() - interval '1 minute', now() + interval '1 day'),"
                 + " ('ACME', 'k-live', repeat('a', 64), 'IN_PROGRESS', 'alive/1', now() + interval '1 minute', now() + interval '1 day')");
         Housekeeping.RecoveryReport report = housekeeping.recover();

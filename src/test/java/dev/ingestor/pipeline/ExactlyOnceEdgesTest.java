@@ -360,7 +360,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     /** Sends one item as a batch through the HTTP API and returns its outcome. */
     private String outcome(String item) throws Exception {
-        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+        HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 ("{\"items\":[" + item + "]}").getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return json(response.body()).get("items").get(0).get("outcome").asText();

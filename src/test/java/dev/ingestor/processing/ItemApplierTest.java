@@ -48,10 +48,10 @@ class ItemApplierTest extends IngestorTestSupport {
     @Test
     void theSameRecordsGiveTheSameOutcomesAndEventsAppliedAtOnceAndByTheStages() throws Exception {
         // the same items for two partners: ACME's applied while it waits, GLOBEX's made a job for the stages
-        HttpResponse<String> sync = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+        HttpResponse<String> sync = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 RECORDS.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(sync.statusCode()).as(sync.body()).isEqualTo(200);
-        HttpResponse<String> bulk = post("/api/v1/partners/GLOBEX/items?mode=bulk", GLOBEX_KEY, "application/json",
+        HttpResponse<String> bulk = post("/api/v1/suppliers/GLOBEX/items?mode=bulk", GLOBEX_KEY, "application/json",
                 RECORDS.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(bulk.statusCode()).as(bulk.body()).isEqualTo(202);
 

@@ -59,9 +59,9 @@ class FrontDoorTest extends IngestorTestSupport {
             calls.add(new Call("POST", files, MULTIPART, MULTIPART_BODY));
             calls.add(new Call("POST", files, "application/x-www-form-urlencoded", form));
         }
-        calls.add(new Call("POST", "/api/v1/partners/ACME/items", "application/json", items));
-        calls.add(new Call("POST", "/api/v1/partners/ACME/items;x=1", "application/json", items));
-        calls.add(new Call("POST", "/api/v1/partners/ACME/%69tems", "application/json", items));
+        calls.add(new Call("POST", "/api/v1/suppliers/ACME/items", "application/json", items));
+        calls.add(new Call("POST", "/api/v1/suppliers/ACME/items;x=1", "application/json", items));
+        calls.add(new Call("POST", "/api/v1/suppliers/ACME/%69tems", "application/json", items));
         calls.add(new Call("PUT", "/api/v1/jobs", "application/x-www-form-urlencoded", form));
         calls.add(new Call("PATCH", JOB, "application/x-www-form-urlencoded", form));
         calls.add(Call.of("GET", "/api/v1/jobs"));
@@ -133,7 +133,7 @@ class FrontDoorTest extends IngestorTestSupport {
                 "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: " + MULTIPART + "\r\n" + gigabyte,
                 "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
                 "PUT /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
-                "POST /api/v1/partners/ACME/items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + gigabyte,
+                "POST /api/v1/suppliers/ACME/items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + gigabyte,
                 "POST /api/v1/admin/suppliers/ACME/retry-failed HTTP/1.1\r\nHost: x\r\nX-Api-Key: wrong\r\n"
                         + "Content-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
                 "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked")) {

@@ -24,10 +24,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** POST /api/v1/partners/{partner}/items: request-level and item-level idempotency on a real server and PostgreSQL. */
+/** POST /api/v1/suppliers/{partner}/items: request-level and item-level idempotency on a real server and PostgreSQL. */
 class ItemBatchApiTest extends IngestorTestSupport {
 
-    private static final String ITEMS = "/api/v1/partners/ACME/items";
+    private static final String ITEMS = "/api/v1/suppliers/ACME/items";
     private static final String BATCH = """
             {"items": [
               {"source_id": "I-1", "source_version": 1, "sku": "SKU-1", "quantity": 5, "delivery_date": "2026-12-01"},
@@ -62,6 +62,25 @@ class ItemBatchApiTest extends IngestorTestSupport {
 
     private long outboxRows() {
         return jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = 'ingestor.items'", Long.class);
+    }
+
+    @Test
+    void theOlderPartnersPathIsTheSameBatchUnderTheSameKeys() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> first = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", key);
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request WHERE supplier = 'ACME' AND idempotency_key = ?",
+                Long.class, key)).isEqualTo(1);
+        // the same key by the new path is the same request: replayed, not applied again
+        HttpResponse<String> again = send(key, BATCH);
+        assertThat(again.statusCode()).isEqualTo(200);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(again.body()).isEqualTo(first.body());
+        // a key reaches only its own supplier on the older path too
+        assertProblem(post("/api/v1/partners/GLOBEX/items", ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString()), 404,
+                "no supplier 'GLOBEX'");
     }
 
     @Test
@@ -311,8 +330,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertProblem(send("k k", BATCH), 400, "visible ASCII");
         assertProblem(post(ITEMS + "?mode=later", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
                 "Idempotency-Key", "k-8"), 400, "mode 'later'");
-        assertProblem(post("/api/v1/partners/GLOBEX/items", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
-                "Idempotency-Key", "k-9"), 404, "no partner 'GLOBEX'");
+        assertProblem(post("/api/v1/suppliers/GLOBEX/items", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
+                "Idempotency-Key", "k-9"), 404, "no supplier 'GLOBEX'");
         assertProblem(post(ITEMS, null, "application/json", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-10"), 401, "this API needs a key");
         // nothing malformed left a key behind
         assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class)).containsExactly("k-6");

@@ -17,7 +17,7 @@ class ItemBatchLimitsTest extends IngestorTestSupport {
         StringBuilder body = new StringBuilder("{\"items\": [{}");
         body.append(",{}".repeat(10_000));
         body.append("]}");
-        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+        HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 body.toString().getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertProblem(response, 413, "more than 10000 items, the limit (ingestor.http.max-items-per-batch)");
         assertThat(jobCount()).isZero();
@@ -29,7 +29,7 @@ class ItemBatchLimitsTest extends IngestorTestSupport {
         StringBuilder body = new StringBuilder("{\"items\": [{}");
         body.append(",{}".repeat(9_999));
         body.append("]}");
-        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+        HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 body.toString().getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         assertThat(JSON.readTree(response.body()).get("counts").get("quarantined").asLong()).isEqualTo(10_000);

@@ -20,7 +20,7 @@ import static org.awaitility.Awaitility.await;
  */
 class RequestKeyLeaseTest extends IngestorTestSupport {
 
-    private static final String ITEMS = "/api/v1/partners/ACME/items";
+    private static final String ITEMS = "/api/v1/suppliers/ACME/items";
 
     @Autowired
     javax.sql.DataSource dataSource;

@@ -30,7 +30,7 @@ class NulCharacterTest extends IngestorTestSupport {
 
     @Test
     void anItemBatchWithNulInAFieldNameQuarantinesThatItem() throws Exception {
-        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+        HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 ("{\"items\": [" + NUL_NAME + ", " + NUL_VALUE + ", " + GOOD + "]}").getBytes(StandardCharsets.UTF_8),
                 "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
@@ -78,7 +78,7 @@ class NulCharacterTest extends IngestorTestSupport {
                 + "{\"source_id\": \"n10\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\", \"note\": \"\\udc00x\"},"
                 + "{\"source_id\": \"n11\", \"sku\": \"S\\ud83d\\ude00\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"}"
                 + "]}";
-        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+        HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 body.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         JsonNode items = JSON.readTree(response.body()).get("items");
@@ -106,7 +106,7 @@ class NulCharacterTest extends IngestorTestSupport {
     void aSingleUnpairedSurrogateIdIsQuarantinedNotReportedAsReplay() throws Exception {
         String body = "{\"items\": [{\"source_id\": \"n8\\ud800\", \"sku\": \"S\", \"quantity\": 1,"
                 + " \"delivery_date\": \"2026-12-01\"}]}";
-        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
+        HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 body.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         JsonNode result = JSON.readTree(response.body());

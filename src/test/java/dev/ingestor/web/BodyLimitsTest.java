@@ -33,7 +33,7 @@ class BodyLimitsTest extends IngestorTestSupport {
             "/api/v1/suppliers/ACME/files",
             "/api/v1/suppliers/ACME/files;x=1",
             "/api/v1/suppliers/ACME/%66iles",
-            "/api/v1/partners/ACME/items;jsessionid=1",
+            "/api/v1/suppliers/ACME/items;jsessionid=1",
             "/api/v1/admin/jobs/" + "00000000-0000-0000-0000-000000000000" + "/revalidate",
             "/api/v1/%61dmin/jobs/00000000-0000-0000-0000-000000000000/reprocess",
             "/api/v1/nothing/here"})

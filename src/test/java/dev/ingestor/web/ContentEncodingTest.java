@@ -35,7 +35,7 @@ class ContentEncodingTest extends IngestorTestSupport {
     void aGzipItemBatchIsDecoded() throws Exception {
         byte[] batch = "{\"items\":[{\"source_id\":\"Z-1\",\"sku\":\"S\",\"quantity\":1,\"delivery_date\":\"2026-01-02\"}]}"
                 .getBytes(StandardCharsets.UTF_8);
-        HttpResponse<String> response = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json", gzip(batch),
+        HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", gzip(batch),
                 "Content-Encoding", "gzip", "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         assertThat(JSON.readTree(response.body()).get("items").get(0).get("outcome").asText()).isEqualTo("ACCEPTED");
@@ -48,7 +48,7 @@ class ContentEncodingTest extends IngestorTestSupport {
         assertThat(bomb.length).isLessThan(10_000);
         assertProblem(post(FILES, ACME_KEY, "application/octet-stream", bomb, "Content-Encoding", "gzip"),
                 413, "the decoded body is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
-        assertProblem(post("/api/v1/partners/ACME/items", ACME_KEY, "application/json", gzip(new byte[70_000]),
+        assertProblem(post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", gzip(new byte[70_000]),
                         "Content-Encoding", "gzip", "Idempotency-Key", "k-bomb"),
                 413, "ingestor.http.max-json-size");
         assertThat(jobCount()).isZero();
