@@ -55,6 +55,15 @@ public class ItemBatchApi {
                 properties.getDataDir().resolve("spool"));
     }
 
+    /**
+     * What a request's fingerprint is taken under, with its canonical body. It names the path items were first
+     * pushed to, whichever path this request came by: a stored request key matches its retry only while this
+     * stays the same, so it never changes with the routes.
+     */
+    static String fingerprintName(String supplier, boolean bulk) {
+        return "POST /api/v1/partners/" + supplier + "/items mode=" + (bulk ? "bulk" : "sync");
+    }
+
     /** Everything that can be wrong with the request itself, answered before any key is taken. */
     public ItemBatchRequest read(Exchange exchange) throws IOException {
         Message message = exchange.getMessage();
@@ -71,7 +80,7 @@ public class ItemBatchApi {
             throw ApiProblemException.badRequest("bad-query", "mode '" + SafeText.of(mode, 40)
                     + "' is not known; use mode=bulk for a job, or leave it out to process the batch at once");
         }
-        String prefix = "POST /api/v1/suppliers/" + supplier + "/items mode=" + (bulk ? "bulk" : "sync");
+        String prefix = fingerprintName(supplier, bulk);
         ItemBatchReader.Batch batch = batchReader.read(message.getBody(InputStream.class), prefix);
         // the items file goes once the exchange is done, whatever the outcome (a replay or 409 included)
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {

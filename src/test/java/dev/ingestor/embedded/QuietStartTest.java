@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ingestor.IngestorApplication;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -26,8 +28,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A healthy start says nothing alarming: on the embedded default, from an empty data folder and again on the
  * kept one, with health probes arriving all through the start, the only WARN is the demo-key notice. An
- * operator who sees a WARN at start should have something to do.
+ * operator who sees a WARN at start should have something to do. It reads every line the JVM logs, so it runs in a
+ * JVM of its own (the own-jvm execution in pom.xml), where no other test's application is running.
  */
+@Tag("own-jvm")
+@Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
 class QuietStartTest {
 
     @Test

@@ -105,18 +105,13 @@ class TwoInstancesTest {
         // both instances poll already: a file consumer's first poll comes a second after its route started, and
         // until then the instance started first would have the inbox to itself
         await().atMost(Duration.ofSeconds(30)).until(() -> polling(one) && polling(two));
+        // each file as if just written, dated before it is moved in (a move keeps the time): the instance that
+        // claims a file first waits out min-age on it, and the other instance's poll claims the next files
+        // meanwhile, as hosts sharing a volume would; with old files one poll could take all thirty at once
         try (Stream<Path> files = Files.list(staging)) {
             for (Path file : files.toList()) {
+                Files.setLastModifiedTime(file, FileTime.from(java.time.Instant.now()));
                 Files.move(file, acme.resolve(file.getFileName()));
-            }
-        }
-        // as if just written (a move keeps the staging time): the instance that claims a file first waits out
-        // min-age on it, and the other instance's poll claims the next files meanwhile, as hosts sharing a
-        // volume would; with old files one poll could take all thirty before the other instance looked
-        FileTime now = FileTime.from(java.time.Instant.now());
-        try (Stream<Path> files = Files.list(acme)) {
-            for (Path file : files.filter(Files::isRegularFile).toList()) {
-                Files.setLastModifiedTime(file, now);
             }
         }
 

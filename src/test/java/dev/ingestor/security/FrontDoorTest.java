@@ -62,6 +62,9 @@ class FrontDoorTest extends IngestorTestSupport {
         calls.add(new Call("POST", "/api/v1/suppliers/ACME/items", "application/json", items));
         calls.add(new Call("POST", "/api/v1/suppliers/ACME/items;x=1", "application/json", items));
         calls.add(new Call("POST", "/api/v1/suppliers/ACME/%69tems", "application/json", items));
+        // the older path of item batches, still served
+        calls.add(new Call("POST", "/api/v1/partners/ACME/items", "application/json", items));
+        calls.add(new Call("POST", "/api/v1/partners/ACME/items;x=1", "application/json", items));
         calls.add(new Call("PUT", "/api/v1/jobs", "application/x-www-form-urlencoded", form));
         calls.add(new Call("PATCH", JOB, "application/x-www-form-urlencoded", form));
         calls.add(Call.of("GET", "/api/v1/jobs"));

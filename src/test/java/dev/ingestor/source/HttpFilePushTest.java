@@ -248,9 +248,11 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertThat(response.statusCode()).isEqualTo(200);
         JsonNode paths = mapper.readTree(response.body()).get("paths");
         assertThat(paths.has("/api/v1/suppliers/{supplier}/files")).as(response.body()).isTrue();
-        assertThat(paths.has("/api/v1/suppliers/{partner}/items")).isTrue();
+        assertThat(paths.has("/api/v1/suppliers/{supplier}/items")).isTrue();
         assertThat(paths.has("/api/v1/jobs/{id}")).isTrue();
-        JsonNode items = paths.get("/api/v1/suppliers/{partner}/items").get("post");
+        // the older path of item batches is still described, marked deprecated
+        assertThat(paths.get("/api/v1/partners/{partner}/items").get("post").path("deprecated").asBoolean()).isTrue();
+        JsonNode items = paths.get("/api/v1/suppliers/{supplier}/items").get("post");
         assertThat(items.get("responses").has("409")).isTrue();
         assertThat(items.get("responses").has("422")).isTrue();
         assertThat(items.get("parameters").toString()).contains("Idempotency-Key");

@@ -24,7 +24,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** POST /api/v1/suppliers/{partner}/items: request-level and item-level idempotency on a real server and PostgreSQL. */
+/** POST /api/v1/suppliers/{supplier}/items (and the older partners path): request-level and item-level idempotency on a real server and PostgreSQL. */
 class ItemBatchApiTest extends IngestorTestSupport {
 
     private static final String ITEMS = "/api/v1/suppliers/ACME/items";

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The streaming reader of item batches: the same fingerprint as the whole-tree canonical form, and its limits. */
 class ItemBatchReaderTest {
 
-    private static final String PREFIX = "POST /api/v1/suppliers/ACME/items mode=sync";
+    private static final String PREFIX = "POST /api/v1/partners/ACME/items mode=sync";
 
     @TempDir
     Path spool;
@@ -159,5 +159,13 @@ class ItemBatchReaderTest {
                     .isInstanceOfSatisfying(ApiProblemException.class, e -> assertThat(e.problem().status()).isEqualTo(400));
         }
         assertThat(spool).isEmptyDirectory();
+    }
+
+    @Test
+    void theFingerprintNameStaysWhatStoredKeysWereTakenUnder() {
+        // request keys stored by earlier versions (kept 30 days) replay to their retries only while this holds,
+        // whichever path, /suppliers/ or /partners/, the retry comes by
+        assertThat(ItemBatchApi.fingerprintName("ACME", false)).isEqualTo(PREFIX);
+        assertThat(ItemBatchApi.fingerprintName("ACME", true)).isEqualTo("POST /api/v1/partners/ACME/items mode=bulk");
     }
 }

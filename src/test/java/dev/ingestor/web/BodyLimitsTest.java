@@ -43,6 +43,14 @@ class BodyLimitsTest extends IngestorTestSupport {
         assertThat(answer).contains("application/problem+json").contains("ingestor.http.max-");
     }
 
+    /** Both paths of item batches have the item-batch limit, not the general one. */
+    @ParameterizedTest
+    @ValueSource(strings = {"/api/v1/suppliers/ACME/items", "/api/v1/partners/ACME/items"})
+    void bothItemBatchPathsHaveTheItemBatchLimit(String path) throws Exception {
+        assertThat(headersOnly("POST", path, 5_000_000_000L)).startsWith("HTTP/1.1 413")
+                .contains("ingestor.http.max-json-size");
+    }
+
     /** Double slashes never reach a route: the request firewall refuses them before the body is read. */
     @Test
     void aDoubleSlashSpellingIsRefusedBeforeTheBodyIsRead() throws Exception {
