@@ -9,6 +9,11 @@ public final class IntakeHeaders {
     public static final String FILE_NAME = "IngestorFileName";
     /** file-drop, sftp or http. */
     public static final String SOURCE = "IngestorSource";
+    /**
+     * Who submitted the file, kept with its job: {@code supplier:<CODE>} or {@code admin} for an API key,
+     * {@code sftp://user@host:port/dir} for an SFTP server, {@code drop:<folder>} for a file drop.
+     */
+    public static final String SUBMITTED_BY = "IngestorSubmittedBy";
     /** Set by intake: {@code supplier:sha256}. */
     public static final String KEY = "IngestorKey";
     /** The most bytes a source accepts for one file (HTTP pushes); absent means no limit. */

@@ -6,7 +6,10 @@ import java.util.UUID;
 import dev.ingestor.intake.ContentKey;
 import dev.ingestor.config.RecordFormat;
 
-/** One distinct file of one supplier, and what became of it. */
+/**
+ * One distinct file of one supplier, and what became of it. {@code submittedBy} is who handed it in first (a
+ * duplicate does not change it); null for jobs made before it was recorded.
+ */
 public record ImportJob(
         UUID id,
         String supplier,
@@ -23,7 +26,8 @@ public record ImportJob(
         String error,
         long recordsDone,
         String requestKey,
-        RecordFormat format) {
+        RecordFormat format,
+        String submittedBy) {
 
     /** The format of the stored content: the job's own (an items batch is JSON Lines) or the supplier's. */
     public RecordFormat formatOr(RecordFormat supplierFormat) {

@@ -33,7 +33,7 @@ public class ImportJobStore {
 
     public static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
             + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error, records_done,"
-            + " request_key, format";
+            + " request_key, format, submitted_by";
 
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
@@ -46,15 +46,16 @@ public class ImportJobStore {
 
     public IntakeResult create(@Body StoredContent content,
                                @Header(IntakeHeaders.FILE_NAME) String fileName,
-                               @Header(IntakeHeaders.SOURCE) String source) {
+                               @Header(IntakeHeaders.SOURCE) String source,
+                               @Header(IntakeHeaders.SUBMITTED_BY) String submittedBy) {
         boolean empty = content.size() == 0;
         JobState state = empty ? JobState.REJECTED : JobState.RECEIVED;
         String error = empty ? "the file is empty (0 bytes)" : null;
         ImportJob job = jdbc.queryForObject(
-                "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
+                "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error, submitted_by)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
                 JOB, IDS.generate(), content.supplier(), state.name(), content.key().toString(), fileName,
-                content.size(), source, error);
+                content.size(), source, error, submittedBy);
         return new IntakeResult(job, false);
     }
 
@@ -67,16 +68,18 @@ public class ImportJobStore {
      * stages then take like a file, or the end state of a batch processed while the caller waited.
      */
     public ImportJob createForRequest(UUID id, StoredContent content, String fileName, String requestKey,
-                                      JobState state, RecordCounts counts) {
+                                      String submittedBy, JobState state, RecordCounts counts) {
         return jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, format,"
-                        + " total, accepted, updated, replayed, quarantined, records_done)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, 'http-items', ?, 'JSON', ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
+                        + " submitted_by, total, accepted, updated, replayed, quarantined, records_done)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, 'http-items', ?, 'JSON', ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
                 JOB, id, content.supplier(), state.name(), content.key().toString(), fileName, content.size(), requestKey,
+                submittedBy,
                 counts.total(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined(),
                 state == JobState.RECEIVED ? 0 : counts.total());
     }
 
+    /** Counts one more arrival of a job's content; who submitted the job stays the first submitter. */
     public IntakeResult recordDuplicate(@Header(IntakeHeaders.KEY) String key) {
         List<ImportJob> jobs = jdbc.query(
                 "UPDATE import_job SET duplicate_count = duplicate_count + 1, last_seen_at = clock_timestamp()"
@@ -150,7 +153,8 @@ public class ImportJobStore {
                 rs.getString("error"),
                 rs.getLong("records_done"),
                 rs.getString("request_key"),
-                rs.getString("format") == null ? null : RecordFormat.valueOf(rs.getString("format")));
+                rs.getString("format") == null ? null : RecordFormat.valueOf(rs.getString("format")),
+                rs.getString("submitted_by"));
     }
 
     private static Instant instant(Timestamp ts) {

@@ -73,6 +73,7 @@ public class FilePushApi {
         }
         message.setHeader(IntakeHeaders.SUPPLIER, supplier);
         message.setHeader(IntakeHeaders.SOURCE, "http");
+        message.setHeader(IntakeHeaders.SUBMITTED_BY, TenantGuard.caller(exchange).submitter());
         message.setHeader(IntakeHeaders.FILE_NAME, fileName == null || fileName.isBlank() ? "http-push" : fileName);
         message.setHeader(IntakeHeaders.MAX_SIZE, maxFileSize);
         message.setBody(content);

@@ -93,7 +93,8 @@ public class ItemBatchApi {
                 }
             }
         });
-        return new ItemBatchRequest(supplier, key, bulk, batch.jsonLines(), batch.count(), batch.fingerprint());
+        return new ItemBatchRequest(supplier, key, bulk, batch.jsonLines(), batch.count(), batch.fingerprint(),
+                TenantGuard.caller(exchange).submitter());
     }
 
     /** Does the work of a claimed request and answers it; the answer is stored for the request's retries. */

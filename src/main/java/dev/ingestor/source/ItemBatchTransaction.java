@@ -93,14 +93,16 @@ class ItemBatchTransaction {
     }
 
     private Reply bulk(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
-        ImportJob job = jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(), JobState.RECEIVED, RecordCounts.NONE);
+        ImportJob job = jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(), request.submittedBy(),
+                JobState.RECEIVED, RecordCounts.NONE);
         return store(claim, 202, replies.toJson(JobView.of(job)), jobId, null);
     }
 
     private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
         try (BufferedReader lines = Files.newBufferedReader(request.items(), StandardCharsets.UTF_8)) {
             ItemApplier.Applied applied = applier.applyBatch(request.supplier(), jobId, records(lines, request.itemCount()),
-                    counts -> jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(), finished(counts), counts));
+                    counts -> jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(),
+                            request.submittedBy(), finished(counts), counts));
             byte[] body = replies.toJson(ItemBatchAnswer.of(jobId, finished(applied.counts()), applied));
             return store(claim, 200, body, jobId, applied.counts());
         } catch (IOException e) {

@@ -27,6 +27,11 @@ public record Caller(String supplier, boolean admin, String keyId) {
         return admin || (supplier != null && supplier.equals(code));
     }
 
+    /** Who submitted a job, as the job keeps it: {@code admin} or {@code supplier:<CODE>}; nothing about the key. */
+    public String submitter() {
+        return admin ? "admin" : "supplier:" + supplier;
+    }
+
     /** For logs: the supplier code or "admin"; never anything about the key. */
     public String name() {
         String who = admin ? "admin" : supplier;

@@ -17,6 +17,7 @@ public record JobView(
         String fileName,
         long size,
         String source,
+        String submittedBy,
         Instant receivedAt,
         Instant updatedAt,
         int duplicateCount,
@@ -35,7 +36,7 @@ public record JobView(
 
     public static JobView of(ImportJob job) {
         return new JobView(job.id().toString(), job.supplier(), job.state().name(), job.key().toString(),
-                job.fileName(), job.size(), job.source(), job.receivedAt(), job.updatedAt(), job.duplicateCount(),
+                job.fileName(), job.size(), job.source(), job.submittedBy(), job.receivedAt(), job.updatedAt(), job.duplicateCount(),
                 job.lastSeenAt(), job.counts(), new Progress(job.recordsDone(), job.counts().total()), job.error(),
                 job.requestKey(), Map.of("self", JOBS_PATH + job.id(), "records", JOBS_PATH + job.id() + "/records?outcome=QUARANTINED"));
     }

@@ -195,7 +195,7 @@ class HttpPushBenchmark {
 
         public IntakeResult createWithoutKey(@Body StoredContent content) {
             // request_key set: the unique index on file keys does not apply, so repeats are new jobs
-            return new IntakeResult(jobs.createForRequest(ImportJobStore.newId(), content, "bench", ImportJobStore.newId().toString(),
+            return new IntakeResult(jobs.createForRequest(ImportJobStore.newId(), content, "bench", ImportJobStore.newId().toString(), "bench",
                     JobState.RECEIVED, RecordCounts.NONE), false);
         }
     }

@@ -2,6 +2,7 @@ package dev.ingestor.source;
 
 import dev.ingestor.intake.IntakeHeaders;
 import java.io.OutputStream;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,11 +48,23 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(job.get("file_name")).isEqualTo("advice.csv");
         assertThat(job.get("size")).isEqualTo((long) ADVICE.length);
         assertThat(job.get("source")).isEqualTo("file-drop");
+        // who submitted: the drop folder
+        assertThat(job.get("submitted_by")).isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
         assertThat(job.get("last_seen_at")).isNotNull();
         assertThat(filesIn(INBOX.resolve("ACME"))).isEmpty();
         // the raw store holds the bytes under their hash
         assertThat(DATA.resolve("raw/ACME").resolve(sha256(ADVICE).substring(0, 2)).resolve(sha256(ADVICE)))
                 .hasBinaryContent(ADVICE);
+    }
+
+    @Test
+    void theSameBytesPushedAfterTheDropKeepTheDropFolderAsSubmitter() throws Exception {
+        drop("ACME", "advice.csv", ADVICE);
+        awaitJobs(1);
+        HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv", ADVICE);
+        assertThat(pushed.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(pushed.body()).get("submittedBy").asText()).isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isEqualTo(1);
     }
 
     @Test

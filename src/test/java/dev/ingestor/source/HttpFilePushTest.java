@@ -54,6 +54,7 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertThat(job.get("key").asText()).isEqualTo("ACME:" + sha256(body));
         assertThat(job.get("fileName").asText()).isEqualTo("advice-1.csv");
         assertThat(job.get("source").asText()).isEqualTo("http");
+        assertThat(job.get("submittedBy").asText()).as("who submitted: the key's supplier").isEqualTo("supplier:ACME");
         assertThat(job.get("links").get("self").asText()).isEqualTo("/api/v1/jobs/" + job.get("id").asText());
         assertThat(first.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asText());
 
@@ -63,6 +64,22 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertThat(mapper.readTree(again.body()).get("id").asText()).isEqualTo(job.get("id").asText());
         assertThat(mapper.readTree(again.body()).get("duplicateCount").asInt()).isEqualTo(1);
         assertThat(jobCount()).isEqualTo(1);
+
+        // the same bytes pushed by the admin for ACME: a duplicate, and the first submitter stays
+        HttpResponse<String> byAdmin = push(FILES, ADMIN_KEY, body);
+        assertThat(byAdmin.statusCode()).isEqualTo(200);
+        assertThat(mapper.readTree(byAdmin.body()).get("submittedBy").asText()).isEqualTo("supplier:ACME");
+    }
+
+    @Test
+    void aFilePushedWithTheAdminKeyRecordsTheAdminAsItsSubmitter() throws Exception {
+        HttpResponse<String> pushed = push(FILES, ADMIN_KEY, CSV.getBytes(StandardCharsets.UTF_8), "X-File-Name", "by-admin.csv");
+        assertThat(pushed.statusCode()).isEqualTo(202);
+        JsonNode job = mapper.readTree(pushed.body());
+        assertThat(job.get("submittedBy").asText()).isEqualTo("admin");
+        assertThat(mapper.readTree(get("/api/v1/jobs/" + job.get("id").asText(), ACME_KEY).body()).get("submittedBy").asText())
+                .isEqualTo("admin");
+        assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class)).isEqualTo("admin");
     }
 
     @Test
@@ -120,6 +137,8 @@ class HttpFilePushTest extends IngestorTestSupport {
         drop("ACME", "dropped.csv", body);
         awaitFiles(INBOX.resolve("ACME").resolve(".duplicate"), 1);
         assertThat(jobCount()).isEqualTo(1);
+        // a duplicate from another source: the job keeps its first submitter
+        assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class)).isEqualTo("supplier:ACME");
     }
 
     @Test

@@ -105,6 +105,7 @@ class ItemBatchApiTest extends IngestorTestSupport {
         String jobId = result.get("jobId").asText();
         JsonNode job = mapper.readTree(get("/api/v1/jobs/" + jobId, ACME_KEY).body());
         assertThat(job.get("source").asText()).isEqualTo("http-items");
+        assertThat(job.get("submittedBy").asText()).as("who submitted the batch: the caller's key").isEqualTo("supplier:ACME");
         assertThat(job.get("state").asText()).isEqualTo("COMPLETED_WITH_ERRORS");
         assertThat(mapper.readTree(get("/api/v1/jobs/" + jobId + "/records", ACME_KEY).body()).toString()).contains("quantity");
 
@@ -228,6 +229,23 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertThat(job.get("requestKey").asText()).isEqualTo(key);
         assertThat(get("/api/v1/jobs/" + jobId + "/records", ACME_KEY).body()).contains("line 4: quantity");
         assertThat(outboxRows()).isEqualTo(3);
+    }
+
+    @Test
+    void aBatchRecordsWhoSubmittedItTheSupplierOrTheAdmin() throws Exception {
+        HttpResponse<String> byAdmin = post(ITEMS + "?mode=bulk", ADMIN_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+        assertThat(byAdmin.statusCode()).as(byAdmin.body()).isEqualTo(202);
+        JsonNode job = mapper.readTree(byAdmin.body());
+        assertThat(job.get("submittedBy").asText()).isEqualTo("admin");
+        assertThat(job.get("supplier").asText()).isEqualTo("ACME");
+        assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job WHERE id = ?::uuid", String.class,
+                job.get("id").asText())).isEqualTo("admin");
+
+        HttpResponse<String> bySupplier = send(UUID.randomUUID().toString(), BATCH);
+        String jobId = mapper.readTree(bySupplier.body()).get("jobId").asText();
+        assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job WHERE id = ?::uuid", String.class, jobId))
+                .isEqualTo("supplier:ACME");
     }
 
     @Test

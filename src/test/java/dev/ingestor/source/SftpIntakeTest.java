@@ -136,6 +136,9 @@ class SftpIntakeTest extends IngestorTestSupport {
         awaitJobs(1);
         assertThat(jdbc.queryForObject("SELECT source FROM import_job", String.class)).isEqualTo("sftp");
         assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class)).isEqualTo("advice-1.csv");
+        // who submitted: the server and folder, the login but never the password
+        assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class))
+                .isEqualTo("sftp://acme@127.0.0.1:" + SFTP.port() + "/outbox");
         awaitFiles(OUTBOX.resolve(".done"), 1);
         assertThat(filesIn(OUTBOX)).isEmpty();
     }
@@ -150,6 +153,9 @@ class SftpIntakeTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
         assertThat(jobCount()).isEqualTo(1);
+        // the duplicate from SFTP leaves the first submitter, the drop folder
+        assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class))
+                .isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
     }
 
     @Test
