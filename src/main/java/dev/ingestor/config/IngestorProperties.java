@@ -133,12 +133,22 @@ public class IngestorProperties {
         private int maxTakeovers = 3;
         /** How long an idle worker waits before it looks for a claimable job again. */
         private Duration pollInterval = Duration.ofMillis(500);
-        /** Redelivery of transient failures in validation and processing: 3 tries in all, 60 s apart, doubling. */
-        private final Redelivery redelivery = new Redelivery(2, Duration.ofSeconds(60), Duration.ofMinutes(5));
+        /** The validation stage: {@code ingestor.pipeline.validation.*}. */
+        private final PipelineStage validation = new PipelineStage(Duration.ofSeconds(60));
+        /** The processing stage: {@code ingestor.pipeline.processing.*}. */
+        private final PipelineStage processing = new PipelineStage(Duration.ofSeconds(120));
+        /** The former single policy of both stages, still read when an operator's configuration sets it. */
+        private final FormerPipelineRedelivery redelivery = new FormerPipelineRedelivery();
 
         public Duration getPollInterval() { return pollInterval; }
         public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
-        public Redelivery getRedelivery() { return redelivery; }
+        public PipelineStage getValidation() { return validation; }
+        public PipelineStage getProcessing() { return processing; }
+        public FormerPipelineRedelivery getRedelivery() { return redelivery; }
+        /** Validation's policy, with what the former {@code ingestor.pipeline.redelivery.*} sets on top. */
+        public StageRedelivery validationRedelivery() { return redelivery.over(validation.getRedelivery()); }
+        /** Processing's policy, with what the former {@code ingestor.pipeline.redelivery.*} sets on top. */
+        public StageRedelivery processingRedelivery() { return redelivery.over(processing.getRedelivery()); }
         public Duration getLease() { return lease; }
         public void setLease(Duration lease) { this.lease = lease; }
         public int getBatchSize() { return batchSize; }
@@ -149,6 +159,114 @@ public class IngestorProperties {
         public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
         public int getMaxTakeovers() { return maxTakeovers; }
         public void setMaxTakeovers(int maxTakeovers) { this.maxTakeovers = maxTakeovers; }
+    }
+
+    /** One stage of the pipeline: {@code ingestor.pipeline.validation.*} or {@code ingestor.pipeline.processing.*}. */
+    public static class PipelineStage {
+        /** Redelivery of the stage's transient failures (routes/error-handling.camel.yaml). */
+        private final StageRedelivery redelivery;
+
+        // a public no-argument constructor next to the other: bound as a JavaBean, not through a constructor
+        public PipelineStage() {
+            this(Duration.ofSeconds(60));
+        }
+
+        PipelineStage(Duration delay) {
+            this.redelivery = new StageRedelivery(2, delay, delay, 1);
+        }
+
+        public StageRedelivery getRedelivery() { return redelivery; }
+    }
+
+    /**
+     * Camel's redelivery policy for the transient failures of one pipeline stage: fixed delays unless
+     * {@code backoff-multiplier} is above 1. A plain number is read as milliseconds.
+     */
+    public static class StageRedelivery {
+        /** Redeliveries after the first attempt (2: 3 tries in all); then the job goes to the dead-letter channel. */
+        private int maximumRedeliveries;
+        /** Wait before the first redelivery; multiplied by {@code backoff-multiplier} after each, up to {@code maximum-delay}. */
+        private Duration delay;
+        /** The longest wait between two redeliveries. */
+        private Duration maximumDelay;
+        /** What each wait is multiplied by for the next one: 1 keeps the delay fixed, 2 doubles it. */
+        private double backoffMultiplier;
+
+        public StageRedelivery() {
+            this(2, Duration.ofSeconds(60), Duration.ofSeconds(60), 1);
+        }
+
+        StageRedelivery(int maximumRedeliveries, Duration delay, Duration maximumDelay, double backoffMultiplier) {
+            this.maximumRedeliveries = maximumRedeliveries;
+            this.delay = delay;
+            this.maximumDelay = maximumDelay;
+            setBackoffMultiplier(backoffMultiplier);
+        }
+
+        public int getMaximumRedeliveries() { return maximumRedeliveries; }
+        public void setMaximumRedeliveries(int maximumRedeliveries) { this.maximumRedeliveries = maximumRedeliveries; }
+        public Duration getDelay() { return delay; }
+        public void setDelay(Duration delay) { this.delay = delay; }
+        public Duration getMaximumDelay() { return maximumDelay; }
+        public void setMaximumDelay(Duration maximumDelay) { this.maximumDelay = maximumDelay; }
+        public double getBackoffMultiplier() { return backoffMultiplier; }
+        public void setBackoffMultiplier(double backoffMultiplier) {
+            // below 1 each wait would shrink towards nothing: a retry storm against whatever just failed
+            if (!(backoffMultiplier >= 1)) {
+                throw new IllegalArgumentException("backoff-multiplier must be at least 1 (1: a fixed delay), not " + backoffMultiplier);
+            }
+            this.backoffMultiplier = backoffMultiplier;
+        }
+    }
+
+    /**
+     * {@code ingestor.pipeline.redelivery.*}, the one policy both stages shared before each had its own. Unset
+     * unless an operator's configuration sets it; what it sets then overrides that setting of both stages, with
+     * its former meaning: a delay set here doubles after each redelivery (up to 5 minutes unless its
+     * {@code maximum-delay} says otherwise), as it did.
+     */
+    public static class FormerPipelineRedelivery {
+        private static final Duration FORMER_MAXIMUM_DELAY = Duration.ofMinutes(5);
+        /** Redeliveries after the first attempt, for both stages. */
+        private Integer maximumRedeliveries;
+        /** Wait before the first redelivery, doubled after each, for both stages. */
+        private Duration delay;
+        /** The longest wait between two redeliveries, for both stages. */
+        private Duration maximumDelay;
+
+        @Deprecated
+        @DeprecatedConfigurationProperty(replacement = "ingestor.pipeline.validation.redelivery.maximum-redeliveries",
+                reason = "each stage has its own: ingestor.pipeline.validation.redelivery.* and ingestor.pipeline.processing.redelivery.*")
+        public Integer getMaximumRedeliveries() { return maximumRedeliveries; }
+        @Deprecated
+        public void setMaximumRedeliveries(Integer maximumRedeliveries) { this.maximumRedeliveries = maximumRedeliveries; }
+        @Deprecated
+        @DeprecatedConfigurationProperty(replacement = "ingestor.pipeline.validation.redelivery.delay",
+                reason = "each stage has its own: ingestor.pipeline.validation.redelivery.* and ingestor.pipeline.processing.redelivery.*")
+        public Duration getDelay() { return delay; }
+        @Deprecated
+        public void setDelay(Duration delay) { this.delay = delay; }
+        @Deprecated
+        @DeprecatedConfigurationProperty(replacement = "ingestor.pipeline.validation.redelivery.maximum-delay",
+                reason = "each stage has its own: ingestor.pipeline.validation.redelivery.* and ingestor.pipeline.processing.redelivery.*")
+        public Duration getMaximumDelay() { return maximumDelay; }
+        @Deprecated
+        public void setMaximumDelay(Duration maximumDelay) { this.maximumDelay = maximumDelay; }
+
+        /** {@code stage}'s policy with what is set here on top; {@code stage} itself is left as bound. */
+        StageRedelivery over(StageRedelivery stage) {
+            StageRedelivery effective = new StageRedelivery(stage.getMaximumRedeliveries(), stage.getDelay(),
+                    stage.getMaximumDelay(), stage.getBackoffMultiplier());
+            if (maximumRedeliveries != null) {
+                effective.setMaximumRedeliveries(maximumRedeliveries);
+            }
+            if (delay != null || maximumDelay != null) {
+                effective.setDelay(delay != null ? delay : stage.getDelay());
+                effective.setMaximumDelay(maximumDelay != null ? maximumDelay : FORMER_MAXIMUM_DELAY);
+                effective.setBackoffMultiplier(2);
+            }
+            return effective;
+        }
     }
 
     /** {@code ingestor.kafka.*}: empty bootstrap servers start the embedded broker. */

@@ -23,8 +23,10 @@ public class RouteTimings {
     public long intakeRedeliveryDelay() { return millis(properties.getIntake().getRedelivery().getDelay()); }
     public long intakeRedeliveryMaximumDelay() { return millis(properties.getIntake().getRedelivery().getMaximumDelay()); }
     public long pipelinePollInterval() { return millis(properties.getPipeline().getPollInterval()); }
-    public long pipelineRedeliveryDelay() { return millis(properties.getPipeline().getRedelivery().getDelay()); }
-    public long pipelineRedeliveryMaximumDelay() { return millis(properties.getPipeline().getRedelivery().getMaximumDelay()); }
+    public long validationRedeliveryDelay() { return millis(properties.getPipeline().validationRedelivery().getDelay()); }
+    public long validationRedeliveryMaximumDelay() { return millis(properties.getPipeline().validationRedelivery().getMaximumDelay()); }
+    public long processingRedeliveryDelay() { return millis(properties.getPipeline().processingRedelivery().getDelay()); }
+    public long processingRedeliveryMaximumDelay() { return millis(properties.getPipeline().processingRedelivery().getMaximumDelay()); }
     public long outboxPollInterval() { return millis(properties.getOutbox().getPollInterval()); }
     /** Kafka reads its timeouts as int milliseconds. */
     public int kafkaTimeout() { return intMillis(properties.getOutbox().getKafkaTimeout()); }

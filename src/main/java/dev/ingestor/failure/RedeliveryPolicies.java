@@ -1,6 +1,7 @@
 package dev.ingestor.failure;
 
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.IngestorProperties.StageRedelivery;
 import dev.ingestor.config.RouteTimings;
 import org.apache.camel.LoggingLevel;
 import org.apache.camel.processor.errorhandler.RedeliveryPolicy;
@@ -20,29 +21,45 @@ public class RedeliveryPolicies {
     @Bean
     public RedeliveryPolicy intakeRedeliveryPolicy(IngestorProperties properties, RouteTimings timings) {
         return backOff(properties.getIntake().getRedelivery().getMaximumRedeliveries(),
-                timings.intakeRedeliveryDelay(), timings.intakeRedeliveryMaximumDelay());
+                timings.intakeRedeliveryDelay(), timings.intakeRedeliveryMaximumDelay(), 2);
+    }
+
+    /** The validation stage (route configuration validation-redelivery): ingestor.pipeline.validation.redelivery.*. */
+    @Bean
+    public RedeliveryPolicy validationRedeliveryPolicy(IngestorProperties properties, RouteTimings timings) {
+        return stage(properties.getPipeline().validationRedelivery(),
+                timings.validationRedeliveryDelay(), timings.validationRedeliveryMaximumDelay());
+    }
+
+    /** The processing stage (route configuration processing-redelivery): ingestor.pipeline.processing.redelivery.*. */
+    @Bean
+    public RedeliveryPolicy processingRedeliveryPolicy(IngestorProperties properties, RouteTimings timings) {
+        return stage(properties.getPipeline().processingRedelivery(),
+                timings.processingRedeliveryDelay(), timings.processingRedeliveryMaximumDelay());
     }
 
     /**
-     * Validation and processing stages: waits without holding a thread (a stage worker's thread serves other
-     * jobs meanwhile); what outlasts the policy goes to the dead-letter channel.
+     * A pipeline stage waits without holding a thread (a stage worker's thread serves other jobs meanwhile);
+     * what outlasts the policy goes to the dead-letter channel.
      */
-    @Bean
-    public RedeliveryPolicy pipelineRedeliveryPolicy(IngestorProperties properties, RouteTimings timings) {
-        RedeliveryPolicy policy = backOff(properties.getPipeline().getRedelivery().getMaximumRedeliveries(),
-                timings.pipelineRedeliveryDelay(), timings.pipelineRedeliveryMaximumDelay());
+    static RedeliveryPolicy stage(StageRedelivery redelivery, long delayMillis, long maximumDelayMillis) {
+        RedeliveryPolicy policy = backOff(redelivery.getMaximumRedeliveries(), delayMillis, maximumDelayMillis,
+                redelivery.getBackoffMultiplier());
         policy.setAsyncDelayedRedelivery(true);
         return policy;
     }
 
-    /** Exponential back-off (doubling), each attempt logged at WARN without a stack trace. */
-    static RedeliveryPolicy backOff(int maximumRedeliveries, long delayMillis, long maximumDelayMillis) {
+    /**
+     * Waits of {@code delayMillis}, multiplied by {@code multiplier} after each attempt up to
+     * {@code maximumDelayMillis} (1: a fixed delay), each attempt logged at WARN without a stack trace.
+     */
+    static RedeliveryPolicy backOff(int maximumRedeliveries, long delayMillis, long maximumDelayMillis, double multiplier) {
         RedeliveryPolicy policy = new RedeliveryPolicy();
         policy.setMaximumRedeliveries(maximumRedeliveries);
         policy.setRedeliveryDelay(delayMillis);
         policy.setMaximumRedeliveryDelay(maximumDelayMillis);
-        policy.setUseExponentialBackOff(true);
-        policy.setBackOffMultiplier(2);
+        policy.setUseExponentialBackOff(multiplier > 1);
+        policy.setBackOffMultiplier(multiplier);
         policy.setRetryAttemptedLogLevel(LoggingLevel.WARN);
         policy.setLogRetryAttempted(true);
         policy.setLogStackTrace(false);

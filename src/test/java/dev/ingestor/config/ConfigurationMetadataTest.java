@@ -1,6 +1,7 @@
 package dev.ingestor.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.InputStream;
 import java.time.Duration;
@@ -104,9 +105,17 @@ class ConfigurationMetadataTest {
         assertThat(properties.getIntake().getRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(1));
         assertThat(properties.getIntake().getRedelivery().getMaximumDelay()).isEqualTo(Duration.ofSeconds(30));
         assertThat(properties.getPipeline().getPollInterval()).isEqualTo(Duration.ofMillis(500));
-        assertThat(properties.getPipeline().getRedelivery().getMaximumRedeliveries()).isEqualTo(2);
-        assertThat(properties.getPipeline().getRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(properties.getPipeline().getRedelivery().getMaximumDelay()).isEqualTo(Duration.ofMinutes(5));
+        // validation 3 tries 60 s apart, processing 3 tries 120 s apart, both fixed; the former shared policy unset
+        IngestorProperties.StageRedelivery validation = properties.getPipeline().validationRedelivery();
+        assertThat(validation.getMaximumRedeliveries()).isEqualTo(2);
+        assertThat(validation.getDelay()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(validation.getBackoffMultiplier()).isEqualTo(1.0);
+        IngestorProperties.StageRedelivery processing = properties.getPipeline().processingRedelivery();
+        assertThat(processing.getMaximumRedeliveries()).isEqualTo(2);
+        assertThat(processing.getDelay()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(processing.getBackoffMultiplier()).isEqualTo(1.0);
+        assertThat(properties.getPipeline().getRedelivery().getMaximumRedeliveries()).isNull();
+        assertThat(properties.getPipeline().getRedelivery().getDelay()).isNull();
         assertThat(properties.getOutbox().getPollInterval()).isEqualTo(Duration.ofMillis(200));
         assertThat(properties.getOutbox().getKafkaTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(properties.getOutbox().getKafkaDeliveryTimeout()).isEqualTo(Duration.ofSeconds(15));
@@ -142,7 +151,9 @@ class ConfigurationMetadataTest {
         assertThat(timings.kafkaDeliveryTimeout()).isEqualTo(9000);
 
         for (String former : List.of("ingestor.retention.jobs", "ingestor.retention.outbox",
-                "ingestor.outbox.kafka-timeout-ms", "ingestor.outbox.kafka-delivery-timeout-ms")) {
+                "ingestor.outbox.kafka-timeout-ms", "ingestor.outbox.kafka-delivery-timeout-ms",
+                "ingestor.pipeline.redelivery.maximum-redeliveries", "ingestor.pipeline.redelivery.delay",
+                "ingestor.pipeline.redelivery.maximum-delay")) {
             JsonNode property = metadata.get(former);
             assertThat(property).as(former).isNotNull();
             assertThat(property.path("deprecation").path("replacement").asText()).as(former).isNotEmpty();
@@ -151,13 +162,43 @@ class ConfigurationMetadataTest {
     }
 
     @Test
+    void theFormerSharedPipelineRedeliveryStillBindsOverBothStagesWithItsDoubling() {
+        IngestorProperties properties = bind(Map.of(
+                "ingestor.pipeline.redelivery.maximum-redeliveries", "7",
+                "ingestor.pipeline.redelivery.delay", "500ms"));
+        for (IngestorProperties.StageRedelivery stage : List.of(properties.getPipeline().validationRedelivery(),
+                properties.getPipeline().processingRedelivery())) {
+            assertThat(stage.getMaximumRedeliveries()).isEqualTo(7);
+            assertThat(stage.getDelay()).isEqualTo(Duration.ofMillis(500));
+            assertThat(stage.getMaximumDelay()).as("the former default cap").isEqualTo(Duration.ofMinutes(5));
+            assertThat(stage.getBackoffMultiplier()).isEqualTo(2.0);
+        }
+        // only a count set the former way: each stage keeps its own fixed delay
+        properties = bind(Map.of("ingestor.pipeline.redelivery.maximum-redeliveries", "4"));
+        assertThat(properties.getPipeline().processingRedelivery().getMaximumRedeliveries()).isEqualTo(4);
+        assertThat(properties.getPipeline().processingRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(properties.getPipeline().processingRedelivery().getBackoffMultiplier()).isEqualTo(1.0);
+        assertThat(properties.getPipeline().validationRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void aStageBackoffMultiplierBelowOneIsRefused() {
+        assertThatThrownBy(() -> bind(Map.of("ingestor.pipeline.processing.redelivery.backoff-multiplier", "0.5")))
+                .hasStackTraceContaining("backoff-multiplier must be at least 1");
+    }
+
+    @Test
     void theRoutesGetMillisecondsOfTheTypedValues() {
-        RouteTimings timings = new RouteTimings(bind(Map.of("ingestor.pipeline.redelivery.delay", "2m")));
+        RouteTimings timings = new RouteTimings(bind(Map.of(
+                "ingestor.pipeline.validation.redelivery.delay", "2m",
+                "ingestor.pipeline.processing.redelivery.maximum-delay", "1h")));
         assertThat(timings.intakeRedeliveryDelay()).isEqualTo(1000);
         assertThat(timings.intakeRedeliveryMaximumDelay()).isEqualTo(30_000);
         assertThat(timings.pipelinePollInterval()).isEqualTo(500);
-        assertThat(timings.pipelineRedeliveryDelay()).isEqualTo(120_000);
-        assertThat(timings.pipelineRedeliveryMaximumDelay()).isEqualTo(300_000);
+        assertThat(timings.validationRedeliveryDelay()).isEqualTo(120_000);
+        assertThat(timings.validationRedeliveryMaximumDelay()).isEqualTo(60_000);
+        assertThat(timings.processingRedeliveryDelay()).isEqualTo(120_000);
+        assertThat(timings.processingRedeliveryMaximumDelay()).isEqualTo(3_600_000);
         assertThat(timings.outboxPollInterval()).isEqualTo(200);
         assertThat(timings.kafkaTimeout()).isEqualTo(5000);
         assertThat(timings.kafkaDeliveryTimeout()).isEqualTo(15_000);

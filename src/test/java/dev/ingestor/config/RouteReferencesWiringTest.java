@@ -36,10 +36,17 @@ class RouteReferencesWiringTest extends IngestorTestSupport {
         assertThat(intake.isLogExhausted()).isFalse();
         assertThat(intake.isAsyncDelayedRedelivery()).isFalse();
 
-        RedeliveryPolicy pipeline = camelContext.getRegistry().lookupByNameAndType("pipelineRedeliveryPolicy", RedeliveryPolicy.class);
-        assertThat(pipeline.getMaximumRedeliveries()).isEqualTo(2);
-        assertThat(pipeline.getRedeliveryDelay()).isEqualTo(100);
-        assertThat(pipeline.isAsyncDelayedRedelivery()).isTrue();
+        RedeliveryPolicy validation = camelContext.getRegistry().lookupByNameAndType("validationRedeliveryPolicy", RedeliveryPolicy.class);
+        assertThat(validation.getMaximumRedeliveries()).isEqualTo(2);
+        assertThat(validation.getRedeliveryDelay()).isEqualTo(100);
+        assertThat(validation.isUseExponentialBackOff()).isFalse();
+        assertThat(validation.isAsyncDelayedRedelivery()).isTrue();
+
+        RedeliveryPolicy processing = camelContext.getRegistry().lookupByNameAndType("processingRedeliveryPolicy", RedeliveryPolicy.class);
+        assertThat(processing.getMaximumRedeliveries()).isEqualTo(3);
+        assertThat(processing.getRedeliveryDelay()).isEqualTo(100);
+        assertThat(processing.isUseExponentialBackOff()).isFalse();
+        assertThat(processing.isAsyncDelayedRedelivery()).isTrue();
     }
 
     @Test

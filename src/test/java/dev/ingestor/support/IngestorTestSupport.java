@@ -70,8 +70,12 @@ public abstract class IngestorTestSupport {
         // a database that went away is noticed in seconds, not Hikari's default 30
         registry.add("spring.datasource.hikari.connection-timeout", () -> "2000");
         registry.add("ingestor.pipeline.poll-interval", () -> "100ms");
-        registry.add("ingestor.pipeline.redelivery.maximum-redeliveries", () -> "2");
-        registry.add("ingestor.pipeline.redelivery.delay", () -> "100ms");
+        // the stages redeliver a different number of times on purpose: a dead letter's attempts show whose
+        // policy ran (validation 3 tries, processing 4)
+        registry.add("ingestor.pipeline.validation.redelivery.maximum-redeliveries", () -> "2");
+        registry.add("ingestor.pipeline.validation.redelivery.delay", () -> "100ms");
+        registry.add("ingestor.pipeline.processing.redelivery.maximum-redeliveries", () -> "3");
+        registry.add("ingestor.pipeline.processing.redelivery.delay", () -> "100ms");
         registry.add("ingestor.outbox.poll-interval", () -> "100ms");
         // small limits, so the HTTP tests can cross them cheaply; a short in-flight lease for the takeover test
         registry.add("ingestor.http.max-file-size", () -> "1MB");

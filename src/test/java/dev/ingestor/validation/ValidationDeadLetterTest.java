@@ -73,7 +73,8 @@ class ValidationDeadLetterTest extends IngestorTestSupport {
         List<Map<String, Object>> letters = jdbc.queryForList("SELECT * FROM dead_letter");
         assertThat(letters).singleElement().satisfies(letter -> assertThat(letter)
                 .containsEntry("job_id", id).containsEntry("stage", "validation")
-                // maximum-redeliveries 2 in the test properties: the first try and two redeliveries
+                // validation's own policy: ingestor.pipeline.validation.redelivery.maximum-redeliveries 2 in the
+                // test properties (processing's is 3), so the first try and two redeliveries
                 .containsEntry("attempts", 3));
         assertThat(letters.get(0).get("replayed_at")).isNull();
         // one event for ingestor.dead-letters, naming the stage, and no item effect at all
