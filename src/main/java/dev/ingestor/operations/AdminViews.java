@@ -1,0 +1,93 @@
+package dev.ingestor.operations;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import dev.ingestor.web.JobView;
+import dev.ingestor.web.QuarantineView;
+import io.swagger.v3.oas.annotations.media.Schema;
+
+/**
+ * The admin API's answers as the OpenAPI document describes them (routes/admin-api.camel.yaml names these
+ * classes). {@link AdminApi} writes the same fields from its queries; these types exist so that a partner's or an
+ * operator's generated client is typed, and {@code web.OpenApiDocumentTest} checks them against real answers.
+ */
+public final class AdminViews {
+
+    private AdminViews() {
+    }
+
+    @Schema(name = "AdminOverview", description = "Jobs per state and per supplier and state, dead letters waiting, outbox backlog")
+    public record Overview(
+            @Schema(description = "Jobs per state, every state present") Map<String, Long> states,
+            @Schema(description = "Jobs per supplier, then per state") Map<String, Map<String, Long>> suppliers,
+            @Schema(description = "Dead letters not replayed yet", example = "1") long deadLettersWaiting,
+            @Schema(description = "Outbox events not yet sent to Kafka", example = "0") long outboxPending,
+            Instant generatedAt) {
+    }
+
+    @Schema(name = "AdminJob", description = "A job with the first page of its quarantined records and its dead letters")
+    public record Job(JobView job, QuarantineView.RecordList quarantined, List<DeadLetter> deadLetters) {
+    }
+
+    @Schema(name = "DeadLetter", description = "A stage that gave up on a job after its retries")
+    public record DeadLetter(
+            @Schema(example = "17") long id,
+            @Schema(format = "uuid") String jobId,
+            @Schema(example = "ACME") String supplier,
+            @Schema(description = "The stage that gave up", example = "processing") String stage,
+            @Schema(example = "org.springframework.dao.DataAccessResourceFailureException") String exception,
+            String message,
+            @Schema(example = "3") int attempts,
+            Instant createdAt,
+            @Schema(description = "When it was sent back to its stage, if it was") Instant replayedAt,
+            @Schema(description = "Who sent it back") String replayedBy) {
+    }
+
+    @Schema(name = "DeadLetterPage", description = "Dead letters, newest first")
+    public record DeadLetterPage(List<DeadLetter> items, int page, int size, long total) {
+    }
+
+    @Schema(name = "FailedJob", description = "A FAILED job with the stage, exception, message and attempts of its last dead letter")
+    public record FailedJob(
+            @Schema(format = "uuid") String id,
+            String supplier,
+            String fileName,
+            String key,
+            String error,
+            Instant failedAt,
+            Long deadLetterId,
+            String stage,
+            String exception,
+            String message,
+            Integer attempts) {
+    }
+
+    @Schema(name = "FailedJobPage", description = "FAILED jobs, most recently failed first; total counts every match")
+    public record FailedJobPage(List<FailedJob> items, int page, int size, long total) {
+    }
+
+    @Schema(name = "RequestKey", description = "One Idempotency-Key of a supplier as the server keeps it")
+    public record RequestKey(
+            @Schema(example = "ACME") String supplier,
+            @Schema(example = "1b4e28ba-2fa1-11d2-883f-0016d3cca427") String key,
+            @Schema(allowableValues = {"IN_PROGRESS", "COMPLETED"}) String state,
+            @Schema(description = "SHA-256 of the request the key was first used for") String fingerprint,
+            @Schema(description = "The instance working on it, while IN_PROGRESS") String owner,
+            Instant leaseUntil,
+            @Schema(description = "The stored answer's HTTP status, once COMPLETED") Integer status,
+            @Schema(format = "uuid") String jobId,
+            Instant createdAt,
+            Instant completedAt,
+            Instant expiresAt) {
+    }
+
+    @Schema(name = "ActionResult", description = "An action taken")
+    public record ActionResult(@Schema(example = "queued for validation") String result) {
+    }
+
+    @Schema(name = "RetryFailedResult", description = "How many FAILED jobs of the supplier were sent back")
+    public record RetryFailedResult(@Schema(example = "ACME") String supplier, @Schema(example = "3") int jobs) {
+    }
+}
