@@ -193,4 +193,20 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
         assertThat(post("/api/v1/admin/intake-failures/999999/retry", ADMIN_KEY, null, new byte[0]).statusCode())
                 .isEqualTo(404);
     }
+
+    @Test
+    void anHttpPushRefusedByIntakeIsRecordedWithNoPlaceAndCounted() throws Exception {
+        double before = intakeCount("http", "rejected");
+        HttpResponse<String> refused = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream", ADVICE,
+                "X-File-Name", "a|b.csv");
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+
+        assertThat(rows()).singleElement().satisfies(row -> {
+            assertThat(row).containsEntry("supplier", "ACME").containsEntry("source", "http")
+                    .containsEntry("file_name", "a|b.csv").containsEntry("outcome", "rejected");
+            assertThat((String) row.get("reason")).contains("the file name contains '|'");
+            assertThat(row.get("location")).isNull();
+        });
+        assertThat(intakeCount("http", "rejected")).isEqualTo(before + 1);
+    }
 }
