@@ -24,12 +24,20 @@ public class IngestorMetrics {
         this.registry = registry;
     }
 
-    /** End of intake: one arrival of a file, by supplier, source and outcome (done, duplicate, rejected). */
+    /**
+     * End of intake: one arrival of a file, by supplier, source and outcome (done, duplicate, rejected, or failed
+     * when a transient failure outlasted the redelivery policy).
+     */
     public void intake(Exchange exchange) {
+        intake(exchange.getMessage().getHeader(IntakeHeaders.SUPPLIER, String.class),
+                exchange.getMessage().getHeader(IntakeHeaders.SOURCE, String.class),
+                exchange.getProperty(IntakeHeaders.OUTCOME, String.class));
+    }
+
+    /** One arrival that reached no intake route, e.g. a stray file in no supplier's folder (supplier null). */
+    public void intake(String supplier, String source, String outcome) {
         Counter.builder("ingestor.intake").description("Files taken in, by outcome")
-                .tag("supplier", tag(exchange.getMessage().getHeader(IntakeHeaders.SUPPLIER, String.class)))
-                .tag("source", tag(exchange.getMessage().getHeader(IntakeHeaders.SOURCE, String.class)))
-                .tag("outcome", tag(exchange.getProperty(IntakeHeaders.OUTCOME, String.class)))
+                .tag("supplier", tag(supplier)).tag("source", tag(source)).tag("outcome", tag(outcome))
                 .register(registry).increment();
     }
 

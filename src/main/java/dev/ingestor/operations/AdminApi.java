@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
+import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.job.DeadLetterStore;
 import dev.ingestor.outbox.OutboxStore;
 import dev.ingestor.job.ImportJob;
@@ -14,6 +15,7 @@ import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
+import dev.ingestor.source.FailedDropRetry;
 import dev.ingestor.source.RequestKeyStore;
 import dev.ingestor.web.ApiProblemException;
 import dev.ingestor.web.HttpReplies;
@@ -43,9 +45,14 @@ public class AdminApi {
     private final RequestKeyStore requestKeys;
     private final JobActions actions;
     private final HttpReplies replies;
+    private final IntakeFailureStore intakeFailures;
+    private final FailedDropRetry failedDrops;
 
     public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
-                    RequestKeyStore requestKeys, JobActions actions, HttpReplies replies) {
+                    RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
+                    FailedDropRetry failedDrops) {
+        this.intakeFailures = intakeFailures;
+        this.failedDrops = failedDrops;
         this.outbox = outbox;
         this.jobs = jobs;
         this.deadLetters = deadLetters;
@@ -115,6 +122,26 @@ public class AdminApi {
         replies.json(exchange, 200, deadLetters.page(pageNo, pageSize));
     }
 
+    /** Files rejected or failed at intake (they never became a job), newest first, a page at a time. */
+    public void intakeFailures(@Header("supplier") String supplier, @Header("source") String source,
+                               @Header("page") String page, @Header("size") String size, Exchange exchange) {
+        int pageNo = QueryParams.number("page", page, 0);
+        int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
+        QueryParams.page(pageNo, pageSize);
+        replies.json(exchange, 200, intakeFailures.page(blankToNull(supplier), blankToNull(source), pageNo, pageSize));
+    }
+
+    /** A dropped file that failed at intake back into its supplier's inbox folder, where it is taken again. */
+    public void retryIntakeFailure(@Header("id") String id, Exchange exchange) {
+        long failure = number("intake failure", id);
+        FailedDropRetry.Result result = failedDrops.retry(failure, who(exchange))
+                .orElseThrow(() -> ApiProblemException.notFound("no intake failure with id " + failure));
+        if (result.movedTo() == null) {
+            throw ApiProblemException.conflict("not-possible-now", result.refusal());
+        }
+        replies.json(exchange, 202, Map.of("result", "moved back to the inbox", "file", result.movedTo().toString()));
+    }
+
     public void requestKey(@Header("supplier") String supplier, @Header("key") String key, Exchange exchange) {
         replies.json(exchange, 200, requestKeys.find(supplier, key).orElseThrow(() ->
                 ApiProblemException.notFound("no Idempotency-Key '" + key + "' of supplier '" + supplier + "'")));
@@ -138,12 +165,7 @@ public class AdminApi {
     }
 
     public void replayDeadLetter(@Header("id") String id, Exchange exchange) {
-        long letter;
-        try {
-            letter = Long.parseLong(id);
-        } catch (NumberFormatException e) {
-            throw ApiProblemException.badRequest("bad-path", "dead letter id '" + id + "' is not a number");
-        }
+        long letter = number("dead letter", id);
         answer(exchange, actions.replayDeadLetter(letter, who(exchange)), "queued again",
                 "dead letter " + letter + " is unknown, already replayed, or its job is no longer FAILED");
     }
@@ -163,6 +185,14 @@ public class AdminApi {
 
     private static String who(Exchange exchange) {
         return TenantGuard.caller(exchange).name();
+    }
+
+    private static long number(String what, String id) {
+        try {
+            return Long.parseLong(id);
+        } catch (NumberFormatException e) {
+            throw ApiProblemException.badRequest("bad-path", what + " id '" + id + "' is not a number");
+        }
     }
 
     private static String blankToNull(String s) {

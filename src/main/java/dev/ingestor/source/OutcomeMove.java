@@ -21,6 +21,9 @@ import org.springframework.stereotype.Component;
 @Component("outcomeMove")
 public class OutcomeMove {
 
+    /** Exchange property: the move planned before the file is moved, so a record of it names the right place. */
+    static final String PLANNED = "IngestorPlannedMove";
+
     private final LinkRefusals refusals;
 
     public OutcomeMove(LinkRefusals refusals) {
@@ -40,7 +43,22 @@ public class OutcomeMove {
     /** A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). */
     public String sftp(Exchange exchange) {
         String outcome = "rejected".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class)) ? "rejected" : "done";
-        return "." + outcome + "/" + KeptName.stamped(file(exchange).getFileNameOnly(), LocalDateTime.now());
+        return planned(exchange, outcome);
+    }
+
+    /**
+     * Where the file of this exchange goes for {@code outcome}, relative to its folder: {@code .<outcome>/<stamped name>}.
+     * The first call decides the stamped name and later calls for the same outcome return it, so the move and a
+     * record written before it name the same file.
+     */
+    public String planned(Exchange exchange, String outcome) {
+        String folder = "." + outcome + "/";
+        String plan = exchange.getProperty(PLANNED, String.class);
+        if (plan == null || !plan.startsWith(folder)) {
+            plan = folder + KeptName.stamped(file(exchange).getFileNameOnly(), LocalDateTime.now());
+            exchange.setProperty(PLANNED, plan);
+        }
+        return plan;
     }
 
     private String local(Exchange exchange, String outcome) {
@@ -53,10 +71,10 @@ public class OutcomeMove {
                 throw new IllegalStateException("not moved: " + FileNameRule.printable(checked.toString()) + " is a symbolic link");
             }
         }
-        return "." + outcome + "/" + KeptName.stamped(file.getFileNameOnly(), LocalDateTime.now());
+        return planned(exchange, outcome);
     }
 
-    private static GenericFile<?> file(Exchange exchange) {
+    static GenericFile<?> file(Exchange exchange) {
         GenericFile<?> file = exchange.getProperty(FileComponent.FILE_EXCHANGE_FILE, GenericFile.class);
         if (file == null) {
             throw new IllegalStateException("no file on this exchange: only file routes move files");

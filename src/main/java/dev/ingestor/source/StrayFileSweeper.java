@@ -1,7 +1,10 @@
 package dev.ingestor.source;
 
 import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.intake.IntakeGate;
+import dev.ingestor.logging.SafeText;
+import dev.ingestor.metrics.IngestorMetrics;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -30,15 +33,22 @@ public class StrayFileSweeper {
     private static final Logger LOG = LoggerFactory.getLogger(StrayFileSweeper.class);
     /** A file younger than this may still be written; it is left for the next sweep. */
     private static final long SETTLE_MILLIS = 2_000;
+    /** The source a stray is recorded and counted under: it reached no supplier's route. */
+    static final String SOURCE = "stray";
 
     private final Path inbox;
     private final IntakeGate gate;
     private final LinkRefusals refusals;
+    private final IntakeFailureStore failures;
+    private final IngestorMetrics metrics;
 
-    public StrayFileSweeper(IngestorProperties properties, IntakeGate gate, LinkRefusals refusals) {
+    public StrayFileSweeper(IngestorProperties properties, IntakeGate gate, LinkRefusals refusals,
+                            IntakeFailureStore failures, IngestorMetrics metrics) {
         this.inbox = properties.getInboxDir().toAbsolutePath();
         this.gate = gate;
         this.refusals = refusals;
+        this.failures = failures;
+        this.metrics = metrics;
     }
 
     /** Returns how many files were moved. */
@@ -109,12 +119,31 @@ public class StrayFileSweeper {
             return 0;
         }
         Path target = folder.resolve(KeptName.stamped(file.getFileName().toString(), LocalDateTime.now()));
+        long size = Files.size(file);
         Files.createDirectories(folder);
         Files.move(file, target, LinkOption.NOFOLLOW_LINKS);
+        record(file, size, reason, target);
         LOG.warn("intake rejected file={} reason=\"{}\" movedTo={}",
                 FileNameRule.printable(inbox.relativize(file).toString()), reason,
                 FileNameRule.printable(inbox.relativize(target).toString()));
         return 1;
+    }
+
+    /**
+     * The supplier of a stray is the folder it lay in (none at the inbox root). A record that cannot be written
+     * (database away) is logged; the file is answered all the same.
+     */
+    private void record(Path file, long size, String reason, Path target) {
+        Path parent = file.getParent();
+        String folder = parent.equals(inbox) ? null : parent.getFileName().toString();
+        metrics.intake(null, SOURCE, "rejected");
+        try {
+            failures.record(new IntakeFailureStore.Arrival(folder, SOURCE, file.getFileName().toString(), size, "rejected",
+                    reason, target.toString()));
+        } catch (RuntimeException e) {
+            LOG.error("could not record the stray file {}: {}", FileNameRule.printable(inbox.relativize(file).toString()),
+                    SafeText.of(e.toString()));
+        }
     }
 
     /** The entry's own attributes (a link's, not its target's); null when it vanished meanwhile. */

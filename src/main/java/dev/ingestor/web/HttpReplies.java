@@ -7,7 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.intake.ContentTooLargeException;
+import dev.ingestor.intake.IntakeFailureStore;
+import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RejectedDropException;
+import dev.ingestor.logging.SafeText;
+import dev.ingestor.metrics.IngestorMetrics;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.slf4j.Logger;
@@ -26,10 +30,14 @@ public class HttpReplies {
 
     private final ObjectMapper json;
     private final String retryAfter;
+    private final IntakeFailureStore intakeFailures;
+    private final IngestorMetrics metrics;
 
-    public HttpReplies(ObjectMapper json, IngestorProperties properties) {
+    public HttpReplies(ObjectMapper json, IngestorProperties properties, IntakeFailureStore intakeFailures, IngestorMetrics metrics) {
         this.json = json;
         this.retryAfter = String.valueOf(properties.getHttp().getRetryAfterSeconds());
+        this.intakeFailures = intakeFailures;
+        this.metrics = metrics;
     }
 
     public void json(Exchange exchange, int status, Object body) {
@@ -69,10 +77,12 @@ public class HttpReplies {
             answer.headers().forEach(exchange.getMessage()::setHeader);
         } else if (cause instanceof ContentTooLargeException tooLarge) {
             LOG.info("intake rejected source=http {}", tooLarge.getMessage());
+            recordRefusedPush(exchange, tooLarge.reason());
             problem(exchange, Problem.of(413, "too-large", "Content Too Large", "the file is larger than the limit of "
                     + tooLarge.limit() + " bytes (" + tooLarge.property() + "); nothing of it was kept"));
         } else if (cause instanceof RejectedDropException rejected) {
             LOG.info("intake rejected source=http {}", rejected.getMessage());
+            recordRefusedPush(exchange, rejected.reason());
             problem(exchange, Problem.badRequest("rejected-file", rejected.reason()));
         } else if (TransientFailures.isTransient(cause)) {
             LOG.warn("api request failed for a passing reason, answered 503: {}", String.valueOf(cause));
@@ -85,6 +95,27 @@ public class HttpReplies {
             LOG.error("api request failed unexpectedly, answered 500", cause);
             problem(exchange, Problem.of(500, "internal", "Internal Server Error",
                     "the request could not be completed; the error is logged with exchange " + exchange.getExchangeId()));
+        }
+    }
+
+    /**
+     * A file push that intake refused is on record and counted like a refused drop; nothing of it was kept, so
+     * it has no location. Only pushes (the request names source http): other callers' refusals are theirs alone.
+     */
+    private void recordRefusedPush(Exchange exchange, String reason) {
+        Message message = exchange.getMessage();
+        if (!"http".equals(message.getHeader(IntakeHeaders.SOURCE, String.class))) {
+            return;
+        }
+        String supplier = message.getHeader(IntakeHeaders.SUPPLIER, String.class);
+        exchange.setProperty(IntakeHeaders.OUTCOME, "rejected");
+        metrics.intake(exchange);
+        try {
+            intakeFailures.record(new IntakeFailureStore.Arrival(supplier, "http",
+                    message.getHeader(IntakeHeaders.FILE_NAME, String.class), null, "rejected", reason, null));
+        } catch (RuntimeException e) {
+            // the caller's answer must not depend on the record: it is for operators
+            LOG.error("could not record the refused push of supplier={}: {}", SafeText.of(supplier), SafeText.of(e.toString()));
         }
     }
 

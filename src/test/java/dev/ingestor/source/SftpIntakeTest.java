@@ -305,6 +305,15 @@ class SftpIntakeTest extends IngestorTestSupport {
             assertThat(logs.events()).filteredOn(e -> e.getFormattedMessage().contains("huge.csv")).singleElement()
                     .satisfies(e -> assertThat(e.getFormattedMessage()).contains("ingestor.suppliers.ACME.max-file-size")
                             .contains("4096 bytes"));
+            // on record once, naming the remote file where the route moved it
+            String moved = filesIn(OUTBOX.resolve(".rejected")).get(0).getFileName().toString();
+            assertThat(jdbc.queryForList("SELECT * FROM intake_failure")).singleElement().satisfies(row -> {
+                assertThat(row).containsEntry("supplier", "ACME").containsEntry("source", "sftp")
+                        .containsEntry("file_name", "huge.csv").containsEntry("outcome", "rejected");
+                assertThat((String) row.get("reason")).contains("ingestor.suppliers.ACME.max-file-size");
+                assertThat((String) row.get("location")).startsWith("sftp://127.0.0.1:" + SFTP.port() + "/")
+                        .endsWith("/.rejected/" + moved);
+            });
         } finally {
             logs.close();
         }

@@ -39,7 +39,7 @@ class ApiCallerRoutesTest extends IngestorTestSupport {
     @Test
     void everyAdminRouteRefusesASupplierKeyByItself() {
         List<String> admin = restRoutes().stream().filter(id -> id.startsWith("admin-")).toList();
-        assertThat(admin).hasSize(11);
+        assertThat(admin).hasSize(13);
         for (String route : admin) {
             Exchange answered = call(route, Caller.supplier("ACME"));
             assertThat(answered.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class)).as(route).isEqualTo(403);

@@ -1,0 +1,101 @@
+package dev.ingestor.intake;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Arrivals that never became a job (table intake_failure): files moved to {@code .rejected/} or {@code .failed/}
+ * by a file source or the stray sweeper, and HTTP pushes refused by intake. Without a row such a file is
+ * visible only in a log line and a folder nobody looks at. Rows keep the column names the admin API shows.
+ */
+@Component
+public class IntakeFailureStore {
+
+    /** Longest reason kept: a database error's message may carry a whole statement. */
+    static final int MAX_REASON = 2000;
+
+    private static final String ROW = "SELECT id, supplier, source, file_name AS \"fileName\", size, outcome, reason,"
+            + " occurred_at AS \"occurredAt\", location, retried_at AS \"retriedAt\", retried_by AS \"retriedBy\""
+            + " FROM intake_failure ";
+
+    /** What is known about one failed or rejected arrival. {@code size} and {@code location} may be null. */
+    public record Arrival(String supplier, String source, String fileName, Long size, String outcome, String reason,
+                          String location) {
+    }
+
+    /** A row as the retry needs it. */
+    public record Failure(long id, String supplier, String source, String fileName, String outcome, String location,
+                          boolean retried) {
+    }
+
+    /** One page of the list, and how many rows match in all. */
+    public record Page(List<Map<String, Object>> items, int page, int size, long total) {
+    }
+
+    private final JdbcTemplate jdbc;
+
+    public IntakeFailureStore(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Records one arrival; returns its id. */
+    public long record(Arrival arrival) {
+        return jdbc.queryForObject("INSERT INTO intake_failure (supplier, source, file_name, size, outcome, reason, location)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id", Long.class,
+                storable(orUnknown(arrival.supplier())), orUnknown(arrival.source()), storable(orUnknown(arrival.fileName())),
+                arrival.size(), arrival.outcome(), storable(shortened(arrival.reason())), storable(arrival.location()));
+    }
+
+    /** Newest first; {@code supplier} and {@code source} null for all. */
+    public Page page(String supplier, String source, int page, int size) {
+        List<String> conditions = new ArrayList<>();
+        List<Object> args = new ArrayList<>();
+        if (supplier != null) {
+            conditions.add("supplier = ?");
+            args.add(supplier);
+        }
+        if (source != null) {
+            conditions.add("source = ?");
+            args.add(source);
+        }
+        String where = conditions.isEmpty() ? "" : "WHERE " + String.join(" AND ", conditions) + " ";
+        Long total = jdbc.queryForObject("SELECT count(*) FROM intake_failure " + where, Long.class, args.toArray());
+        args.add(size);
+        args.add((long) page * size);
+        List<Map<String, Object>> rows = jdbc.queryForList(ROW + where + "ORDER BY occurred_at DESC, id DESC LIMIT ? OFFSET ?",
+                args.toArray());
+        return new Page(rows, page, size, total == null ? 0 : total);
+    }
+
+    /** The row {@code id}, locked until the caller's transaction ends. */
+    public Optional<Failure> lock(long id) {
+        return jdbc.query("SELECT id, supplier, source, file_name, outcome, location, retried_at IS NOT NULL"
+                        + " FROM intake_failure WHERE id = ? FOR UPDATE",
+                (rs, n) -> new Failure(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                        rs.getString(6), rs.getBoolean(7)), id).stream().findFirst();
+    }
+
+    /** The file went back to where it is taken from: it is no longer where the row says. */
+    public void markRetried(long id, String who, String location) {
+        jdbc.update("UPDATE intake_failure SET retried_at = now(), retried_by = ?, location = ? WHERE id = ?", who, location, id);
+    }
+
+    private static String orUnknown(String value) {
+        return value == null || value.isBlank() ? "unknown" : value;
+    }
+
+    /** PostgreSQL text holds any character but NUL, which a refused HTTP file name may carry. */
+    private static String storable(String value) {
+        return value == null ? null : value.replace("\u0000", "\\u0000");
+    }
+
+    private static String shortened(String reason) {
+        String text = reason == null || reason.isBlank() ? "unknown" : reason;
+        return text.length() <= MAX_REASON ? text : text.substring(0, MAX_REASON) + "…";
+    }
+}
