@@ -52,7 +52,8 @@ public abstract class IngestorTestSupport {
 
     /** Every table a test may fill; new tables belong here so each test starts empty. */
     protected static final List<String> TABLES = List.of(
-            "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "dead_letter", "http_request");
+            "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "dead_letter", "http_request",
+            "item_version");
 
     protected final HttpClient http = HttpClient.newHttpClient();
 
