@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The items of one batch that changed (ACCEPTED or UPDATED), by source id; the other items sent were REPLAY,
+ * The items of one batch that changed (ACCEPTED, UPDATED or DELETED), by source id; the other items sent were REPLAY,
  * because the upsert's WHERE refused them and the statement did not return them.
  * <p>
  * "Not returned" can only mean REPLAY if the ids the database returns are exactly the ids Java sent. An id
@@ -28,7 +28,7 @@ public record AppliedBatch(Set<String> sent, Map<String, RecordOutcome> written)
         return new AppliedBatch(Set.of(), Map.of());
     }
 
-    /** ACCEPTED or UPDATED if the database returned the id; REPLAY if it was sent and not returned. */
+    /** ACCEPTED, UPDATED or DELETED if the database returned the id; REPLAY if it was sent and not returned. */
     public RecordOutcome outcomeOf(String sourceId) {
         RecordOutcome outcome = written.get(sourceId);
         if (outcome != null) {
@@ -45,6 +45,10 @@ public record AppliedBatch(Set<String> sent, Map<String, RecordOutcome> written)
         return written.values().stream().filter(o -> o == RecordOutcome.ACCEPTED).count();
     }
 
+    /**
+     * The items changed that were there before, DELETED included: the job counts keep their published shape
+     * (docs/design.md, Contracts), so a tombstone's effect is counted as an update there.
+     */
     public long updated() {
         return written.size() - accepted();
     }

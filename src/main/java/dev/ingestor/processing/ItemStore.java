@@ -27,7 +27,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  *     version it has seen, so a late lower version is still a REPLAY after an unversioned change;</li>
  * <li>versioned record over an item that never had a version: the content decides, and a change records the
  *     version, from which on versions decide.</li>
+ * <li>a tombstone (a record marked deleted) is a record like the others under these rules; its effect retires
+ *     the item (INACTIVE, outcome DELETED), a tombstone for an unknown item records it INACTIVE, and a later
+ *     record with an effect makes it ACTIVE again (UPDATED).</li>
  * </ul>
+ * Every effect is kept in the item's history too ({@code item_version}, by the same statement).
  * A REPLAY changes nothing and writes no event. Each effect adds one to the item's revision and writes its outbox
  * event in the same transaction ({@link OutboxWriter}, which gives the event its id), so effects and events
  * commit together or not at all. The event's {@code source_version} is the item's (the highest seen), its
@@ -42,26 +46,31 @@ public class ItemStore {
      */
     private static final String APPLY = """
             WITH input AS (
-              SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[]) WITH ORDINALITY
-                AS t(source_id, source_version, record_hash, record, event_id, n)
+              SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[], ?::boolean[]) WITH ORDINALITY
+                AS t(source_id, source_version, record_hash, record, event_id, deleted, n)
             ), upserted AS (
-              INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id)
-              SELECT ?, source_id, source_version, record_hash, record::jsonb, ? FROM input
+              INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, state)
+              SELECT ?, source_id, source_version, record_hash, record::jsonb, ?,
+                     CASE WHEN deleted THEN 'INACTIVE' ELSE 'ACTIVE' END FROM input
               ON CONFLICT (supplier, source_id) DO UPDATE
                 SET source_version = coalesce(EXCLUDED.source_version, i.source_version),
                     record_hash = EXCLUDED.record_hash, record = EXCLUDED.record, job_id = EXCLUDED.job_id,
-                    revision = i.revision + 1, updated_at = now()
+                    state = EXCLUDED.state, revision = i.revision + 1, updated_at = now()
                 WHERE CASE WHEN EXCLUDED.source_version IS NOT NULL AND i.source_version IS NOT NULL
                            THEN EXCLUDED.source_version > i.source_version
                            ELSE EXCLUDED.record_hash <> i.record_hash END
-              RETURNING i.supplier, i.source_id, i.source_version, i.revision, i.record, (i.xmax = 0) AS inserted
+              RETURNING i.supplier, i.source_id, i.source_version, i.revision, i.record, i.state, i.job_id,
+                        CASE WHEN i.state = 'INACTIVE' THEN 'DELETED' WHEN i.xmax = 0 THEN 'ACCEPTED'
+                             ELSE 'UPDATED' END AS outcome
+            ), history AS (
+              INSERT INTO item_version (supplier, source_id, revision, source_version, outcome, state, record, job_id, event_id)
+              SELECT u.supplier, u.source_id, u.revision, u.source_version, u.outcome, u.state, u.record, u.job_id, t.event_id
+              FROM upserted u JOIN input t ON t.source_id = u.source_id
             )
-            SELECT u.source_id, u.inserted, t.event_id, u.supplier || ':' || u.source_id,
+            SELECT u.source_id, u.outcome, t.event_id, u.supplier || ':' || u.source_id,
                    jsonb_build_object('event_id', t.event_id, 'job_id', ?::text, 'supplier', u.supplier,
                                       'source_id', u.source_id, 'source_version', u.source_version,
-                                      'revision', u.revision,
-                                      'outcome', CASE WHEN u.inserted THEN 'ACCEPTED' ELSE 'UPDATED' END,
-                                      'record', u.record)::text
+                                      'revision', u.revision, 'outcome', u.outcome, 'record', u.record)::text
             FROM upserted u LEFT JOIN input t ON t.source_id = u.source_id
             ORDER BY t.n
             """;
@@ -77,7 +86,7 @@ public class ItemStore {
     }
 
     /**
-     * Applies a batch whose source ids are distinct. The result names the items written (ACCEPTED or UPDATED);
+     * Applies a batch whose source ids are distinct. The result names the items written (ACCEPTED, UPDATED or DELETED);
      * every other item of the batch was a REPLAY. Two statements, the effects and then their events, in the
      * caller's transaction, or in one of their own when the caller has none: never an effect without its event.
      */
@@ -94,6 +103,7 @@ public class ItemStore {
         Long[] versions = new Long[n];
         String[] hashes = new String[n];
         String[] records = new String[n];
+        Boolean[] deleted = new Boolean[n];
         for (int i = 0; i < n; i++) {
             DeliveryAdvice advice = batch.get(i);
             String json = advice.canonicalJson();
@@ -101,6 +111,7 @@ public class ItemStore {
             versions[i] = advice.sourceVersion();
             hashes[i] = DeliveryAdvice.hash(json);
             records[i] = json;
+            deleted[i] = advice.deleted();
         }
         UUID[] eventIds = OutboxWriter.newEventIds(n);
         List<OutboxWriter.Event> events = new ArrayList<>();
@@ -112,12 +123,13 @@ public class ItemStore {
                 ps.setArray(3, c.createArrayOf("text", hashes));
                 ps.setArray(4, c.createArrayOf("text", records));
                 ps.setArray(5, c.createArrayOf("uuid", eventIds));
-                ps.setString(6, supplier);
-                ps.setObject(7, jobId);
-                ps.setString(8, jobId.toString());
+                ps.setArray(6, c.createArrayOf("boolean", deleted));
+                ps.setString(7, supplier);
+                ps.setObject(8, jobId);
+                ps.setString(9, jobId.toString());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        written.put(rs.getString(1), rs.getBoolean(2) ? RecordOutcome.ACCEPTED : RecordOutcome.UPDATED);
+                        written.put(rs.getString(1), RecordOutcome.valueOf(rs.getString(2)));
                         events.add(new OutboxWriter.Event(rs.getObject(3, UUID.class), rs.getString(4), rs.getString(5)));
                     }
                 }

@@ -1,6 +1,9 @@
 package dev.ingestor.processing;
 
-/** What became of one record (docs/design.md, Job states and record outcomes). */
+/**
+ * What became of one record (docs/design.md, Job states and record outcomes). DELETED: a tombstone retired its
+ * item; a job counts it with the updates.
+ */
 public enum RecordOutcome {
-    ACCEPTED, UPDATED, REPLAY, QUARANTINED
+    ACCEPTED, UPDATED, DELETED, REPLAY, QUARANTINED
 }

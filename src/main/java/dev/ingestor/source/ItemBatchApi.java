@@ -25,7 +25,7 @@ import org.springframework.stereotype.Component;
  *
  * <p>{@link #read} checks the request and takes its fingerprint; {@link RequestKeyStore#claim} decides whether
  * this request does the work; {@link #process} has it done ({@link ItemBatchTransaction}) and answers. Without
- * {@code mode=bulk} the items are processed while the caller waits and the answer names every item's outcome;
+ * {@code mode=bulk} (no mode, {@code mode=sync} or {@code mode=upsert}) the items are processed while the caller waits and the answer names every item's outcome;
  * with it the batch becomes a job for the stages and the answer is 202 with the job. Either way the effects, the
  * job and the stored response commit in one transaction, and any failure lets the key go so the retry runs again.
  */
@@ -72,13 +72,15 @@ public class ItemBatchApi {
         String key = idempotencyKey(message);
         String mode = message.getHeader("mode", String.class);
         boolean bulk;
-        if (mode == null || mode.isBlank() || mode.equals("sync")) {
+        if (mode == null || mode.isBlank() || mode.equals("sync") || mode.equals("upsert")) {
+            // upsert names what the synchronous mode does (apply each item by the version rules at once), so it
+            // is that mode, fingerprint included: a retry under either name is the same request
             bulk = false;
         } else if (mode.equals("bulk")) {
             bulk = true;
         } else {
             throw ApiProblemException.badRequest("bad-query", "mode '" + SafeText.of(mode, 40)
-                    + "' is not known; use mode=bulk for a job, or leave it out to process the batch at once");
+                    + "' is not known; use mode=bulk for a job, or mode=upsert (or none) to process the batch at once");
         }
         String prefix = fingerprintName(supplier, bulk);
         ItemBatchReader.Batch batch = batchReader.read(message.getBody(InputStream.class), prefix);

@@ -11,27 +11,50 @@ import java.util.TreeMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-/** A valid delivery advice line: the record type Ingestor ships with. */
+/**
+ * A valid delivery advice line: the record type Ingestor ships with. A tombstone ({@code deleted}) retires its
+ * item and carries only the item's source id and version (docs/design.md, Version rules).
+ */
 public record DeliveryAdvice(
         String sourceId,
         Long sourceVersion,
         String sku,
         long quantity,
         LocalDate deliveryDate,
-        Map<String, String> attributes) {
+        Map<String, String> attributes,
+        boolean deleted) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The record as JSON with sorted keys and no insignificant whitespace: same content, same text. */
+    /** A live record. */
+    public DeliveryAdvice(String sourceId, Long sourceVersion, String sku, long quantity, LocalDate deliveryDate,
+                          Map<String, String> attributes) {
+        this(sourceId, sourceVersion, sku, quantity, deliveryDate, attributes, false);
+    }
+
+    /** A tombstone: the item is retired from this version on. */
+    public static DeliveryAdvice tombstone(String sourceId, Long sourceVersion) {
+        return new DeliveryAdvice(sourceId, sourceVersion, null, 0, null, Map.of(), true);
+    }
+
+    /**
+     * The record as JSON with sorted keys and no insignificant whitespace: same content, same text. A
+     * tombstone's is {@code {"deleted":true,"source_id":…,"source_version":…}}, never the text of a live record,
+     * so by content too a tombstone is a change of a live item and a live record a change of a retired one.
+     */
     public String canonicalJson() {
         Map<String, Object> fields = new TreeMap<>(attributes);
         fields.put("source_id", sourceId);
         if (sourceVersion != null) {
             fields.put("source_version", sourceVersion);
         }
-        fields.put("sku", sku);
-        fields.put("quantity", quantity);
-        fields.put("delivery_date", deliveryDate.toString());
+        if (deleted) {
+            fields.put("deleted", true);
+        } else {
+            fields.put("sku", sku);
+            fields.put("quantity", quantity);
+            fields.put("delivery_date", deliveryDate.toString());
+        }
         try {
             return JSON.writeValueAsString(fields);
         } catch (JsonProcessingException e) {

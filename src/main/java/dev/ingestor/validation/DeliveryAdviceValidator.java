@@ -16,7 +16,9 @@ import java.util.Set;
 public final class DeliveryAdviceValidator {
 
     public static final List<String> REQUIRED_COLUMNS = List.of("source_id", "sku", "quantity", "delivery_date");
-    static final Set<String> KNOWN = Set.of("source_id", "source_version", "sku", "quantity", "delivery_date");
+    /** The field that marks a tombstone: {@code true} retires the item; {@code false} or absent is a live record. */
+    public static final String DELETED = "deleted";
+    static final Set<String> KNOWN = Set.of("source_id", "source_version", "sku", "quantity", "delivery_date", DELETED);
     public static final int MAX_SOURCE_ID_LENGTH = 128;
 
     private DeliveryAdviceValidator() {
@@ -76,6 +78,16 @@ public final class DeliveryAdviceValidator {
                 problems.add("source_version: '" + clip(version) + "' is not a whole number");
             }
         }
+        Boolean deleted = flag(f.get(DELETED));
+        if (deleted == null) {
+            problems.add(DELETED + ": '" + clip(f.get(DELETED)) + "' is neither true nor false");
+        } else if (deleted) {
+            // a tombstone names its item and version only: what the item held no longer matters
+            if (!problems.isEmpty()) {
+                return new Validated(raw, null, raw.where() + ": " + String.join("; ", problems));
+            }
+            return new Validated(raw, DeliveryAdvice.tombstone(sourceId, sourceVersion), null);
+        }
         String sku = trimmed(f.get("sku"));
         if (sku == null) {
             problems.add("sku: missing");
@@ -115,6 +127,15 @@ public final class DeliveryAdviceValidator {
             }
         });
         return new Validated(raw, new DeliveryAdvice(sourceId, sourceVersion, sku, quantity, deliveryDate, attributes), null);
+    }
+
+    /** true or false (any case, around spaces; empty or absent is false); null for anything else. */
+    private static Boolean flag(String value) {
+        String t = trimmed(value);
+        if (t == null || t.equalsIgnoreCase("false")) {
+            return false;
+        }
+        return t.equalsIgnoreCase("true") ? Boolean.TRUE : null;
     }
 
     private static String trimmed(String value) {

@@ -123,6 +123,32 @@ class ItemBatchApiTest extends IngestorTestSupport {
     }
 
     @Test
+    void upsertModeIsTheSynchronousModeOnBothPaths() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> upsert = post(ITEMS + "?mode=upsert", ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", key);
+        assertThat(upsert.statusCode()).as(upsert.body()).isEqualTo(200);
+        JsonNode answer = mapper.readTree(upsert.body());
+        assertThat(answer.get("counts").get("accepted").asInt()).isEqualTo(3);
+        assertThat(answer.get("items").get(0).get("outcome").asText()).isEqualTo("ACCEPTED");
+        assertThat(outboxRows()).isEqualTo(3);
+        // the same request under no mode, or sync, or by the older path: one meaning, one request, replayed
+        for (String again : List.of(ITEMS, ITEMS + "?mode=sync", "/api/v1/partners/ACME/items?mode=upsert")) {
+            HttpResponse<String> replay = post(again, ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
+                    "Idempotency-Key", key);
+            assertThat(replay.statusCode()).as(again).isEqualTo(200);
+            assertThat(replay.headers().firstValue("Idempotent-Replayed")).as(again).hasValue("true");
+            assertThat(replay.body()).isEqualTo(upsert.body());
+        }
+        // upsert on the older path with a fresh key is processed at once too
+        HttpResponse<String> partners = post("/api/v1/partners/ACME/items?mode=upsert", ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+        assertThat(partners.statusCode()).as(partners.body()).isEqualTo(200);
+        assertThat(mapper.readTree(partners.body()).get("counts").get("replayed").asInt()).isEqualTo(3);
+        assertThat(outboxRows()).isEqualTo(3);
+    }
+
+    @Test
     void aRetryWithTheSameKeyGetsTheStoredResponseByteForByte() throws Exception {
         String key = UUID.randomUUID().toString();
         HttpResponse<String> first = send(key, BATCH);
