@@ -90,4 +90,27 @@ public final class AdminViews {
     @Schema(name = "RetryFailedResult", description = "How many FAILED jobs of the supplier were sent back")
     public record RetryFailedResult(@Schema(example = "ACME") String supplier, @Schema(example = "3") int jobs) {
     }
+
+    @Schema(name = "IntakeFailure", description = "A file rejected or failed at intake, from any source, and where it is now")
+    public record IntakeFailure(
+            long id,
+            @Schema(description = "Supplier code, or the folder of a stray file") String supplier,
+            @Schema(example = "file-drop") String source,
+            String fileName,
+            Long size,
+            @Schema(example = "rejected") String outcome,
+            String reason,
+            @Schema(format = "date-time") String occurredAt,
+            @Schema(description = "Where the file is now; none when nothing was kept") String location,
+            @Schema(format = "date-time") String retriedAt,
+            String retriedBy) {
+    }
+
+    @Schema(name = "IntakeFailurePage", description = "Intake failures, newest first")
+    public record IntakeFailurePage(List<IntakeFailure> items, int page, int size, long total) {
+    }
+
+    @Schema(name = "IntakeFailureRetried", description = "A failed dropped file moved back into its inbox folder")
+    public record IntakeFailureRetried(@Schema(example = "moved back to the inbox") String result, String file) {
+    }
 }
