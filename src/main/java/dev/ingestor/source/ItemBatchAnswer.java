@@ -28,7 +28,7 @@ public record ItemBatchAnswer(@Schema(format = "uuid", example = "7d0c1a52-3f4e-
     public record ItemResult(@Schema(description = "Position in the batch, from 1", example = "1") int item,
                              @JsonProperty("source_id") String sourceId,
                              @JsonProperty("source_version") Long sourceVersion,
-                             @Schema(allowableValues = {"ACCEPTED", "UPDATED", "REPLAY", "QUARANTINED"},
+                             @Schema(allowableValues = {"ACCEPTED", "UPDATED", "REPLAY", "QUARANTINED", "DELETED"},
                                      example = "QUARANTINED") String outcome,
                              @Schema(description = "Why, when QUARANTINED",
                                      example = "quantity: '-3' is not a whole number greater than 0") String reason) {

@@ -18,7 +18,8 @@ public record ItemBatchBody(
 
     /** One record of a batch: the fields of a delivery advice line; any other field is kept as an attribute. */
     @Schema(name = "DeliveryRecord", additionalProperties = Schema.AdditionalPropertiesValue.TRUE,
-            description = "A delivery advice line; fields besides these are kept as attributes")
+            description = "A delivery advice line; fields besides these are kept as attributes. A tombstone"
+                    + " (deleted: true) needs only source_id and, optionally, source_version")
     public record DeliveryRecord(
             @JsonProperty("source_id") @Schema(requiredMode = Schema.RequiredMode.REQUIRED,
                     description = "The item's id at the supplier", example = "PO-1001-1") String sourceId,
@@ -28,6 +29,8 @@ public record ItemBatchBody(
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED, description = "A whole number greater than 0",
                     example = "12") long quantity,
             @JsonProperty("delivery_date") @Schema(requiredMode = Schema.RequiredMode.REQUIRED,
-                    example = "2026-12-01") LocalDate deliveryDate) {
+                    example = "2026-12-01") LocalDate deliveryDate,
+            @Schema(description = "true retires the item (outcome DELETED); a later higher version revives it",
+                    example = "false") Boolean deleted) {
     }
 }
