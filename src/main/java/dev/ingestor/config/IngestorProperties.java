@@ -39,6 +39,7 @@ public class IngestorProperties {
     private final Admin admin = new Admin();
     private final Retention retention = new Retention();
     private final Outbox outbox = new Outbox();
+    private final Notifications notifications = new Notifications();
     /** The suppliers by code; each gets a folder under the inbox and, with a host, an SFTP route. */
     private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
 
@@ -57,6 +58,7 @@ public class IngestorProperties {
     public Admin getAdmin() { return admin; }
     public Retention getRetention() { return retention; }
     public Outbox getOutbox() { return outbox; }
+    public Notifications getNotifications() { return notifications; }
     public Map<String, SupplierProperties> getSuppliers() { return suppliers; }
 
     public Path rawDir() { return rawDir != null && !rawDir.toString().isBlank() ? rawDir : dataDir.resolve("raw"); }
@@ -451,5 +453,57 @@ public class IngestorProperties {
         public Long getKafkaDeliveryTimeoutMs() { return kafkaDeliveryTimeoutMs; }
         @Deprecated
         public void setKafkaDeliveryTimeoutMs(Long kafkaDeliveryTimeoutMs) { this.kafkaDeliveryTimeoutMs = kafkaDeliveryTimeoutMs; }
+    }
+
+    /**
+     * {@code ingestor.notifications.*}: the webhook told of failed jobs, dead letters, intake failures and a
+     * stalled relay (routes/notifications.camel.yaml). No URL: nothing is written, nothing is sent.
+     */
+    public static class Notifications {
+        /** The installation-wide webhook; empty: none. A supplier's own webhook receives its events as well. */
+        private String webhookUrl = "";
+        /** The key of the X-Ingestor-Signature HMAC-SHA256 for the installation-wide webhook. */
+        private String secret = "";
+        /** How often the delivery looks for notifications due. */
+        private Duration pollInterval = Duration.ofSeconds(1);
+        /** Notifications taken (and held locked while they are sent) per delivery round. */
+        private int batchSize = 10;
+        /** Time allowed to open the connection to the webhook. */
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        /** Time allowed for the webhook's answer once the request is sent. */
+        private Duration readTimeout = Duration.ofSeconds(10);
+        /** Attempts in all before a notification is given up. */
+        private int maxAttempts = 8;
+        /** Wait after the first failed attempt; doubled after each one, up to {@code maximum-delay}. */
+        private Duration delay = Duration.ofSeconds(10);
+        /** Longest wait between two attempts. */
+        private Duration maximumDelay = Duration.ofMinutes(30);
+        /** The oldest unpublished Kafka outbox event older than this: the relay counts as stalled. */
+        private Duration relayStalledAfter = Duration.ofMinutes(5);
+        /** How often the relay is checked for a stall. */
+        private Duration relayCheckInterval = Duration.ofSeconds(30);
+
+        public String getWebhookUrl() { return webhookUrl; }
+        public void setWebhookUrl(String webhookUrl) { this.webhookUrl = webhookUrl; }
+        public String getSecret() { return secret; }
+        public void setSecret(String secret) { this.secret = secret; }
+        public Duration getPollInterval() { return pollInterval; }
+        public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
+        public int getBatchSize() { return batchSize; }
+        public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+        public Duration getConnectTimeout() { return connectTimeout; }
+        public void setConnectTimeout(Duration connectTimeout) { this.connectTimeout = connectTimeout; }
+        public Duration getReadTimeout() { return readTimeout; }
+        public void setReadTimeout(Duration readTimeout) { this.readTimeout = readTimeout; }
+        public int getMaxAttempts() { return maxAttempts; }
+        public void setMaxAttempts(int maxAttempts) { this.maxAttempts = maxAttempts; }
+        public Duration getDelay() { return delay; }
+        public void setDelay(Duration delay) { this.delay = delay; }
+        public Duration getMaximumDelay() { return maximumDelay; }
+        public void setMaximumDelay(Duration maximumDelay) { this.maximumDelay = maximumDelay; }
+        public Duration getRelayStalledAfter() { return relayStalledAfter; }
+        public void setRelayStalledAfter(Duration relayStalledAfter) { this.relayStalledAfter = relayStalledAfter; }
+        public Duration getRelayCheckInterval() { return relayCheckInterval; }
+        public void setRelayCheckInterval(Duration relayCheckInterval) { this.relayCheckInterval = relayCheckInterval; }
     }
 }

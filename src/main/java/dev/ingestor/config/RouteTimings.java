@@ -28,6 +28,8 @@ public class RouteTimings {
     public long processingRedeliveryDelay() { return millis(properties.getPipeline().processingRedelivery().getDelay()); }
     public long processingRedeliveryMaximumDelay() { return millis(properties.getPipeline().processingRedelivery().getMaximumDelay()); }
     public long outboxPollInterval() { return millis(properties.getOutbox().getPollInterval()); }
+    public long notificationPollInterval() { return millis(properties.getNotifications().getPollInterval()); }
+    public long relayCheckInterval() { return millis(properties.getNotifications().getRelayCheckInterval()); }
     /** Kafka reads its timeouts as int milliseconds. */
     public int kafkaTimeout() { return intMillis(properties.getOutbox().getKafkaTimeout()); }
     public int kafkaDeliveryTimeout() { return intMillis(properties.getOutbox().getKafkaDeliveryTimeout()); }

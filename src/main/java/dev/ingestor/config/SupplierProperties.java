@@ -28,10 +28,13 @@ public class SupplierProperties {
     private List<String> apiKeySha256 = new ArrayList<>();
     /** The largest file this supplier may send (file drop, SFTP, HTTP); unset: {@code ingestor.intake.max-file-size}. */
     private DataSize maxFileSize;
+    /** The supplier's own webhook, told of this supplier's events only. */
+    private final Notifications notifications = new Notifications();
 
     public DataSize getMaxFileSize() { return maxFileSize; }
     public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
     public FileDrop getFileDrop() { return fileDrop; }
+    public Notifications getNotifications() { return notifications; }
     public Sftp getSftp() { return sftp; }
     public List<String> getApiKeySha256() { return apiKeySha256; }
     public void setApiKeySha256(List<String> apiKeySha256) { this.apiKeySha256 = apiKeySha256; }
@@ -151,5 +154,21 @@ public class SupplierProperties {
         public void setMinAge(Duration minAge) { this.minAge = minAge; }
         public int getBackoffMultiplier() { return backoffMultiplier; }
         public void setBackoffMultiplier(int backoffMultiplier) { this.backoffMultiplier = backoffMultiplier; }
+    }
+
+    /**
+     * {@code ingestor.suppliers.<CODE>.notifications.*}: a webhook of the supplier's own, which receives this
+     * supplier's events in addition to the installation-wide one (each signed with its own secret).
+     */
+    public static class Notifications {
+        /** The supplier's webhook; empty: none. */
+        private String webhookUrl = "";
+        /** The key of the X-Ingestor-Signature HMAC-SHA256 for the supplier's webhook. */
+        private String secret = "";
+
+        public String getWebhookUrl() { return webhookUrl; }
+        public void setWebhookUrl(String webhookUrl) { this.webhookUrl = webhookUrl; }
+        public String getSecret() { return secret; }
+        public void setSecret(String secret) { this.secret = secret; }
     }
 }

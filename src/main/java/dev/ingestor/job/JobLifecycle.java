@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.outbox.NotificationWriter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -51,12 +52,15 @@ public class JobLifecycle {
     private static final String AT_REST = inList(JobState.AT_REST);
 
     private final JdbcTemplate jdbc;
+    private final NotificationWriter notifications;
     private final TransactionTemplate transactions;
     private final double leaseSeconds;
     private final int maxTakeovers;
 
-    public JobLifecycle(JdbcTemplate jdbc, IngestorProperties properties, PlatformTransactionManager transactionManager) {
+    public JobLifecycle(JdbcTemplate jdbc, IngestorProperties properties, PlatformTransactionManager transactionManager,
+                        NotificationWriter notifications) {
         this.jdbc = jdbc;
+        this.notifications = notifications;
         this.transactions = new TransactionTemplate(transactionManager);
         this.leaseSeconds = properties.getPipeline().getLease().toMillis() / 1000.0;
         this.maxTakeovers = Math.max(0, properties.getPipeline().getMaxTakeovers());
@@ -114,7 +118,17 @@ public class JobLifecycle {
 
     /** A failure outlasted its redelivery (the dead-letter channel): FAILED. False when the lease was lost. */
     public boolean failed(UUID jobId, String owner, String error) {
-        return toRest(jobId, owner, JobState.FAILED, error);
+        // the same statement as toRest, returning what the notification (same transaction) names
+        return !notifyFailed(jdbc.query("UPDATE import_job SET state = 'FAILED', error = ?, lease_owner = NULL,"
+                + " lease_until = NULL, takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?"
+                + " RETURNING supplier, key", (rs, n) -> new String[] {rs.getString(1), rs.getString(2)}, error, jobId, owner),
+                jobId, error).isEmpty();
+    }
+
+    /** Queues the job.failed notification of each job just FAILED (none or one) in the caller's transaction. */
+    private List<String[]> notifyFailed(List<String[]> failed, UUID jobId, String error) {
+        failed.forEach(job -> notifications.jobFailed(jobId, job[0], job[1], error));
+        return failed;
     }
 
     /** Brings the job {@code owner} holds to rest in {@code end} and gives up the lease; false when it was lost. */
@@ -157,8 +171,9 @@ public class JobLifecycle {
 
     /** The job found by {@link #lockPastTakeoverLimit} kept bringing its workers down: FAILED, lease cleared. */
     public void failedPastTakeoverLimit(UUID jobId, String error) {
-        jdbc.update("UPDATE import_job SET state = 'FAILED', error = ?, lease_owner = NULL, lease_until = NULL,"
-                + " takeovers = 0, updated_at = now() WHERE id = ?", error, jobId);
+        notifyFailed(jdbc.query("UPDATE import_job SET state = 'FAILED', error = ?, lease_owner = NULL, lease_until = NULL,"
+                + " takeovers = 0, updated_at = now() WHERE id = ? RETURNING supplier, key",
+                (rs, n) -> new String[] {rs.getString(1), rs.getString(2)}, error, jobId), jobId, error);
     }
 
     // ---- operators

@@ -1,7 +1,12 @@
 package dev.ingestor.metrics;
 
 import dev.ingestor.intake.IntakeHeaders;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.camel.Exchange;
@@ -19,6 +24,8 @@ import org.springframework.stereotype.Component;
 public class IngestorMetrics {
 
     private final MeterRegistry registry;
+    /** 1 while the supplier's SFTP server answered its last poll, 0 after a failed one. */
+    private final Map<String, AtomicInteger> sftpUp = new ConcurrentHashMap<>();
 
     public IngestorMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -64,6 +71,23 @@ public class IngestorMetrics {
     public void redelivery(String routeId) {
         Counter.builder("ingestor.redeliveries").description("Redelivery attempts of transient failures")
                 .tag("route", tag(routeId)).register(registry).increment();
+    }
+
+    /** One attempt to send a webhook notification: delivered, retried (a later attempt follows) or gave_up. */
+    public void notification(String type, String outcome) {
+        Counter.builder("ingestor.notifications").description("Webhook notification attempts by type and outcome")
+                .tag("type", tag(type)).tag("outcome", tag(outcome)).register(registry).increment();
+    }
+
+    /** The outcome of the last poll of a supplier's SFTP server ({@code ingestor_sftp_up}, 1 up, 0 down). */
+    public void sftpUp(String supplier, boolean up) {
+        sftpUp.computeIfAbsent(tag(supplier), code -> {
+            AtomicInteger value = new AtomicInteger(1);
+            Gauge.builder("ingestor.sftp.up", value, AtomicInteger::get)
+                    .description("1 while the supplier's SFTP server answered its last poll, 0 after a failed one")
+                    .tag("supplier", code).register(registry);
+            return value;
+        }).set(up ? 1 : 0);
     }
 
     /** Times one run of a stage over one job. */

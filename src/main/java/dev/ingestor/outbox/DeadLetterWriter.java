@@ -30,9 +30,12 @@ public class DeadLetterWriter {
     private final OutboxWriter outbox;
     private final ObjectMapper json;
     private final String topic;
+    private final NotificationWriter notifications;
 
-    public DeadLetterWriter(JdbcTemplate jdbc, OutboxWriter outbox, ObjectMapper json, IngestorProperties properties) {
+    public DeadLetterWriter(JdbcTemplate jdbc, OutboxWriter outbox, ObjectMapper json, IngestorProperties properties,
+                            NotificationWriter notifications) {
         this.jdbc = jdbc;
+        this.notifications = notifications;
         this.outbox = outbox;
         this.json = json;
         this.topic = properties.getKafka().getDeadLettersTopic();
@@ -63,6 +66,9 @@ public class DeadLetterWriter {
             outbox.write(topic, List.of(new OutboxWriter.Event(eventId,
                     failure.jobId() == null ? "unknown" : failure.supplier() + ":" + failure.jobId(), write(event))));
         }
+        // the webhook is told in the same transaction; it has an outbox of its own, so a Kafka that refuses
+        // events (the case of withEvent false) does not keep it from being told
+        notifications.deadLetter(id == null ? 0 : id, failure);
         return id == null ? 0 : id;
     }
 

@@ -9,6 +9,7 @@ import dev.ingestor.intake.IntakeFailureStore.Arrival;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RejectedDropException;
 import dev.ingestor.logging.SafeText;
+import dev.ingestor.outbox.NotificationWriter;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -18,6 +19,8 @@ import org.apache.camel.component.file.remote.RemoteFileEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Records a file source's arrival that did not become a job, where the route decides it (file-source-errors):
@@ -32,10 +35,15 @@ public class IntakeFailureRecorder {
 
     private final IntakeFailureStore store;
     private final OutcomeMove moves;
+    private final NotificationWriter notifications;
+    private final TransactionTemplate transactions;
 
-    public IntakeFailureRecorder(IntakeFailureStore store, OutcomeMove moves) {
+    public IntakeFailureRecorder(IntakeFailureStore store, OutcomeMove moves, NotificationWriter notifications,
+                                 PlatformTransactionManager transactionManager) {
         this.store = store;
         this.moves = moves;
+        this.notifications = notifications;
+        this.transactions = new TransactionTemplate(transactionManager);
     }
 
     public void rejected(Exchange exchange) {
@@ -57,9 +65,12 @@ public class IntakeFailureRecorder {
     private void record(Exchange exchange, String outcome, String reason) {
         Message message = exchange.getMessage();
         try {
-            store.record(new Arrival(message.getHeader(IntakeHeaders.SUPPLIER, String.class),
+            Arrival arrival = new Arrival(message.getHeader(IntakeHeaders.SUPPLIER, String.class),
                     message.getHeader(IntakeHeaders.SOURCE, String.class), message.getHeader(IntakeHeaders.FILE_NAME, String.class),
-                    message.getHeader(Exchange.FILE_LENGTH, Long.class), outcome, reason, location(exchange, outcome)));
+                    message.getHeader(Exchange.FILE_LENGTH, Long.class), outcome, reason, location(exchange, outcome));
+            // the row and its webhook notification together, or neither
+            transactions.executeWithoutResult(status -> notifications.intakeFailure(store.record(arrival),
+                    arrival.supplier(), arrival.source(), arrival.fileName(), outcome, reason));
         } catch (RuntimeException e) {
             // the record is for people; the file's own outcome (its move) must happen whatever becomes of it
             LOG.error("could not record the intake {} of supplier={} file={}: {}", outcome,

@@ -3,6 +3,7 @@ package dev.ingestor.source;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ingestor.metrics.IngestorMetrics;
 import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
@@ -27,6 +28,11 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
 
     /** Consecutive failed polls per route. */
     private final Map<String, Integer> failures = new ConcurrentHashMap<>();
+    private final IngestorMetrics metrics;
+
+    public SftpPollStrategy(IngestorMetrics metrics) {
+        this.metrics = metrics;
+    }
 
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
@@ -36,6 +42,7 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
     @Override
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
         Integer failed = failures.remove(routeId(consumer));
+        metrics.sftpUp(supplier(consumer), true);
         if (failed != null) {
             LOG.info("sftp {} answers again after {} failed poll(s)", where(consumer, endpoint), failed);
         }
@@ -44,6 +51,7 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
     @Override
     public boolean rollback(Consumer consumer, Endpoint endpoint, int retryCounter, Exception cause) {
         int failed = failures.merge(routeId(consumer), 1, Integer::sum);
+        metrics.sftpUp(supplier(consumer), false);
         LOG.warn("sftp {} cannot be polled (failure {} in a row): {}; polling goes on with back-off",
                 where(consumer, endpoint), failed, describe(cause));
         // no immediate retry: the next scheduled poll (after the back-off) tries again
@@ -81,10 +89,13 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
         return String.valueOf(System.identityHashCode(consumer));
     }
 
-    private static String where(Consumer consumer, Endpoint endpoint) {
+    private static String supplier(Consumer consumer) {
         String route = routeId(consumer);
-        String supplier = route.startsWith("sftp-") ? route.substring(5) : route;
-        return "supplier=" + supplier + " server=" + URISupport.sanitizeUri(endpoint.getEndpointBaseUri());
+        return route.startsWith("sftp-") ? route.substring(5) : route;
+    }
+
+    private static String where(Consumer consumer, Endpoint endpoint) {
+        return "supplier=" + supplier(consumer) + " server=" + URISupport.sanitizeUri(endpoint.getEndpointBaseUri());
     }
 
     /** The causes' messages, outermost first, with anything that looks like a password masked. */

@@ -53,9 +53,14 @@ public abstract class IngestorTestSupport {
     /** Every table a test may fill; new tables belong here so each test starts empty. */
     protected static final List<String> TABLES = List.of(
             "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "dead_letter", "http_request",
-            "intake_failure", "item_version");
+            "intake_failure", "item_version", "notification", "relay_stall");
 
     protected final HttpClient http = HttpClient.newHttpClient();
+
+    /** The webhook every test context notifies (NotificationTest reads what it received). */
+    protected static final WebhookReceiver WEBHOOK = new WebhookReceiver();
+    protected static final String WEBHOOK_SECRET = "installation-secret";
+    protected static final String GLOBEX_WEBHOOK_SECRET = "globex-secret";
 
     @DynamicPropertySource
     static void ingestorProperties(DynamicPropertyRegistry registry) {
@@ -78,6 +83,20 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.pipeline.processing.redelivery.maximum-redeliveries", () -> "3");
         registry.add("ingestor.pipeline.processing.redelivery.delay", () -> "100ms");
         registry.add("ingestor.outbox.poll-interval", () -> "100ms");
+        // every context has the same webhooks (the receiver of NotificationTest), as every instance of an
+        // installation has: the contexts share the database, so any of them may write or send a notification
+        registry.add("ingestor.notifications.webhook-url", () -> WEBHOOK.url("/hook"));
+        registry.add("ingestor.notifications.secret", () -> WEBHOOK_SECRET);
+        registry.add("ingestor.suppliers.GLOBEX.notifications.webhook-url", () -> WEBHOOK.url("/globex"));
+        registry.add("ingestor.suppliers.GLOBEX.notifications.secret", () -> GLOBEX_WEBHOOK_SECRET);
+        registry.add("ingestor.notifications.poll-interval", () -> "100ms");
+        registry.add("ingestor.notifications.relay-check-interval", () -> "100ms");
+        registry.add("ingestor.notifications.max-attempts", () -> "3");
+        registry.add("ingestor.notifications.delay", () -> "100ms");
+        registry.add("ingestor.notifications.maximum-delay", () -> "200ms");
+        registry.add("ingestor.notifications.connect-timeout", () -> "1s");
+        registry.add("ingestor.notifications.read-timeout", () -> "2s");
+        registry.add("ingestor.notifications.relay-stalled-after", () -> "1m");
         // small limits, so the HTTP tests can cross them cheaply; a short in-flight lease for the takeover test
         registry.add("ingestor.http.max-file-size", () -> "1MB");
         registry.add("ingestor.http.max-json-size", () -> "64KB");

@@ -1,0 +1,127 @@
+package dev.ingestor.outbox;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Queues a webhook notification (table notification) in the caller's transaction, so it exists exactly when the
+ * fact it reports was committed. One event goes to the installation-wide webhook and, for a supplier with a
+ * webhook of its own, to that one too: both rows carry the same event id. No webhook for an event: nothing is
+ * written. {@link NotificationDelivery} sends the rows.
+ */
+@Component
+public class NotificationWriter {
+
+    /** The destination of the installation-wide webhook; any other destination is a supplier code. */
+    public static final String INSTALLATION = "*";
+
+    public static final String JOB_FAILED = "job.failed";
+    public static final String DEAD_LETTER_CREATED = "dead_letter.created";
+    public static final String INTAKE_FAILED = "intake.failed";
+    public static final String INTAKE_REJECTED = "intake.rejected";
+    public static final String RELAY_STALLED = "relay.stalled";
+
+    private final JdbcTemplate jdbc;
+    private final ObjectMapper json;
+    private final IngestorProperties properties;
+
+    public NotificationWriter(JdbcTemplate jdbc, ObjectMapper json, IngestorProperties properties) {
+        this.jdbc = jdbc;
+        this.json = json;
+        this.properties = properties;
+    }
+
+    /** A job came to rest FAILED. */
+    public void jobFailed(UUID jobId, String supplier, String key, String error) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("job_id", jobId.toString());
+        data.put("key", key);
+        data.put("error", error);
+        write(JOB_FAILED, supplier, data);
+    }
+
+    /** A dead letter was recorded. */
+    public void deadLetter(long deadLetterId, DeadLetterWriter.Failure failure) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("dead_letter_id", deadLetterId);
+        data.put("job_id", failure.jobId() == null ? null : failure.jobId().toString());
+        data.put("key", failure.key());
+        data.put("stage", failure.stage());
+        data.put("exception", failure.exception());
+        data.put("message", failure.message());
+        data.put("attempts", failure.attempts());
+        write(DEAD_LETTER_CREATED, failure.supplier(), data);
+    }
+
+    /** An arrival that did not become a job; {@code outcome} rejected (final) or failed (transient). */
+    public void intakeFailure(long intakeFailureId, String supplier, String source, String fileName, String outcome,
+                              String reason) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("intake_failure_id", intakeFailureId);
+        data.put("source", source);
+        data.put("file_name", fileName);
+        data.put("outcome", outcome);
+        data.put("reason", reason);
+        write("rejected".equals(outcome) ? INTAKE_REJECTED : INTAKE_FAILED, supplier, data);
+    }
+
+    /** The oldest unpublished Kafka event is older than the configured limit. */
+    public void relayStalled(Instant oldestUnpublished, long unpublished) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("oldest_unpublished_at", oldestUnpublished.toString());
+        data.put("unpublished", unpublished);
+        write(RELAY_STALLED, null, data);
+    }
+
+    private void write(String type, String supplier, Map<String, Object> data) {
+        List<String[]> destinations = destinations(supplier);
+        if (destinations.isEmpty()) {
+            return;
+        }
+        UUID eventId = OutboxWriter.newEventId();
+        Map<String, Object> event = new LinkedHashMap<>();
+        event.put("event_id", eventId.toString());
+        event.put("type", type);
+        event.put("occurred_at", Instant.now().toString());
+        event.put("supplier", supplier);
+        event.put("data", data);
+        String payload = text(event);
+        for (String[] destination : destinations) {
+            jdbc.update("INSERT INTO notification (event_id, type, supplier, destination, url, payload)"
+                    + " VALUES (?, ?, ?, ?, ?, ?)", eventId, type, supplier, destination[0], destination[1], payload);
+        }
+    }
+
+    /** {destination, url} of every webhook that receives an event of {@code supplier} (null: none's own). */
+    private List<String[]> destinations(String supplier) {
+        List<String[]> destinations = new ArrayList<>();
+        String installation = properties.getNotifications().getWebhookUrl();
+        if (installation != null && !installation.isBlank()) {
+            destinations.add(new String[] {INSTALLATION, installation.strip()});
+        }
+        SupplierProperties own = supplier == null ? null : properties.getSuppliers().get(supplier);
+        if (own != null && own.getNotifications().getWebhookUrl() != null && !own.getNotifications().getWebhookUrl().isBlank()) {
+            destinations.add(new String[] {supplier, own.getNotifications().getWebhookUrl().strip()});
+        }
+        return destinations;
+    }
+
+    private String text(Map<String, Object> event) {
+        try {
+            return json.writeValueAsString(event);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package dev.ingestor.notification;
+
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.job.IntakeResult;
+import dev.ingestor.operations.RelayStallWatch;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.WebhookReceiver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Webhook notifications end to end: the facts they report, written by the real pipeline, delivered to a real
+ * HTTP receiver, signed with the configured secret, retried with the same event id, given up when the receiver
+ * stays down; a supplier's own webhook gets its events as well; a stalled Kafka relay is told once per episode.
+ */
+@Timeout(120)
+class NotificationTest extends IngestorTestSupport {
+
+    private static final WebhookReceiver RECEIVER = WEBHOOK;
+    private static final String SECRET = WEBHOOK_SECRET;
+    private static final String GLOBEX_SECRET = GLOBEX_WEBHOOK_SECRET;
+    private static final String HEADER = "source_id,source_version,sku,quantity,delivery_date\n";
+
+    @Autowired
+    private ObjectMapper json;
+    @Autowired
+    private RelayStallWatch relayStallWatch;
+
+    @BeforeEach
+    void freshReceiver() {
+        RECEIVER.reset();
+    }
+
+    @AfterEach
+    void removeFault() {
+        jdbc.execute("DROP TRIGGER IF EXISTS notification_fault ON import_job");
+        jdbc.execute("DROP FUNCTION IF EXISTS notification_fault()");
+    }
+
+    @Test
+    void aJobThatEndsFailedIsDeliveredOnceSignedAndNamesTheJob() throws Exception {
+        // every validation fails as a deadlock does, until the policy is spent: a dead letter and a FAILED job
+        jdbc.execute("""
+                CREATE FUNCTION notification_fault() RETURNS trigger AS $$
+                BEGIN RAISE EXCEPTION 'deadlock detected (injected)' USING ERRCODE = '40P01'; END
+                $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE TRIGGER notification_fault BEFORE UPDATE ON import_job FOR EACH ROW"
+                + " WHEN (OLD.state = 'VALIDATING' AND NEW.state NOT IN ('VALIDATING', 'FAILED', 'REJECTED'))"
+                + " EXECUTE FUNCTION notification_fault()");
+        UUID job = producer.requestBodyAndHeaders("direct:intake", (HEADER + "N-1,1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "fails.csv", IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class).job().id();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/hook", "job.failed").size() == 1
+                && RECEIVER.received("/hook", "dead_letter.created").size() == 1);
+        WebhookReceiver.Received failed = RECEIVER.received("/hook", "job.failed").get(0);
+        assertThat(failed.contentType()).isEqualTo("application/json");
+        assertSigned(failed, SECRET);
+        JsonNode body = json.readTree(failed.body());
+        assertThat(body.path("type").asText()).isEqualTo("job.failed");
+        assertThat(body.path("event_id").asText()).isEqualTo(failed.eventId());
+        assertThat(body.path("supplier").asText()).isEqualTo("ACME");
+        assertThat(body.path("data").path("job_id").asText()).isEqualTo(job.toString());
+        assertThat(body.path("data").path("error").asText()).contains("deadlock detected (injected)");
+
+        WebhookReceiver.Received letter = RECEIVER.received("/hook", "dead_letter.created").get(0);
+        assertSigned(letter, SECRET);
+        assertThat(json.readTree(letter.body()).path("data").path("stage").asText()).isEqualTo("validation");
+
+        Thread.sleep(500); // nothing more arrives: delivered means sent once
+        assertThat(RECEIVER.received("/hook", "job.failed")).hasSize(1);
+        assertThat(RECEIVER.received("/globex")).as("ACME's events are not GLOBEX's").isEmpty();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE delivered_at IS NULL", Long.class)).isZero();
+    }
+
+    @Test
+    void aReceiverThatFailsTwiceGetsThreeAttemptsWithTheSameEventIdAndTheNotificationIsDelivered() throws Exception {
+        RECEIVER.answer("/hook", 500, 500);
+        drop("ACME", "bad|name.csv", "x".getBytes(StandardCharsets.UTF_8));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM notification WHERE delivered_at IS NOT NULL", Long.class) == 1);
+        List<WebhookReceiver.Received> attempts = RECEIVER.received("/hook", "intake.rejected");
+        assertThat(attempts).hasSize(3);
+        assertThat(attempts).extracting(WebhookReceiver.Received::eventId).containsOnly(attempts.get(0).eventId());
+        assertThat(attempts).extracting(WebhookReceiver.Received::text).containsOnly(attempts.get(0).text());
+        assertSigned(attempts.get(2), SECRET);
+        Map<String, Object> row = jdbc.queryForMap("SELECT * FROM notification");
+        assertThat(row).containsEntry("attempts", 3).containsEntry("event_id", UUID.fromString(attempts.get(0).eventId()));
+        assertThat(row.get("gave_up_at")).isNull();
+        assertThat(json.readTree(attempts.get(0).body()).path("data").path("file_name").asText()).isEqualTo("bad|name.csv");
+    }
+
+    @Test
+    void aReceiverThatStaysDownIsRetriedAndGivenUpAfterTheLastAttempt() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        jdbc.update("INSERT INTO notification (event_id, type, destination, url, payload) VALUES (?, 'job.failed', '*', ?, '{}')",
+                UUID.randomUUID(), "http://127.0.0.1:" + closedPort + "/hook");
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM notification WHERE gave_up_at IS NOT NULL", Long.class) == 1);
+        Map<String, Object> row = jdbc.queryForMap("SELECT * FROM notification");
+        assertThat(row).containsEntry("attempts", 3);
+        assertThat(row.get("delivered_at")).isNull();
+        assertThat((String) row.get("last_error")).isNotBlank().doesNotContain(SECRET);
+        assertThat(get("/actuator/prometheus").body())
+                .containsPattern("ingestor_notifications_total\\{outcome=\"gave_up\",type=\"job.failed\"\\} [1-9]")
+                .containsPattern("ingestor_notifications_total\\{outcome=\"retried\",type=\"job.failed\"\\} [1-9]");
+    }
+
+    @Test
+    void aSupplierWithAWebhookOfItsOwnGetsItsEventsSignedWithItsSecretAndTheInstallationGetsThemToo() throws Exception {
+        drop("GLOBEX", "bad|name.json", "{}".getBytes(StandardCharsets.UTF_8));
+        drop("GLOBEX", "bad|name.json.done", new byte[0]); // GLOBEX's files are taken once their done file is there
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/globex", "intake.rejected").size() == 1
+                && RECEIVER.received("/hook", "intake.rejected").size() == 1);
+        WebhookReceiver.Received own = RECEIVER.received("/globex", "intake.rejected").get(0);
+        WebhookReceiver.Received installation = RECEIVER.received("/hook", "intake.rejected").get(0);
+        assertSigned(own, GLOBEX_SECRET);
+        assertSigned(installation, SECRET);
+        assertThat(own.eventId()).as("one event, two receivers").isEqualTo(installation.eventId());
+        assertThat(json.readTree(own.body()).path("supplier").asText()).isEqualTo("GLOBEX");
+    }
+
+    @Test
+    void aStalledRelayIsToldOncePerEpisodeAcrossInstances() throws Exception {
+        // a topic no relay publishes: its event stays unpublished, ten minutes old
+        jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload, created_at)"
+                + " VALUES (?, 'nobody.relays', 'k', '{}', now() - interval '10 minutes')", UUID.randomUUID());
+        // two instances checking at once, and again: one notification
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Boolean>> checks = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                checks.add(two.submit((Callable<Boolean>) relayStallWatch::check));
+            }
+            for (Future<Boolean> check : checks) {
+                check.get();
+            }
+        } finally {
+            two.shutdown();
+        }
+        relayStallWatch.check();
+        assertThat(stallNotifications()).isEqualTo(1);
+
+        // the relay catches up: the episode ends, and nothing new is written
+        jdbc.update("UPDATE outbox SET published_at = now()");
+        relayStallWatch.check();
+        assertThat(stallNotifications()).isEqualTo(1);
+
+        // a new stall is a new episode
+        jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload, created_at)"
+                + " VALUES (?, 'nobody.relays', 'k', '{}', now() - interval '10 minutes')", UUID.randomUUID());
+        relayStallWatch.check();
+        relayStallWatch.check();
+        assertThat(stallNotifications()).isEqualTo(2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/hook", "relay.stalled").size() == 2);
+        assertSigned(RECEIVER.received("/hook", "relay.stalled").get(0), SECRET);
+    }
+
+    private long stallNotifications() {
+        return jdbc.queryForObject("SELECT count(*) FROM notification WHERE type = 'relay.stalled'", Long.class);
+    }
+
+    /** Verifies the signature as a receiver does: HMAC-SHA256(secret, t + "." + body) over the bytes received. */
+    private static void assertSigned(WebhookReceiver.Received request, String secret) throws Exception {
+        assertThat(request.signature()).matches("t=\\d+,v1=[0-9a-f]{64}");
+        String t = request.signature().substring(2, request.signature().indexOf(','));
+        String v1 = request.signature().substring(request.signature().indexOf("v1=") + 3);
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        mac.update((t + ".").getBytes(StandardCharsets.US_ASCII));
+        String expected = java.util.HexFormat.of().formatHex(mac.doFinal(request.body()));
+        assertThat(v1).as("signature over the exact body").isEqualTo(expected);
+        assertThat(Long.parseLong(t)).isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(120L));
+    }
+}

@@ -1,0 +1,80 @@
+package dev.ingestor.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A real HTTP webhook receiver (the JDK's server on a random port): keeps every request it gets and answers
+ * each path with the statuses it was told, 200 once they are used up. One for the whole test run, configured in
+ * every test context alike, as every instance of an installation has the same webhook: contexts share the
+ * database, so any of them may write or send a notification.
+ */
+public final class WebhookReceiver {
+
+    public record Received(String path, String eventId, String eventType, String contentType, String signature, byte[] body) {
+        public String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+    }
+
+    private final HttpServer server;
+    private final Queue<Received> received = new ConcurrentLinkedQueue<>();
+    private final Map<String, ConcurrentLinkedDeque<Integer>> statuses = new ConcurrentHashMap<>();
+
+    WebhookReceiver() {
+        try {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    /** The next requests to {@code path} are answered with these statuses, in order. */
+    public void answer(String path, Integer... codes) {
+        statuses.computeIfAbsent(path, p -> new ConcurrentLinkedDeque<>()).addAll(List.of(codes));
+    }
+
+    public void reset() {
+        received.clear();
+        statuses.clear();
+    }
+
+    public List<Received> received(String path, String type) {
+        return received.stream().filter(r -> r.path().equals(path) && r.eventType().equals(type)).toList();
+    }
+
+    public List<Received> received(String path) {
+        return received.stream().filter(r -> r.path().equals(path)).toList();
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            String path = exchange.getRequestURI().getPath();
+            received.add(new Received(path, exchange.getRequestHeaders().getFirst("X-Ingestor-Event-Id"),
+                    String.valueOf(exchange.getRequestHeaders().getFirst("X-Ingestor-Event-Type")),
+                    exchange.getRequestHeaders().getFirst("Content-Type"),
+                    exchange.getRequestHeaders().getFirst("X-Ingestor-Signature"), body));
+            ConcurrentLinkedDeque<Integer> planned = statuses.get(path);
+            Integer status = planned == null ? null : planned.poll();
+            exchange.sendResponseHeaders(status == null ? 200 : status, -1);
+        }
+    }
+}
