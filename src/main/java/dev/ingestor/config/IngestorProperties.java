@@ -482,6 +482,8 @@ public class IngestorProperties {
         private Duration relayStalledAfter = Duration.ofMinutes(5);
         /** How often the relay is checked for a stall. */
         private Duration relayCheckInterval = Duration.ofSeconds(30);
+        /** Delivered or given-up notifications are deleted this long after (every {@code ingestor.retention.interval}). */
+        private Duration keepSettled = Duration.ofDays(7);
 
         public String getWebhookUrl() { return webhookUrl; }
         public void setWebhookUrl(String webhookUrl) { this.webhookUrl = webhookUrl; }
@@ -505,5 +507,7 @@ public class IngestorProperties {
         public void setRelayStalledAfter(Duration relayStalledAfter) { this.relayStalledAfter = relayStalledAfter; }
         public Duration getRelayCheckInterval() { return relayCheckInterval; }
         public void setRelayCheckInterval(Duration relayCheckInterval) { this.relayCheckInterval = relayCheckInterval; }
+        public Duration getKeepSettled() { return keepSettled; }
+        public void setKeepSettled(Duration keepSettled) { this.keepSettled = keepSettled; }
     }
 }

@@ -95,6 +95,24 @@ public class NotificationDelivery {
         }
     }
 
+    /**
+     * Deletes delivered and given-up notifications older than {@code keep-settled}, at most
+     * {@code ingestor.retention.batch-size} rows per statement so no statement holds locks for long; returns how
+     * many. Rows still due are never deleted.
+     */
+    public int forgetSettled() {
+        double seconds = properties.getNotifications().getKeepSettled().toMillis() / 1000.0;
+        int batch = Math.max(1, properties.getRetention().getBatchSize());
+        int deleted = 0;
+        int round;
+        do {
+            round = jdbc.update("DELETE FROM notification WHERE id IN (SELECT id FROM notification"
+                    + " WHERE coalesce(delivered_at, gave_up_at) < now() - make_interval(secs => ?) LIMIT ?)", seconds, batch);
+            deleted += round;
+        } while (round == batch);
+        return deleted;
+    }
+
     /** Null when the webhook answered 2xx, else what went wrong (short; never the URL or the secret). */
     private String send(Due due) {
         byte[] body = due.payload().getBytes(StandardCharsets.UTF_8);

@@ -48,6 +48,8 @@ class NotificationTest extends IngestorTestSupport {
     private ObjectMapper json;
     @Autowired
     private RelayStallWatch relayStallWatch;
+    @Autowired
+    private dev.ingestor.outbox.NotificationDelivery delivery;
 
     @BeforeEach
     void freshReceiver() {
@@ -183,6 +185,23 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(stallNotifications()).isEqualTo(2);
         await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/hook", "relay.stalled").size() == 2);
         assertSigned(RECEIVER.received("/hook", "relay.stalled").get(0), SECRET);
+    }
+
+    @Test
+    void settledNotificationsAreForgottenAfterKeepSettledAndDueOnesNever() {
+        String insert = "INSERT INTO notification (event_id, type, destination, url, payload, delivered_at, gave_up_at,"
+                + " next_attempt_at) VALUES (?, 'job.failed', 'unknown-destination', 'http://127.0.0.1:9/', '{}', %s, %s,"
+                + " now() + interval '1 day')";
+        jdbc.update(insert.formatted("now() - interval '8 days'", "NULL"), UUID.randomUUID());
+        jdbc.update(insert.formatted("NULL", "now() - interval '8 days'"), UUID.randomUUID());
+        UUID recent = UUID.randomUUID();
+        jdbc.update(insert.formatted("now() - interval '6 days'", "NULL"), recent);
+        UUID due = UUID.randomUUID();
+        jdbc.update(insert.formatted("NULL", "NULL"), due);
+        jdbc.update("UPDATE notification SET created_at = now() - interval '30 days'");
+
+        assertThat(delivery.forgetSettled()).isEqualTo(2);
+        assertThat(jdbc.queryForList("SELECT event_id FROM notification", UUID.class)).containsExactlyInAnyOrder(recent, due);
     }
 
     private long stallNotifications() {
