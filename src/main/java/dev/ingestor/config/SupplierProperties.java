@@ -30,7 +30,10 @@ public class SupplierProperties {
     private DataSize maxFileSize;
     /** The supplier's own webhook, told of this supplier's events only. */
     private final Notifications notifications = new Notifications();
+    /** How the supplier's own layout becomes the delivery advice record (files only, not the HTTP item batch). */
+    private final Mapping mapping = new Mapping();
 
+    public Mapping getMapping() { return mapping; }
     public DataSize getMaxFileSize() { return maxFileSize; }
     public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
     public FileDrop getFileDrop() { return fileDrop; }
@@ -170,5 +173,65 @@ public class SupplierProperties {
         public void setWebhookUrl(String webhookUrl) { this.webhookUrl = webhookUrl; }
         public String getSecret() { return secret; }
         public void setSecret(String secret) { this.secret = secret; }
+    }
+
+    /**
+     * {@code ingestor.suppliers.<CODE>.mapping.*}: the supplier's own layout of its files. Empty, a file uses the
+     * record's field names, ISO dates and whole numbers.
+     */
+    public static class Mapping {
+        /** Supplier field name to record field (e.g. {@code Artikelnummer: sku}); names match in any case. */
+        private java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
+        /** CSV without a header row: the record field of each column, by position. */
+        private List<String> columns = new ArrayList<>();
+        /** false: the CSV file has no header row and {@code columns} names the columns. */
+        private boolean header = true;
+        /** Lines at the start of the file read past before the header (or first record). */
+        private int skipLines;
+        /** Quote character of the supplier's CSV files. */
+        private char quote = '"';
+        /** Lines of a CSV file starting with this character are comments and skipped; unset: none. */
+        private Character comment;
+        /** Pattern of {@code delivery_date} in the supplier's files (java.time, e.g. {@code dd.MM.yyyy}); unset: ISO. */
+        private String datePattern;
+        /** Decimal separator of {@code quantity} in the supplier's files; unset: '.'. */
+        private Character decimalSeparator;
+        /** Grouping (thousands) separator of {@code quantity}, removed before the number is read; unset: none. */
+        private Character groupingSeparator;
+        /** Record field to value used when the supplier's value is absent or blank. */
+        private java.util.Map<String, String> defaults = new java.util.LinkedHashMap<>();
+        /** Record field to value that replaces whatever the supplier sent. */
+        private java.util.Map<String, String> constants = new java.util.LinkedHashMap<>();
+        /** Supplier fields dropped before validation (not kept as attributes). */
+        private List<String> ignore = new ArrayList<>();
+        /** JSON documents: the dotted path of the array of records inside the document, e.g. {@code order.lines}. */
+        private String recordsPath;
+
+        public java.util.Map<String, String> getFields() { return fields; }
+        public void setFields(java.util.Map<String, String> fields) { this.fields = fields; }
+        public List<String> getColumns() { return columns; }
+        public void setColumns(List<String> columns) { this.columns = columns; }
+        public boolean isHeader() { return header; }
+        public void setHeader(boolean header) { this.header = header; }
+        public int getSkipLines() { return skipLines; }
+        public void setSkipLines(int skipLines) { this.skipLines = skipLines; }
+        public char getQuote() { return quote; }
+        public void setQuote(char quote) { this.quote = quote; }
+        public Character getComment() { return comment; }
+        public void setComment(Character comment) { this.comment = comment; }
+        public String getDatePattern() { return datePattern; }
+        public void setDatePattern(String datePattern) { this.datePattern = datePattern; }
+        public Character getDecimalSeparator() { return decimalSeparator; }
+        public void setDecimalSeparator(Character decimalSeparator) { this.decimalSeparator = decimalSeparator; }
+        public Character getGroupingSeparator() { return groupingSeparator; }
+        public void setGroupingSeparator(Character groupingSeparator) { this.groupingSeparator = groupingSeparator; }
+        public java.util.Map<String, String> getDefaults() { return defaults; }
+        public void setDefaults(java.util.Map<String, String> defaults) { this.defaults = defaults; }
+        public java.util.Map<String, String> getConstants() { return constants; }
+        public void setConstants(java.util.Map<String, String> constants) { this.constants = constants; }
+        public List<String> getIgnore() { return ignore; }
+        public void setIgnore(List<String> ignore) { this.ignore = ignore; }
+        public String getRecordsPath() { return recordsPath; }
+        public void setRecordsPath(String recordsPath) { this.recordsPath = recordsPath; }
     }
 }

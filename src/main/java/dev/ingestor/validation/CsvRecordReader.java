@@ -1,6 +1,7 @@
 package dev.ingestor.validation;
 
 import java.io.BufferedInputStream;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,34 +18,59 @@ import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
-/** CSV with a header row naming the fields; further columns are kept as attributes. */
+/**
+ * CSV with a header row naming the fields (or, per the supplier's mapping, columns by position); further
+ * columns are kept as attributes.
+ */
 final class CsvRecordReader implements RecordReader {
 
     private final CSVParser parser;
     private final Iterator<CSVRecord> records;
     private final List<String> header;
+    private final RecordMapping mapping;
     private long index;
 
     CsvRecordReader(InputStream in, Charset charset, char delimiter) {
+        this(in, charset, delimiter, RecordMapping.NONE);
+    }
+
+    /**
+     * Field names are the header's (in lower case) or, without a header, the mapping's columns; the mapping
+     * renames them later ({@link MappedRecordReader}), so the header check here already looks through it.
+     */
+    CsvRecordReader(InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
+        this.mapping = mapping;
         try {
-            parser = CSVFormat.DEFAULT.builder()
+            BufferedReader text = new BufferedReader(Decoding.strict(new BufferedInputStream(in, 256 * 1024), charset), 64 * 1024);
+            for (int i = 0; i < mapping.skipLines(); i++) {
+                text.readLine();
+            }
+            CSVFormat.Builder format = CSVFormat.DEFAULT.builder()
                     .setDelimiter(delimiter)
-                    .setHeader()
-                    .setSkipHeaderRecord(true)
+                    .setQuote(mapping.quote())
+                    .setCommentMarker(mapping.comment())
                     .setIgnoreEmptyLines(true)
                     .setTrim(true)
-                    .setAllowMissingColumnNames(true)
-                    .get()
-                    .parse(Decoding.strict(new BufferedInputStream(in, 256 * 1024), charset));
+                    .setAllowMissingColumnNames(true);
+            if (mapping.hasHeader()) {
+                format.setHeader().setSkipHeaderRecord(true);
+            }
+            parser = format.get().parse(text);
         } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
-            throw unreadable(e, 1);
+            throw unreadable(e, mapping.skipLines() + 1);
         }
-        header = parser.getHeaderNames().stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
-        List<String> missing = DeliveryAdviceValidator.REQUIRED_COLUMNS.stream().filter(c -> !header.contains(c)).toList();
-        if (!missing.isEmpty()) {
-            throw new UnreadableFileException("the CSV header row " + printable(parser.getHeaderNames())
-                    + " lacks the column(s) " + missing + "; expected a header naming "
-                    + DeliveryAdviceValidator.REQUIRED_COLUMNS + " (delimiter '" + delimiter + "')");
+        if (!mapping.hasHeader()) {
+            header = mapping.columns();
+        } else {
+            header = parser.getHeaderNames().stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
+            List<String> named = header.stream().map(mapping::recordName).toList();
+            List<String> missing = DeliveryAdviceValidator.REQUIRED_COLUMNS.stream()
+                    .filter(c -> !named.contains(c) && !mapping.supplies(c)).toList();
+            if (!missing.isEmpty()) {
+                throw new UnreadableFileException("the CSV header row " + printable(parser.getHeaderNames())
+                        + " lacks the column(s) " + mapping.labels(missing) + "; expected a header naming "
+                        + mapping.labels(DeliveryAdviceValidator.REQUIRED_COLUMNS) + " (delimiter '" + delimiter + "')");
+            }
         }
         records = parser.iterator();
     }
@@ -70,15 +96,27 @@ final class CsvRecordReader implements RecordReader {
             throw unreadable(e, parser.getCurrentLineNumber());
         }
         index++;
-        long line = record.getRecordNumber() + 1; // the header is line 1
+        long line = lineOf(record);
         if (record.size() != header.size()) {
-            return RawRecord.broken(index, line, "has " + record.size() + " values but the header names " + header.size() + " columns");
+            return RawRecord.broken(index, line, "has " + record.size() + " values but the "
+                    + (mapping.hasHeader() ? "header names " : "supplier's mapping names ") + header.size() + " columns");
         }
         Map<String, String> fields = new LinkedHashMap<>(header.size() * 2);
         for (int i = 0; i < header.size(); i++) {
             fields.put(header.get(i), record.get(i));
         }
         return new RawRecord(index, line, fields, null);
+    }
+
+    /**
+     * The record's line in the supplier's file. With comments the parser's own line count is the only one that
+     * sees the comment lines (it is the line a record ends on); otherwise the record number, as always.
+     */
+    private long lineOf(CSVRecord record) {
+        if (mapping.comment() != null) {
+            return mapping.skipLines() + parser.getCurrentLineNumber();
+        }
+        return mapping.skipLines() + (mapping.hasHeader() ? 1 : 0) + record.getRecordNumber();
     }
 
     @Override

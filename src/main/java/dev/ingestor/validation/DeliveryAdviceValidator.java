@@ -11,7 +11,8 @@ import java.util.Set;
 
 /**
  * Checks every field of a delivery advice line and names each problem with its field, so a person can fix
- * the record: {@code quantity: '-3' is not a whole number greater than 0}.
+ * the record: {@code quantity: '-3' is not a whole number greater than 0}. A field is named as the supplier
+ * names it ({@link RawRecord#label}), so {@code Menge: '-3' ...} for a supplier whose mapping renames Menge.
  */
 public final class DeliveryAdviceValidator {
 
@@ -42,7 +43,7 @@ public final class DeliveryAdviceValidator {
             }
             int control = value == null ? -1 : SafeText.controlCharacterIn(value);
             if (control >= 0) {
-                problems.add(SafeText.of(name, 60) + ": contains the control character " + String.format("U+%04X", control));
+                problems.add(SafeText.of(raw.label(name), 60) + ": contains the control character " + String.format("U+%04X", control));
             }
             // not valid Unicode: UTF-8 on the way to PostgreSQL turns it into '?', so "a\uD800" and "a\uDBFF"
             // would both be stored as "a?" and no longer be the ids (or values) the supplier sent
@@ -54,7 +55,7 @@ public final class DeliveryAdviceValidator {
             }
             int loneInValue = value == null ? -1 : SafeText.unpairedSurrogateIn(value);
             if (loneInValue >= 0) {
-                problems.add(SafeText.of(name, 60) + ": contains an unpaired UTF-16 surrogate "
+                problems.add(SafeText.of(raw.label(name), 60) + ": contains an unpaired UTF-16 surrogate "
                         + String.format("U+%04X", (int) value.charAt(loneInValue)) + " at character " + (loneInValue + 1)
                         + " (not valid Unicode)");
             }
@@ -62,9 +63,9 @@ public final class DeliveryAdviceValidator {
 
         String sourceId = trimmed(f.get("source_id"));
         if (sourceId == null) {
-            problems.add("source_id: missing");
+            problems.add(raw.label("source_id") + ": missing");
         } else if (sourceId.length() > MAX_SOURCE_ID_LENGTH) {
-            problems.add("source_id: " + sourceId.length() + " characters, at most " + MAX_SOURCE_ID_LENGTH + " allowed");
+            problems.add(raw.label("source_id") + ": " + sourceId.length() + " characters, at most " + MAX_SOURCE_ID_LENGTH + " allowed");
         }
         Long sourceVersion = null;
         String version = trimmed(f.get("source_version"));
@@ -72,15 +73,15 @@ public final class DeliveryAdviceValidator {
             try {
                 sourceVersion = Long.parseLong(version);
                 if (sourceVersion < 0) {
-                    problems.add("source_version: '" + version + "' is negative; it must be a whole number 0 or greater");
+                    problems.add(raw.label("source_version") + ": '" + version + "' is negative; it must be a whole number 0 or greater");
                 }
             } catch (NumberFormatException e) {
-                problems.add("source_version: '" + clip(version) + "' is not a whole number");
+                problems.add(raw.label("source_version") + ": '" + clip(version) + "' is not a whole number");
             }
         }
         Boolean deleted = flag(f.get(DELETED));
         if (deleted == null) {
-            problems.add(DELETED + ": '" + clip(f.get(DELETED)) + "' is neither true nor false");
+            problems.add(raw.label(DELETED) + ": '" + clip(f.get(DELETED)) + "' is neither true nor false");
         } else if (deleted) {
             // a tombstone names its item and version only: what the item held no longer matters
             if (!problems.isEmpty()) {
@@ -90,31 +91,35 @@ public final class DeliveryAdviceValidator {
         }
         String sku = trimmed(f.get("sku"));
         if (sku == null) {
-            problems.add("sku: missing");
+            problems.add(raw.label("sku") + ": missing");
         }
         long quantity = 0;
         String qty = trimmed(f.get("quantity"));
-        if (qty == null) {
-            problems.add("quantity: missing");
+        if (raw.fieldProblems().containsKey("quantity")) {
+            problems.add(raw.fieldProblems().get("quantity"));
+        } else if (qty == null) {
+            problems.add(raw.label("quantity") + ": missing");
         } else {
             try {
                 quantity = Long.parseLong(qty);
                 if (quantity <= 0) {
-                    problems.add("quantity: '" + qty + "' is not a whole number greater than 0");
+                    problems.add(raw.label("quantity") + ": '" + qty + "' is not a whole number greater than 0");
                 }
             } catch (NumberFormatException e) {
-                problems.add("quantity: '" + clip(qty) + "' is not a whole number greater than 0");
+                problems.add(raw.label("quantity") + ": '" + clip(qty) + "' is not a whole number greater than 0");
             }
         }
         LocalDate deliveryDate = null;
         String date = trimmed(f.get("delivery_date"));
-        if (date == null) {
-            problems.add("delivery_date: missing");
+        if (raw.fieldProblems().containsKey("delivery_date")) {
+            problems.add(raw.fieldProblems().get("delivery_date"));
+        } else if (date == null) {
+            problems.add(raw.label("delivery_date") + ": missing");
         } else {
             try {
                 deliveryDate = LocalDate.parse(date);
             } catch (DateTimeParseException e) {
-                problems.add("delivery_date: '" + clip(date) + "' is not an ISO date (YYYY-MM-DD)");
+                problems.add(raw.label("delivery_date") + ": '" + clip(date) + "' is not an ISO date (YYYY-MM-DD)");
             }
         }
         if (!problems.isEmpty()) {

@@ -1,6 +1,8 @@
 package dev.ingestor.validation;
 
 import java.io.InputStream;
+import java.util.HashMap;
+import java.util.Map;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
@@ -14,10 +16,15 @@ public class JobRecords {
 
     private final RawStore rawStore;
     private final IngestorProperties properties;
+    /** Built at start, so a supplier's mapping that cannot work stops the start, naming the property. */
+    private final Map<String, RecordMapping> mappings;
 
     public JobRecords(RawStore rawStore, IngestorProperties properties) {
         this.rawStore = rawStore;
         this.properties = properties;
+        Map<String, RecordMapping> built = new HashMap<>();
+        properties.getSuppliers().forEach((code, supplier) -> built.put(code, RecordMapping.of(code, supplier.getMapping())));
+        this.mappings = Map.copyOf(built);
     }
 
     public RecordReader open(ImportJob job) {
@@ -28,7 +35,7 @@ public class JobRecords {
         InputStream in = rawStore.open(job.key());
         try {
             return RecordReader.open(job.formatOr(supplier.getFormat()), in, job.format() != null ? java.nio.charset.StandardCharsets.UTF_8
-                    : supplier.getCharset(), supplier.getCsvDelimiter());
+                    : supplier.getCharset(), supplier.getCsvDelimiter(), mappings.getOrDefault(job.supplier(), RecordMapping.NONE));
         } catch (RuntimeException e) {
             try {
                 in.close();

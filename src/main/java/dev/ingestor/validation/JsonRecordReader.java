@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 
 import com.fasterxml.jackson.core.JsonParser;
@@ -20,7 +21,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 /**
  * JSON records: an array of objects ({@code [ {...}, {...} ]}), or JSON Lines (one object per line). An array
  * with a syntax error cannot be read further and makes the file unreadable; a broken JSON line is one bad
- * record and the rest of the file is still read.
+ * record and the rest of the file is still read. With a records path ({@code order.lines}) the file is one
+ * document and its records are that array, streamed as an array is.
  */
 final class JsonRecordReader implements RecordReader {
 
@@ -31,12 +33,27 @@ final class JsonRecordReader implements RecordReader {
     private long index;
 
     JsonRecordReader(InputStream in, Charset charset) {
+        this(in, charset, List.of());
+    }
+
+    /** With a records path, the file is one document and the records are the array at that path inside it. */
+    JsonRecordReader(InputStream in, Charset charset, List<String> recordsPath) {
         try {
             PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), 256 * 1024), 1);
             int first = firstSignificant(pushback);
             reader = pushback;
-            if (first == '[') {
-                records = new ArrayRecords(MAPPER.createParser(pushback));
+            if (!recordsPath.isEmpty() && first == '{') {
+                JsonParser parser = MAPPER.createParser(pushback);
+                parser.nextToken(); // START_OBJECT
+                descend(parser, recordsPath);
+                records = new ArrayRecords(parser);
+            } else if (!recordsPath.isEmpty() && first != -1) {
+                throw new UnreadableFileException("the file is not a JSON document: it starts with '" + (char) first
+                        + "', expected '{' holding the records at " + String.join(".", recordsPath));
+            } else if (first == '[') {
+                JsonParser parser = MAPPER.createParser(pushback);
+                parser.nextToken(); // START_ARRAY
+                records = new ArrayRecords(parser);
             } else if (first == '{') {
                 records = new LineRecords(new BufferedReader(pushback));
             } else if (first == -1) {
@@ -47,6 +64,33 @@ final class JsonRecordReader implements RecordReader {
             }
         } catch (IOException e) {
             throw unreadable(e, "at the start");
+        }
+    }
+
+    /**
+     * Walks from the document's START_OBJECT down {@code path} to the START_ARRAY of the records, skipping
+     * whatever else the document holds without building it in memory: only the records are read as trees.
+     */
+    private static void descend(JsonParser parser, List<String> path) throws IOException {
+        for (int step = 0; step < path.size(); step++) {
+            String where = String.join(".", path.subList(0, step + 1));
+            boolean found = false;
+            for (JsonToken token = parser.nextToken(); token == JsonToken.FIELD_NAME; token = parser.nextToken()) {
+                JsonToken value = parser.nextToken();
+                if (parser.currentName().equals(path.get(step))) {
+                    JsonToken expected = step == path.size() - 1 ? JsonToken.START_ARRAY : JsonToken.START_OBJECT;
+                    if (value != expected) {
+                        throw new UnreadableFileException("the JSON document holds no " + (expected == JsonToken.START_ARRAY
+                                ? "array" : "object") + " at " + where + " (line " + parser.currentLocation().getLineNr() + ")");
+                    }
+                    found = true;
+                    break;
+                }
+                parser.skipChildren();
+            }
+            if (!found) {
+                throw new UnreadableFileException("the JSON document holds nothing at " + where);
+            }
         }
     }
 
@@ -98,9 +142,9 @@ final class JsonRecordReader implements RecordReader {
         private final JsonParser parser;
         private JsonToken next;
 
-        ArrayRecords(JsonParser parser) throws IOException {
+        /** {@code parser} stands on the array's START_ARRAY. */
+        ArrayRecords(JsonParser parser) {
             this.parser = parser;
-            parser.nextToken(); // START_ARRAY
             advance();
         }
 

@@ -2,8 +2,22 @@ package dev.ingestor.validation;
 
 import java.util.Map;
 
-/** One record as read from a file, before validation: its position and its fields as text. */
-public record RawRecord(long index, long line, Map<String, String> fields, String problem) {
+/**
+ * One record as read from a file, before validation: its position and its fields as text. {@code labels} gives
+ * the supplier's own name of a record field (problems name the field as the supplier wrote it);
+ * {@code fieldProblems} holds what the supplier's mapping could not read, by record field.
+ */
+public record RawRecord(long index, long line, Map<String, String> fields, String problem,
+                        Map<String, String> labels, Map<String, String> fieldProblems) {
+
+    public RawRecord(long index, long line, Map<String, String> fields, String problem) {
+        this(index, line, fields, problem, Map.of(), Map.of());
+    }
+
+    /** The name the supplier gives the record field {@code field}. */
+    public String label(String field) {
+        return field == null ? null : labels.getOrDefault(field, field);
+    }
 
     /** A record that could not even be split into fields (a broken JSON line, a short CSV row). */
     public static RawRecord broken(long index, long line, String problem) {

@@ -18,6 +18,13 @@ public interface RecordReader extends Iterator<RawRecord>, Closeable {
         return format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter) : new JsonRecordReader(in, charset);
     }
 
+    /** The same, in the supplier's own layout: its records come out in the record's names and formats. */
+    static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
+        RecordReader records = format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter, mapping)
+                : new JsonRecordReader(in, charset, mapping.recordsPath());
+        return new MappedRecordReader(records, mapping);
+    }
+
     @Override
     void close();
 }

@@ -107,6 +107,48 @@ public abstract class IngestorTestSupport {
             registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
             registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
         }
+        supplierMappings(registry);
+    }
+
+    /** Three suppliers with their own file layouts, onboarded by configuration only (files in suppliers/). */
+    private static void supplierMappings(DynamicPropertyRegistry registry) {
+        // semicolon CSV in Latin-1 with German names, dates and numbers
+        String hansa = "ingestor.suppliers.HANSA.";
+        registry.add(hansa + "format", () -> "csv");
+        registry.add(hansa + "csv-delimiter", () -> ";");
+        registry.add(hansa + "charset", () -> "ISO-8859-1");
+        registry.add(hansa + "mapping.fields[Artikelnummer]", () -> "sku");
+        registry.add(hansa + "mapping.fields[Menge]", () -> "quantity");
+        registry.add(hansa + "mapping.fields[Liefertermin]", () -> "delivery_date");
+        registry.add(hansa + "mapping.fields[Position]", () -> "source_id");
+        registry.add(hansa + "mapping.fields[Version]", () -> "source_version");
+        registry.add(hansa + "mapping.quote", () -> "\"");
+        registry.add(hansa + "mapping.date-pattern", () -> "dd.MM.yyyy");
+        registry.add(hansa + "mapping.decimal-separator", () -> ",");
+        registry.add(hansa + "mapping.grouping-separator", () -> ".");
+        registry.add(hansa + "mapping.ignore", () -> "Bearbeiter");
+        // one JSON document per order, its lines under order.lines
+        String orbit = "ingestor.suppliers.ORBIT.";
+        registry.add(orbit + "format", () -> "json");
+        registry.add(orbit + "mapping.records-path", () -> "order.lines");
+        registry.add(orbit + "mapping.fields[lineNo]", () -> "source_id");
+        registry.add(orbit + "mapping.fields[rev]", () -> "source_version");
+        registry.add(orbit + "mapping.fields[article]", () -> "sku");
+        registry.add(orbit + "mapping.fields[pieces]", () -> "quantity");
+        registry.add(orbit + "mapping.fields[due]", () -> "delivery_date");
+        // CSV without a header: a title line, comments, columns by position
+        String plain = "ingestor.suppliers.PLAIN.";
+        registry.add(plain + "format", () -> "csv");
+        registry.add(plain + "mapping.header", () -> "false");
+        registry.add(plain + "mapping.columns", () -> "source_id,sku,quantity,delivery_date");
+        registry.add(plain + "mapping.skip-lines", () -> "1");
+        registry.add(plain + "mapping.comment", () -> "#");
+        registry.add(plain + "mapping.defaults.quantity", () -> "1");
+        registry.add(plain + "mapping.constants.source_version", () -> "1");
+        for (String supplier : List.of("HANSA", "ORBIT", "PLAIN")) {
+            registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
+            registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
+        }
     }
 
     @BeforeEach

@@ -1,0 +1,230 @@
+package dev.ingestor.validation;
+
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
+import java.time.format.ResolverStyle;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.logging.SafeText;
+
+/**
+ * A supplier's own file layout turned into the one delivery advice record: renamed fields, dates in the
+ * supplier's pattern, numbers with the supplier's separators, defaults, constants and ignored fields. Built once
+ * per supplier from {@code ingestor.suppliers.<CODE>.mapping.*}; a setting that cannot work fails the start.
+ * The validator then checks the canonical record, and names each problem with the supplier's own field.
+ */
+public final class RecordMapping {
+
+    /** No mapping: the file already uses the record's names, ISO dates and plain whole numbers. */
+    public static final RecordMapping NONE = of("", new SupplierProperties.Mapping());
+
+    static final String QUANTITY = "quantity";
+    static final String DELIVERY_DATE = "delivery_date";
+
+    private final Map<String, String> renames;
+    private final Map<String, String> labels;
+    private final List<String> columns;
+    private final boolean header;
+    private final int skipLines;
+    private final char quote;
+    private final Character comment;
+    private final String datePattern;
+    private final DateTimeFormatter dateFormat;
+    private final Character decimalSeparator;
+    private final Character groupingSeparator;
+    private final Map<String, String> defaults;
+    private final Map<String, String> constants;
+    private final Set<String> ignore;
+    private final List<String> recordsPath;
+
+    private RecordMapping(String property, SupplierProperties.Mapping m) {
+        renames = new HashMap<>();
+        labels = new HashMap<>();
+        m.getFields().forEach((supplierName, field) -> {
+            String target = knownField(property + ".fields." + supplierName, field);
+            renames.put(supplierName.toLowerCase(Locale.ROOT), target);
+            labels.put(target, supplierName);
+        });
+        header = m.isHeader();
+        columns = m.getColumns().stream().map(c -> knownField(property + ".columns", c)).toList();
+        if (!header && columns.isEmpty()) {
+            throw new IllegalStateException(property + ".header is false, so " + property
+                    + ".columns must name the record field of each column");
+        }
+        if (!header) {
+            for (int i = 0; i < columns.size(); i++) {
+                labels.putIfAbsent(columns.get(i), "column " + (i + 1) + " (" + columns.get(i) + ")");
+            }
+        }
+        if (m.getSkipLines() < 0) {
+            throw new IllegalStateException(property + ".skip-lines must be 0 or more, not " + m.getSkipLines());
+        }
+        skipLines = m.getSkipLines();
+        quote = m.getQuote();
+        comment = m.getComment();
+        datePattern = m.getDatePattern() == null || m.getDatePattern().isBlank() ? null : m.getDatePattern();
+        dateFormat = datePattern == null ? null : dateFormat(property + ".date-pattern", datePattern);
+        decimalSeparator = m.getDecimalSeparator();
+        groupingSeparator = m.getGroupingSeparator();
+        if (decimalSeparator != null && decimalSeparator.equals(groupingSeparator)) {
+            throw new IllegalStateException(property + ".decimal-separator and " + property
+                    + ".grouping-separator are both '" + decimalSeparator + "'");
+        }
+        defaults = checkedFields(property + ".defaults", m.getDefaults());
+        constants = checkedFields(property + ".constants", m.getConstants());
+        ignore = m.getIgnore().stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+        recordsPath = m.getRecordsPath() == null || m.getRecordsPath().isBlank() ? List.of()
+                : List.of(m.getRecordsPath().split("\\."));
+        if (recordsPath.stream().anyMatch(String::isEmpty)) {
+            throw new IllegalStateException(property + ".records-path '" + m.getRecordsPath()
+                    + "' has an empty step; write the field names separated by dots, e.g. order.lines");
+        }
+    }
+
+    /** The mapping of supplier {@code code}; throws, naming the property, when a setting cannot work. */
+    public static RecordMapping of(String code, SupplierProperties.Mapping mapping) {
+        return new RecordMapping("ingestor.suppliers." + code + ".mapping", mapping);
+    }
+
+    private static String knownField(String property, String field) {
+        String name = field == null ? "" : field.trim().toLowerCase(Locale.ROOT);
+        if (!DeliveryAdviceValidator.KNOWN.contains(name)) {
+            throw new IllegalStateException(property + ": '" + field + "' is not a record field; expected one of "
+                    + DeliveryAdviceValidator.KNOWN.stream().sorted().toList());
+        }
+        return name;
+    }
+
+    private static Map<String, String> checkedFields(String property, Map<String, String> values) {
+        Map<String, String> checked = new LinkedHashMap<>();
+        values.forEach((field, value) -> checked.put(knownField(property + "." + field, field), value));
+        return Map.copyOf(checked);
+    }
+
+    /**
+     * A strict formatter: 31.02.2026 is refused, not moved to the 28th. Strict resolving needs the year-of-era
+     * letter {@code y} as the proleptic year {@code u}, or every date without an era would be refused.
+     */
+    private static DateTimeFormatter dateFormat(String property, String pattern) {
+        StringBuilder strict = new StringBuilder(pattern.length());
+        boolean literal = false;
+        for (char c : pattern.toCharArray()) {
+            literal ^= c == '\'';
+            strict.append(!literal && c == 'y' && pattern.indexOf('G') < 0 ? 'u' : c);
+        }
+        try {
+            DateTimeFormatter format = DateTimeFormatter.ofPattern(strict.toString(), Locale.ROOT)
+                    .withResolverStyle(ResolverStyle.STRICT);
+            LocalDate.parse(format.format(LocalDate.of(2026, 12, 24)), format);
+            return format;
+        } catch (IllegalArgumentException | java.time.DateTimeException e) {
+            throw new IllegalStateException(property + ": '" + pattern + "' is not a date pattern (" + e.getMessage() + ")", e);
+        }
+    }
+
+    boolean hasHeader() { return header; }
+    List<String> columns() { return columns; }
+    int skipLines() { return skipLines; }
+    char quote() { return quote; }
+    Character comment() { return comment; }
+    List<String> recordsPath() { return recordsPath; }
+
+    /** The record field a supplier's column or JSON field (lower case) becomes. */
+    String recordName(String supplierName) {
+        return renames.getOrDefault(supplierName, supplierName);
+    }
+
+    /** Record fields the supplier need not send, because a default or constant supplies them. */
+    boolean supplies(String field) {
+        return defaults.containsKey(field) || constants.containsKey(field);
+    }
+
+    /** The record of {@code raw}, read in the supplier's names, in the record's names and formats. */
+    RawRecord apply(RawRecord raw) {
+        if (raw.isBroken()) {
+            return raw;
+        }
+        Map<String, String> fields = new LinkedHashMap<>();
+        raw.fields().forEach((name, value) -> {
+            if (name == null || !ignore.contains(name)) {
+                fields.put(name == null ? null : recordName(name), value);
+            }
+        });
+        Map<String, String> problems = new LinkedHashMap<>();
+        normaliseQuantity(fields, problems);
+        normaliseDate(fields, problems);
+        // defaults and constants are configured in the record's own formats (ISO dates, plain numbers)
+        defaults.forEach((field, value) -> {
+            String sent = fields.get(field);
+            if (sent == null || sent.isBlank()) {
+                fields.put(field, value);
+            }
+        });
+        fields.putAll(constants);
+        constants.keySet().forEach(problems::remove);
+        return new RawRecord(raw.index(), raw.line(), fields, null, labels, problems);
+    }
+
+    private void normaliseQuantity(Map<String, String> fields, Map<String, String> problems) {
+        String sent = fields.get(QUANTITY);
+        if ((decimalSeparator == null && groupingSeparator == null) || sent == null || sent.isBlank()) {
+            return;
+        }
+        String text = sent.trim();
+        if (groupingSeparator != null) {
+            text = text.replace(groupingSeparator.toString(), "");
+        }
+        if (decimalSeparator != null && decimalSeparator != '.') {
+            // a '.' that is not the declared grouping separator is no part of this supplier's numbers
+            text = text.replace('.', '\u0000').replace(decimalSeparator.charValue(), '.');
+        }
+        try {
+            BigDecimal number = new BigDecimal(text);
+            // 5,0 is five pieces; 5,5 is no whole number and is refused with the supplier's own text
+            BigDecimal whole = number.stripTrailingZeros();
+            if (whole.scale() <= 0) {
+                fields.put(QUANTITY, whole.toPlainString());
+                return;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        problems.put(QUANTITY, label(QUANTITY) + ": '" + SafeText.of(sent, 40) + "' is not a whole number greater than 0"
+                + " (decimal separator '" + (decimalSeparator == null ? '.' : decimalSeparator) + "'"
+                + (groupingSeparator == null ? "" : ", grouping separator '" + groupingSeparator + "'") + ")");
+    }
+
+    private void normaliseDate(Map<String, String> fields, Map<String, String> problems) {
+        String sent = fields.get(DELIVERY_DATE);
+        if (dateFormat == null || sent == null || sent.isBlank()) {
+            return;
+        }
+        try {
+            fields.put(DELIVERY_DATE, LocalDate.parse(sent.trim(), dateFormat).toString());
+        } catch (java.time.format.DateTimeParseException e) {
+            problems.put(DELIVERY_DATE, label(DELIVERY_DATE) + ": '" + SafeText.of(sent, 40)
+                    + "' is not a date of the pattern " + datePattern);
+        }
+    }
+
+    /** The supplier's own name of a record field, as problems name it. */
+    String label(String field) {
+        return labels.getOrDefault(field, field);
+    }
+
+    /** For messages about a file: the supplier's names of the record fields in {@code fields}. */
+    List<String> labels(List<String> fields) {
+        List<String> named = new ArrayList<>(fields.size());
+        fields.forEach(f -> named.add(label(f)));
+        return named;
+    }
+}
