@@ -38,6 +38,7 @@ function cell(row, value, className) { return row.appendChild(element('td', valu
 
 function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
 
+// the status line keeps the last action's answer (or error) until the next one; the refresh time has its own place
 function say(message) { $('status').textContent = message; }
 
 function button(label, className, onClick) {
@@ -59,10 +60,10 @@ async function act(question, method, path) {
   } catch (e) {
     say(question + ' → refused: ' + e.message);
   }
-  await refresh(true);
+  await refresh();
 }
 
-async function refresh(keepStatus) {
+async function refresh() {
   if (!key()) { say('enter the admin key'); return; }
   try {
     const overview = await api('GET', '/overview');
@@ -75,7 +76,8 @@ async function refresh(keepStatus) {
     renderDead(await api('GET', '/dead-letters?' + new URLSearchParams({ page: pages.dead, size: PAGE_SIZE })));
     renderIntake(intake);
     if (selectedJob) { await showJob(selectedJob); }
-    if (!keepStatus) { say('updated ' + new Date().toLocaleTimeString()); }
+    $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
+    if ($('status').textContent.startsWith('error: ')) { say(''); }
   } catch (e) {
     say('error: ' + e.message);
   }
@@ -389,7 +391,7 @@ function showTab(name) {
 
 function schedule() {
   if (timer) { clearInterval(timer); }
-  timer = $('live').checked ? setInterval(() => refresh(false), 3000) : null;
+  timer = $('live').checked ? setInterval(refresh, 3000) : null;
 }
 
 STATES.forEach((s) => { const o = element('option', s); o.value = s; $('filter-state').appendChild(o); });

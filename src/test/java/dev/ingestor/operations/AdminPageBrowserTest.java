@@ -189,8 +189,8 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         page.findElement(By.cssSelector("#jobs-pager button.next")).click();
         wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 2 of 2"));
         assertThat(page.findElements(By.cssSelector("#jobs tbody tr"))).hasSize(3);
-        String updated = status(page);
-        wait.until(d -> !status(d).equals(updated));
+        String updated = page.findElement(By.id("updated")).getText();
+        wait.until(d -> !d.findElement(By.id("updated")).getText().equals(updated));
         assertThat(page.findElement(By.cssSelector("#jobs-pager .where")).getText()).contains("page 2 of 2");
         assertThat(page.findElements(By.cssSelector("#jobs tbody tr"))).hasSize(3);
         assertThat(page.findElement(By.id("jobs")).getText()).contains("batch-0.csv");
