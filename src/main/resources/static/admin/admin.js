@@ -338,6 +338,7 @@ async function showJob(id) {
   field(fields, 'state', job.state);
   field(fields, 'file', job.fileName);
   field(fields, 'source', job.source);
+  field(fields, 'submitted by', job.submittedBy);
   field(fields, 'size', job.size + ' bytes');
   field(fields, 'key', job.key);
   field(fields, 'received', job.receivedAt);

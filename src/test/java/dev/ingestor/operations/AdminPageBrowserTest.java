@@ -111,6 +111,14 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         wait.until(ExpectedConditions.alertIsPresent()).accept();
     }
 
+    /** A click on an element the live refresh may redraw at any moment: found again right before the click. */
+    private static void click(WebDriverWait wait, By what) {
+        wait.until(d -> {
+            d.findElement(what).click();
+            return true;
+        });
+    }
+
     private static String status(WebDriver page) {
         return page.findElement(By.id("status")).getText();
     }
@@ -172,39 +180,46 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         for (int i = 0; i < jobs; i++) {
             ingest("batch-" + i + ".csv", "source_id,sku,quantity,delivery_date\nB-" + i + ",SKU,1,2026-12-01\n");
         }
-        UUID wanted = ingest("needle 7%_x.csv", "source_id,sku,quantity,delivery_date\nN-1,SKU,1,2026-12-01\n");
+        // one record of the wanted job is quarantined
+        UUID wanted = ingest("needle 7%_x.csv", "source_id,sku,quantity,delivery_date\nN-1,SKU,1,2026-12-01\nN-2,SKU,-3,2026-12-01\n");
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == jobs + 1);
+                "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS')", Long.class) == jobs + 1);
 
         WebDriverWait wait = open(page);
         // the chart has bars for the jobs finished in the last minutes, and the legend counts them
         wait.until(d -> !d.findElements(By.cssSelector("#chart-jobs rect.bar")).isEmpty());
-        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completed']")).getText().equals("completed " + (jobs + 1)));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completed']")).getText().equals("completed " + jobs));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completedWithErrors']")).getText().equals("completed with errors 1"));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-records [data-series='quarantined']")).getText().equals("quarantined 1"));
         wait.until(d -> d.findElement(By.cssSelector("#legend-records [data-series='accepted']")).getText().equals("accepted " + (jobs + 1)));
         assertThat(page.findElements(By.cssSelector("#chart-records rect.bar"))).isNotEmpty();
         screenshot("admin-page-throughput.png");
 
         // 28 jobs, 25 a page: page 2 has the 3 oldest, and live refresh keeps the operator on page 2
         wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 1 of 2"));
-        page.findElement(By.cssSelector("#jobs-pager button.next")).click();
+        click(wait, By.cssSelector("#jobs-pager button.next"));
         wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 2 of 2"));
-        assertThat(page.findElements(By.cssSelector("#jobs tbody tr"))).hasSize(3);
+        wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).size() == 3);
         String updated = page.findElement(By.id("updated")).getText();
         wait.until(d -> !d.findElement(By.id("updated")).getText().equals(updated));
-        assertThat(page.findElement(By.cssSelector("#jobs-pager .where")).getText()).contains("page 2 of 2");
-        assertThat(page.findElements(By.cssSelector("#jobs tbody tr"))).hasSize(3);
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 2 of 2"));
+        wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).size() == 3);
         assertThat(page.findElement(By.id("jobs")).getText()).contains("batch-0.csv");
 
         // search by part of the file name, % and _ as typed
         page.findElement(By.id("search")).sendKeys("7%_X");
         page.findElement(By.cssSelector("#filter button[type=submit]")).click();
         wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("1 in all"));
-        assertThat(page.findElement(By.cssSelector("#jobs tbody tr")).getAttribute("data-job")).isEqualTo(wanted.toString());
+        wait.until(d -> wanted.toString().equals(d.findElement(By.cssSelector("#jobs tbody tr")).getAttribute("data-job")));
 
         // a click opens the readable job view
-        page.findElement(By.cssSelector("#jobs tbody tr")).click();
+        click(wait, By.cssSelector("#jobs tbody tr"));
         wait.until(d -> d.findElement(By.id("detail-fields")).getText().contains("needle 7%_x.csv"));
-        assertThat(page.findElement(By.id("detail-progress")).getText()).isEqualTo("1 of 1 records processed");
+        assertThat(page.findElement(By.id("detail-progress")).getText()).isEqualTo("2 of 2 records processed");
+        assertThat(page.findElement(By.id("detail-fields")).getText()).contains("COMPLETED_WITH_ERRORS")
+                .contains("accepted 1").contains("quarantined 1");
+        wait.until(d -> d.findElement(By.id("detail-records")).getText().contains("N-2"));
+        assertThat(page.findElement(By.id("detail-records")).getText()).contains("quantity");
         assertThat(page.findElement(By.id("detail-bar")).getAttribute("style")).contains("width: 100%");
         screenshot("admin-page-search-and-job.png");
     }
