@@ -5,6 +5,7 @@
 const STATES = ['RECEIVED', 'VALIDATING', 'PROCESSING', 'COMPLETED', 'COMPLETED_WITH_ERRORS', 'REJECTED', 'FAILED'];
 const SVG = 'http://www.w3.org/2000/svg';
 const PAGE_SIZE = 25;
+const NO_KEY = 'enter the admin key';
 const $ = (id) => document.getElementById(id);
 // the page each list shows, so that live refresh redraws the page the operator is on, not page 0
 const pages = { jobs: 0, failed: 0, dead: 0, intake: 0, records: 0 };
@@ -64,7 +65,7 @@ async function act(question, method, path) {
 }
 
 async function refresh() {
-  if (!key()) { say('enter the admin key'); return; }
+  if (!key()) { say(NO_KEY); return; }
   try {
     const overview = await api('GET', '/overview');
     const intake = await api('GET', '/intake-failures?' + new URLSearchParams({ page: pages.intake, size: PAGE_SIZE }));
@@ -77,7 +78,8 @@ async function refresh() {
     renderIntake(intake);
     if (selectedJob) { await showJob(selectedJob); }
     $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
-    if ($('status').textContent.startsWith('error: ')) { say(''); }
+    // an error of an earlier refresh, or the request for a key, is over once a refresh succeeds
+    if ($('status').textContent.startsWith('error: ') || $('status').textContent === NO_KEY) { say(''); }
   } catch (e) {
     say('error: ' + e.message);
   }

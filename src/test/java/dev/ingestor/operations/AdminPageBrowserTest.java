@@ -91,8 +91,12 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         page.get("http://127.0.0.1:" + port + "/admin");
         page.findElement(By.id("key")).sendKeys(ADMIN_KEY);
         page.findElement(By.cssSelector("#login button[type=submit]")).click();
-        return (WebDriverWait) new WebDriverWait(page, Duration.ofSeconds(20))
+        WebDriverWait wait = (WebDriverWait) new WebDriverWait(page, Duration.ofSeconds(20))
                 .ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        // with the key in place the page answers: no request for a key, no error in the status line
+        wait.until(d -> !d.findElement(By.id("updated")).getText().isEmpty());
+        wait.until(d -> status(d).isEmpty());
+        return wait;
     }
 
     private static void tab(WebDriver page, String name) {
