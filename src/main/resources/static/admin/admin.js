@@ -57,7 +57,8 @@ async function act(question, method, path) {
   }
   try {
     const result = await api(method, path);
-    say(question + ' → ' + (result.result || ('done: ' + JSON.stringify(result))));
+    const answer = result.result || (result.jobs !== undefined ? result.jobs + ' job(s) sent back' : 'done');
+    say(question + ' → ' + answer);
   } catch (e) {
     say(question + ' → refused: ' + e.message);
   }

@@ -175,6 +175,15 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         wait.until(d -> status(d).startsWith("cancelled"));
         Thread.sleep(1000);
         assertThat(state(id)).isEqualTo("FAILED");
+
+        // confirmed, "retry all failed" of the supplier sends the job back
+        By retryAll = By.cssSelector("#retry-suppliers button.retry-supplier[data-supplier='ACME']");
+        wait.until(d -> d.findElement(retryAll).getText().equals("Retry all 1 failed of ACME"));
+        click(wait, retryAll);
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(d -> status(d).contains("1 job(s) sent back"));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED"));
+        wait.until(d -> d.findElements(retryAll).isEmpty());
     }
 
     @Test
