@@ -1,14 +1,22 @@
 // The admin page: a client of /api/v1/admin. The admin key stays in this tab's sessionStorage.
+// Supplier names, file names and reasons come from outside: every text goes into the page as textContent,
+// never as HTML.
 'use strict';
 const STATES = ['RECEIVED', 'VALIDATING', 'PROCESSING', 'COMPLETED', 'COMPLETED_WITH_ERRORS', 'REJECTED', 'FAILED'];
+const SVG = 'http://www.w3.org/2000/svg';
+const PAGE_SIZE = 25;
+const NO_KEY = 'enter the admin key';
 const $ = (id) => document.getElementById(id);
+// the page each list shows, so that live refresh redraws the page the operator is on, not page 0
+const pages = { jobs: 0, failed: 0, dead: 0, intake: 0, records: 0 };
 let selectedJob = null;
+let lookedUpKey = null;
 let timer = null;
 
 function key() { return sessionStorage.getItem('ingestor-admin-key') || ''; }
 
-async function api(method, path) {
-  const response = await fetch('/api/v1/admin' + path, { method, headers: { 'X-Api-Key': key() } });
+async function call(method, url) {
+  const response = await fetch(url, { method, headers: { 'X-Api-Key': key() } });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
     throw new Error(body.detail || body.title || ('HTTP ' + response.status));
@@ -16,89 +24,203 @@ async function api(method, path) {
   return body;
 }
 
+function api(method, path) { return call(method, '/api/v1/admin' + path); }
+
 function text(value) { return value === null || value === undefined ? '' : String(value); }
 
-function cell(row, value, className) {
-  const td = document.createElement('td');
-  td.textContent = text(value);
-  if (className) { td.className = className; }
-  row.appendChild(td);
-  return td;
+function element(tag, value, className) {
+  const e = document.createElement(tag);
+  e.textContent = text(value);
+  if (className) { e.className = className; }
+  return e;
 }
 
+function cell(row, value, className) { return row.appendChild(element('td', value, className)); }
+
+function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
+
+// the status line keeps the last action's answer (or error) until the next one; the refresh time has its own place
 function say(message) { $('status').textContent = message; }
 
+function button(label, className, onClick) {
+  const b = element('button', label, className);
+  b.type = 'button';
+  b.addEventListener('click', (event) => { event.stopPropagation(); onClick(); });
+  return b;
+}
+
+/** Every action asks first; its answer (or the problem's detail) goes to the status line. */
+async function act(question, method, path) {
+  if (!window.confirm(question)) {
+    say('cancelled: ' + question);
+    return;
+  }
+  try {
+    const result = await api(method, path);
+    const answer = result.result || (result.jobs !== undefined ? result.jobs + ' job(s) sent back' : 'done');
+    say(question + ' → ' + answer);
+  } catch (e) {
+    say(question + ' → refused: ' + e.message);
+  }
+  await refresh();
+}
+
 async function refresh() {
-  if (!key()) { say('enter the admin key'); return; }
+  if (!key()) { say(NO_KEY); return; }
   try {
     const overview = await api('GET', '/overview');
-    renderOverview(overview);
-    renderFailed(await api('GET', '/failed-jobs?size=500'));
+    const intake = await api('GET', '/intake-failures?' + new URLSearchParams({ page: pages.intake, size: PAGE_SIZE }));
+    renderTiles(overview, intake.total);
+    renderRetrySuppliers(overview);
+    renderThroughput(await api('GET', '/throughput?minutes=60'));
     await loadJobs();
+    renderFailed(await api('GET', '/failed-jobs?' + new URLSearchParams({ page: pages.failed, size: PAGE_SIZE })));
+    renderDead(await api('GET', '/dead-letters?' + new URLSearchParams({ page: pages.dead, size: PAGE_SIZE })));
+    renderIntake(intake);
     if (selectedJob) { await showJob(selectedJob); }
-    say('updated ' + new Date().toLocaleTimeString());
+    $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
+    // an error of an earlier refresh, or the request for a key, is over once a refresh succeeds
+    if ($('status').textContent.startsWith('error: ') || $('status').textContent === NO_KEY) { say(''); }
   } catch (e) {
     say('error: ' + e.message);
   }
 }
 
-function renderOverview(overview) {
-  const head = $('overview').tHead;
-  head.innerHTML = '';
-  const hr = head.insertRow();
-  ['supplier', ...STATES].forEach((s) => { const th = document.createElement('th'); th.textContent = s; hr.appendChild(th); });
-  const body = $('overview').tBodies[0];
-  body.innerHTML = '';
-  const all = body.insertRow();
-  cell(all, 'all');
-  STATES.forEach((s) => cell(all, overview.states[s] || 0, 'num state-' + s));
-  Object.entries(overview.suppliers).forEach(([supplier, counts]) => {
-    const row = body.insertRow();
-    cell(row, supplier);
-    STATES.forEach((s) => cell(row, counts[s] || 0, 'num'));
-  });
-  $('totals').textContent = 'dead letters waiting: ' + overview.deadLettersWaiting + ' · outbox not yet published: ' + overview.outboxPending;
+function tile(label, count, alarm, id) {
+  const t = element('div', '', 'tile' + (alarm && count > 0 ? ' alarm' : ''));
+  t.id = 'tile-' + id;
+  t.appendChild(element('div', count, 'count'));
+  t.appendChild(element('div', label, 'label'));
+  $('tiles').appendChild(t);
 }
 
-function renderFailed(failed) {
-  const body = $('failed').tBodies[0];
-  body.innerHTML = '';
-  $('failed-empty').hidden = failed.items.length > 0;
-  failed.items.forEach((job) => {
-    const row = body.insertRow();
-    row.className = 'clickable';
-    row.dataset.job = job.id;
-    cell(row, job.id);
-    cell(row, job.supplier);
-    cell(row, job.fileName);
-    cell(row, job.stage);
-    cell(row, job.exception);
-    cell(row, job.message || job.error);
-    cell(row, job.attempts, 'num');
-    cell(row, job.failedAt);
-    const actions = cell(row, '');
-    const button = document.createElement('button');
-    button.textContent = 'Re-validate';
-    button.className = 'revalidate';
-    button.addEventListener('click', (event) => { event.stopPropagation(); act('POST', '/jobs/' + job.id + '/revalidate'); });
-    actions.appendChild(button);
-    if (job.deadLetterId) {
-      const replay = document.createElement('button');
-      replay.textContent = 'Replay';
-      replay.addEventListener('click', (event) => { event.stopPropagation(); act('POST', '/dead-letters/' + job.deadLetterId + '/replay'); });
-      actions.appendChild(replay);
+/** Failures first: what needs an operator, then the rest of the states, then the outbox backlog. */
+function renderTiles(overview, intakeFailures) {
+  clear($('tiles'));
+  tile('failed jobs', overview.states.FAILED || 0, true, 'FAILED');
+  tile('dead letters waiting', overview.deadLettersWaiting, true, 'dead');
+  tile('intake failures', intakeFailures, true, 'intake');
+  STATES.filter((s) => s !== 'FAILED').forEach((s) => tile(s, overview.states[s] || 0, false, s));
+  tile('outbox backlog', overview.outboxPending, false, 'outbox');
+}
+
+function renderRetrySuppliers(overview) {
+  const box = $('retry-suppliers');
+  clear(box);
+  Object.entries(overview.suppliers).forEach(([supplier, counts]) => {
+    if (counts.FAILED > 0) {
+      const b = button('Retry all ' + counts.FAILED + ' failed of ' + supplier, 'retry-supplier', () =>
+        act('Retry all ' + counts.FAILED + ' failed jobs of ' + supplier + '?', 'POST',
+          '/suppliers/' + encodeURIComponent(supplier) + '/retry-failed'));
+      b.dataset.supplier = supplier;
+      box.appendChild(b);
     }
-    row.addEventListener('click', () => showJob(job.id));
   });
 }
+
+const JOB_SERIES = [
+  { field: 'completed', label: 'completed', color: '#1b7a3d' },
+  { field: 'completedWithErrors', label: 'completed with errors', color: '#e0a030' },
+  { field: 'rejected', label: 'rejected', color: '#8e5ec4' },
+  { field: 'failed', label: 'failed', color: '#b3261e' },
+  { field: 'intakeFailures', label: 'intake failures', color: '#6b7280' },
+];
+const RECORD_SERIES = [
+  { field: 'accepted', label: 'accepted', color: '#1b7a3d' },
+  { field: 'updated', label: 'updated', color: '#2a6fdb' },
+  { field: 'replayed', label: 'replayed', color: '#9aa5b1' },
+  { field: 'quarantined', label: 'quarantined', color: '#b3261e' },
+];
+
+function renderThroughput(throughput) {
+  stacked($('chart-jobs'), $('legend-jobs'), throughput.items, JOB_SERIES, 'received');
+  stacked($('chart-records'), $('legend-records'), throughput.items, RECORD_SERIES, null);
+}
+
+function svg(tag, attributes) {
+  const e = document.createElementNS(SVG, tag);
+  Object.entries(attributes).forEach(([k, v]) => e.setAttribute(k, String(v)));
+  return e;
+}
+
+/** Stacked bars per minute, and an optional line (jobs received) over them; the scale starts at 0. */
+function stacked(chart, legend, items, series, lineField) {
+  const width = 600;
+  const height = 160;
+  const left = 30;
+  const bottom = 16;
+  chart.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
+  clear(chart);
+  clear(legend);
+  const totals = items.map((m) => series.reduce((sum, s) => sum + m[s.field], 0));
+  const max = Math.max(1, ...totals, ...(lineField ? items.map((m) => m[lineField]) : []));
+  const plot = height - bottom - 4;
+  const step = (width - left) / Math.max(1, items.length);
+  const y = (v) => height - bottom - (v / max) * plot;
+  chart.appendChild(svg('line', { x1: left, y1: height - bottom, x2: width, y2: height - bottom, stroke: '#9aa5b1' }));
+  [max, Math.round(max / 2)].forEach((v) => {
+    const label = svg('text', { x: 2, y: y(v) + 4, 'font-size': 10, fill: '#555' });
+    label.textContent = String(v);
+    chart.appendChild(label);
+  });
+  items.forEach((m, i) => {
+    let base = 0;
+    series.forEach((s) => {
+      const v = m[s.field];
+      if (v > 0) {
+        const bar = svg('rect', { x: left + i * step + 1, y: y(base + v), width: Math.max(1, step - 2),
+          height: y(base) - y(base + v), fill: s.color, class: 'bar' });
+        const tip = svg('title', {});
+        tip.textContent = new Date(m.minute).toLocaleTimeString() + ' ' + s.label + ': ' + v;
+        bar.appendChild(tip);
+        chart.appendChild(bar);
+        base += v;
+      }
+    });
+    if (i % 15 === 0) {
+      const label = svg('text', { x: left + i * step, y: height - 3, 'font-size': 10, fill: '#555' });
+      label.textContent = new Date(m.minute).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      chart.appendChild(label);
+    }
+  });
+  const all = lineField ? [...series, { field: lineField, label: 'received', color: '#1d2329' }] : series;
+  if (lineField) {
+    const points = items.map((m, i) => (left + i * step + step / 2) + ',' + y(m[lineField])).join(' ');
+    chart.appendChild(svg('polyline', { points, fill: 'none', stroke: '#1d2329', 'stroke-width': 1.5, class: 'line' }));
+  }
+  all.forEach((s) => {
+    const total = items.reduce((sum, m) => sum + m[s.field], 0);
+    const entry = element('span', s.label + ' ' + total);
+    entry.style.setProperty('--c', s.color);
+    entry.dataset.series = s.field;
+    legend.appendChild(entry);
+  });
+}
+
+/** Previous / next and where we are; {@code load} draws the list at the new page. */
+function pager(id, list, name, load) {
+  const box = $(id);
+  clear(box);
+  const last = Math.max(0, Math.ceil(list.total / list.size) - 1);
+  const prev = button('‹ previous', 'prev', () => { pages[name] = Math.max(0, pages[name] - 1); load(); });
+  prev.disabled = list.page <= 0;
+  const next = button('next ›', 'next', () => { pages[name] = Math.min(last, pages[name] + 1); load(); });
+  next.disabled = list.page >= last;
+  box.appendChild(prev);
+  box.appendChild(element('span', 'page ' + (list.page + 1) + ' of ' + (last + 1) + ' · ' + list.total + ' in all', 'where'));
+  box.appendChild(next);
+}
+
+function reloadSoon(promise) { promise.catch((e) => say('error: ' + e.message)); }
 
 async function loadJobs() {
-  const params = new URLSearchParams({ size: '50' });
-  if ($('filter-supplier').value) { params.set('supplier', $('filter-supplier').value); }
+  const params = new URLSearchParams({ page: pages.jobs, size: PAGE_SIZE });
+  if ($('search').value.trim()) { params.set('q', $('search').value.trim()); }
+  if ($('filter-supplier').value.trim()) { params.set('supplier', $('filter-supplier').value.trim()); }
   if ($('filter-state').value) { params.set('state', $('filter-state').value); }
   const page = await api('GET', '/jobs?' + params);
   const body = $('jobs').tBodies[0];
-  body.innerHTML = '';
+  clear(body);
   page.items.forEach((job) => {
     const row = body.insertRow();
     row.className = 'clickable';
@@ -109,47 +231,166 @@ async function loadJobs() {
     cell(row, job.fileName);
     cell(row, job.source);
     cell(row, job.progress.total ? job.progress.recordsDone + ' / ' + job.progress.total : '');
+    cell(row, job.error, 'reason');
     cell(row, job.receivedAt);
-    row.addEventListener('click', () => showJob(job.id));
+    row.addEventListener('click', () => reloadSoon(showJob(job.id)));
   });
+  pager('jobs-pager', page, 'jobs', () => reloadSoon(loadJobs()));
+}
+
+function renderFailed(failed) {
+  const body = $('failed').tBodies[0];
+  clear(body);
+  $('failed-empty').hidden = failed.total > 0;
+  failed.items.forEach((job) => {
+    const row = body.insertRow();
+    row.className = 'clickable';
+    row.dataset.job = job.id;
+    cell(row, job.id);
+    cell(row, job.supplier);
+    cell(row, job.fileName);
+    cell(row, job.stage);
+    cell(row, job.exception);
+    cell(row, job.message || job.error, 'reason');
+    cell(row, job.attempts, 'num');
+    cell(row, job.failedAt);
+    const actions = cell(row, '');
+    actions.appendChild(button('Re-validate', 'revalidate', () =>
+      act('Re-validate job ' + job.id + '?', 'POST', '/jobs/' + job.id + '/revalidate')));
+    actions.appendChild(button('Re-process', 'reprocess', () =>
+      act('Re-process job ' + job.id + '?', 'POST', '/jobs/' + job.id + '/reprocess')));
+    row.addEventListener('click', () => reloadSoon(showJob(job.id)));
+  });
+  pager('failed-pager', failed, 'failed', () => reloadSoon(refresh()));
+}
+
+function replayButton(letter) {
+  return button('Replay', 'replay', () =>
+    act('Replay dead letter ' + letter.id + ' (job back to ' + letter.stage + ')?', 'POST', '/dead-letters/' + letter.id + '/replay'));
+}
+
+function renderDead(letters) {
+  const body = $('dead').tBodies[0];
+  clear(body);
+  letters.items.forEach((d) => {
+    const row = body.insertRow();
+    row.className = 'clickable';
+    row.dataset.letter = d.id;
+    cell(row, d.id, 'num');
+    cell(row, d.jobId);
+    cell(row, d.supplier);
+    cell(row, d.stage);
+    cell(row, d.exception);
+    cell(row, d.message, 'reason');
+    cell(row, d.attempts, 'num');
+    cell(row, d.createdAt);
+    cell(row, d.replayedAt ? d.replayedAt + ' by ' + d.replayedBy : '', 'replayed');
+    const actions = cell(row, '');
+    if (!d.replayedAt) { actions.appendChild(replayButton(d)); }
+    if (d.jobId) { row.addEventListener('click', () => reloadSoon(showJob(d.jobId))); }
+  });
+  pager('dead-pager', letters, 'dead', () => reloadSoon(refresh()));
+}
+
+function renderIntake(failures) {
+  const body = $('intake').tBodies[0];
+  clear(body);
+  failures.items.forEach((f) => {
+    const row = body.insertRow();
+    row.dataset.failure = f.id;
+    cell(row, f.id, 'num');
+    cell(row, f.supplier);
+    cell(row, f.source);
+    cell(row, f.fileName, 'file');
+    cell(row, f.outcome, f.outcome === 'failed' ? 'bad' : '');
+    cell(row, f.reason, 'reason');
+    cell(row, f.location || 'nothing kept', 'reason');
+    cell(row, f.occurredAt);
+    cell(row, f.retriedAt ? f.retriedAt + ' by ' + f.retriedBy : '', 'retried');
+    const actions = cell(row, '');
+    // only a dropped file in .failed/ can go back; the API refuses the rest with a reason
+    if (f.outcome === 'failed' && !f.retriedAt && f.location) {
+      actions.appendChild(button('Retry', 'retry', () =>
+        act('Move ' + f.fileName + ' back into the inbox of ' + f.supplier + '?', 'POST', '/intake-failures/' + f.id + '/retry')));
+    }
+  });
+  pager('intake-pager', failures, 'intake', () => reloadSoon(refresh()));
+}
+
+function field(list, name, value) {
+  list.appendChild(element('dt', name));
+  list.appendChild(element('dd', value));
 }
 
 async function showJob(id) {
+  if (selectedJob !== id) { pages.records = 0; }
   selectedJob = id;
   const detail = await api('GET', '/jobs/' + id);
+  const records = await call('GET', '/api/v1/jobs/' + encodeURIComponent(id) + '/records?'
+    + new URLSearchParams({ page: pages.records, size: PAGE_SIZE }));
+  const job = detail.job;
   $('detail').hidden = false;
   $('detail-id').textContent = id;
-  $('detail-job').textContent = JSON.stringify(detail.job, null, 2);
-  const records = $('detail-records').tBodies[0];
-  records.innerHTML = '';
-  (detail.quarantined.items || []).forEach((r) => {
-    const row = records.insertRow();
-    cell(row, r.line); cell(row, r.sourceId); cell(row, r.reason);
+  const total = job.progress.total;
+  const done = job.progress.recordsDone;
+  $('detail-bar').style.width = (total > 0 ? Math.min(100, (100 * done) / total) : 0) + '%';
+  $('detail-progress').textContent = total > 0 ? done + ' of ' + total + ' records processed' : 'no records counted yet';
+  const fields = $('detail-fields');
+  clear(fields);
+  field(fields, 'supplier', job.supplier);
+  field(fields, 'state', job.state);
+  field(fields, 'file', job.fileName);
+  field(fields, 'source', job.source);
+  field(fields, 'submitted by', job.submittedBy);
+  field(fields, 'size', job.size + ' bytes');
+  field(fields, 'key', job.key);
+  field(fields, 'received', job.receivedAt);
+  field(fields, 'updated', job.updatedAt);
+  field(fields, 'reason', job.error);
+  const counts = job.counts || {};
+  field(fields, 'records', 'total ' + text(counts.total) + ' · accepted ' + text(counts.accepted) + ' · updated '
+    + text(counts.updated) + ' · replayed ' + text(counts.replayed) + ' · quarantined ' + text(counts.quarantined));
+  field(fields, 'duplicates', job.duplicateCount);
+  if (job.requestKey) { field(fields, 'request key', job.requestKey); }
+  const body = $('detail-records').tBodies[0];
+  clear(body);
+  (records.items || []).forEach((r) => {
+    const row = body.insertRow();
+    cell(row, r.line); cell(row, r.sourceId); cell(row, r.reason, 'reason');
   });
+  pager('records-pager', records, 'records', () => reloadSoon(showJob(selectedJob)));
   const letters = $('detail-letters').tBodies[0];
-  letters.innerHTML = '';
+  clear(letters);
   detail.deadLetters.forEach((d) => {
     const row = letters.insertRow();
-    cell(row, d.id); cell(row, d.stage); cell(row, d.exception); cell(row, d.message); cell(row, d.attempts, 'num');
+    cell(row, d.id); cell(row, d.stage); cell(row, d.exception); cell(row, d.message, 'reason'); cell(row, d.attempts, 'num');
     cell(row, d.replayedAt ? d.replayedAt + ' by ' + d.replayedBy : '');
     const actions = cell(row, '');
-    if (!d.replayedAt) {
-      const replay = document.createElement('button');
-      replay.textContent = 'Replay';
-      replay.addEventListener('click', () => act('POST', '/dead-letters/' + d.id + '/replay'));
-      actions.appendChild(replay);
-    }
+    if (!d.replayedAt) { actions.appendChild(replayButton(d)); }
   });
 }
 
-async function act(method, path) {
+async function lookUpKey() {
+  const supplier = $('key-supplier').value.trim();
+  const value = $('key-value').value.trim();
+  const result = $('key-result');
+  clear(result);
+  $('key-release').hidden = true;
+  lookedUpKey = null;
   try {
-    const result = await api(method, path);
-    say(path + ': ' + (result.result || JSON.stringify(result)));
+    const k = await api('GET', '/idempotency-keys/' + encodeURIComponent(supplier) + '/' + encodeURIComponent(value));
+    lookedUpKey = k;
+    ['supplier', 'key', 'state', 'status', 'jobId', 'owner', 'leaseUntil', 'createdAt', 'completedAt', 'expiresAt', 'fingerprint']
+      .forEach((name) => field(result, name, k[name]));
+    $('key-release').hidden = k.state !== 'IN_PROGRESS';
   } catch (e) {
-    say(path + ': ' + e.message);
+    say('key lookup: ' + e.message);
   }
-  await refresh();
+}
+
+function showTab(name) {
+  document.querySelectorAll('.tabs button').forEach((b) => b.classList.toggle('active', b.dataset.tab === name));
+  document.querySelectorAll('section.tab').forEach((s) => { s.hidden = s.id !== 'tab-' + name; });
 }
 
 function schedule() {
@@ -157,15 +398,26 @@ function schedule() {
   timer = $('live').checked ? setInterval(refresh, 3000) : null;
 }
 
-STATES.forEach((s) => { const o = document.createElement('option'); o.value = s; o.textContent = s; $('filter-state').appendChild(o); });
+STATES.forEach((s) => { const o = element('option', s); o.value = s; $('filter-state').appendChild(o); });
+document.querySelectorAll('.tabs button').forEach((b) => b.addEventListener('click', () => showTab(b.dataset.tab)));
 $('login').addEventListener('submit', (event) => {
   event.preventDefault();
   sessionStorage.setItem('ingestor-admin-key', $('key').value);
   refresh();
 });
-$('filter').addEventListener('submit', (event) => { event.preventDefault(); loadJobs().catch((e) => say('error: ' + e.message)); });
-$('revalidate').addEventListener('click', () => act('POST', '/jobs/' + selectedJob + '/revalidate'));
-$('reprocess').addEventListener('click', () => act('POST', '/jobs/' + selectedJob + '/reprocess'));
+$('filter').addEventListener('submit', (event) => { event.preventDefault(); pages.jobs = 0; reloadSoon(loadJobs()); });
+$('key-lookup').addEventListener('submit', (event) => { event.preventDefault(); lookUpKey(); });
+$('key-release').addEventListener('click', async () => {
+  const k = lookedUpKey;
+  await act('Release Idempotency-Key ' + k.key + ' of ' + k.supplier + '?', 'DELETE',
+    '/idempotency-keys/' + encodeURIComponent(k.supplier) + '/' + encodeURIComponent(k.key));
+  // a released key is gone: the answer stays in the status line, the lookup is cleared
+  clear($('key-result'));
+  $('key-release').hidden = true;
+});
+$('revalidate').addEventListener('click', () => act('Re-validate job ' + selectedJob + '?', 'POST', '/jobs/' + selectedJob + '/revalidate'));
+$('reprocess').addEventListener('click', () => act('Re-process job ' + selectedJob + '?', 'POST', '/jobs/' + selectedJob + '/reprocess'));
+$('detail-close').addEventListener('click', () => { selectedJob = null; $('detail').hidden = true; });
 $('live').addEventListener('change', schedule);
 schedule();
 refresh();

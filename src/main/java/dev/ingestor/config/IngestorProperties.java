@@ -377,6 +377,8 @@ public class IngestorProperties {
         private Duration jobMaxAge = Duration.ofDays(365);
         /** Published outbox rows older than this go. */
         private Duration outboxMaxAge = Duration.ofDays(7);
+        /** Intake failures (files refused or failed at intake) older than this are no longer listed; 0 keeps them. */
+        private Duration intakeFailures = Duration.ofDays(90);
         // the former names; set only by an operator's own configuration, so when present they win over the
         // defaults of the new names in application.yaml
         /** Finished jobs older than this go; replaced by {@code job-max-age}. */
@@ -392,6 +394,8 @@ public class IngestorProperties {
         public void setJobMaxAge(Duration jobMaxAge) { this.jobMaxAge = jobMaxAge; }
         public Duration getOutboxMaxAge() { return outbox != null ? outbox : outboxMaxAge; }
         public void setOutboxMaxAge(Duration outboxMaxAge) { this.outboxMaxAge = outboxMaxAge; }
+        public Duration getIntakeFailures() { return intakeFailures; }
+        public void setIntakeFailures(Duration intakeFailures) { this.intakeFailures = intakeFailures; }
 
         @Deprecated
         @DeprecatedConfigurationProperty(replacement = "ingestor.retention.job-max-age", reason = "named as the age it is")

@@ -98,4 +98,21 @@ public class IntakeFailureStore {
         String text = reason == null || reason.isBlank() ? "unknown" : reason;
         return text.length() <= MAX_REASON ? text : text.substring(0, MAX_REASON) + "…";
     }
+
+    /**
+     * Intake failures per minute from {@code from} to {@code to} (both truncated to the minute, inclusive), in
+     * order, empty minutes as zeros.
+     */
+    public List<Long> perMinute(java.time.Instant from, java.time.Instant to) {
+        return jdbc.queryForList("""
+                WITH minutes AS (
+                  SELECT generate_series(date_trunc('minute', ?::timestamptz), date_trunc('minute', ?::timestamptz),
+                                         interval '1 minute') AS minute)
+                SELECT coalesce(f.n, 0) FROM minutes m LEFT JOIN (
+                  SELECT date_trunc('minute', occurred_at) AS minute, count(*) AS n FROM intake_failure
+                  WHERE occurred_at >= (SELECT min(minute) FROM minutes)
+                    AND occurred_at < (SELECT max(minute) FROM minutes) + interval '1 minute'
+                  GROUP BY 1) f ON f.minute = m.minute
+                ORDER BY m.minute""", Long.class, java.sql.Timestamp.from(from), java.sql.Timestamp.from(to));
+    }
 }

@@ -114,6 +114,17 @@ public class ImportJobStore {
             where.append(" AND received_at < ?");
             args.add(Timestamp.from(query.receivedBefore()));
         }
+        if (query.search() != null) {
+            where.append(" AND (file_name ILIKE ? ESCAPE '\\' OR key LIKE ? ESCAPE '\\'");
+            args.add("%" + likeLiteral(query.search()) + "%");
+            args.add(likeLiteral(query.search()) + "%");
+            UUID id = uuidOrNull(query.search());
+            if (id != null) {
+                where.append(" OR id = ?");
+                args.add(id);
+            }
+            where.append(")");
+        }
         Long total = jdbc.queryForObject("SELECT count(*) FROM import_job" + where, Long.class, args.toArray());
         List<Object> pageArgs = new ArrayList<>(args);
         pageArgs.add(query.size());
@@ -121,6 +132,72 @@ public class ImportJobStore {
         List<ImportJob> items = jdbc.query("SELECT " + COLUMNS + " FROM import_job" + where
                 + " ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?", JOB, pageArgs.toArray());
         return new JobPage(items, query.page(), query.size(), total == null ? 0 : total);
+    }
+
+    /** {@code text} matched as itself in LIKE: its wildcards {@code %} and {@code _} (and the escape) escaped. */
+    static String likeLiteral(String text) {
+        return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    }
+
+    private static UUID uuidOrNull(String text) {
+        // UUID.fromString accepts short forms such as 1-2-3-4-5; only the canonical 36 characters are an id
+        if (text.length() != 36) {
+            return null;
+        }
+        try {
+            return UUID.fromString(text);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** One minute of {@link #perMinute}: jobs received, jobs finished by end state, and their records by outcome. */
+    public record MinuteOfJobs(Instant minute, long received, long completed, long completedWithErrors, long rejected,
+                               long failed, long accepted, long updated, long replayed, long quarantined) {
+    }
+
+    /**
+     * Every minute from {@code from} to {@code to} (both truncated to the minute, inclusive), empty minutes as
+     * zeros: the jobs received that minute, and the jobs that reached an end state that minute with their records
+     * by outcome. A job's records are attributed to the minute its job finished (its last change of state), not
+     * to when each record was applied: the job row holds the counts, and a time per record would cost a write
+     * per record. A job sent round again counts again when it finishes again.
+     */
+    public List<MinuteOfJobs> perMinute(Instant from, Instant to) {
+        return jdbc.query("""
+                WITH minutes AS (
+                  SELECT generate_series(date_trunc('minute', ?::timestamptz), date_trunc('minute', ?::timestamptz),
+                                         interval '1 minute') AS minute),
+                received AS (
+                  SELECT date_trunc('minute', received_at) AS minute, count(*) AS jobs FROM import_job
+                  WHERE received_at >= (SELECT min(minute) FROM minutes)
+                    AND received_at < (SELECT max(minute) FROM minutes) + interval '1 minute'
+                  GROUP BY 1),
+                finished AS (
+                  SELECT date_trunc('minute', updated_at) AS minute,
+                         count(*) FILTER (WHERE state = 'COMPLETED') AS completed,
+                         count(*) FILTER (WHERE state = 'COMPLETED_WITH_ERRORS') AS completed_with_errors,
+                         count(*) FILTER (WHERE state = 'REJECTED') AS rejected,
+                         count(*) FILTER (WHERE state = 'FAILED') AS failed,
+                         sum(accepted) AS accepted, sum(updated) AS updated, sum(replayed) AS replayed,
+                         sum(quarantined) AS quarantined
+                  FROM import_job
+                  WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'REJECTED', 'FAILED')
+                    AND updated_at >= (SELECT min(minute) FROM minutes)
+                    AND updated_at < (SELECT max(minute) FROM minutes) + interval '1 minute'
+                  GROUP BY 1)
+                SELECT m.minute, coalesce(r.jobs, 0) AS received, coalesce(f.completed, 0) AS completed,
+                       coalesce(f.completed_with_errors, 0) AS completed_with_errors, coalesce(f.rejected, 0) AS rejected,
+                       coalesce(f.failed, 0) AS failed, coalesce(f.accepted, 0) AS accepted,
+                       coalesce(f.updated, 0) AS updated, coalesce(f.replayed, 0) AS replayed,
+                       coalesce(f.quarantined, 0) AS quarantined
+                FROM minutes m LEFT JOIN received r ON r.minute = m.minute LEFT JOIN finished f ON f.minute = m.minute
+                ORDER BY m.minute""",
+                (rs, row) -> new MinuteOfJobs(rs.getTimestamp("minute").toInstant(), rs.getLong("received"),
+                        rs.getLong("completed"), rs.getLong("completed_with_errors"), rs.getLong("rejected"),
+                        rs.getLong("failed"), rs.getLong("accepted"), rs.getLong("updated"), rs.getLong("replayed"),
+                        rs.getLong("quarantined")),
+                Timestamp.from(from), Timestamp.from(to));
     }
 
     /** How many jobs each supplier has in each state (states without jobs are left out). */

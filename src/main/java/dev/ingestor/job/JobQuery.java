@@ -4,11 +4,15 @@ import java.time.Instant;
 
 /**
  * Filters and a page of the job list; null filters match everything. {@code receivedSince} is inclusive,
- * {@code receivedBefore} exclusive, so consecutive windows neither miss nor repeat a job.
+ * {@code receivedBefore} exclusive, so consecutive windows neither miss nor repeat a job. {@code search} finds
+ * a job by what an operator has at hand: its id (the whole UUID), part of its file name, or the start of its key.
  */
-public record JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, int page, int size) {
+public record JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, String search,
+                       int page, int size) {
 
     public static final int MAX_SIZE = 1000;
+    /** Longer than any key (supplier, colon, 64 hex digits) or sensible part of a file name. */
+    public static final int MAX_SEARCH = 200;
 
     public JobQuery {
         if (page < 0) {
@@ -17,6 +21,13 @@ public record JobQuery(String supplier, JobState state, Instant receivedSince, I
         if (size < 1 || size > MAX_SIZE) {
             throw new IllegalArgumentException("size must be between 1 and " + MAX_SIZE + ", was " + size);
         }
+        if (search != null && search.length() > MAX_SEARCH) {
+            throw new IllegalArgumentException("q must be at most " + MAX_SEARCH + " characters, was " + search.length());
+        }
+    }
+
+    public JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, int page, int size) {
+        this(supplier, state, receivedSince, receivedBefore, null, page, size);
     }
 
     public JobQuery(String supplier, JobState state, int page, int size) {

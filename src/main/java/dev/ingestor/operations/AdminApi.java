@@ -2,6 +2,9 @@ package dev.ingestor.operations;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -37,6 +40,9 @@ import org.springframework.stereotype.Component;
 public class AdminApi {
 
     private static final int DEFAULT_SIZE = 50;
+    private static final int DEFAULT_MINUTES = 60;
+    /** A day of minutes: enough to look back over a night, few enough rows for one answer. */
+    private static final int MAX_MINUTES = 1440;
 
     private final OutboxStore outbox;
     private final ImportJobStore jobs;
@@ -82,16 +88,49 @@ public class AdminApi {
         replies.json(exchange, 200, body);
     }
 
-    /** Jobs by state, supplier and time (received since / until), newest first: the job list of every supplier. */
+    /**
+     * Jobs by state, supplier and time (received since / until), newest first: the job list of every supplier.
+     * {@code q} finds jobs by id (the whole UUID), part of the file name, or the start of the key.
+     */
     public void jobs(@Header("supplier") String supplier, @Header("state") String state, @Header("since") String since,
-                     @Header("until") String until, @Header("page") String page, @Header("size") String size, Exchange exchange) {
+                     @Header("until") String until, @Header("q") String q, @Header("page") String page,
+                     @Header("size") String size, Exchange exchange) {
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
+        String search = blankToNull(q);
+        if (search != null && search.length() > JobQuery.MAX_SEARCH) {
+            throw QueryParams.invalid("q must be at most " + JobQuery.MAX_SEARCH + " characters, was " + search.length());
+        }
         JobPage result = jobs.list(new JobQuery(blankToNull(supplier), QueryParams.state(state),
-                instant("since", since), instant("until", until), pageNo, pageSize));
+                instant("since", since), instant("until", until), search, pageNo, pageSize));
         replies.json(exchange, 200, new JobApi.JobList(result.items().stream().map(JobView::of).toList(),
                 result.page(), result.size(), result.total()));
+    }
+
+    /**
+     * Per minute for the last {@code minutes} minutes (the current minute last): jobs received, jobs finished by
+     * end state, the records of the jobs finished that minute by outcome, and intake failures. Empty minutes are
+     * zeros, so a chart needs no gaps filled.
+     */
+    public void throughput(@Header("minutes") String minutes, Exchange exchange) {
+        int span = QueryParams.number("minutes", minutes, DEFAULT_MINUTES);
+        if (span < 1 || span > MAX_MINUTES) {
+            throw QueryParams.invalid("minutes must be between 1 and " + MAX_MINUTES + ", was " + span);
+        }
+        // one grid for both queries, so their minutes line up
+        Instant to = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+        Instant from = to.minus(span - 1L, ChronoUnit.MINUTES);
+        List<ImportJobStore.MinuteOfJobs> jobMinutes = jobs.perMinute(from, to);
+        List<Long> failures = intakeFailures.perMinute(from, to);
+        List<AdminViews.Minute> items = new ArrayList<>(jobMinutes.size());
+        for (int i = 0; i < jobMinutes.size(); i++) {
+            ImportJobStore.MinuteOfJobs m = jobMinutes.get(i);
+            items.add(new AdminViews.Minute(m.minute(), m.received(), m.completed(), m.completedWithErrors(),
+                    m.rejected(), m.failed(), m.accepted(), m.updated(), m.replayed(), m.quarantined(),
+                    i < failures.size() ? failures.get(i) : 0));
+        }
+        replies.json(exchange, 200, new AdminViews.Throughput(span, items));
     }
 
     /** One job with its quarantined records (first page) and its dead letters. */

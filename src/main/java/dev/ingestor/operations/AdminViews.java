@@ -113,4 +113,24 @@ public final class AdminViews {
     @Schema(name = "IntakeFailureRetried", description = "A failed dropped file moved back into its inbox folder")
     public record IntakeFailureRetried(@Schema(example = "moved back to the inbox") String result, String file) {
     }
+
+    @Schema(name = "ThroughputMinute", description = "One minute: jobs received, jobs finished by end state, the records"
+            + " of the jobs finished that minute by outcome (records count in the minute their job finished), intake failures")
+    public record Minute(
+            @Schema(description = "The minute's start") Instant minute,
+            @Schema(description = "Jobs received") long received,
+            @Schema(description = "Jobs finished COMPLETED") long completed,
+            @Schema(description = "Jobs finished COMPLETED_WITH_ERRORS") long completedWithErrors,
+            @Schema(description = "Jobs finished REJECTED") long rejected,
+            @Schema(description = "Jobs finished FAILED") long failed,
+            @Schema(description = "Records accepted (new items)") long accepted,
+            @Schema(description = "Records that updated an item") long updated,
+            @Schema(description = "Records already applied before (no change)") long replayed,
+            @Schema(description = "Records quarantined") long quarantined,
+            @Schema(description = "Files refused or failed at intake") long intakeFailures) {
+    }
+
+    @Schema(name = "Throughput", description = "Per minute, oldest first, the current minute last; empty minutes are zeros")
+    public record Throughput(@Schema(example = "60") int minutes, List<Minute> items) {
+    }
 }

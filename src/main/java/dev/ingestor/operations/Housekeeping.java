@@ -26,7 +26,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>Retention deletes in bounded batches ({@code ingestor.retention.batch-size} rows per statement), so no
  * statement holds its locks for long: expired HTTP idempotency keys, finished jobs older than their retention
  * with their records and dead letters, then the content keys and raw files no remaining job refers to (a
- * file's key is kept while its job is), and published outbox rows.
+ * file's key is kept while its job is), published outbox rows, and the records of intake failures (only the
+ * rows: a file in .failed/ or .rejected/ stays where it is).
  *
  * <p>Recovery gives back what an instance that is gone still holds: claims on inbox and SFTP files, job leases
  * and HTTP requests IN_PROGRESS. Those of this instance's own previous run (same {@code ingestor.instance-id})
@@ -56,7 +57,8 @@ public class Housekeeping implements CamelContextConfiguration {
     }
 
     /** What one retention run deleted, and in how many statements. */
-    public record RetentionReport(long httpKeys, long jobs, long contentKeys, long rawFiles, long outbox, int statements) {
+    public record RetentionReport(long httpKeys, long jobs, long contentKeys, long rawFiles, long outbox, long intakeFailures,
+                                  int statements) {
     }
 
     /** What one recovery run gave back. */
@@ -100,10 +102,15 @@ public class Housekeeping implements CamelContextConfiguration {
         long outboxSeconds = properties.getRetention().getOutboxMaxAge().toSeconds();
         long outbox = repeat(batch, statements, () -> jdbc.update("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
                 + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds, batch));
-        RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, outbox, statements[0]);
-        if (httpKeys + jobs + outbox > 0) {
-            LOG.info("retention deleted http-keys={} jobs={} content-keys={} raw-files={} outbox={} in {} statements",
-                    httpKeys, jobs, contentKeys, rawFiles, outbox, statements[0]);
+        long intakeFailureSeconds = properties.getRetention().getIntakeFailures().toSeconds();
+        long intakeFailures = intakeFailureSeconds <= 0 ? 0 : repeat(batch, statements, () -> jdbc.update(
+                "DELETE FROM intake_failure WHERE id IN (SELECT id FROM intake_failure"
+                        + " WHERE occurred_at < now() - make_interval(secs => ?) LIMIT ?)", (double) intakeFailureSeconds, batch));
+        RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures,
+                statements[0]);
+        if (httpKeys + jobs + outbox + intakeFailures > 0) {
+            LOG.info("retention deleted http-keys={} jobs={} content-keys={} raw-files={} outbox={} intake-failures={}"
+                    + " in {} statements", httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures, statements[0]);
         }
         return report;
     }

@@ -201,4 +201,118 @@ class AdminApiTest extends IngestorTestSupport {
         assertProblem(admin("GET", "/idempotency-keys/ACME/stuck-1"), 404, "stuck-1");
         assertProblem(admin("DELETE", "/idempotency-keys/ACME/stuck-1"), 409, "not in progress");
     }
+
+    UUID ingestNamed(String fileName, String content) {
+        return producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, fileName, IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class).job().id();
+    }
+
+    /** The item of a throughput answer for the minute {@code at} falls in. */
+    static JsonNode minuteOf(JsonNode throughput, Instant at) {
+        String minute = at.truncatedTo(java.time.temporal.ChronoUnit.MINUTES).toString();
+        for (JsonNode item : throughput.get("items")) {
+            if (Instant.parse(item.get("minute").asText()).toString().equals(minute)) {
+                return item;
+            }
+        }
+        throw new AssertionError("no minute " + minute + " in " + throughput);
+    }
+
+    static long sum(JsonNode throughput, String field) {
+        long total = 0;
+        for (JsonNode item : throughput.get("items")) {
+            total += item.get(field).asLong();
+        }
+        return total;
+    }
+
+    @Test
+    void throughputCountsJobsAndRecordsInTheMinuteTheirJobFinished() throws Exception {
+        UUID two = ingest(HEADER + "TP-1,1,SKU,1,2026-12-01\nTP-2,1,SKU,1,2026-12-01\n");
+        UUID three = ingest(HEADER + "TP-3,1,SKU,1,2026-12-01\nTP-4,1,SKU,1,2026-12-01\nTP-5,1,SKU,1,2026-12-01\n");
+        awaitState(two, "COMPLETED");
+        awaitState(three, "COMPLETED");
+        // a rejected job and an intake failure in minutes of their own, a while ago
+        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, received_at, updated_at)"
+                + " VALUES (gen_random_uuid(), 'ACME', 'REJECTED', 'ACME:' || repeat('c', 64), 'old.csv', 1, 'test',"
+                + " now() - interval '20 minutes', now() - interval '20 minutes')");
+        jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
+                + " VALUES ('ACME', 'file-drop', 'x.txt', 'rejected', 'r', now() - interval '10 minutes')");
+        Instant twoFinished = jdbc.queryForObject("SELECT updated_at FROM import_job WHERE id = ?", java.sql.Timestamp.class, two).toInstant();
+        Instant threeFinished = jdbc.queryForObject("SELECT updated_at FROM import_job WHERE id = ?", java.sql.Timestamp.class, three).toInstant();
+        Instant dbNow = jdbc.queryForObject("SELECT now()", java.sql.Timestamp.class).toInstant();
+
+        JsonNode throughput = mapper.readTree(admin("GET", "/throughput").body());
+
+        assertThat(throughput.get("minutes").asInt()).isEqualTo(60);
+        assertThat(throughput.get("items")).hasSize(60);
+        assertThat(sum(throughput, "received")).isEqualTo(3);
+        assertThat(sum(throughput, "completed")).isEqualTo(2);
+        assertThat(sum(throughput, "accepted")).isEqualTo(5);
+        assertThat(sum(throughput, "quarantined")).isZero();
+        if (twoFinished.truncatedTo(java.time.temporal.ChronoUnit.MINUTES)
+                .equals(threeFinished.truncatedTo(java.time.temporal.ChronoUnit.MINUTES))) {
+            assertThat(minuteOf(throughput, twoFinished).get("completed").asInt()).isEqualTo(2);
+            assertThat(minuteOf(throughput, twoFinished).get("accepted").asInt()).isEqualTo(5);
+        } else {
+            assertThat(minuteOf(throughput, twoFinished).get("accepted").asInt()).isEqualTo(2);
+            assertThat(minuteOf(throughput, threeFinished).get("accepted").asInt()).isEqualTo(3);
+        }
+        JsonNode rejected = minuteOf(throughput, dbNow.minusSeconds(20 * 60));
+        assertThat(rejected.get("rejected").asInt()).isEqualTo(1);
+        assertThat(rejected.get("received").asInt()).isEqualTo(1);
+        assertThat(rejected.get("completed").asInt()).isZero();
+        assertThat(minuteOf(throughput, dbNow.minusSeconds(10 * 60)).get("intakeFailures").asInt()).isEqualTo(1);
+        assertThat(sum(throughput, "intakeFailures")).isEqualTo(1);
+        // the rejected job is older than five minutes: out of a shorter window
+        JsonNode five = mapper.readTree(admin("GET", "/throughput?minutes=5").body());
+        assertThat(five.get("items")).hasSize(5);
+        assertThat(sum(five, "rejected")).isZero();
+
+        assertProblem(admin("GET", "/throughput?minutes=0"), 400, "minutes must be between 1 and 1440");
+        assertProblem(admin("GET", "/throughput?minutes=1441"), 400, "minutes must be between 1 and 1440");
+        assertProblem(admin("GET", "/throughput?minutes=hour"), 400, "minutes 'hour' is not a whole number");
+    }
+
+    @Test
+    void theJobListIsSearchedByIdFileNameAndKeyPrefix() throws Exception {
+        UUID percent = ingestNamed("sale 50%_off.csv", HEADER + "S-1,1,SKU,1,2026-12-01\n");
+        UUID lookalike = ingestNamed("sale 50xyoff.csv", HEADER + "S-2,1,SKU,1,2026-12-01\n");
+        UUID other = ingestNamed("stock.csv", HEADER + "S-3,1,SKU,1,2026-12-01\n");
+
+        // % and _ are matched as themselves, not as wildcards; case does not matter
+        JsonNode byName = mapper.readTree(admin("GET", "/jobs?q=" + enc("50%_OFF")).body());
+        assertThat(ids(byName)).containsExactly(percent.toString());
+        assertThat(byName.get("total").asInt()).isEqualTo(1);
+        assertThat(ids(mapper.readTree(admin("GET", "/jobs?q=sale").body())))
+                .containsExactlyInAnyOrder(percent.toString(), lookalike.toString());
+
+        JsonNode byId = mapper.readTree(admin("GET", "/jobs?q=" + other).body());
+        assertThat(ids(byId)).containsExactly(other.toString());
+
+        String key = jdbc.queryForObject("SELECT key FROM import_job WHERE id = ?", String.class, lookalike);
+        JsonNode byKey = mapper.readTree(admin("GET", "/jobs?q=" + enc(key.substring(0, 16))).body());
+        assertThat(ids(byKey)).contains(lookalike.toString());
+        assertThat(ids(mapper.readTree(admin("GET", "/jobs?q=" + enc(key)).body()))).containsExactly(lookalike.toString());
+        // a key matches from its start only
+        assertThat(mapper.readTree(admin("GET", "/jobs?q=" + key.substring(10)).body()).get("total").asInt()).isZero();
+        // the other filters and the paging still apply
+        assertThat(mapper.readTree(admin("GET", "/jobs?q=sale&supplier=GLOBEX").body()).get("total").asInt()).isZero();
+        JsonNode firstOfTwo = mapper.readTree(admin("GET", "/jobs?q=sale&size=1&page=1").body());
+        assertThat(firstOfTwo.get("total").asInt()).isEqualTo(2);
+        assertThat(firstOfTwo.get("items")).hasSize(1);
+
+        assertProblem(admin("GET", "/jobs?q=" + "x".repeat(201)), 400, "q must be at most 200 characters");
+    }
+
+    static String enc(String s) {
+        return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    static java.util.List<String> ids(JsonNode page) {
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        page.get("items").forEach(item -> ids.add(item.get("id").asText()));
+        return ids;
+    }
 }

@@ -22,13 +22,15 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The admin page in a real browser (Debian's chromium, driven through chromedriver by Selenium): it shows a
- * failed job with its error, and its "Re-validate" button brings the job to COMPLETED. Screenshots go to
+ * The admin page in a real browser (Debian's chromium, driven through chromedriver by Selenium): failed jobs
+ * with their errors and the actions that fix them (each confirmed first), the throughput chart, search and
+ * paging, dead letters, intake failures, request keys, and hostile names shown as text. Screenshots go to
  * target/. Without chromium the test is skipped, unless INGESTOR_REQUIRE_BROWSER is set (as .ci/run does).
  */
 class AdminPageBrowserTest extends IngestorTestSupport {
@@ -72,40 +74,254 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         return jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id);
     }
 
-    @Test
-    void thePageShowsAFailedJobAndReValidateBringsItToCompleted() throws Exception {
-        WebDriver page = browser();
+    private UUID ingest(String fileName, String content) {
+        return producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, fileName, IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class).job().id();
+    }
+
+    private void breakProcessing() {
         jdbc.execute("""
                 CREATE OR REPLACE FUNCTION page_fault() RETURNS trigger AS $$
                 BEGIN RAISE EXCEPTION 'item table misconfigured (injected)' USING ERRCODE = '23514'; END $$ LANGUAGE plpgsql""");
         jdbc.execute("CREATE TRIGGER page_fault BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION page_fault()");
-        UUID id = producer.requestBodyAndHeaders("direct:intake",
-                ("source_id,sku,quantity,delivery_date\nP-1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8),
-                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "page.csv", IntakeHeaders.SOURCE, "test"),
-                IntakeResult.class).job().id();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("FAILED"));
+    }
 
+    private WebDriverWait open(WebDriver page) {
         page.get("http://127.0.0.1:" + port + "/admin");
         page.findElement(By.id("key")).sendKeys(ADMIN_KEY);
         page.findElement(By.cssSelector("#login button[type=submit]")).click();
-        WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(20));
+        WebDriverWait wait = (WebDriverWait) new WebDriverWait(page, Duration.ofSeconds(20))
+                .ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        // with the key in place the page answers: no request for a key, no error in the status line
+        wait.until(d -> !d.findElement(By.id("updated")).getText().isEmpty());
+        wait.until(d -> status(d).isEmpty());
+        return wait;
+    }
+
+    private static void tab(WebDriver page, String name) {
+        page.findElement(By.cssSelector(".tabs button[data-tab='" + name + "']")).click();
+    }
+
+    /**
+     * Clicks a button inside a row the live refresh may redraw at any moment (so it is found again right
+     * before the click), then answers the confirmation every action asks for.
+     */
+    private static void clickAndConfirm(WebDriverWait wait, By row, String button) {
+        wait.until(d -> {
+            d.findElement(row).findElement(By.cssSelector(button)).click();
+            return true;
+        });
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+    }
+
+    /** A click on an element the live refresh may redraw at any moment: found again right before the click. */
+    private static void click(WebDriverWait wait, By what) {
+        wait.until(d -> {
+            d.findElement(what).click();
+            return true;
+        });
+    }
+
+    private static String status(WebDriver page) {
+        return page.findElement(By.id("status")).getText();
+    }
+
+    @Test
+    void thePageShowsAFailedJobAndReValidateBringsItToCompleted() throws Exception {
+        WebDriver page = browser();
+        breakProcessing();
+        UUID id = ingest("page.csv", "source_id,sku,quantity,delivery_date\nP-1,SKU,1,2026-12-01\n");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("FAILED"));
+
+        WebDriverWait wait = open(page);
+        wait.until(d -> d.findElement(By.cssSelector("#tile-FAILED .count")).getText().equals("1"));
+        tab(page, "failed");
         By failedRow = By.cssSelector("#failed tbody tr[data-job='" + id + "']");
         WebElement row = wait.until(d -> d.findElements(failedRow).stream().findFirst().orElse(null));
         assertThat(row.getText()).contains("page.csv").contains("processing").contains("item table misconfigured");
         screenshot("admin-page-failed-job.png");
 
-        // the cause is fixed; the operator re-validates from the page
+        // the cause is fixed; the operator re-validates from the page, and says yes when asked
         jdbc.execute("DROP TRIGGER page_fault ON item");
-        // the live refresh redraws the table every 3 s: the button is found again right before the click
-        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class).until(d -> {
-            d.findElement(failedRow).findElement(By.cssSelector("button.revalidate")).click();
-            return true;
-        });
+        clickAndConfirm(wait, failedRow, "button.revalidate");
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED"));
+        wait.until(d -> status(d).contains("queued for validation"));
+        tab(page, "jobs");
         By jobRow = By.cssSelector("#jobs tbody tr[data-job='" + id + "']");
         wait.until(d -> d.findElements(jobRow).stream().anyMatch(r -> r.getText().contains("COMPLETED")));
+        tab(page, "failed");
         wait.until(d -> d.findElements(failedRow).isEmpty());
         screenshot("admin-page-after-revalidate.png");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(1);
+    }
+
+    @Test
+    void anActionIsTakenOnlyWhenConfirmed() throws Exception {
+        WebDriver page = browser();
+        breakProcessing();
+        UUID id = ingest("refused.csv", "source_id,sku,quantity,delivery_date\nR-1,SKU,1,2026-12-01\n");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("FAILED"));
+        jdbc.execute("DROP TRIGGER page_fault ON item");
+
+        WebDriverWait wait = open(page);
+        tab(page, "failed");
+        By failedRow = By.cssSelector("#failed tbody tr[data-job='" + id + "']");
+        wait.until(d -> {
+            d.findElement(failedRow).findElement(By.cssSelector("button.reprocess")).click();
+            return true;
+        });
+        wait.until(ExpectedConditions.alertIsPresent()).dismiss();
+        wait.until(d -> status(d).startsWith("cancelled"));
+        Thread.sleep(1000);
+        assertThat(state(id)).isEqualTo("FAILED");
+
+        // confirmed, "retry all failed" of the supplier sends the job back
+        By retryAll = By.cssSelector("#retry-suppliers button.retry-supplier[data-supplier='ACME']");
+        wait.until(d -> d.findElement(retryAll).getText().equals("Retry all 1 failed of ACME"));
+        click(wait, retryAll);
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(d -> status(d).contains("1 job(s) sent back"));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED"));
+        wait.until(d -> d.findElements(retryAll).isEmpty());
+    }
+
+    @Test
+    void throughputSearchAndPagingShowTheJobs() throws Exception {
+        WebDriver page = browser();
+        int jobs = 27;
+        for (int i = 0; i < jobs; i++) {
+            ingest("batch-" + i + ".csv", "source_id,sku,quantity,delivery_date\nB-" + i + ",SKU,1,2026-12-01\n");
+        }
+        // one record of the wanted job is quarantined
+        UUID wanted = ingest("needle 7%_x.csv", "source_id,sku,quantity,delivery_date\nN-1,SKU,1,2026-12-01\nN-2,SKU,-3,2026-12-01\n");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS')", Long.class) == jobs + 1);
+
+        WebDriverWait wait = open(page);
+        // the chart has bars for the jobs finished in the last minutes, and the legend counts them
+        wait.until(d -> !d.findElements(By.cssSelector("#chart-jobs rect.bar")).isEmpty());
+        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completed']")).getText().equals("completed " + jobs));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completedWithErrors']")).getText().equals("completed with errors 1"));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-records [data-series='quarantined']")).getText().equals("quarantined 1"));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-records [data-series='accepted']")).getText().equals("accepted " + (jobs + 1)));
+        assertThat(page.findElements(By.cssSelector("#chart-records rect.bar"))).isNotEmpty();
+        screenshot("admin-page-throughput.png");
+
+        // 28 jobs, 25 a page: page 2 has the 3 oldest, and live refresh keeps the operator on page 2
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 1 of 2"));
+        click(wait, By.cssSelector("#jobs-pager button.next"));
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 2 of 2"));
+        wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).size() == 3);
+        String updated = page.findElement(By.id("updated")).getText();
+        wait.until(d -> !d.findElement(By.id("updated")).getText().equals(updated));
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 2 of 2"));
+        wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).size() == 3);
+        assertThat(page.findElement(By.id("jobs")).getText()).contains("batch-0.csv");
+
+        // search by part of the file name, % and _ as typed
+        page.findElement(By.id("search")).sendKeys("7%_X");
+        page.findElement(By.cssSelector("#filter button[type=submit]")).click();
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("1 in all"));
+        wait.until(d -> wanted.toString().equals(d.findElement(By.cssSelector("#jobs tbody tr")).getAttribute("data-job")));
+
+        // a click opens the readable job view
+        click(wait, By.cssSelector("#jobs tbody tr"));
+        wait.until(d -> d.findElement(By.id("detail-fields")).getText().contains("needle 7%_x.csv"));
+        assertThat(page.findElement(By.id("detail-progress")).getText()).isEqualTo("2 of 2 records processed");
+        assertThat(page.findElement(By.id("detail-fields")).getText()).contains("COMPLETED_WITH_ERRORS")
+                .contains("accepted 1").contains("quarantined 1");
+        wait.until(d -> d.findElement(By.id("detail-records")).getText().contains("N-2"));
+        assertThat(page.findElement(By.id("detail-records")).getText()).contains("quantity");
+        assertThat(page.findElement(By.id("detail-bar")).getAttribute("style")).contains("width: 100%");
+        screenshot("admin-page-search-and-job.png");
+    }
+
+    @Test
+    void deadLetterReplayIntakeRetryAndKeyReleaseFromThePage() throws Exception {
+        WebDriver page = browser();
+        breakProcessing();
+        UUID failed = ingest("letter.csv", "source_id,sku,quantity,delivery_date\nL-1,SKU,1,2026-12-01\n");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(failed).equals("FAILED"));
+        jdbc.execute("DROP TRIGGER page_fault ON item");
+        long letter = jdbc.queryForObject("SELECT id FROM dead_letter WHERE job_id = ?", Long.class, failed);
+        // a dropped file that failed at intake lies in .failed/
+        Path failedFolder = INBOX.resolve("ACME/.failed");
+        Files.createDirectories(failedFolder);
+        Path dropped = failedFolder.resolve("again.csv");
+        Files.writeString(dropped, "source_id,sku,quantity,delivery_date\nA-1,SKU,1,2026-12-01\n");
+        long intakeFailure = jdbc.queryForObject("INSERT INTO intake_failure (supplier, source, file_name, size, outcome,"
+                + " reason, location) VALUES ('ACME', 'file-drop', 'again.csv', 10, 'failed', 'database away', ?) RETURNING id",
+                Long.class, dropped.toAbsolutePath().toString());
+        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
+                + " VALUES ('ACME', 'stuck-page', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
+
+        WebDriverWait wait = open(page);
+        wait.until(d -> d.findElement(By.cssSelector("#tile-dead .count")).getText().equals("1"));
+        wait.until(d -> d.findElement(By.cssSelector("#tile-intake .count")).getText().equals("1"));
+
+        tab(page, "dead");
+        By letterRow = By.cssSelector("#dead tbody tr[data-letter='" + letter + "']");
+        wait.until(d -> d.findElement(letterRow).getText().contains("item table misconfigured"));
+        screenshot("admin-page-dead-letters.png");
+        clickAndConfirm(wait, letterRow, "button.replay");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT replayed_at IS NOT NULL FROM dead_letter WHERE id = ?", Boolean.class, letter));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(failed).equals("COMPLETED"));
+        wait.until(d -> d.findElement(letterRow).getText().contains("by admin"));
+        assertThat(page.findElements(By.cssSelector("#dead tbody tr[data-letter='" + letter + "'] button.replay"))).isEmpty();
+
+        tab(page, "intake");
+        By intakeRow = By.cssSelector("#intake tbody tr[data-failure='" + intakeFailure + "']");
+        wait.until(d -> d.findElement(intakeRow).getText().contains("database away"));
+        clickAndConfirm(wait, intakeRow, "button.retry");
+        wait.until(d -> status(d).contains("moved back to the inbox"));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM import_job WHERE file_name = 'again.csv'", Long.class) == 1);
+        assertThat(dropped).doesNotExist();
+        wait.until(d -> d.findElements(By.cssSelector("#intake tbody tr[data-failure='" + intakeFailure + "'] button.retry")).isEmpty());
+        screenshot("admin-page-intake-failures.png");
+
+        tab(page, "keys");
+        page.findElement(By.id("key-supplier")).sendKeys("ACME");
+        page.findElement(By.id("key-value")).sendKeys("stuck-page");
+        page.findElement(By.cssSelector("#key-lookup button[type=submit]")).click();
+        wait.until(d -> d.findElement(By.id("key-result")).getText().contains("IN_PROGRESS"));
+        screenshot("admin-page-request-key.png");
+        page.findElement(By.id("key-release")).click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(d -> status(d).contains("released"));
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request WHERE idempotency_key = 'stuck-page'"
+                + " AND state = 'IN_PROGRESS'", Long.class)).isZero();
+    }
+
+    @Test
+    void aHostileFileNameIsShownAsText() throws Exception {
+        WebDriver page = browser();
+        String hostile = "<img src=x onerror=alert(1)>.csv";
+        // intake refuses such a name, and records the refusal with the name as it came; a job row with such a
+        // name (made before the rule existed) is shown too
+        jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason)"
+                + " VALUES ('<b>ACME</b>', 'stray', ?, 'rejected', 'the file name contains ''<''')", hostile);
+        UUID job = UUID.randomUUID();
+        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error)"
+                + " VALUES (?, 'ACME', 'REJECTED', 'ACME:' || repeat('d', 64), ?, 1, 'test', ?)", job, hostile, hostile);
+
+        WebDriverWait wait = open(page);
+        By jobRow = By.cssSelector("#jobs tbody tr[data-job='" + job + "']");
+        wait.until(d -> d.findElement(jobRow).getText().contains(hostile));
+        tab(page, "intake");
+        wait.until(d -> d.findElement(By.id("intake")).getText().contains(hostile));
+        tab(page, "jobs");
+        wait.until(d -> {
+            d.findElement(jobRow).click();
+            return true;
+        });
+        wait.until(d -> d.findElement(By.id("detail-fields")).getText().contains(hostile));
+        screenshot("admin-page-hostile-name.png");
+        // no element was made of the name, and no script ran
+        assertThat(page.findElements(By.tagName("img"))).isEmpty();
+        assertThat(page.findElements(By.tagName("b"))).isEmpty();
+        assertThat(ExpectedConditions.alertIsPresent().apply(page)).isNull();
     }
 }

@@ -27,6 +27,7 @@ class HousekeepingTest extends IngestorTestSupport {
     static void smallBatches(DynamicPropertyRegistry registry) {
         registry.add("ingestor.retention.batch-size", () -> "2");
         registry.add("ingestor.retention.job-max-age", () -> "30d");
+        registry.add("ingestor.retention.intake-failures", () -> "10d");
     }
 
     @Autowired
@@ -92,6 +93,22 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isEqualTo(2);
         // 2 rows per statement: 5 keys took 3 statements, and so on
         assertThat(report.statements()).isGreaterThanOrEqualTo(3 + 2 + 1);
+    }
+
+    @Test
+    void intakeFailuresOlderThanTheirRetentionGoInBatches() {
+        for (int i = 0; i < 3; i++) {
+            jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
+                    + " VALUES ('ACME', 'file-drop', ?, 'rejected', 'r', now() - interval '11 days')", "old-" + i + ".csv");
+        }
+        jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
+                + " VALUES ('ACME', 'file-drop', 'recent.csv', 'failed', 'r', now() - interval '9 days')");
+
+        Housekeeping.RetentionReport report = housekeeping.retain();
+
+        assertThat(report.intakeFailures()).isEqualTo(3);
+        assertThat(jdbc.queryForList("SELECT file_name FROM intake_failure WHERE file_name IN"
+                + " ('old-0.csv', 'old-1.csv', 'old-2.csv', 'recent.csv')", String.class)).containsExactly("recent.csv");
     }
 
     @Test
