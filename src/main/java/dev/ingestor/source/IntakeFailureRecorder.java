@@ -4,12 +4,11 @@ import java.io.File;
 import java.nio.file.Path;
 
 import dev.ingestor.intake.FileNameRule;
-import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.intake.IntakeFailureStore.Arrival;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RejectedDropException;
 import dev.ingestor.logging.SafeText;
-import dev.ingestor.outbox.NotificationWriter;
+import dev.ingestor.outbox.IntakeFailureLog;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -19,8 +18,6 @@ import org.apache.camel.component.file.remote.RemoteFileEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Records a file source's arrival that did not become a job, where the route decides it (file-source-errors):
@@ -33,17 +30,12 @@ public class IntakeFailureRecorder {
 
     private static final Logger LOG = LoggerFactory.getLogger(IntakeFailureRecorder.class);
 
-    private final IntakeFailureStore store;
+    private final IntakeFailureLog failures;
     private final OutcomeMove moves;
-    private final NotificationWriter notifications;
-    private final TransactionTemplate transactions;
 
-    public IntakeFailureRecorder(IntakeFailureStore store, OutcomeMove moves, NotificationWriter notifications,
-                                 PlatformTransactionManager transactionManager) {
-        this.store = store;
+    public IntakeFailureRecorder(IntakeFailureLog failures, OutcomeMove moves) {
+        this.failures = failures;
         this.moves = moves;
-        this.notifications = notifications;
-        this.transactions = new TransactionTemplate(transactionManager);
     }
 
     public void rejected(Exchange exchange) {
@@ -68,9 +60,7 @@ public class IntakeFailureRecorder {
             Arrival arrival = new Arrival(message.getHeader(IntakeHeaders.SUPPLIER, String.class),
                     message.getHeader(IntakeHeaders.SOURCE, String.class), message.getHeader(IntakeHeaders.FILE_NAME, String.class),
                     message.getHeader(Exchange.FILE_LENGTH, Long.class), outcome, reason, location(exchange, outcome));
-            // the row and its webhook notification together, or neither
-            transactions.executeWithoutResult(status -> notifications.intakeFailure(store.record(arrival),
-                    arrival.supplier(), arrival.source(), arrival.fileName(), outcome, reason));
+            failures.record(arrival);
         } catch (RuntimeException e) {
             // the record is for people; the file's own outcome (its move) must happen whatever becomes of it
             LOG.error("could not record the intake {} of supplier={} file={}: {}", outcome,

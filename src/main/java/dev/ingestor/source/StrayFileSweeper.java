@@ -2,6 +2,7 @@ package dev.ingestor.source;
 
 import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.IntakeFailureStore;
+import dev.ingestor.outbox.IntakeFailureLog;
 import dev.ingestor.intake.IntakeGate;
 import dev.ingestor.logging.SafeText;
 import dev.ingestor.metrics.IngestorMetrics;
@@ -39,11 +40,11 @@ public class StrayFileSweeper {
     private final Path inbox;
     private final IntakeGate gate;
     private final LinkRefusals refusals;
-    private final IntakeFailureStore failures;
+    private final IntakeFailureLog failures;
     private final IngestorMetrics metrics;
 
     public StrayFileSweeper(IngestorProperties properties, IntakeGate gate, LinkRefusals refusals,
-                            IntakeFailureStore failures, IngestorMetrics metrics) {
+                            IntakeFailureLog failures, IngestorMetrics metrics) {
         this.inbox = properties.getInboxDir().toAbsolutePath();
         this.gate = gate;
         this.refusals = refusals;

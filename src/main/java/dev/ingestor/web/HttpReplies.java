@@ -8,6 +8,7 @@ import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.intake.ContentTooLargeException;
 import dev.ingestor.intake.IntakeFailureStore;
+import dev.ingestor.outbox.IntakeFailureLog;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RejectedDropException;
 import dev.ingestor.logging.SafeText;
@@ -30,10 +31,10 @@ public class HttpReplies {
 
     private final ObjectMapper json;
     private final String retryAfter;
-    private final IntakeFailureStore intakeFailures;
+    private final IntakeFailureLog intakeFailures;
     private final IngestorMetrics metrics;
 
-    public HttpReplies(ObjectMapper json, IngestorProperties properties, IntakeFailureStore intakeFailures, IngestorMetrics metrics) {
+    public HttpReplies(ObjectMapper json, IngestorProperties properties, IntakeFailureLog intakeFailures, IngestorMetrics metrics) {
         this.json = json;
         this.retryAfter = String.valueOf(properties.getHttp().getRetryAfterSeconds());
         this.intakeFailures = intakeFailures;

@@ -152,6 +152,29 @@ class NotificationTest extends IngestorTestSupport {
     }
 
     @Test
+    void aRefusedHttpPushAndAStrayFileAreToldLikeARefusedDrop() throws Exception {
+        java.net.http.HttpResponse<String> refused = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream",
+                (HEADER + "S1,1,SKU,1,2026-01-01\n").getBytes(StandardCharsets.UTF_8), "X-File-Name", "a|b.csv");
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        drop("nobody", "lost.csv", HEADER.getBytes(StandardCharsets.UTF_8));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/hook", "intake.rejected").size() == 2);
+        List<JsonNode> told = new ArrayList<>();
+        for (WebhookReceiver.Received request : RECEIVER.received("/hook", "intake.rejected")) {
+            assertSigned(request, SECRET);
+            told.add(json.readTree(request.body()));
+        }
+        assertThat(told).extracting(event -> event.path("data").path("source").asText()).containsExactlyInAnyOrder("http", "stray");
+        assertThat(told).extracting(event -> event.path("data").path("file_name").asText())
+                .containsExactlyInAnyOrder("a|b.csv", "lost.csv");
+        // each notice names the row an operator finds in the intake-failure list
+        for (JsonNode event : told) {
+            assertThat(jdbc.queryForObject("SELECT file_name FROM intake_failure WHERE id = ?", String.class,
+                    event.path("data").path("intake_failure_id").asLong())).isEqualTo(event.path("data").path("file_name").asText());
+        }
+    }
+
+    @Test
     void aStalledRelayIsToldOncePerEpisodeAcrossInstances() throws Exception {
         // a topic no relay publishes: its event stays unpublished, ten minutes old
         jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload, created_at)"
