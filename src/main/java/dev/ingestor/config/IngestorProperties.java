@@ -325,6 +325,11 @@ public class IngestorProperties {
         /** Largest single record of an item batch, in bytes of its JSON; a larger one is refused with 400. */
         private DataSize maxRecordSize = DataSize.ofKilobytes(64);
 
+        /** Largest sample file the admin preview takes ({@code POST /api/v1/admin/suppliers/{supplier}/preview}). */
+        private DataSize maxPreviewSize = DataSize.ofMegabytes(1);
+
+        public DataSize getMaxPreviewSize() { return maxPreviewSize; }
+        public void setMaxPreviewSize(DataSize maxPreviewSize) { this.maxPreviewSize = maxPreviewSize; }
         public DataSize getMaxBodySize() { return maxBodySize; }
         public void setMaxBodySize(DataSize maxBodySize) { this.maxBodySize = maxBodySize; }
         public int getMaxItemsPerBatch() { return maxItemsPerBatch; }

@@ -1,5 +1,7 @@
 package dev.ingestor.operations;
 
+import java.io.InputStream;
+
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
@@ -20,6 +22,7 @@ import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
 import dev.ingestor.source.FailedDropRetry;
 import dev.ingestor.source.RequestKeyStore;
+import dev.ingestor.validation.RecordPreview;
 import dev.ingestor.web.ApiProblemException;
 import dev.ingestor.web.HttpReplies;
 import dev.ingestor.web.JobApi;
@@ -27,6 +30,7 @@ import dev.ingestor.web.JobView;
 import dev.ingestor.web.QuarantineView;
 import dev.ingestor.web.QueryParams;
 import dev.ingestor.web.TenantGuard;
+import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.springframework.stereotype.Component;
@@ -43,6 +47,9 @@ public class AdminApi {
     private static final int DEFAULT_MINUTES = 60;
     /** A day of minutes: enough to look back over a night, few enough rows for one answer. */
     private static final int MAX_MINUTES = 1440;
+    private static final int DEFAULT_PREVIEW_RECORDS = 20;
+    /** A screenful for a person to read; the preview is for looking at a layout, not for checking a file. */
+    private static final int MAX_PREVIEW_RECORDS = 100;
 
     private final OutboxStore outbox;
     private final ImportJobStore jobs;
@@ -53,10 +60,12 @@ public class AdminApi {
     private final HttpReplies replies;
     private final IntakeFailureStore intakeFailures;
     private final FailedDropRetry failedDrops;
+    private final RecordPreview preview;
 
     public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
                     RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
-                    FailedDropRetry failedDrops) {
+                    FailedDropRetry failedDrops, RecordPreview preview) {
+        this.preview = preview;
         this.intakeFailures = intakeFailures;
         this.failedDrops = failedDrops;
         this.outbox = outbox;
@@ -212,6 +221,18 @@ public class AdminApi {
     public void retryFailed(@Header("supplier") String supplier, Exchange exchange) {
         int count = actions.retryFailed(supplier, who(exchange));
         replies.json(exchange, 202, Map.of("supplier", supplier, "jobs", count));
+    }
+
+    /** A sample file through the supplier's mapping and the record rules; nothing is stored. */
+    public void preview(@Header("supplier") String supplier, @Header("records") String records, @Body InputStream sample,
+                        Exchange exchange) {
+        int limit = QueryParams.number("records", records, DEFAULT_PREVIEW_RECORDS);
+        if (limit < 1 || limit > MAX_PREVIEW_RECORDS) {
+            throw QueryParams.invalid("records must be between 1 and " + MAX_PREVIEW_RECORDS + ", was " + limit);
+        }
+        RecordPreview.Preview answer = preview.preview(supplier, sample == null ? InputStream.nullInputStream() : sample, limit)
+                .orElseThrow(() -> ApiProblemException.notFound("no supplier '" + supplier + "' is configured"));
+        replies.json(exchange, 200, answer);
     }
 
     /** 202 when the action was taken, otherwise 409: the state of the job or key does not allow it now. */

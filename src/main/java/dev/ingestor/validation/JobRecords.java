@@ -27,6 +27,11 @@ public class JobRecords {
         this.mappings = Map.copyOf(built);
     }
 
+    /** The mapping of {@code supplier}'s own layout (none: the record's names and formats). */
+    public RecordMapping mapping(String supplier) {
+        return mappings.getOrDefault(supplier, RecordMapping.NONE);
+    }
+
     public RecordReader open(ImportJob job) {
         SupplierProperties supplier = properties.getSuppliers().get(job.supplier());
         if (supplier == null) {

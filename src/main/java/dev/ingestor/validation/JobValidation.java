@@ -69,7 +69,7 @@ public class JobValidation {
         }
         insert(pending);
         if (total == 0) {
-            throw new UnreadableFileException("the file holds no records");
+            throw UnreadableFileException.noRecords();
         }
         if (!lifecycle.validated(job.id(), claims.owner(), total, quarantined)) {
             throw new LeaseLostException(job.id());

@@ -20,9 +20,16 @@ public interface RecordReader extends Iterator<RawRecord>, Closeable {
 
     /** The same, in the supplier's own layout: its records come out in the record's names and formats. */
     static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
-        RecordReader records = format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter, mapping)
+        return new MappedRecordReader(openAsWritten(format, in, charset, delimiter, mapping), mapping);
+    }
+
+    /**
+     * The supplier's records as the supplier wrote them (its field names and formats): the mapping's layout
+     * settings (header, columns, quote, comment, skipped lines, records path) apply, its renames and formats not.
+     */
+    static RecordReader openAsWritten(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
+        return format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter, mapping)
                 : new JsonRecordReader(in, charset, mapping.recordsPath());
-        return new MappedRecordReader(records, mapping);
     }
 
     @Override

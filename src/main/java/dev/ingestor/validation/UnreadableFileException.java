@@ -9,6 +9,11 @@ public class UnreadableFileException extends RuntimeException {
         super(SafeText.of(reason));
     }
 
+    /** A file with not one record in it: nothing to do, and most likely not what the supplier meant to send. */
+    public static UnreadableFileException noRecords() {
+        return new UnreadableFileException("the file holds no records");
+    }
+
     public UnreadableFileException(String reason, Throwable cause) {
         super(SafeText.of(reason), cause);
     }

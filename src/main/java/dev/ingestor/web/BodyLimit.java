@@ -6,8 +6,8 @@ import dev.ingestor.config.IngestorProperties;
 import jakarta.servlet.http.HttpServletRequest;
 
 /**
- * The largest body a request may carry, and the property that sets it: file pushes, item batches, and a
- * small general limit for everything else (admin actions, job queries, unknown paths).
+ * The largest body a request may carry, and the property that sets it: file pushes, item batches, sample files
+ * for the admin preview, and a small general limit for everything else (admin actions, job queries, unknown paths).
  *
  * <p>The path is the one the servlet container routes on: decoded, normalized, without path parameters
  * ({@code ;x=1}), so {@code /files;x=1}, {@code /%66iles} and {@code //files} are the file push too. A path
@@ -17,6 +17,7 @@ record BodyLimit(long bytes, String property, boolean filePush) {
 
     private static final Pattern FILES = Pattern.compile("/api/v1/suppliers/[^/]+/files/?");
     private static final Pattern ITEMS = Pattern.compile("/api/v1/(suppliers|partners)/[^/]+/items/?");
+    private static final Pattern PREVIEW = Pattern.compile("/api/v1/admin/suppliers/[^/]+/preview/?");
     private static final Pattern SLASHES = Pattern.compile("/{2,}");
 
     static BodyLimit of(HttpServletRequest request, IngestorProperties.Http http) {
@@ -27,6 +28,9 @@ record BodyLimit(long bytes, String property, boolean filePush) {
             }
             if (ITEMS.matcher(path).matches()) {
                 return new BodyLimit(http.getMaxJsonSize().toBytes(), "ingestor.http.max-json-size", false);
+            }
+            if (PREVIEW.matcher(path).matches()) {
+                return new BodyLimit(http.getMaxPreviewSize().toBytes(), "ingestor.http.max-preview-size", false);
             }
         }
         return new BodyLimit(http.getMaxBodySize().toBytes(), "ingestor.http.max-body-size", false);

@@ -1,0 +1,116 @@
+package dev.ingestor.operations;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The admin preview of a supplier's sample file: the supplier's own fields, the mapped record and the validation
+ * outcome of the first records, read exactly as a job of the file would be, and nothing stored.
+ */
+class SupplierPreviewTest extends IngestorTestSupport {
+
+    private final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void aGermanSampleShowsTheSuppliersFieldsTheMappedRecordAndTheOutcomeInTheSuppliersWords() throws Exception {
+        HttpResponse<String> answer = post("/api/v1/admin/suppliers/HANSA/preview?records=4", ADMIN_KEY, "text/csv",
+                sample("hansa-lieferavis.csv"));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        JsonNode preview = json.readTree(answer.body());
+        assertThat(preview.path("supplier").asText()).isEqualTo("HANSA");
+        assertThat(preview.path("format").asText()).isEqualTo("CSV");
+        assertThat(preview.path("more").asBoolean()).as("a fifth record follows").isTrue();
+        assertThat(preview.path("fileOutcome").isNull()).isTrue();
+        JsonNode records = preview.path("records");
+        assertThat(records).hasSize(4);
+
+        JsonNode first = records.get(0);
+        assertThat(first.path("line").asLong()).isEqualTo(2);
+        assertThat(first.path("supplierFields").path("menge").asText()).isEqualTo("1.200");
+        assertThat(first.path("supplierFields").path("liefertermin").asText()).isEqualTo("24.12.2026");
+        assertThat(first.path("record").path("quantity").asText()).isEqualTo("1200");
+        assertThat(first.path("record").path("delivery_date").asText()).isEqualTo("2026-12-24");
+        assertThat(first.path("record").path("sku").asText()).isEqualTo("4711-A");
+        assertThat(first.path("outcome").asText()).isEqualTo("VALID");
+
+        JsonNode negative = records.get(2);
+        assertThat(negative.path("outcome").asText()).isEqualTo("QUARANTINED");
+        assertThat(negative.path("reason").asText()).contains("Menge").contains("'-1'").contains("line 4");
+        JsonNode noSuchDay = records.get(3);
+        assertThat(noSuchDay.path("outcome").asText()).isEqualTo("QUARANTINED");
+        assertThat(noSuchDay.path("reason").asText()).contains("Liefertermin").contains("31.02.2026");
+
+        for (String table : java.util.List.of("import_job", "content_key", "job_record", "item", "item_version", "outbox",
+                "intake_failure", "notification")) {
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM " + table, Long.class)).as("rows in " + table).isZero();
+        }
+    }
+
+    @Test
+    void aNestedJsonSampleIsReadFromItsRecordsPath() throws Exception {
+        HttpResponse<String> answer = post("/api/v1/admin/suppliers/ORBIT/preview", ADMIN_KEY, "application/json",
+                sample("orbit-order.json"));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        JsonNode records = json.readTree(answer.body()).path("records");
+        assertThat(records).hasSize(3);
+        assertThat(records.get(0).path("record").path("source_id").asText()).isEqualTo("ORB-88231-1");
+        assertThat(records.get(0).path("record").path("quantity").asText()).isEqualTo("40");
+        assertThat(records.get(2).path("outcome").asText()).as("0 pieces").isEqualTo("QUARANTINED");
+        assertThat(json.readTree(answer.body()).path("more").asBoolean()).isFalse();
+    }
+
+    @Test
+    void aFileAJobWouldRejectIsShownAsRejectedWithItsReason() throws Exception {
+        HttpResponse<String> answer = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv",
+                "Artikelnummer;Position\n4711-A;LA-1\n".getBytes(StandardCharsets.ISO_8859_1));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        JsonNode preview = json.readTree(answer.body());
+        assertThat(preview.path("fileOutcome").asText()).isEqualTo("REJECTED");
+        assertThat(preview.path("reason").asText()).contains("Menge").contains("Liefertermin");
+
+        HttpResponse<String> empty = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv", new byte[0]);
+        assertThat(json.readTree(empty.body()).path("fileOutcome").asText()).as(empty.body()).isEqualTo("REJECTED");
+    }
+
+    @Test
+    void wrongCallersUnknownSuppliersAndOutOfRangeCountsAreRefusedByName() throws Exception {
+        byte[] sample = sample("hansa-lieferavis.csv");
+        assertThat(post("/api/v1/admin/suppliers/HANSA/preview", ACME_KEY, "text/csv", sample).statusCode()).isEqualTo(403);
+        assertThat(post("/api/v1/admin/suppliers/HANSA/preview", null, "text/csv", sample).statusCode()).isEqualTo(401);
+
+        HttpResponse<String> unknown = post("/api/v1/admin/suppliers/NOBODY/preview", ADMIN_KEY, "text/csv", sample);
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("NOBODY");
+
+        HttpResponse<String> tooMany = post("/api/v1/admin/suppliers/HANSA/preview?records=101", ADMIN_KEY, "text/csv", sample);
+        assertThat(tooMany.statusCode()).isEqualTo(400);
+        assertThat(tooMany.body()).contains("records");
+
+        // the sample's own limit, not the 64 KB of other admin bodies: 200 KB is taken, over 1 MB is not
+        byte[] large = new byte[200 * 1024];
+        java.util.Arrays.fill(large, (byte) '#');
+        assertThat(post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv", large).statusCode()).isEqualTo(200);
+        HttpResponse<String> tooLarge = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv",
+                new byte[1024 * 1024 + 1]);
+        assertThat(tooLarge.statusCode()).isEqualTo(413);
+        assertThat(tooLarge.body()).contains("ingestor.http.max-preview-size");
+    }
+
+    private static byte[] sample(String name) throws IOException {
+        try (InputStream in = SupplierPreviewTest.class.getResourceAsStream("/suppliers/" + name)) {
+            return in.readAllBytes();
+        }
+    }
+}
