@@ -388,6 +388,42 @@ async function lookUpKey() {
   }
 }
 
+// a record's fields as "name: value" lines, in the order they were read
+function fieldsText(fields) {
+  return Object.entries(fields || {}).map(([name, value]) => name + ': ' + text(value)).join('\n');
+}
+
+async function previewSample() {
+  const supplier = $('preview-supplier').value.trim();
+  const file = $('preview-file').files[0];
+  if (!supplier || !file) { return; }
+  const records = $('preview-records').value || '20';
+  const response = await fetch('/api/v1/admin/suppliers/' + encodeURIComponent(supplier) + '/preview?records='
+      + encodeURIComponent(records), { method: 'POST', headers: { 'X-Api-Key': key(),
+      'Content-Type': 'application/octet-stream' }, body: file });
+  const preview = await response.json().catch(() => ({}));
+  const body = $('preview').querySelector('tbody');
+  clear(body);
+  if (!response.ok) {
+    $('preview-summary').textContent = 'preview refused: ' + (preview.detail || preview.title || ('HTTP ' + response.status));
+    return;
+  }
+  const shown = preview.records.length;
+  const quarantined = preview.records.filter((r) => r.outcome !== 'VALID').length;
+  $('preview-summary').textContent = preview.supplier + ' (' + preview.format + '): '
+      + (preview.fileOutcome ? 'the file would be ' + preview.fileOutcome + ': ' + preview.reason + '. ' : '')
+      + shown + ' record(s) shown' + (preview.more ? ', more follow' : '') + ', ' + quarantined + ' would be quarantined';
+  $('preview-summary').className = preview.fileOutcome || quarantined > 0 ? 'bad' : '';
+  for (const r of preview.records) {
+    const row = body.appendChild(document.createElement('tr'));
+    cell(row, r.where);
+    cell(row, fieldsText(r.supplierFields), 'fields-text');
+    cell(row, fieldsText(r.record), 'fields-text');
+    cell(row, r.outcome, r.outcome === 'VALID' ? 'state-COMPLETED' : 'bad');
+    cell(row, r.reason, 'reason');
+  }
+}
+
 function showTab(name) {
   document.querySelectorAll('.tabs button').forEach((b) => b.classList.toggle('active', b.dataset.tab === name));
   document.querySelectorAll('section.tab').forEach((s) => { s.hidden = s.id !== 'tab-' + name; });
@@ -407,6 +443,10 @@ $('login').addEventListener('submit', (event) => {
 });
 $('filter').addEventListener('submit', (event) => { event.preventDefault(); pages.jobs = 0; reloadSoon(loadJobs()); });
 $('key-lookup').addEventListener('submit', (event) => { event.preventDefault(); lookUpKey(); });
+$('preview-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  previewSample().catch((e) => { $('preview-summary').textContent = 'preview failed: ' + e.message; });
+});
 $('key-release').addEventListener('click', async () => {
   const k = lookedUpKey;
   await act('Release Idempotency-Key ' + k.key + ' of ' + k.supplier + '?', 'DELETE',

@@ -324,4 +324,27 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         assertThat(page.findElements(By.tagName("b"))).isEmpty();
         assertThat(ExpectedConditions.alertIsPresent().apply(page)).isNull();
     }
+
+    @Test
+    void aSupplierSampleIsPreviewedWithItsFieldsRecordsAndReasonsAndNothingIsStored() throws Exception {
+        WebDriver page = browser();
+        Path sample = WORK.resolve("preview-sample.csv");
+        try (var in = AdminPageBrowserTest.class.getResourceAsStream("/suppliers/hansa-lieferavis.csv")) {
+            Files.write(sample, in.readAllBytes());
+        }
+
+        WebDriverWait wait = open(page);
+        tab(page, "preview");
+        page.findElement(By.id("preview-supplier")).sendKeys("HANSA");
+        page.findElement(By.id("preview-file")).sendKeys(sample.toAbsolutePath().toString());
+        page.findElement(By.cssSelector("#preview-form button[type=submit]")).click();
+
+        wait.until(d -> d.findElements(By.cssSelector("#preview tbody tr")).size() == 5);
+        String table = page.findElement(By.id("preview")).getText();
+        assertThat(table).contains("menge: 1.200").contains("quantity: 1200").contains("delivery_date: 2026-12-24");
+        assertThat(table).contains("Menge: '-1'").contains("QUARANTINED").contains("VALID");
+        assertThat(page.findElement(By.id("preview-summary")).getText()).contains("HANSA").contains("3 would be quarantined");
+        screenshot("admin-page-preview.png");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class)).isZero();
+    }
 }
