@@ -14,10 +14,12 @@ public class JobRecords {
 
     private final RawStore rawStore;
     private final IngestorProperties properties;
+    private final SupplierHooks hooks;
 
-    public JobRecords(RawStore rawStore, IngestorProperties properties) {
+    public JobRecords(RawStore rawStore, IngestorProperties properties, SupplierHooks hooks) {
         this.rawStore = rawStore;
         this.properties = properties;
+        this.hooks = hooks;
     }
 
     public RecordReader open(ImportJob job) {
@@ -27,8 +29,9 @@ public class JobRecords {
         }
         InputStream in = rawStore.open(job.key());
         try {
-            return RecordReader.open(job.formatOr(supplier.getFormat()), in, job.format() != null ? java.nio.charset.StandardCharsets.UTF_8
+            RecordReader reader = RecordReader.open(job.formatOr(supplier.getFormat()), in, job.format() != null ? java.nio.charset.StandardCharsets.UTF_8
                     : supplier.getCharset(), supplier.getCsvDelimiter());
+            return hooks.wrap(job.supplier(), job.id(), reader);
         } catch (RuntimeException e) {
             try {
                 in.close();
