@@ -18,10 +18,12 @@ public class JobRecords {
     private final IngestorProperties properties;
     /** Built at start, so a supplier's mapping that cannot work stops the start, naming the property. */
     private final Map<String, RecordMapping> mappings;
+    private final SupplierHooks hooks;
 
-    public JobRecords(RawStore rawStore, IngestorProperties properties) {
+    public JobRecords(RawStore rawStore, IngestorProperties properties, SupplierHooks hooks) {
         this.rawStore = rawStore;
         this.properties = properties;
+        this.hooks = hooks;
         Map<String, RecordMapping> built = new HashMap<>();
         properties.getSuppliers().forEach((code, supplier) -> built.put(code, RecordMapping.of(code, supplier.getMapping())));
         this.mappings = Map.copyOf(built);
@@ -39,8 +41,10 @@ public class JobRecords {
         }
         InputStream in = rawStore.open(job.key());
         try {
-            return RecordReader.open(job.formatOr(supplier.getFormat()), in, job.format() != null ? java.nio.charset.StandardCharsets.UTF_8
-                    : supplier.getCharset(), supplier.getCsvDelimiter(), mappings.getOrDefault(job.supplier(), RecordMapping.NONE));
+            RecordReader reader = RecordReader.open(job.formatOr(supplier.getFormat()), in, job.format() != null
+                    ? java.nio.charset.StandardCharsets.UTF_8 : supplier.getCharset(), supplier.getCsvDelimiter(), mapping(job.supplier()));
+            // after the mapping: a supplier's route reshapes records already in the record's names and formats
+            return hooks.wrap(job.supplier(), job.id(), reader);
         } catch (RuntimeException e) {
             try {
                 in.close();

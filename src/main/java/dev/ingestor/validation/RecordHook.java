@@ -1,0 +1,60 @@
+package dev.ingestor.validation;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePattern;
+import org.apache.camel.ProducerTemplate;
+
+import dev.ingestor.logging.SafeText;
+
+/**
+ * Sends one record's fields to a supplier's hook route and takes back the fields it returns. Anything the hook does
+ * wrong (throws, returns something that is not a map) becomes a broken record, which validation quarantines with
+ * this reason; it never fails the job.
+ */
+final class RecordHook {
+
+    /** The hook's message in a reason is cut here: a reason is stored and shown, a stack of text is not. */
+    static final int MAX_MESSAGE = 300;
+
+    private final ProducerTemplate producer;
+    private final String uri;
+    private final String supplier;
+    private final UUID jobId;
+    private final String name;
+
+    RecordHook(ProducerTemplate producer, String uri, String supplier, UUID jobId) {
+        this.producer = producer;
+        this.uri = uri;
+        this.supplier = supplier;
+        this.jobId = jobId;
+        this.name = uri.substring("direct:".length());
+    }
+
+    RawRecord apply(RawRecord record) {
+        if (record.isBroken()) {
+            return record;
+        }
+        Exchange result = producer.send(uri, ExchangePattern.InOut, exchange -> {
+            exchange.getMessage().setBody(new LinkedHashMap<>(record.fields()));
+            exchange.getMessage().setHeader("IngestorSupplier", supplier);
+            exchange.getMessage().setHeader("IngestorJobId", jobId == null ? null : jobId.toString());
+            exchange.getMessage().setHeader("IngestorLine", record.line());
+        });
+        if (result.getException() != null) {
+            String message = String.valueOf(result.getException().getMessage());
+            return RawRecord.broken(record.index(), record.line(), "hook " + name + " failed: " + SafeText.of(message, MAX_MESSAGE));
+        }
+        Object body = result.getMessage().getBody();
+        if (!(body instanceof Map<?, ?> map)) {
+            String kind = body == null ? "nothing" : "a " + body.getClass().getSimpleName();
+            return RawRecord.broken(record.index(), record.line(), "hook " + name + " returned " + kind + ", not a map of fields");
+        }
+        Map<String, String> fields = new LinkedHashMap<>();
+        map.forEach((k, v) -> fields.put(String.valueOf(k), v == null ? null : String.valueOf(v)));
+        return new RawRecord(record.index(), record.line(), fields, null);
+    }
+}

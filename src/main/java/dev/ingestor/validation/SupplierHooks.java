@@ -1,0 +1,40 @@
+package dev.ingestor.validation;
+
+import java.util.UUID;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.Route;
+import org.apache.camel.support.EndpointHelper;
+import org.springframework.stereotype.Component;
+
+/**
+ * Finds a supplier's route hook ({@code direct:map-<SUPPLIER>}) and puts a job's records through it. Looked up per
+ * job (a cheap route lookup) so a route added or reloaded while the app runs is seen by the next job. Both stages read
+ * a job's file, so a hook runs for each record once per stage: it must be deterministic.
+ */
+@Component
+public class SupplierHooks {
+
+    private final CamelContext camelContext;
+    private final ProducerTemplate producer;
+
+    public SupplierHooks(CamelContext camelContext) {
+        this.camelContext = camelContext;
+        // One template for the bean's life: a template holds a producer cache and must not be made per call.
+        this.producer = camelContext.createProducerTemplate();
+    }
+
+    /** The endpoint a supplier's hook consumes. */
+    public static String endpointOf(String supplier) {
+        return "direct:map-" + supplier;
+    }
+
+    /** {@code reader} as it is when the supplier has no hook route, else a reader whose records pass through it. */
+    public RecordReader wrap(String supplier, UUID jobId, RecordReader reader) {
+        String uri = endpointOf(supplier);
+        boolean hooked = camelContext.getRoutes().stream().map(Route::getEndpoint)
+                .anyMatch(e -> e != null && EndpointHelper.matchEndpoint(camelContext, e.getEndpointUri(), uri));
+        return hooked ? new HookedRecordReader(reader, new RecordHook(producer, uri, supplier, jobId)) : reader;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.ingestor.validation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class SupplierHooksTest {
+
+    private DefaultCamelContext camel;
+    private SupplierHooks hooks;
+
+    @BeforeEach
+    void start() throws Exception {
+        camel = new DefaultCamelContext();
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                // Splits "SKU-1/7" into sku and quantity; throws for a ref without a slash.
+                from("direct:map-SPLITCO").process(e -> {
+                    @SuppressWarnings("unchecked")
+                    Map<String, String> fields = e.getMessage().getBody(Map.class);
+                    String[] parts = fields.remove("article").split("/");
+                    if (parts.length != 2) {
+                        throw new IllegalArgumentException("article has no quantity\n");
+                    }
+                    fields.put("sku", parts[0]);
+                    fields.put("quantity", parts[1]);
+                    fields.put("supplier", e.getMessage().getHeader("IngestorSupplier", String.class));
+                });
+                from("direct:map-STRINGCO").setBody(constant("not a map"));
+            }
+        });
+        camel.start();
+        hooks = new SupplierHooks(camel);
+    }
+
+    @AfterEach
+    void stop() {
+        camel.stop();
+    }
+
+    @Test
+    void recordsPassThroughTheSuppliersHook() {
+        List<RawRecord> out = readAll(hooks.wrap("SPLITCO", UUID.randomUUID(), reader(record(1, "SKU-1/7"), record(2, "SKU-2"))));
+
+        assertThat(out.get(0).isBroken()).isFalse();
+        assertThat(out.get(0).fields()).containsEntry("sku", "SKU-1").containsEntry("quantity", "7")
+                .containsEntry("supplier", "SPLITCO").doesNotContainKey("article");
+        assertThat(out.get(1).problem()).startsWith("hook map-SPLITCO failed: article has no quantity")
+                .doesNotContain("\n");
+        assertThat(out.get(1).line()).isEqualTo(2);
+    }
+
+    @Test
+    void aHookThatReturnsSomethingElseThanAMapBreaksTheRecord() {
+        List<RawRecord> out = readAll(hooks.wrap("STRINGCO", null, reader(record(1, "x"))));
+
+        assertThat(out.get(0).problem()).isEqualTo("hook map-STRINGCO returned a String, not a map of fields");
+    }
+
+    @Test
+    void aSupplierWithoutAHookReadsUnchanged() {
+        RecordReader plain = reader(record(1, "SKU-1/7"));
+
+        assertThat(hooks.wrap("ACME", UUID.randomUUID(), plain)).isSameAs(plain);
+    }
+
+    private static RawRecord record(long line, String article) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("article", article);
+        return new RawRecord(line - 1, line, fields, null);
+    }
+
+    private static List<RawRecord> readAll(RecordReader reader) {
+        List<RawRecord> out = new ArrayList<>();
+        reader.forEachRemaining(out::add);
+        reader.close();
+        return out;
+    }
+
+    private static RecordReader reader(RawRecord... records) {
+        Iterator<RawRecord> it = List.of(records).iterator();
+        return new RecordReader() {
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public RawRecord next() {
+                return it.next();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+}
