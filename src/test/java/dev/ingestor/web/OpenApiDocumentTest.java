@@ -174,6 +174,13 @@ class OpenApiDocumentTest extends IngestorTestSupport {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(retried.statusCode()).as(retried.body()).isEqualTo(202);
         declares(JSON.readTree(retried.body()), "RetryFailedResult");
+        declares(JSON.readTree(get("/api/v1/admin/throughput?minutes=5").body()), "Throughput");
+        HttpResponse<String> preview = http.send(HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/preview"))
+                .header("X-Api-Key", ADMIN_KEY).POST(HttpRequest.BodyPublishers.ofString(
+                        "source_id,source_version,sku,quantity,delivery_date\nP1,1,SKU,-1,2026-01-01\n")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(preview.statusCode()).as(preview.body()).isEqualTo(200);
+        declares(JSON.readTree(preview.body()), "Preview");
         awaitSettled();
     }
 
