@@ -70,9 +70,11 @@ async function refresh() {
   try {
     const overview = await api('GET', '/overview');
     const intake = await api('GET', '/intake-failures?' + new URLSearchParams({ page: pages.intake, size: PAGE_SIZE }));
-    renderTiles(overview, intake.total);
+    const throughput = await api('GET', '/throughput?minutes=60');
+    // the alarm is for what is new: the list keeps every failure until its retention, dealt with or not
+    renderTiles(overview, throughput.items.reduce((sum, minute) => sum + minute.intakeFailures, 0));
     renderRetrySuppliers(overview);
-    renderThroughput(await api('GET', '/throughput?minutes=60'));
+    renderThroughput(throughput);
     await loadJobs();
     renderFailed(await api('GET', '/failed-jobs?' + new URLSearchParams({ page: pages.failed, size: PAGE_SIZE })));
     renderDead(await api('GET', '/dead-letters?' + new URLSearchParams({ page: pages.dead, size: PAGE_SIZE })));
@@ -99,7 +101,7 @@ function renderTiles(overview, intakeFailures) {
   clear($('tiles'));
   tile('failed jobs', overview.states.FAILED || 0, true, 'FAILED');
   tile('dead letters waiting', overview.deadLettersWaiting, true, 'dead');
-  tile('intake failures', intakeFailures, true, 'intake');
+  tile('intake failures, last hour', intakeFailures, true, 'intake');
   STATES.filter((s) => s !== 'FAILED').forEach((s) => tile(s, overview.states[s] || 0, false, s));
   tile('outbox backlog', overview.outboxPending, false, 'outbox');
 }
