@@ -382,7 +382,7 @@ public class IngestorProperties {
         private Duration jobMaxAge = Duration.ofDays(365);
         /** Published outbox rows older than this go. */
         private Duration outboxMaxAge = Duration.ofDays(7);
-        /** Intake failures (files refused or failed at intake) older than this are no longer listed; 0 keeps them. */
+        /** Intake failures older than this are no longer listed (a failed file never retried keeps its row); 0 keeps them. */
         private Duration intakeFailures = Duration.ofDays(90);
         // the former names; set only by an operator's own configuration, so when present they win over the
         // defaults of the new names in application.yaml

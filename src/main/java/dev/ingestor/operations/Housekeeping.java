@@ -104,8 +104,11 @@ public class Housekeeping implements CamelContextConfiguration {
                 + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds, batch));
         long intakeFailureSeconds = properties.getRetention().getIntakeFailures().toSeconds();
         long intakeFailures = intakeFailureSeconds <= 0 ? 0 : repeat(batch, statements, () -> jdbc.update(
+                // a failed file never retried keeps its row: the row is what the retry needs, and the file still
+                // lies in .failed/ waiting for an operator
                 "DELETE FROM intake_failure WHERE id IN (SELECT id FROM intake_failure"
-                        + " WHERE occurred_at < now() - make_interval(secs => ?) LIMIT ?)", (double) intakeFailureSeconds, batch));
+                        + " WHERE occurred_at < now() - make_interval(secs => ?)"
+                        + " AND (outcome <> 'failed' OR retried_at IS NOT NULL) LIMIT ?)", (double) intakeFailureSeconds, batch));
         RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures,
                 statements[0]);
         if (httpKeys + jobs + outbox + intakeFailures > 0) {

@@ -103,12 +103,18 @@ class HousekeepingTest extends IngestorTestSupport {
         }
         jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
                 + " VALUES ('ACME', 'file-drop', 'recent.csv', 'failed', 'r', now() - interval '9 days')");
+        // an old failed file that was retried has done its work; one never retried still waits in .failed/
+        jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at, retried_at)"
+                + " VALUES ('ACME', 'file-drop', 'old-retried.csv', 'failed', 'r', now() - interval '11 days', now())");
+        jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
+                + " VALUES ('ACME', 'file-drop', 'old-waiting.csv', 'failed', 'r', now() - interval '11 days')");
 
         Housekeeping.RetentionReport report = housekeeping.retain();
 
-        assertThat(report.intakeFailures()).isEqualTo(3);
-        assertThat(jdbc.queryForList("SELECT file_name FROM intake_failure WHERE file_name IN"
-                + " ('old-0.csv', 'old-1.csv', 'old-2.csv', 'recent.csv')", String.class)).containsExactly("recent.csv");
+        assertThat(report.intakeFailures()).isEqualTo(4);
+        assertThat(jdbc.queryForList("SELECT file_name FROM intake_failure WHERE file_name IN ('old-0.csv', 'old-1.csv',"
+                + " 'old-2.csv', 'recent.csv', 'old-retried.csv', 'old-waiting.csv') ORDER BY file_name", String.class))
+                .containsExactly("old-waiting.csv", "recent.csv");
     }
 
     @Test
