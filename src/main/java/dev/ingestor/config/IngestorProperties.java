@@ -475,7 +475,7 @@ public class IngestorProperties {
         private String secret = "";
         /** How often the delivery looks for notifications due. */
         private Duration pollInterval = Duration.ofSeconds(1);
-        /** Notifications taken (and held locked while they are sent) per delivery round. */
+        /** Notifications sent together per delivery round (each round waits at most connect-timeout plus read-timeout). */
         private int batchSize = 10;
         /** Time allowed to open the connection to the webhook. */
         private Duration connectTimeout = Duration.ofSeconds(5);

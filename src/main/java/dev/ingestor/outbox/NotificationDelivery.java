@@ -6,8 +6,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
@@ -17,39 +22,38 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Sends the notifications that are due (routes/notifications.camel.yaml), each a signed JSON POST. A 2xx answer
  * delivers it; anything else, or no answer within the timeouts, schedules the next attempt with a doubling wait,
  * and after the last attempt the notification is given up (ERROR line, metric).
  * <p>
- * The rows of a round are locked ({@code FOR UPDATE SKIP LOCKED}) from before the POST until its outcome is
- * written: another instance skips them, so no two instances send the same row at once, and a crash in between
- * leaves the row due again (at-least-once; the receiver drops a resend by its event id). Holding the lock, and
- * with it a database connection, across the POST is bounded by the batch size and the timeouts; a lease column
- * would free the connection but add a second write per attempt and a lease to tune.
+ * A round claims its rows in one short statement that moves their next attempt past the time a round may take
+ * (a lease): another instance does not take them meanwhile, and a crash leaves them due again once the lease ends
+ * (at-least-once; the receiver drops a resend by its event id). No transaction and no database connection is held
+ * while the webhooks answer, and the POSTs of a round go out together, each with a hard deadline (connect plus read
+ * timeout, covering a receiver that trickles its answer), so one slow receiver costs a round at most one deadline
+ * and holds back nobody else's notifications for longer.
+ * <p>
+ * The URL and the secret of a destination are taken from the configuration when sending, never stored: a row of
+ * a destination this instance has no webhook for waits for an instance that has, and is given up once it is older
+ * than {@code keep-settled} (the webhook was removed).
  */
 @Component("notificationDelivery")
 public class NotificationDelivery {
 
     private static final Logger LOG = LoggerFactory.getLogger(NotificationDelivery.class);
-    private static final int MAX_ERROR = 300;
 
-    private record Due(long id, UUID eventId, String type, String destination, String url, String payload, int attempts) {
+    private record Due(long id, UUID eventId, String type, String destination, String payload, int attempts) {
     }
 
     private final JdbcTemplate jdbc;
-    private final TransactionTemplate transactions;
     private final IngestorProperties properties;
     private final IngestorMetrics metrics;
     private final HttpClient client;
 
-    public NotificationDelivery(JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
-                                IngestorProperties properties, IngestorMetrics metrics) {
+    public NotificationDelivery(JdbcTemplate jdbc, IngestorProperties properties, IngestorMetrics metrics) {
         this.jdbc = jdbc;
-        this.transactions = new TransactionTemplate(transactionManager);
         this.properties = properties;
         this.metrics = metrics;
         this.client = HttpClient.newBuilder().connectTimeout(properties.getNotifications().getConnectTimeout())
@@ -62,21 +66,29 @@ public class NotificationDelivery {
         if (destinations.length == 0) {
             return 0;
         }
-        Integer taken = transactions.execute(status -> {
-            List<Due> due = jdbc.query("SELECT id, event_id, type, destination, url, payload, attempts FROM notification"
-                            + " WHERE delivered_at IS NULL AND gave_up_at IS NULL AND next_attempt_at <= now()"
-                            + " AND destination = ANY (?) ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED",
-                    (rs, n) -> new Due(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
-                            rs.getString(5), rs.getString(6), rs.getInt(7)),
-                    destinations, Math.max(1, properties.getNotifications().getBatchSize()));
-            due.forEach(this::attempt);
-            return due.size();
-        });
-        return taken == null ? 0 : taken;
+        Duration deadline = deadline();
+        // the lease: twice the longest a round can take, so a round that ends normally always writes its outcome first
+        List<Due> due = jdbc.query("UPDATE notification SET next_attempt_at = now() + make_interval(secs => ?)"
+                        + " WHERE id IN (SELECT id FROM notification WHERE delivered_at IS NULL AND gave_up_at IS NULL"
+                        + " AND next_attempt_at <= now() AND destination = ANY (?) ORDER BY next_attempt_at, id LIMIT ?"
+                        + " FOR UPDATE SKIP LOCKED)"
+                        + " RETURNING id, event_id, type, destination, payload, attempts",
+                (rs, n) -> new Due(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
+                        rs.getString(5), rs.getInt(6)),
+                deadline.multipliedBy(2).toMillis() / 1000.0, destinations,
+                Math.max(1, properties.getNotifications().getBatchSize()));
+        List<CompletableFuture<HttpResponse<Void>>> sent = new ArrayList<>(due.size());
+        for (Due notification : due) {
+            sent.add(send(notification));
+        }
+        long until = System.nanoTime() + deadline.toNanos();
+        for (int i = 0; i < due.size(); i++) {
+            settle(due.get(i), outcome(sent.get(i), until));
+        }
+        return due.size();
     }
 
-    private void attempt(Due due) {
-        String error = send(due);
+    private void settle(Due due, String error) {
         int attempts = due.attempts() + 1;
         if (error == null) {
             jdbc.update("UPDATE notification SET attempts = ?, delivered_at = now(), last_error = NULL WHERE id = ?",
@@ -103,6 +115,13 @@ public class NotificationDelivery {
     public int forgetSettled() {
         double seconds = properties.getNotifications().getKeepSettled().toMillis() / 1000.0;
         int batch = Math.max(1, properties.getRetention().getBatchSize());
+        // rows of a webhook no instance has any more are never sent: given up once as old as a settled row may get
+        int orphans = jdbc.update("UPDATE notification SET gave_up_at = now(), last_error = 'no webhook is configured"
+                + " for this destination' WHERE delivered_at IS NULL AND gave_up_at IS NULL AND NOT (destination = ANY (?))"
+                + " AND created_at < now() - make_interval(secs => ?)", destinations(), seconds);
+        if (orphans > 0) {
+            LOG.warn("{} notification(s) given up: no webhook is configured for their destination any more", orphans);
+        }
         int deleted = 0;
         int round;
         do {
@@ -113,30 +132,51 @@ public class NotificationDelivery {
         return deleted;
     }
 
-    /** Null when the webhook answered 2xx, else what went wrong (short; never the URL or the secret). */
-    private String send(Due due) {
+    /** The POST of {@code due}, under way; a webhook this instance no longer has fails at once. */
+    private CompletableFuture<HttpResponse<Void>> send(Due due) {
+        String url = url(due.destination());
+        if (url.isEmpty()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("no webhook configured"));
+        }
         byte[] body = due.payload().getBytes(StandardCharsets.UTF_8);
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+                .timeout(properties.getNotifications().getReadTimeout())
+                .header("Content-Type", "application/json")
+                .header("X-Ingestor-Event-Id", due.eventId().toString())
+                .header("X-Ingestor-Event-Type", due.type())
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        String secret = secret(due.destination());
+        if (!secret.isEmpty()) {
+            request.header(WebhookSignature.HEADER, WebhookSignature.header(secret, System.currentTimeMillis() / 1000, body));
+        }
+        return client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
+    }
+
+    /**
+     * Null when the webhook answered 2xx by {@code until} (System.nanoTime), else what went wrong: a status or the
+     * name of the failure, never its message (which may quote the URL, itself a secret for some services).
+     */
+    private static String outcome(CompletableFuture<HttpResponse<Void>> answer, long until) {
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(due.url()))
-                    .timeout(properties.getNotifications().getReadTimeout())
-                    .header("Content-Type", "application/json")
-                    .header("X-Ingestor-Event-Id", due.eventId().toString())
-                    .header("X-Ingestor-Event-Type", due.type())
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-            String secret = secret(due.destination());
-            if (!secret.isEmpty()) {
-                request.header(WebhookSignature.HEADER,
-                        WebhookSignature.header(secret, System.currentTimeMillis() / 1000, body));
-            }
-            int status = client.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+            int status = answer.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS).statusCode();
             return status >= 200 && status < 300 ? null : "HTTP " + status;
+        } catch (TimeoutException e) {
+            // cancelling the future aborts the exchange: a receiver that trickles its answer is let go here
+            answer.cancel(true);
+            return "no complete answer within the timeouts";
         } catch (InterruptedException e) {
+            answer.cancel(true);
             Thread.currentThread().interrupt();
             return "interrupted";
-        } catch (Exception e) {
-            String text = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-            return text.length() <= MAX_ERROR ? text : text.substring(0, MAX_ERROR);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            return cause instanceof IllegalStateException ? "no webhook configured" : cause.getClass().getSimpleName();
         }
+    }
+
+    /** Connect plus read timeout: the most one POST may take, its answer's body included. */
+    private Duration deadline() {
+        return properties.getNotifications().getConnectTimeout().plus(properties.getNotifications().getReadTimeout());
     }
 
     /**
@@ -155,6 +195,18 @@ public class NotificationDelivery {
             }
         });
         return known.toArray(String[]::new);
+    }
+
+    /** The URL of the destination's webhook as configured now; empty: none. */
+    private String url(String destination) {
+        String url;
+        if (NotificationWriter.INSTALLATION.equals(destination)) {
+            url = properties.getNotifications().getWebhookUrl();
+        } else {
+            SupplierProperties supplier = properties.getSuppliers().get(destination);
+            url = supplier == null ? null : supplier.getNotifications().getWebhookUrl();
+        }
+        return url == null ? "" : url.strip();
     }
 
     /** The secret of the destination's webhook as configured now (secrets are never stored); empty: unsigned. */

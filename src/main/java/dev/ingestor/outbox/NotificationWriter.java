@@ -1,10 +1,13 @@
 package dev.ingestor.outbox;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -36,10 +39,38 @@ public class NotificationWriter {
     private final ObjectMapper json;
     private final IngestorProperties properties;
 
+    /** What a supplier's own webhook is not told: internal failure text (class names, database and Kafka errors). */
+    private static final Set<String> INTERNAL = Set.of("exception", "message");
+
     public NotificationWriter(JdbcTemplate jdbc, ObjectMapper json, IngestorProperties properties) {
         this.jdbc = jdbc;
         this.json = json;
         this.properties = properties;
+        checkUrl("ingestor.notifications.webhook-url", properties.getNotifications().getWebhookUrl());
+        properties.getSuppliers().forEach((code, supplier) -> checkUrl("ingestor.suppliers." + code
+                + ".notifications.webhook-url", supplier.getNotifications().getWebhookUrl()));
+    }
+
+    /**
+     * A webhook URL that cannot be sent to stops the start, naming the property, instead of failing every
+     * notification later. The URL itself is not repeated: some services put their secret in it.
+     */
+    static void checkUrl(String property, String url) {
+        if (url == null || url.isBlank()) {
+            return;
+        }
+        URI uri;
+        try {
+            uri = new URI(url.strip());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(property + " is not a valid URL (" + e.getReason() + ")");
+        }
+        if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) {
+            throw new IllegalStateException(property + " must be an http or https URL");
+        }
+        if (uri.getHost() == null) {
+            throw new IllegalStateException(property + " has no host");
+        }
     }
 
     /** A job came to rest FAILED. */
@@ -90,16 +121,20 @@ public class NotificationWriter {
             return;
         }
         UUID eventId = OutboxWriter.newEventId();
-        Map<String, Object> event = new LinkedHashMap<>();
-        event.put("event_id", eventId.toString());
-        event.put("type", type);
-        event.put("occurred_at", Instant.now().toString());
-        event.put("supplier", supplier);
-        event.put("data", data);
-        String payload = text(event);
+        String occurredAt = Instant.now().toString();
         for (String[] destination : destinations) {
-            jdbc.update("INSERT INTO notification (event_id, type, supplier, destination, url, payload)"
-                    + " VALUES (?, ?, ?, ?, ?, ?)", eventId, type, supplier, destination[0], destination[1], payload);
+            Map<String, Object> shown = new LinkedHashMap<>(data);
+            if (!INSTALLATION.equals(destination[0])) {
+                shown.keySet().removeAll(INTERNAL);
+            }
+            Map<String, Object> event = new LinkedHashMap<>();
+            event.put("event_id", eventId.toString());
+            event.put("type", type);
+            event.put("occurred_at", occurredAt);
+            event.put("supplier", supplier);
+            event.put("data", shown);
+            jdbc.update("INSERT INTO notification (event_id, type, supplier, destination, payload) VALUES (?, ?, ?, ?, ?)",
+                    eventId, type, supplier, destination[0], text(event));
         }
     }
 

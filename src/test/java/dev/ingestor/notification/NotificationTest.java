@@ -1,6 +1,5 @@
 package dev.ingestor.notification;
 
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +49,10 @@ class NotificationTest extends IngestorTestSupport {
     private RelayStallWatch relayStallWatch;
     @Autowired
     private dev.ingestor.outbox.NotificationDelivery delivery;
+    @Autowired
+    private dev.ingestor.outbox.NotificationWriter notifications;
+    @Autowired
+    private org.springframework.transaction.PlatformTransactionManager transactionManager;
 
     @BeforeEach
     void freshReceiver() {
@@ -118,12 +121,9 @@ class NotificationTest extends IngestorTestSupport {
 
     @Test
     void aReceiverThatStaysDownIsRetriedAndGivenUpAfterTheLastAttempt() throws Exception {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
-        jdbc.update("INSERT INTO notification (event_id, type, destination, url, payload) VALUES (?, 'job.failed', '*', ?, '{}')",
-                UUID.randomUUID(), "http://127.0.0.1:" + closedPort + "/hook");
+        RECEIVER.answer("/hook", 503, 503, 503);
+        jdbc.update("INSERT INTO notification (event_id, type, destination, payload) VALUES (?, 'job.failed', '*', '{}')",
+                UUID.randomUUID());
 
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                 "SELECT count(*) FROM notification WHERE gave_up_at IS NOT NULL", Long.class) == 1);
@@ -175,6 +175,61 @@ class NotificationTest extends IngestorTestSupport {
     }
 
     @Test
+    void aReceiverThatTricklesItsAnswerIsLetGoAtTheDeadlineAndHoldsBackNoOneElse() throws Exception {
+        // GLOBEX's own webhook answers with headers at once and then a body that never ends
+        RECEIVER.answer("/globex", WebhookReceiver.TRICKLE);
+        drop("GLOBEX", "bad|trickle.json", "{}".getBytes(StandardCharsets.UTF_8));
+        drop("GLOBEX", "bad|trickle.json.done", new byte[0]);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM notification WHERE destination = '*' AND delivered_at IS NOT NULL", Long.class) == 1);
+        // connect 1 s + read 2 s: the trickling answer is given up at its deadline, not when the receiver stops
+        await().atMost(Duration.ofSeconds(10)).until(() -> "no complete answer within the timeouts".equals(jdbc.queryForObject(
+                "SELECT coalesce(last_error, '') FROM notification WHERE destination = 'GLOBEX'", String.class))
+                || jdbc.queryForObject("SELECT delivered_at IS NOT NULL FROM notification WHERE destination = 'GLOBEX'",
+                Boolean.class));
+        assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE destination = 'GLOBEX'", Integer.class))
+                .isGreaterThanOrEqualTo(1);
+        // and the retry, answered normally, delivers it
+        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
+                "SELECT delivered_at IS NOT NULL FROM notification WHERE destination = 'GLOBEX'", Boolean.class));
+    }
+
+    @Test
+    void aSuppliersOwnWebhookIsNotToldInternalFailureText() throws Exception {
+        dev.ingestor.outbox.DeadLetterWriter.Failure failure = new dev.ingestor.outbox.DeadLetterWriter.Failure(
+                null, "GLOBEX", "GLOBEX:" + "0".repeat(64), "processing", "org.postgresql.util.PSQLException",
+                "ERROR: relation \"item\" does not exist", 3);
+        org.springframework.transaction.support.TransactionTemplate tx = new org.springframework.transaction.support.TransactionTemplate(
+                transactionManager);
+        tx.executeWithoutResult(status -> notifications.deadLetter(42L, failure));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVER.received("/globex", "dead_letter.created").size() == 1
+                && RECEIVER.received("/hook", "dead_letter.created").size() == 1);
+        JsonNode own = json.readTree(RECEIVER.received("/globex", "dead_letter.created").get(0).body()).path("data");
+        JsonNode operators = json.readTree(RECEIVER.received("/hook", "dead_letter.created").get(0).body()).path("data");
+        assertThat(operators.path("exception").asText()).isEqualTo("org.postgresql.util.PSQLException");
+        assertThat(operators.path("message").asText()).contains("relation");
+        assertThat(own.has("exception")).isFalse();
+        assertThat(own.has("message")).isFalse();
+        assertThat(own.path("stage").asText()).isEqualTo("processing");
+        assertThat(own.path("dead_letter_id").asLong()).isEqualTo(42L);
+    }
+
+    @Test
+    void aNotificationOfAWebhookNoLongerConfiguredIsGivenUpOnceOldAndNeverSent() {
+        jdbc.update("INSERT INTO notification (event_id, type, destination, payload, created_at) VALUES"
+                + " (?, 'job.failed', 'REMOVED', '{}', now() - interval '8 days'), (?, 'job.failed', 'REMOVED', '{}', now())",
+                UUID.randomUUID(), UUID.randomUUID());
+
+        delivery.forgetSettled();
+
+        assertThat(jdbc.queryForList("SELECT gave_up_at IS NOT NULL FROM notification WHERE destination = 'REMOVED'"
+                + " ORDER BY created_at", Boolean.class)).as("the old one, then the new one").containsExactly(true, false);
+        assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE gave_up_at IS NOT NULL", Integer.class)).isZero();
+    }
+
+    @Test
     void aStalledRelayIsToldOncePerEpisodeAcrossInstances() throws Exception {
         // a topic no relay publishes: its event stays unpublished, ten minutes old
         jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload, created_at)"
@@ -212,9 +267,8 @@ class NotificationTest extends IngestorTestSupport {
 
     @Test
     void settledNotificationsAreForgottenAfterKeepSettledAndDueOnesNever() {
-        String insert = "INSERT INTO notification (event_id, type, destination, url, payload, delivered_at, gave_up_at,"
-                + " next_attempt_at) VALUES (?, 'job.failed', 'unknown-destination', 'http://127.0.0.1:9/', '{}', %s, %s,"
-                + " now() + interval '1 day')";
+        String insert = "INSERT INTO notification (event_id, type, destination, payload, delivered_at, gave_up_at,"
+                + " next_attempt_at) VALUES (?, 'job.failed', '*', '{}', %s, %s, now() + interval '1 day')";
         jdbc.update(insert.formatted("now() - interval '8 days'", "NULL"), UUID.randomUUID());
         jdbc.update(insert.formatted("NULL", "now() - interval '8 days'"), UUID.randomUUID());
         UUID recent = UUID.randomUUID();

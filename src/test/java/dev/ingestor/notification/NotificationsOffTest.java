@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * With no webhook configured (the default) nothing is written, whatever happens; a supplier's own webhook is
@@ -51,8 +52,25 @@ class NotificationsOffTest extends IngestorTestSupport {
         writer.relayStalled(Instant.now(), 1);
         assertThat(rows()).isZero();
         writer.jobFailed(UUID.randomUUID(), "ACME", "ACME:00", "validation failed");
-        assertThat(jdbc.queryForMap("SELECT destination, url, supplier FROM notification"))
-                .containsEntry("destination", "ACME").containsEntry("url", "http://127.0.0.1:9/acme")
-                .containsEntry("supplier", "ACME");
+        assertThat(jdbc.queryForMap("SELECT destination, supplier FROM notification"))
+                .containsEntry("destination", "ACME").containsEntry("supplier", "ACME");
+    }
+
+    @Test
+    void aWebhookUrlThatCannotBeSentToStopsTheStartNamingThePropertyButNotTheUrl() {
+        for (String bad : new String[] {"https://hooks.example/services/T0/SECRETTOKEN xyz", "ftp://hooks.example/x",
+                "/relative/SECRETTOKEN"}) {
+            IngestorProperties properties = new IngestorProperties();
+            SupplierProperties acme = new SupplierProperties();
+            acme.getNotifications().setWebhookUrl(bad);
+            properties.getSuppliers().put("ACME", acme);
+            assertThatThrownBy(() -> new NotificationWriter(jdbc, json, properties))
+                    .hasMessageContaining("ingestor.suppliers.ACME.notifications.webhook-url")
+                    .hasMessageNotContaining("SECRETTOKEN");
+        }
+        IngestorProperties installation = new IngestorProperties();
+        installation.getNotifications().setWebhookUrl("hooks.example/no-scheme");
+        assertThatThrownBy(() -> new NotificationWriter(jdbc, json, installation))
+                .hasMessageContaining("ingestor.notifications.webhook-url");
     }
 }

@@ -17,7 +17,7 @@ class NotificationBackoffTest {
         IngestorProperties properties = new IngestorProperties();
         properties.getNotifications().setDelay(Duration.ofSeconds(10));
         properties.getNotifications().setMaximumDelay(Duration.ofSeconds(70));
-        NotificationDelivery delivery = new NotificationDelivery(null, null, properties, new IngestorMetrics(new SimpleMeterRegistry()));
+        NotificationDelivery delivery = new NotificationDelivery(null, properties, new IngestorMetrics(new SimpleMeterRegistry()));
 
         assertThat(delivery.backoff(1)).isEqualTo(Duration.ofSeconds(10));
         assertThat(delivery.backoff(2)).isEqualTo(Duration.ofSeconds(20));

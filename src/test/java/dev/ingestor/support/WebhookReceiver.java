@@ -39,6 +39,12 @@ public final class WebhookReceiver {
             throw new UncheckedIOException(e);
         }
         server.createContext("/", this::handle);
+        // a thread per request, so one slow answer does not hold back the others (as a real receiver's server)
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread thread = new Thread(r, "webhook-receiver");
+            thread.setDaemon(true);
+            return thread;
+        }));
         server.start();
     }
 
@@ -50,6 +56,12 @@ public final class WebhookReceiver {
     public void answer(String path, Integer... codes) {
         statuses.computeIfAbsent(path, p -> new ConcurrentLinkedDeque<>()).addAll(List.of(codes));
     }
+
+    /**
+     * Planned as a status: the answer's headers come at once and promise a large body, which then trickles, one
+     * byte every half second, for as long as the caller listens (at most a minute).
+     */
+    public static final int TRICKLE = -1;
 
     public void reset() {
         received.clear();
@@ -74,7 +86,25 @@ public final class WebhookReceiver {
                     exchange.getRequestHeaders().getFirst("X-Ingestor-Signature"), body));
             ConcurrentLinkedDeque<Integer> planned = statuses.get(path);
             Integer status = planned == null ? null : planned.poll();
+            if (status != null && status == TRICKLE) {
+                trickle(exchange);
+                return;
+            }
             exchange.sendResponseHeaders(status == null ? 200 : status, -1);
+        }
+    }
+
+    private static void trickle(HttpExchange exchange) throws IOException {
+        exchange.sendResponseHeaders(200, 1_000_000);
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+        try {
+            while (System.nanoTime() < until) {
+                exchange.getResponseBody().write('x');
+                exchange.getResponseBody().flush();
+                Thread.sleep(500);
+            }
+        } catch (IOException | InterruptedException e) {
+            // the caller hung up: what a caller with a deadline does
         }
     }
 }
