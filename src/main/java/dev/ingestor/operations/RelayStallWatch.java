@@ -46,11 +46,14 @@ public class RelayStallWatch {
         return Boolean.TRUE.equals(transactions.execute(status -> {
             jdbc.update("INSERT INTO relay_stall (one) VALUES (true) ON CONFLICT DO NOTHING");
             Timestamp since = jdbc.queryForObject("SELECT stalled_since FROM relay_stall FOR UPDATE", Timestamp.class);
+            // an episode ends only once the backlog is well below the limit (half of it), so a relay that hovers
+            // around the limit is one episode, not a notification at every crossing
             Stall stall = jdbc.queryForObject("SELECT min(created_at), count(*),"
-                            + " coalesce(min(created_at) < now() - make_interval(secs => ?), false)"
+                            + " coalesce(min(created_at) < now() - make_interval(secs => ?), false),"
+                            + " coalesce(min(created_at) >= now() - make_interval(secs => ?), true)"
                             + " FROM outbox WHERE published_at IS NULL",
-                    (rs, n) -> new Stall(rs.getTimestamp(1), rs.getLong(2), rs.getBoolean(3)),
-                    stalledAfter.toMillis() / 1000.0);
+                    (rs, n) -> new Stall(rs.getTimestamp(1), rs.getLong(2), rs.getBoolean(3), rs.getBoolean(4)),
+                    stalledAfter.toMillis() / 1000.0, stalledAfter.toMillis() / 2000.0);
             if (stall.stalled() && since == null) {
                 jdbc.update("UPDATE relay_stall SET stalled_since = now()");
                 notifications.relayStalled(stall.oldest().toInstant(), stall.unpublished());
@@ -58,7 +61,7 @@ public class RelayStallWatch {
                         stall.oldest().toInstant());
                 return true;
             }
-            if (!stall.stalled() && since != null) {
+            if (stall.caughtUp() && since != null) {
                 jdbc.update("UPDATE relay_stall SET stalled_since = NULL");
                 LOG.info("the Kafka relay caught up again (stalled since {})", since.toInstant());
             }
@@ -66,6 +69,6 @@ public class RelayStallWatch {
         }));
     }
 
-    private record Stall(Timestamp oldest, long unpublished, boolean stalled) {
+    private record Stall(Timestamp oldest, long unpublished, boolean stalled, boolean caughtUp) {
     }
 }

@@ -250,6 +250,13 @@ class NotificationTest extends IngestorTestSupport {
         relayStallWatch.check();
         assertThat(stallNotifications()).isEqualTo(1);
 
+        // the backlog drops just under the limit (1 minute here) and goes over it again: still the same episode
+        jdbc.update("UPDATE outbox SET created_at = now() - interval '40 seconds'");
+        relayStallWatch.check();
+        jdbc.update("UPDATE outbox SET created_at = now() - interval '10 minutes'");
+        relayStallWatch.check();
+        assertThat(stallNotifications()).as("a relay hovering around the limit is one episode").isEqualTo(1);
+
         // the relay catches up: the episode ends, and nothing new is written
         jdbc.update("UPDATE outbox SET published_at = now()");
         relayStallWatch.check();
