@@ -50,7 +50,14 @@ function button(label, className, onClick) {
 }
 
 /** Every action asks first; its answer (or the problem's detail) goes to the status line. */
-async function act(question, method, path) {
+// A confirmation quotes names from outside (file names): line breaks and bidirectional controls could make the
+// question read as something else, so they are shown as '?'.
+function plain(question) {
+  return question.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
+}
+
+async function act(asked, method, path) {
+  const question = plain(asked);
   if (!window.confirm(question)) {
     say('cancelled: ' + question);
     return;
