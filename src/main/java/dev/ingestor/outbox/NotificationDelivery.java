@@ -134,20 +134,19 @@ public class NotificationDelivery {
 
     /** The POST of {@code due}, under way; a webhook this instance no longer has fails at once. */
     private CompletableFuture<HttpResponse<Void>> send(Due due) {
-        String url = url(due.destination());
-        if (url.isEmpty()) {
+        Webhook webhook = webhook(due.destination());
+        if (webhook.url().isEmpty()) {
             return CompletableFuture.failedFuture(new IllegalStateException("no webhook configured"));
         }
         byte[] body = due.payload().getBytes(StandardCharsets.UTF_8);
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(webhook.url()))
                 .timeout(properties.getNotifications().getReadTimeout())
                 .header("Content-Type", "application/json")
                 .header("X-Ingestor-Event-Id", due.eventId().toString())
                 .header("X-Ingestor-Event-Type", due.type())
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        String secret = secret(due.destination());
-        if (!secret.isEmpty()) {
-            request.header(WebhookSignature.HEADER, WebhookSignature.header(secret, System.currentTimeMillis() / 1000, body));
+        if (!webhook.secret().isEmpty()) {
+            request.header(WebhookSignature.HEADER, WebhookSignature.header(webhook.secret(), System.currentTimeMillis() / 1000, body));
         }
         return client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
     }
@@ -197,28 +196,24 @@ public class NotificationDelivery {
         return known.toArray(String[]::new);
     }
 
-    /** The URL of the destination's webhook as configured now; empty: none. */
-    private String url(String destination) {
-        String url;
-        if (NotificationWriter.INSTALLATION.equals(destination)) {
-            url = properties.getNotifications().getWebhookUrl();
-        } else {
-            SupplierProperties supplier = properties.getSuppliers().get(destination);
-            url = supplier == null ? null : supplier.getNotifications().getWebhookUrl();
+    /** A destination's webhook as configured now; empty strings: none (no URL), or unsigned (no secret). */
+    private record Webhook(String url, String secret) {
+        static final Webhook NONE = new Webhook("", "");
+
+        Webhook(String url, String secret) {
+            this.url = url == null ? "" : url.strip();
+            this.secret = secret == null ? "" : secret;
         }
-        return url == null ? "" : url.strip();
     }
 
-    /** The secret of the destination's webhook as configured now (secrets are never stored); empty: unsigned. */
-    private String secret(String destination) {
-        String secret;
+    /** The webhook of {@code destination}: '*' the installation-wide one, else a supplier's own. */
+    private Webhook webhook(String destination) {
         if (NotificationWriter.INSTALLATION.equals(destination)) {
-            secret = properties.getNotifications().getSecret();
-        } else {
-            SupplierProperties supplier = properties.getSuppliers().get(destination);
-            secret = supplier == null ? null : supplier.getNotifications().getSecret();
+            return new Webhook(properties.getNotifications().getWebhookUrl(), properties.getNotifications().getSecret());
         }
-        return secret == null ? "" : secret;
+        SupplierProperties supplier = properties.getSuppliers().get(destination);
+        return supplier == null ? Webhook.NONE
+                : new Webhook(supplier.getNotifications().getWebhookUrl(), supplier.getNotifications().getSecret());
     }
 
     /** The wait after attempt {@code attempts} (1 = the first): delay doubled per attempt, up to maximum-delay. */
