@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import dev.ingestor.config.SupplierProperties;
@@ -29,6 +30,8 @@ public final class RecordMapping {
 
     static final String QUANTITY = "quantity";
     static final String DELIVERY_DATE = "delivery_date";
+    private static final int MAX_QUANTITY_LENGTH = 40;
+    private static final Pattern PLAIN_NUMBER = Pattern.compile("[+-]?\\d+(\\.\\d+)?");
 
     private final Map<String, String> renames;
     private final Map<String, String> labels;
@@ -187,16 +190,15 @@ public final class RecordMapping {
             // a '.' that is not the declared grouping separator is no part of this supplier's numbers
             text = text.replace('.', '\u0000').replace(decimalSeparator.charValue(), '.');
         }
-        try {
-            BigDecimal number = new BigDecimal(text);
+        // BigDecimal alone would read exponents (1E999999999 is a billion digits when written out) and any
+        // length: only digits with at most one decimal point, as short as any real quantity, are parsed
+        if (text.length() <= MAX_QUANTITY_LENGTH && PLAIN_NUMBER.matcher(text).matches()) {
             // 5,0 is five pieces; 5,5 is no whole number and is refused with the supplier's own text
-            BigDecimal whole = number.stripTrailingZeros();
+            BigDecimal whole = new BigDecimal(text).stripTrailingZeros();
             if (whole.scale() <= 0) {
                 fields.put(QUANTITY, whole.toPlainString());
                 return;
             }
-        } catch (NumberFormatException e) {
-            // refused below
         }
         problems.put(QUANTITY, label(QUANTITY) + ": '" + SafeText.of(sent, 40) + "' is not a whole number greater than 0"
                 + " (decimal separator '" + (decimalSeparator == null ? '.' : decimalSeparator) + "'"

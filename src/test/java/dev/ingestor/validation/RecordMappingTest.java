@@ -58,6 +58,29 @@ class RecordMappingTest {
     }
 
     @Test
+    void aQuantityWithAnExponentIsTheRecordsProblemNotTheStages() {
+        // BigDecimal reads exponents: 1E999999999 would be a billion digits, 1E2147483647 throws, 1E5 is no
+        // number the supplier writes; each is that one record's problem, never a failure of the whole file
+        List<Validated> records = read(RecordFormat.CSV, """
+                Artikelnummer;Menge;Liefertermin;Position
+                S;1E999999999;24.12.2026;P-1
+                S;1E2147483647;24.12.2026;P-2
+                S;1E5;24.12.2026;P-3
+                S;1,5e3;24.12.2026;P-4
+                S;12345678901234567890123456789012345678901;24.12.2026;P-5
+                S;7;24.12.2026;P-6
+                """, ';', hansa());
+        assertThat(records).hasSize(6);
+        assertThat(records.get(0).reason()).isEqualTo("line 2: Menge: '1E999999999' is not a whole number greater than 0"
+                + " (decimal separator ',', grouping separator '.')");
+        assertThat(records.get(1).reason()).startsWith("line 3: Menge: '1E2147483647' is not a whole number");
+        assertThat(records.get(2).reason()).startsWith("line 4: Menge: '1E5' is not a whole number");
+        assertThat(records.get(3).reason()).startsWith("line 5: Menge: '1,5e3' is not a whole number");
+        assertThat(records.get(4).reason()).startsWith("line 6: Menge: '").contains("is not a whole number");
+        assertThat(records.get(5).advice().quantity()).isEqualTo(7);
+    }
+
+    @Test
     void headerlessCsvWithSkippedLinesAndCommentsCountsTheFilesLines() {
         SupplierProperties.Mapping m = new SupplierProperties.Mapping();
         m.setHeader(false);
