@@ -63,6 +63,10 @@ final class CsvRecordReader implements RecordReader {
             header = mapping.columns();
         } else {
             header = parser.getHeaderNames().stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
+            String twice = mapping.fieldSetTwice(header);
+            if (twice != null) {
+                throw new UnreadableFileException("the CSV header row " + printable(parser.getHeaderNames()) + " " + twice);
+            }
             List<String> named = header.stream().map(mapping::recordName).toList();
             List<String> missing = DeliveryAdviceValidator.REQUIRED_COLUMNS.stream()
                     .filter(c -> !named.contains(c) && !mapping.supplies(c)).toList();

@@ -5,6 +5,7 @@ import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.time.format.ResolverStyle;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,11 +55,24 @@ public final class RecordMapping {
         labels = new HashMap<>();
         m.getFields().forEach((supplierName, field) -> {
             String target = knownField(property + ".fields." + supplierName, field);
-            renames.put(supplierName.toLowerCase(Locale.ROOT), target);
+            // one record field from two supplier fields would silently keep whichever comes last in the file
+            String other = labels.get(target);
+            if (other != null) {
+                throw new IllegalStateException(property + ".fields." + other + " and " + property + ".fields."
+                        + supplierName + " both name the record field " + target + "; map only one of them");
+            }
+            if (renames.put(supplierName.toLowerCase(Locale.ROOT), target) != null) {
+                throw new IllegalStateException(property + ".fields." + supplierName + " is mapped twice"
+                        + " (field names are compared without case)");
+            }
             labels.put(target, supplierName);
         });
         header = m.isHeader();
         columns = m.getColumns().stream().map(c -> knownField(property + ".columns", c)).toList();
+        List<String> repeated = columns.stream().filter(c -> columns.indexOf(c) != columns.lastIndexOf(c)).distinct().toList();
+        if (!repeated.isEmpty()) {
+            throw new IllegalStateException(property + ".columns names " + repeated + " more than once");
+        }
         if (!header && columns.isEmpty()) {
             throw new IllegalStateException(property + ".header is false, so " + property
                     + ".columns must name the record field of each column");
@@ -156,6 +170,10 @@ public final class RecordMapping {
         if (raw.isBroken()) {
             return raw;
         }
+        String twice = fieldSetTwice(raw.fields().keySet());
+        if (twice != null) {
+            return RawRecord.broken(raw.index(), raw.line(), twice);
+        }
         Map<String, String> fields = new LinkedHashMap<>();
         raw.fields().forEach((name, value) -> {
             if (name == null || !ignore.contains(name)) {
@@ -175,6 +193,31 @@ public final class RecordMapping {
         fields.putAll(constants);
         constants.keySet().forEach(problems::remove);
         return new RawRecord(raw.index(), raw.line(), fields, null, labels, problems);
+    }
+
+    /**
+     * Why two of the supplier's fields {@code supplierNames} (lower case) would become the same record field, or
+     * null: a renamed field must not silently lose to (or win over) a field that already has the record's name.
+     */
+    String fieldSetTwice(Collection<String> supplierNames) {
+        Map<String, String> from = new HashMap<>();
+        for (String name : supplierNames) {
+            if (name == null || name.isBlank() || ignore.contains(name)) {
+                continue;
+            }
+            String field = recordName(name);
+            String earlier = from.putIfAbsent(field, name);
+            if (earlier != null) {
+                return "has both " + supplierLabel(earlier) + " and " + supplierLabel(name) + " for the record field "
+                        + field + "; the supplier's mapping must rename or ignore one of them";
+            }
+        }
+        return null;
+    }
+
+    private String supplierLabel(String name) {
+        String target = renames.get(name);
+        return target == null ? SafeText.of(name, 60) : labels.get(target);
     }
 
     private void normaliseQuantity(Map<String, String> fields, Map<String, String> problems) {

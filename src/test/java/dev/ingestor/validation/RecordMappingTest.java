@@ -81,6 +81,30 @@ class RecordMappingTest {
     }
 
     @Test
+    void aRenamedFieldThatMeetsAColumnOfTheRecordsNameMakesTheHeaderUnreadable() {
+        SupplierProperties.Mapping m = new SupplierProperties.Mapping();
+        m.setFields(Map.of("Artikelnummer", "sku"));
+        String file = "source_id;Artikelnummer;sku;quantity;delivery_date\nP;A-1;S-1;1;2026-12-24\n";
+        assertThatThrownBy(() -> read(RecordFormat.CSV, file, ';', m))
+                .isInstanceOf(UnreadableFileException.class)
+                .hasMessageContaining("has both Artikelnummer and sku for the record field sku");
+        m.setIgnore(List.of("sku"));
+        assertThat(read(RecordFormat.CSV, file, ';', m).get(0).advice().sku()).isEqualTo("A-1");
+    }
+
+    @Test
+    void aJsonRecordWithARenamedFieldAndAFieldOfTheRecordsNameIsThatRecordsProblem() {
+        SupplierProperties.Mapping m = new SupplierProperties.Mapping();
+        m.setFields(Map.of("article", "sku"));
+        List<Validated> records = read(RecordFormat.JSON, """
+                [{"source_id": "P-1", "article": "A-1", "quantity": 1, "delivery_date": "2026-12-24"},
+                 {"source_id": "P-2", "article": "A-2", "SKU": "S-2", "quantity": 1, "delivery_date": "2026-12-24"}]
+                """, ',', m);
+        assertThat(records.get(0).advice().sku()).isEqualTo("A-1");
+        assertThat(records.get(1).reason()).contains("has both article and sku for the record field sku");
+    }
+
+    @Test
     void headerlessCsvWithSkippedLinesAndCommentsCountsTheFilesLines() {
         SupplierProperties.Mapping m = new SupplierProperties.Mapping();
         m.setHeader(false);
@@ -175,5 +199,16 @@ class RecordMappingTest {
         sameSeparators.setDecimalSeparator(',');
         sameSeparators.setGroupingSeparator(',');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", sameSeparators)).hasMessageContaining("both ','");
+        SupplierProperties.Mapping twoForOne = new SupplierProperties.Mapping();
+        twoForOne.setFields(Map.of("A", "sku", "B", "sku"));
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", twoForOne))
+                .hasMessageContaining("both name the record field sku")
+                .hasMessageContaining("ingestor.suppliers.HANSA.mapping.fields.A")
+                .hasMessageContaining("ingestor.suppliers.HANSA.mapping.fields.B");
+        SupplierProperties.Mapping repeatedColumn = new SupplierProperties.Mapping();
+        repeatedColumn.setHeader(false);
+        repeatedColumn.setColumns(List.of("source_id", "sku", "quantity", "sku", "delivery_date"));
+        assertThatThrownBy(() -> RecordMapping.of("PLAIN", repeatedColumn))
+                .hasMessage("ingestor.suppliers.PLAIN.mapping.columns names [sku] more than once");
     }
 }
