@@ -88,6 +88,14 @@ public final class RecordMapping {
         skipLines = m.getSkipLines();
         quote = m.getQuote();
         comment = m.getComment();
+        // either would pass the start and then fail (or misread) every file of the supplier
+        if (quote == '\n' || quote == '\r' || (comment != null && (comment == '\n' || comment == '\r'))) {
+            throw new IllegalStateException(property + (quote == '\n' || quote == '\r' ? ".quote" : ".comment")
+                    + " is a line break; a CSV record ends there");
+        }
+        if (comment != null && comment == quote) {
+            throw new IllegalStateException(property + ".comment and " + property + ".quote are both '" + quote + "'");
+        }
         datePattern = m.getDatePattern() == null || m.getDatePattern().isBlank() ? null : m.getDatePattern();
         dateFormat = datePattern == null ? null : dateFormat(property + ".date-pattern", datePattern);
         decimalSeparator = m.getDecimalSeparator();
@@ -98,6 +106,14 @@ public final class RecordMapping {
         }
         defaults = checkedFields(property + ".defaults", m.getDefaults());
         constants = checkedFields(property + ".constants", m.getConstants());
+        if (!header) {
+            List<String> missing = DeliveryAdviceValidator.REQUIRED_COLUMNS.stream()
+                    .filter(c -> !columns.contains(c) && !supplies(c)).toList();
+            if (!missing.isEmpty()) {
+                throw new IllegalStateException(property + ".columns " + columns + " lacks the record field(s) "
+                        + missing + ", and no default or constant supplies them");
+            }
+        }
         ignore = m.getIgnore().stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
         recordsPath = m.getRecordsPath() == null || m.getRecordsPath().isBlank() ? List.of()
                 : List.of(m.getRecordsPath().split("\\."));
@@ -123,8 +139,32 @@ public final class RecordMapping {
 
     private static Map<String, String> checkedFields(String property, Map<String, String> values) {
         Map<String, String> checked = new LinkedHashMap<>();
-        values.forEach((field, value) -> checked.put(knownField(property + "." + field, field), value));
+        values.forEach((field, value) -> {
+            String name = knownField(property + "." + field, field);
+            String refused = refusedByTheRecordRules(name, value);
+            if (refused != null) {
+                throw new IllegalStateException(property + "." + field + ": the record rules refuse it (" + refused
+                        + "); write it in the record's format, e.g. ISO dates 2026-12-24 and plain whole numbers");
+            }
+            checked.put(name, value);
+        });
         return Map.copyOf(checked);
+    }
+
+    /**
+     * The validator's problem with {@code value} as {@code field} of an otherwise good record, or null. A default
+     * or constant the validator refuses would quarantine every record it fills.
+     */
+    private static String refusedByTheRecordRules(String field, String value) {
+        Map<String, String> fields = new LinkedHashMap<>(Map.of("source_id", "S", "sku", "S", "quantity", "1",
+                "delivery_date", "2026-12-24"));
+        fields.put(field, value);
+        Validated validated = DeliveryAdviceValidator.validate(new RawRecord(1, -1, fields, null));
+        if (validated.reason() == null) {
+            return null;
+        }
+        String where = validated.raw().where() + ": ";
+        return validated.reason().startsWith(where) ? validated.reason().substring(where.length()) : validated.reason();
     }
 
     /**

@@ -199,6 +199,29 @@ class RecordMappingTest {
         sameSeparators.setDecimalSeparator(',');
         sameSeparators.setGroupingSeparator(',');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", sameSeparators)).hasMessageContaining("both ','");
+        SupplierProperties.Mapping commentIsQuote = new SupplierProperties.Mapping();
+        commentIsQuote.setComment('"');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", commentIsQuote))
+                .hasMessage("ingestor.suppliers.HANSA.mapping.comment and ingestor.suppliers.HANSA.mapping.quote are both '\"'");
+        SupplierProperties.Mapping lineBreakQuote = new SupplierProperties.Mapping();
+        lineBreakQuote.setQuote('\n');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", lineBreakQuote))
+                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.quote is a line break");
+        SupplierProperties.Mapping columnsWithoutDate = new SupplierProperties.Mapping();
+        columnsWithoutDate.setHeader(false);
+        columnsWithoutDate.setColumns(List.of("source_id", "sku", "quantity"));
+        assertThatThrownBy(() -> RecordMapping.of("PLAIN", columnsWithoutDate))
+                .hasMessageStartingWith("ingestor.suppliers.PLAIN.mapping.columns [source_id, sku, quantity] lacks the record field(s) [delivery_date]");
+        columnsWithoutDate.setDefaults(Map.of("delivery_date", "2026-12-31"));
+        assertThat(RecordMapping.of("PLAIN", columnsWithoutDate).columns()).hasSize(3);
+        SupplierProperties.Mapping germanDefault = new SupplierProperties.Mapping();
+        germanDefault.setDefaults(Map.of("delivery_date", "24.12.2026"));
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", germanDefault))
+                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.defaults.delivery_date: the record rules refuse it (delivery_date: ");
+        SupplierProperties.Mapping zeroConstant = new SupplierProperties.Mapping();
+        zeroConstant.setConstants(Map.of("quantity", "0"));
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", zeroConstant))
+                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.constants.quantity: the record rules refuse it (quantity: '0' is not a whole number");
         SupplierProperties.Mapping twoForOne = new SupplierProperties.Mapping();
         twoForOne.setFields(Map.of("A", "sku", "B", "sku"));
         assertThatThrownBy(() -> RecordMapping.of("HANSA", twoForOne))
