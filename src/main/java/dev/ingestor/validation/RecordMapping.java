@@ -128,6 +128,23 @@ public final class RecordMapping {
         return new RecordMapping("ingestor.suppliers." + code + ".mapping", mapping);
     }
 
+    /**
+     * The mapping of supplier {@code code}, also checked against the supplier's CSV delimiter: a quote or comment
+     * character equal to it passes alone and then makes every file of the supplier unreadable.
+     */
+    public static RecordMapping of(String code, SupplierProperties supplier) {
+        RecordMapping mapping = of(code, supplier.getMapping());
+        char delimiter = supplier.getCsvDelimiter();
+        String property = "ingestor.suppliers." + code;
+        if (mapping.quote == delimiter) {
+            throw new IllegalStateException(property + ".mapping.quote and " + property + ".csv-delimiter are both '" + delimiter + "'");
+        }
+        if (mapping.comment != null && mapping.comment == delimiter) {
+            throw new IllegalStateException(property + ".mapping.comment and " + property + ".csv-delimiter are both '" + delimiter + "'");
+        }
+        return mapping;
+    }
+
     private static String knownField(String property, String field) {
         String name = field == null ? "" : field.trim().toLowerCase(Locale.ROOT);
         if (!DeliveryAdviceValidator.KNOWN.contains(name)) {

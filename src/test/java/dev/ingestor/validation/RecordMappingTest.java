@@ -222,6 +222,17 @@ class RecordMappingTest {
         zeroConstant.setConstants(Map.of("quantity", "0"));
         assertThatThrownBy(() -> RecordMapping.of("HANSA", zeroConstant))
                 .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.constants.quantity: the record rules refuse it (quantity: '0' is not a whole number");
+        SupplierProperties semicolons = new SupplierProperties();
+        semicolons.setCsvDelimiter(';');
+        semicolons.getMapping().setQuote(';');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", semicolons))
+                .hasMessage("ingestor.suppliers.HANSA.mapping.quote and ingestor.suppliers.HANSA.csv-delimiter are both ';'");
+        semicolons.getMapping().setQuote('"');
+        semicolons.getMapping().setComment(';');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", semicolons))
+                .hasMessage("ingestor.suppliers.HANSA.mapping.comment and ingestor.suppliers.HANSA.csv-delimiter are both ';'");
+        semicolons.getMapping().setComment('#');
+        assertThat(RecordMapping.of("HANSA", semicolons).comment()).isEqualTo('#');
         SupplierProperties.Mapping twoForOne = new SupplierProperties.Mapping();
         twoForOne.setFields(Map.of("A", "sku", "B", "sku"));
         assertThatThrownBy(() -> RecordMapping.of("HANSA", twoForOne))
