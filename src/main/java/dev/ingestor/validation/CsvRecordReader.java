@@ -113,14 +113,28 @@ final class CsvRecordReader implements RecordReader {
     }
 
     /**
-     * The record's line in the supplier's file. With comments the parser's own line count is the only one that
-     * sees the comment lines (it is the line a record ends on); otherwise the record number, as always.
+     * The line a record starts on in the supplier's file, which is where a person looks for it. The parser's own
+     * line count sees blank lines, comments and line breaks inside quoted values, but stands on the line the record
+     * ends on; the line breaks inside its values take it back to the first.
      */
     private long lineOf(CSVRecord record) {
-        if (mapping.comment() != null) {
-            return mapping.skipLines() + parser.getCurrentLineNumber();
+        long inside = 0;
+        for (String value : record) {
+            inside += lineBreaksIn(value);
         }
-        return mapping.skipLines() + (mapping.hasHeader() ? 1 : 0) + record.getRecordNumber();
+        return mapping.skipLines() + parser.getCurrentLineNumber() - inside;
+    }
+
+    private static long lineBreaksIn(String value) {
+        long breaks = 0;
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            // \r\n is one line break, as the parser counts it
+            if (c == '\n' || (c == '\r' && (i + 1 == value.length() || value.charAt(i + 1) != '\n'))) {
+                breaks++;
+            }
+        }
+        return breaks;
     }
 
     @Override
