@@ -63,6 +63,10 @@ final class CsvRecordReader implements RecordReader {
             header = mapping.columns();
         } else {
             header = parser.getHeaderNames().stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
+            String twice = mapping.fieldSetTwice(header);
+            if (twice != null) {
+                throw new UnreadableFileException("the CSV header row " + printable(parser.getHeaderNames()) + " " + twice);
+            }
             List<String> named = header.stream().map(mapping::recordName).toList();
             List<String> missing = DeliveryAdviceValidator.REQUIRED_COLUMNS.stream()
                     .filter(c -> !named.contains(c) && !mapping.supplies(c)).toList();
@@ -109,14 +113,28 @@ final class CsvRecordReader implements RecordReader {
     }
 
     /**
-     * The record's line in the supplier's file. With comments the parser's own line count is the only one that
-     * sees the comment lines (it is the line a record ends on); otherwise the record number, as always.
+     * The line a record starts on in the supplier's file, which is where a person looks for it. The parser's own
+     * line count sees blank lines, comments and line breaks inside quoted values, but stands on the line the record
+     * ends on; the line breaks inside its values take it back to the first.
      */
     private long lineOf(CSVRecord record) {
-        if (mapping.comment() != null) {
-            return mapping.skipLines() + parser.getCurrentLineNumber();
+        long inside = 0;
+        for (String value : record) {
+            inside += lineBreaksIn(value);
         }
-        return mapping.skipLines() + (mapping.hasHeader() ? 1 : 0) + record.getRecordNumber();
+        return mapping.skipLines() + parser.getCurrentLineNumber() - inside;
+    }
+
+    private static long lineBreaksIn(String value) {
+        long breaks = 0;
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            // \r\n is one line break, as the parser counts it
+            if (c == '\n' || (c == '\r' && (i + 1 == value.length() || value.charAt(i + 1) != '\n'))) {
+                breaks++;
+            }
+        }
+        return breaks;
     }
 
     @Override

@@ -5,12 +5,14 @@ import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;
 import java.time.format.ResolverStyle;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import dev.ingestor.config.SupplierProperties;
@@ -29,6 +31,8 @@ public final class RecordMapping {
 
     static final String QUANTITY = "quantity";
     static final String DELIVERY_DATE = "delivery_date";
+    private static final int MAX_QUANTITY_LENGTH = 40;
+    private static final Pattern PLAIN_NUMBER = Pattern.compile("[+-]?\\d+(\\.\\d+)?");
 
     private final Map<String, String> renames;
     private final Map<String, String> labels;
@@ -51,11 +55,24 @@ public final class RecordMapping {
         labels = new HashMap<>();
         m.getFields().forEach((supplierName, field) -> {
             String target = knownField(property + ".fields." + supplierName, field);
-            renames.put(supplierName.toLowerCase(Locale.ROOT), target);
+            // one record field from two supplier fields would silently keep whichever comes last in the file
+            String other = labels.get(target);
+            if (other != null) {
+                throw new IllegalStateException(property + ".fields." + other + " and " + property + ".fields."
+                        + supplierName + " both name the record field " + target + "; map only one of them");
+            }
+            if (renames.put(supplierName.toLowerCase(Locale.ROOT), target) != null) {
+                throw new IllegalStateException(property + ".fields." + supplierName + " is mapped twice"
+                        + " (field names are compared without case)");
+            }
             labels.put(target, supplierName);
         });
         header = m.isHeader();
         columns = m.getColumns().stream().map(c -> knownField(property + ".columns", c)).toList();
+        List<String> repeated = columns.stream().filter(c -> columns.indexOf(c) != columns.lastIndexOf(c)).distinct().toList();
+        if (!repeated.isEmpty()) {
+            throw new IllegalStateException(property + ".columns names " + repeated + " more than once");
+        }
         if (!header && columns.isEmpty()) {
             throw new IllegalStateException(property + ".header is false, so " + property
                     + ".columns must name the record field of each column");
@@ -71,6 +88,14 @@ public final class RecordMapping {
         skipLines = m.getSkipLines();
         quote = m.getQuote();
         comment = m.getComment();
+        // either would pass the start and then fail (or misread) every file of the supplier
+        if (quote == '\n' || quote == '\r' || (comment != null && (comment == '\n' || comment == '\r'))) {
+            throw new IllegalStateException(property + (quote == '\n' || quote == '\r' ? ".quote" : ".comment")
+                    + " is a line break; a CSV record ends there");
+        }
+        if (comment != null && comment == quote) {
+            throw new IllegalStateException(property + ".comment and " + property + ".quote are both '" + quote + "'");
+        }
         datePattern = m.getDatePattern() == null || m.getDatePattern().isBlank() ? null : m.getDatePattern();
         dateFormat = datePattern == null ? null : dateFormat(property + ".date-pattern", datePattern);
         decimalSeparator = m.getDecimalSeparator();
@@ -81,6 +106,14 @@ public final class RecordMapping {
         }
         defaults = checkedFields(property + ".defaults", m.getDefaults());
         constants = checkedFields(property + ".constants", m.getConstants());
+        if (!header) {
+            List<String> missing = DeliveryAdviceValidator.REQUIRED_COLUMNS.stream()
+                    .filter(c -> !columns.contains(c) && !supplies(c)).toList();
+            if (!missing.isEmpty()) {
+                throw new IllegalStateException(property + ".columns " + columns + " lacks the record field(s) "
+                        + missing + ", and no default or constant supplies them");
+            }
+        }
         ignore = m.getIgnore().stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
         recordsPath = m.getRecordsPath() == null || m.getRecordsPath().isBlank() ? List.of()
                 : List.of(m.getRecordsPath().split("\\."));
@@ -95,6 +128,23 @@ public final class RecordMapping {
         return new RecordMapping("ingestor.suppliers." + code + ".mapping", mapping);
     }
 
+    /**
+     * The mapping of supplier {@code code}, also checked against the supplier's CSV delimiter: a quote or comment
+     * character equal to it passes alone and then makes every file of the supplier unreadable.
+     */
+    public static RecordMapping of(String code, SupplierProperties supplier) {
+        RecordMapping mapping = of(code, supplier.getMapping());
+        char delimiter = supplier.getCsvDelimiter();
+        String property = "ingestor.suppliers." + code;
+        if (mapping.quote == delimiter) {
+            throw new IllegalStateException(property + ".mapping.quote and " + property + ".csv-delimiter are both '" + delimiter + "'");
+        }
+        if (mapping.comment != null && mapping.comment == delimiter) {
+            throw new IllegalStateException(property + ".mapping.comment and " + property + ".csv-delimiter are both '" + delimiter + "'");
+        }
+        return mapping;
+    }
+
     private static String knownField(String property, String field) {
         String name = field == null ? "" : field.trim().toLowerCase(Locale.ROOT);
         if (!DeliveryAdviceValidator.KNOWN.contains(name)) {
@@ -106,8 +156,32 @@ public final class RecordMapping {
 
     private static Map<String, String> checkedFields(String property, Map<String, String> values) {
         Map<String, String> checked = new LinkedHashMap<>();
-        values.forEach((field, value) -> checked.put(knownField(property + "." + field, field), value));
+        values.forEach((field, value) -> {
+            String name = knownField(property + "." + field, field);
+            String refused = refusedByTheRecordRules(name, value);
+            if (refused != null) {
+                throw new IllegalStateException(property + "." + field + ": the record rules refuse it (" + refused
+                        + "); write it in the record's format, e.g. ISO dates 2026-12-24 and plain whole numbers");
+            }
+            checked.put(name, value);
+        });
         return Map.copyOf(checked);
+    }
+
+    /**
+     * The validator's problem with {@code value} as {@code field} of an otherwise good record, or null. A default
+     * or constant the validator refuses would quarantine every record it fills.
+     */
+    private static String refusedByTheRecordRules(String field, String value) {
+        Map<String, String> fields = new LinkedHashMap<>(Map.of("source_id", "S", "sku", "S", "quantity", "1",
+                "delivery_date", "2026-12-24"));
+        fields.put(field, value);
+        Validated validated = DeliveryAdviceValidator.validate(new RawRecord(1, -1, fields, null));
+        if (validated.reason() == null) {
+            return null;
+        }
+        String where = validated.raw().where() + ": ";
+        return validated.reason().startsWith(where) ? validated.reason().substring(where.length()) : validated.reason();
     }
 
     /**
@@ -153,6 +227,10 @@ public final class RecordMapping {
         if (raw.isBroken()) {
             return raw;
         }
+        String twice = fieldSetTwice(raw.fields().keySet());
+        if (twice != null) {
+            return RawRecord.broken(raw.index(), raw.line(), twice);
+        }
         Map<String, String> fields = new LinkedHashMap<>();
         raw.fields().forEach((name, value) -> {
             if (name == null || !ignore.contains(name)) {
@@ -174,6 +252,31 @@ public final class RecordMapping {
         return new RawRecord(raw.index(), raw.line(), fields, null, labels, problems);
     }
 
+    /**
+     * Why two of the supplier's fields {@code supplierNames} (lower case) would become the same record field, or
+     * null: a renamed field must not silently lose to (or win over) a field that already has the record's name.
+     */
+    String fieldSetTwice(Collection<String> supplierNames) {
+        Map<String, String> from = new HashMap<>();
+        for (String name : supplierNames) {
+            if (name == null || name.isBlank() || ignore.contains(name)) {
+                continue;
+            }
+            String field = recordName(name);
+            String earlier = from.putIfAbsent(field, name);
+            if (earlier != null) {
+                return "has both " + supplierLabel(earlier) + " and " + supplierLabel(name) + " for the record field "
+                        + field + "; the supplier's mapping must rename or ignore one of them";
+            }
+        }
+        return null;
+    }
+
+    private String supplierLabel(String name) {
+        String target = renames.get(name);
+        return target == null ? SafeText.of(name, 60) : labels.get(target);
+    }
+
     private void normaliseQuantity(Map<String, String> fields, Map<String, String> problems) {
         String sent = fields.get(QUANTITY);
         if ((decimalSeparator == null && groupingSeparator == null) || sent == null || sent.isBlank()) {
@@ -187,16 +290,15 @@ public final class RecordMapping {
             // a '.' that is not the declared grouping separator is no part of this supplier's numbers
             text = text.replace('.', '\u0000').replace(decimalSeparator.charValue(), '.');
         }
-        try {
-            BigDecimal number = new BigDecimal(text);
+        // BigDecimal alone would read exponents (1E999999999 is a billion digits when written out) and any
+        // length: only digits with at most one decimal point, as short as any real quantity, are parsed
+        if (text.length() <= MAX_QUANTITY_LENGTH && PLAIN_NUMBER.matcher(text).matches()) {
             // 5,0 is five pieces; 5,5 is no whole number and is refused with the supplier's own text
-            BigDecimal whole = number.stripTrailingZeros();
+            BigDecimal whole = new BigDecimal(text).stripTrailingZeros();
             if (whole.scale() <= 0) {
                 fields.put(QUANTITY, whole.toPlainString());
                 return;
             }
-        } catch (NumberFormatException e) {
-            // refused below
         }
         problems.put(QUANTITY, label(QUANTITY) + ": '" + SafeText.of(sent, 40) + "' is not a whole number greater than 0"
                 + " (decimal separator '" + (decimalSeparator == null ? '.' : decimalSeparator) + "'"

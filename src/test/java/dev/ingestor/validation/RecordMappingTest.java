@@ -58,6 +58,66 @@ class RecordMappingTest {
     }
 
     @Test
+    void aQuantityWithAnExponentIsTheRecordsProblemNotTheStages() {
+        // BigDecimal reads exponents: 1E999999999 would be a billion digits, 1E2147483647 throws, 1E5 is no
+        // number the supplier writes; each is that one record's problem, never a failure of the whole file
+        List<Validated> records = read(RecordFormat.CSV, """
+                Artikelnummer;Menge;Liefertermin;Position
+                S;1E999999999;24.12.2026;P-1
+                S;1E2147483647;24.12.2026;P-2
+                S;1E5;24.12.2026;P-3
+                S;1,5e3;24.12.2026;P-4
+                S;12345678901234567890123456789012345678901;24.12.2026;P-5
+                S;7;24.12.2026;P-6
+                """, ';', hansa());
+        assertThat(records).hasSize(6);
+        assertThat(records.get(0).reason()).isEqualTo("line 2: Menge: '1E999999999' is not a whole number greater than 0"
+                + " (decimal separator ',', grouping separator '.')");
+        assertThat(records.get(1).reason()).startsWith("line 3: Menge: '1E2147483647' is not a whole number");
+        assertThat(records.get(2).reason()).startsWith("line 4: Menge: '1E5' is not a whole number");
+        assertThat(records.get(3).reason()).startsWith("line 5: Menge: '1,5e3' is not a whole number");
+        assertThat(records.get(4).reason()).startsWith("line 6: Menge: '").contains("is not a whole number");
+        assertThat(records.get(5).advice().quantity()).isEqualTo(7);
+    }
+
+    @Test
+    void aRenamedFieldThatMeetsAColumnOfTheRecordsNameMakesTheHeaderUnreadable() {
+        SupplierProperties.Mapping m = new SupplierProperties.Mapping();
+        m.setFields(Map.of("Artikelnummer", "sku"));
+        String file = "source_id;Artikelnummer;sku;quantity;delivery_date\nP;A-1;S-1;1;2026-12-24\n";
+        assertThatThrownBy(() -> read(RecordFormat.CSV, file, ';', m))
+                .isInstanceOf(UnreadableFileException.class)
+                .hasMessageContaining("has both Artikelnummer and sku for the record field sku");
+        m.setIgnore(List.of("sku"));
+        assertThat(read(RecordFormat.CSV, file, ';', m).get(0).advice().sku()).isEqualTo("A-1");
+    }
+
+    @Test
+    void aJsonRecordWithARenamedFieldAndAFieldOfTheRecordsNameIsThatRecordsProblem() {
+        SupplierProperties.Mapping m = new SupplierProperties.Mapping();
+        m.setFields(Map.of("article", "sku"));
+        List<Validated> records = read(RecordFormat.JSON, """
+                [{"source_id": "P-1", "article": "A-1", "quantity": 1, "delivery_date": "2026-12-24"},
+                 {"source_id": "P-2", "article": "A-2", "SKU": "S-2", "quantity": 1, "delivery_date": "2026-12-24"}]
+                """, ',', m);
+        assertThat(records.get(0).advice().sku()).isEqualTo("A-1");
+        assertThat(records.get(1).reason()).contains("has both article and sku for the record field sku");
+    }
+
+    @Test
+    void aRecordIsNamedByTheLineItStartsOnAfterBlankLinesAndMultiLineValues() {
+        List<Validated> records = read(RecordFormat.CSV, "source_id,sku,quantity,delivery_date\n"
+                + "\n\n"
+                + "A,S,0,2026-12-24\n"
+                + "B,\"two\nlines\",0,2026-12-24\n"
+                + "C,S,0,2026-12-24", ',', new SupplierProperties.Mapping());
+        assertThat(records).extracting(Validated::reason).containsExactly(
+                "line 4: quantity: '0' is not a whole number greater than 0",
+                "line 5: sku: contains the control character U+000A; quantity: '0' is not a whole number greater than 0",
+                "line 7: quantity: '0' is not a whole number greater than 0");
+    }
+
+    @Test
     void headerlessCsvWithSkippedLinesAndCommentsCountsTheFilesLines() {
         SupplierProperties.Mapping m = new SupplierProperties.Mapping();
         m.setHeader(false);
@@ -152,5 +212,50 @@ class RecordMappingTest {
         sameSeparators.setDecimalSeparator(',');
         sameSeparators.setGroupingSeparator(',');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", sameSeparators)).hasMessageContaining("both ','");
+        SupplierProperties.Mapping commentIsQuote = new SupplierProperties.Mapping();
+        commentIsQuote.setComment('"');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", commentIsQuote))
+                .hasMessage("ingestor.suppliers.HANSA.mapping.comment and ingestor.suppliers.HANSA.mapping.quote are both '\"'");
+        SupplierProperties.Mapping lineBreakQuote = new SupplierProperties.Mapping();
+        lineBreakQuote.setQuote('\n');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", lineBreakQuote))
+                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.quote is a line break");
+        SupplierProperties.Mapping columnsWithoutDate = new SupplierProperties.Mapping();
+        columnsWithoutDate.setHeader(false);
+        columnsWithoutDate.setColumns(List.of("source_id", "sku", "quantity"));
+        assertThatThrownBy(() -> RecordMapping.of("PLAIN", columnsWithoutDate))
+                .hasMessageStartingWith("ingestor.suppliers.PLAIN.mapping.columns [source_id, sku, quantity] lacks the record field(s) [delivery_date]");
+        columnsWithoutDate.setDefaults(Map.of("delivery_date", "2026-12-31"));
+        assertThat(RecordMapping.of("PLAIN", columnsWithoutDate).columns()).hasSize(3);
+        SupplierProperties.Mapping germanDefault = new SupplierProperties.Mapping();
+        germanDefault.setDefaults(Map.of("delivery_date", "24.12.2026"));
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", germanDefault))
+                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.defaults.delivery_date: the record rules refuse it (delivery_date: ");
+        SupplierProperties.Mapping zeroConstant = new SupplierProperties.Mapping();
+        zeroConstant.setConstants(Map.of("quantity", "0"));
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", zeroConstant))
+                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.constants.quantity: the record rules refuse it (quantity: '0' is not a whole number");
+        SupplierProperties semicolons = new SupplierProperties();
+        semicolons.setCsvDelimiter(';');
+        semicolons.getMapping().setQuote(';');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", semicolons))
+                .hasMessage("ingestor.suppliers.HANSA.mapping.quote and ingestor.suppliers.HANSA.csv-delimiter are both ';'");
+        semicolons.getMapping().setQuote('"');
+        semicolons.getMapping().setComment(';');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", semicolons))
+                .hasMessage("ingestor.suppliers.HANSA.mapping.comment and ingestor.suppliers.HANSA.csv-delimiter are both ';'");
+        semicolons.getMapping().setComment('#');
+        assertThat(RecordMapping.of("HANSA", semicolons).comment()).isEqualTo('#');
+        SupplierProperties.Mapping twoForOne = new SupplierProperties.Mapping();
+        twoForOne.setFields(Map.of("A", "sku", "B", "sku"));
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", twoForOne))
+                .hasMessageContaining("both name the record field sku")
+                .hasMessageContaining("ingestor.suppliers.HANSA.mapping.fields.A")
+                .hasMessageContaining("ingestor.suppliers.HANSA.mapping.fields.B");
+        SupplierProperties.Mapping repeatedColumn = new SupplierProperties.Mapping();
+        repeatedColumn.setHeader(false);
+        repeatedColumn.setColumns(List.of("source_id", "sku", "quantity", "sku", "delivery_date"));
+        assertThatThrownBy(() -> RecordMapping.of("PLAIN", repeatedColumn))
+                .hasMessage("ingestor.suppliers.PLAIN.mapping.columns names [sku] more than once");
     }
 }
