@@ -25,7 +25,7 @@ public class JobRecords {
         this.properties = properties;
         this.hooks = hooks;
         Map<String, RecordMapping> built = new HashMap<>();
-        properties.getSuppliers().forEach((code, supplier) -> built.put(code, RecordMapping.of(code, supplier.getMapping())));
+        properties.getSuppliers().forEach((code, supplier) -> built.put(code, RecordMapping.of(code, supplier)));
         this.mappings = Map.copyOf(built);
     }
 
