@@ -111,8 +111,9 @@ class HttpPushBenchmark {
                 + " 4 KiB write+fsync/s in the data folder %.0f; SHA-256 %.0f MB/s (= %.0f 4 KiB bodies/s on one core)",
                 inserts, fsyncs, sha, sha * 1e6 / BODY_SIZE));
         lines.add("  during the machine limits: " + MachineStats.between(before, MachineStats.now()));
-        lines.add(String.format(Locale.ROOT, "ratios to the trivial endpoint: new %.2fx, duplicate %.2fx",
-                fresh.rps / info1.rps, dup.rps / info1.rps));
+        lines.add(String.format(Locale.ROOT, "ratios to the trivial endpoint: new %.2fx, duplicate %.2fx (per CPU-second: new %.2fx,"
+                + " duplicate %.2fx)", fresh.rps / info1.rps, dup.rps / info1.rps, fresh.perCpuSecond / info1.perCpuSecond,
+                dup.perCpuSecond / info1.perCpuSecond));
         lines.add(String.format(Locale.ROOT, "ratios to the machine: new pushes / INSERT commits %.2f, new pushes / fsyncs %.2f,"
                 + " duplicate bytes / SHA-256 %.3f", fresh.rps / inserts, fresh.rps / fsyncs, dup.rps * BODY_SIZE / 1e6 / sha));
         lines.add(String.format(Locale.ROOT, "jobs %d, content keys %d",
@@ -146,10 +147,17 @@ class HttpPushBenchmark {
         }
         MachineStats before = MachineStats.now();
         Phase phase = run(client, SECONDS, requests);
-        lines.add(String.format(Locale.ROOT, "%-52s %8.0f req/s  p50 %6.2f ms  p99 %7.2f ms  non-2xx %d", name, phase.rps,
-                phase.p50, phase.p99, phase.errors));
-        lines.add("  " + MachineStats.between(before, MachineStats.now()));
-        return phase;
+        MachineStats after = MachineStats.now();
+        // on a shared machine the phases get different shares of it: requests per CPU-second of this JVM (client
+        // and server both) and of PostgreSQL say what a request costs, whatever else ran
+        double cpuSeconds = (after.jvmCpuNanos - before.jvmCpuNanos) / 1e9
+                + (after.postgresTicks - before.postgresTicks) / 100.0;
+        Phase measured = new Phase(phase.rps, phase.p50, phase.p99, phase.requests, phase.errors,
+                cpuSeconds > 0 ? phase.requests / cpuSeconds : Double.NaN);
+        lines.add(String.format(Locale.ROOT, "%-52s %8.0f req/s  %7.0f req/CPU-s  p50 %6.2f ms  p99 %7.2f ms  non-2xx %d", name,
+                measured.rps, measured.perCpuSecond, measured.p50, measured.p99, measured.errors));
+        lines.add("  " + MachineStats.between(before, after));
+        return measured;
     }
 
     /** CONNECTIONS threads, each sending request {@code i} (a shared counter) and waiting for its answer, until time is up. */
@@ -189,7 +197,7 @@ class HttpPushBenchmark {
             }
             double elapsed = (System.nanoTime() - start) / 1e9;
             Arrays.sort(all);
-            return new Phase(all.length / elapsed, percentile(all, 0.50), percentile(all, 0.99), all.length, errors.get());
+            return new Phase(all.length / elapsed, percentile(all, 0.50), percentile(all, 0.99), all.length, errors.get(), Double.NaN);
         } finally {
             pool.shutdownNow();
         }
@@ -258,7 +266,7 @@ class HttpPushBenchmark {
         return bytes / 1e6 / ((System.nanoTime() - start) / 1e9);
     }
 
-    private record Phase(double rps, double p50, double p99, long requests, long errors) {
+    private record Phase(double rps, double p50, double p99, long requests, long errors, double perCpuSecond) {
     }
 
     private static Path work() {
