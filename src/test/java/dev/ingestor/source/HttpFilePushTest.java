@@ -1,6 +1,5 @@
 package dev.ingestor.source;
 
-import java.time.Duration;
 import java.io.ByteArrayInputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -11,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
