@@ -69,6 +69,11 @@ public class IntakeGate {
         return "file-drop".equals(source) || "sftp".equals(source);
     }
 
+    /** The most bytes {@link #check} lets a file of this configured supplier have. */
+    public long maxSize(String supplier) {
+        return limits.get(supplier).bytes();
+    }
+
     public boolean isSupplier(String code) {
         return suppliers.contains(code);
     }

@@ -3,16 +3,27 @@ package dev.ingestor.source;
 import dev.ingestor.web.ApiProblemException;
 import dev.ingestor.web.MediaTypes;
 import dev.ingestor.web.TenantGuard;
+import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.SequenceInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.UUID;
 
 import dev.ingestor.web.HttpReplies;
 import dev.ingestor.web.JobView;
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.intake.CommittedKeys;
+import dev.ingestor.intake.ContentKey;
+import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.IntakeGate;
 import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.IntakeResult;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -24,20 +35,40 @@ import org.springframework.stereotype.Component;
  * the one file part of a multipart form. {@link #accept} hands it to the shared intake route exactly as a file
  * drop would; {@link #reply} answers from what intake made of it: 202 with a new job, 200 with the existing
  * job for content seen before: a duplicate is a success, not a conflict (docs/design.md, Idempotency rules).
+ *
+ * <p>Partners retry, so most pushes repeat content already taken. A raw body up to {@link #KNOWN_CONTENT_MAX}
+ * is read into memory and hashed first; when its key is one this instance saw committed ({@link CommittedKeys})
+ * and the job row is still there, it is answered 200 from that row at once: no bytes stored, no transaction,
+ * the arrival counted on the job by {@link DuplicatePushCounts} within a second. Anything else (new content,
+ * a key this instance does not know, a larger body, a multipart form) goes through intake as before.
  */
 @Component
 public class FilePushApi {
 
     public static final String FILE_NAME_HEADER = "X-File-Name";
+    /** Set (true) on an exchange answered from a committed key, which then skips intake. */
+    public static final String KNOWN_CONTENT = "IngestorKnownContent";
+    /**
+     * The largest body read whole to look for its key first: pushes are mostly a few KiB, and this bounds the
+     * heap a request holds; larger ones stream through intake.
+     */
+    static final int KNOWN_CONTENT_MAX = 256 * 1024;
 
     private final TenantGuard tenants;
     private final HttpReplies replies;
     private final long maxFileSize;
+    private final IntakeGate gate;
+    private final CommittedKeys committedKeys;
+    private final DuplicatePushCounts duplicates;
 
-    public FilePushApi(TenantGuard tenants, HttpReplies replies, IngestorProperties properties) {
+    public FilePushApi(TenantGuard tenants, HttpReplies replies, IngestorProperties properties, IntakeGate gate,
+                       CommittedKeys committedKeys, DuplicatePushCounts duplicates) {
         this.tenants = tenants;
         this.replies = replies;
         this.maxFileSize = properties.getHttp().getMaxFileSize().toBytes();
+        this.gate = gate;
+        this.committedKeys = committedKeys;
+        this.duplicates = duplicates;
     }
 
     public void accept(Exchange exchange) throws IOException {
@@ -77,6 +108,53 @@ public class FilePushApi {
         message.setHeader(IntakeHeaders.FILE_NAME, fileName == null || fileName.isBlank() ? "http-push" : fileName);
         message.setHeader(IntakeHeaders.MAX_SIZE, maxFileSize);
         message.setBody(content);
+        if (!"multipart/form-data".equals(media)) {
+            answerKnownContent(exchange, content, supplier, message.getHeader(IntakeHeaders.FILE_NAME, String.class));
+        }
+    }
+
+    /**
+     * Reads a small body whole and hashes it; answers it as a duplicate when its key is committed, else leaves
+     * the bytes as the body for intake. Only a push intake would take as it is qualifies: a configured supplier,
+     * a usable name and a size within every limit (intake refuses the others, as before).
+     */
+    private void answerKnownContent(Exchange exchange, InputStream content, String supplier, String fileName) throws IOException {
+        if (!gate.isSupplier(supplier) || FileNameRule.problem(fileName).isPresent()) {
+            return;
+        }
+        int most = (int) Math.min(KNOWN_CONTENT_MAX, Math.min(maxFileSize, gate.maxSize(supplier)));
+        byte[] head = content.readNBytes(most + 1);
+        Message message = exchange.getMessage();
+        if (head.length > most) {
+            // larger: intake streams it, these bytes first
+            message.setBody(new SequenceInputStream(new ByteArrayInputStream(head), content));
+            return;
+        }
+        message.setBody(head);
+        String key = ContentKey.of(supplier, sha256(head)).toString();
+        UUID jobId = committedKeys.jobOf(key);
+        if (jobId == null) {
+            return;
+        }
+        ImportJob seen = duplicates.arrival(jobId, key, Instant.now()).orElse(null);
+        if (seen == null) {
+            // retention deleted the job since: intake decides afresh
+            committedKeys.forget(key);
+            return;
+        }
+        message.setHeader(IntakeHeaders.KEY, key);
+        message.setBody(new IntakeResult(seen, true));
+        exchange.setProperty(IntakeHeaders.OUTCOME, "duplicate");
+        exchange.setProperty("IngestorJobId", seen.id());
+        exchange.setProperty(KNOWN_CONTENT, true);
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
     }
 
     private static Path singleUpload(Message message) {

@@ -1,31 +1,34 @@
 package dev.ingestor.bench;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 
 import javax.sql.DataSource;
 
-import dev.ingestor.intake.StoredContent;
-import dev.ingestor.job.ImportJobStore;
-import dev.ingestor.job.IntakeResult;
-import dev.ingestor.job.JobState;
-import dev.ingestor.job.RecordCounts;
 import dev.ingestor.support.TestKafka;
-import dev.ingestor.support.TestPostgres;
-import org.apache.camel.Body;
-import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -39,30 +42,31 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * HTTP file pushes under load from wrk (Debian's package), a second process on 127.0.0.1. In one run:
- * distinct 4 KiB pushes and duplicate pushes through the shipped route (our PostgreSQL idempotent
- * repository), the same route without the idempotent consumer, and the same route with Camel's stock
- * {@code JdbcMessageIdRepository}. Prints requests/s, p50 and p99 for each (the better of two rounds run in turn) and the ratios. Not a test.
+ * HTTP file pushes against the whole application (shipped defaults: embedded PostgreSQL with fsync and
+ * synchronous commits, raw files fsynced, the pipeline on), driven from this JVM by the JDK's HttpClient on a
+ * fixed pool of threads, one request in flight per thread. In one run, so that each figure reads against the
+ * others: the trivial endpoint of the same server ({@code GET /actuator/info}), new 4 KiB pushes, duplicate
+ * pushes (many distinct bodies, all already keyed), and what the machine itself can do (PostgreSQL single-row
+ * inserts/s with synchronous commit, fsyncs/s in the data folder, SHA-256 MB/s). Not a test.
  *
- * <p>Run with {@code ./mvnw -B -Pbenchmark test -Dtest=HttpPushBenchmark} (needs {@code wrk} on the PATH:
- * {@code apt-get install wrk}). Knobs: {@code bench.seconds} (20 per phase), {@code bench.rounds} (2), {@code bench.connections} (32),
- * {@code bench.threads} (2), {@code bench.fsync} (true), {@code bench.database} ({@code embedded}, as shipped: the application's own
- * PostgreSQL with fsync and synchronous commits; {@code test}: the test server, fsync off).
+ * <p>{@code ./mvnw -B -Pbenchmark test -Dtest=HttpPushBenchmark}. Knobs: {@code bench.seconds} (15 per phase),
+ * {@code bench.connections} (32), {@code bench.duplicates} (5,000 distinct bodies re-sent).
  */
 @Tag("benchmark")
 @CamelSpringBootTest
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// one INFO line per file and stage would go to the console of the build, which costs more than the line itself
+// (set here: logging levels from a DynamicPropertySource come too late for the logging system)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "logging.level.dev.ingestor.intake=WARN", "logging.level.dev.ingestor.validation=WARN",
+        "logging.level.dev.ingestor.processing=WARN"})
 class HttpPushBenchmark {
 
     private static final Path WORK = work();
-    private static final int SECONDS = Integer.getInteger("bench.seconds", 20);
+    private static final int SECONDS = Integer.getInteger("bench.seconds", 15);
     private static final int CONNECTIONS = Integer.getInteger("bench.connections", 32);
-    private static final int THREADS = Integer.getInteger("bench.threads", 2);
-    private static final String DATABASE = System.getProperty("bench.database", "embedded");
-    private static final int ROUNDS = Integer.getInteger("bench.rounds", 2);
+    private static final int DUPLICATES = Integer.getInteger("bench.duplicates", 5000);
+    private static final int BODY_SIZE = 4096;
 
-    @Autowired
-    CamelContext camelContext;
     @Autowired
     JdbcTemplate jdbc;
     @Autowired
@@ -72,196 +76,198 @@ class HttpPushBenchmark {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        if (!DATABASE.equals("embedded")) {
-            registry.add("spring.datasource.url", () -> TestPostgres.jdbcUrl("bench_http"));
-            registry.add("spring.datasource.hikari.connection-init-sql", () -> "SET synchronous_commit = on");
-        }
         registry.add("ingestor.kafka.bootstrap-servers", TestKafka::bootstrapServers);
         registry.add("ingestor.data-dir", () -> WORK.resolve("data").toString());
         registry.add("ingestor.inbox-dir", () -> WORK.resolve("inbox").toString());
-        // intake alone: validation and processing would compete for the same two cores
-        registry.add("ingestor.pipeline.enabled", () -> "false");
-        registry.add("logging.level.dev.ingestor.intake", () -> "WARN");
-        // only to see what durability costs; the figures to quote are with the shipped default, true
-        registry.add("ingestor.intake.fsync", () -> System.getProperty("bench.fsync", "true"));
     }
 
     @Test
     void pushes() throws Exception {
-        addComparisonRoutes();
-        Path script = WORK.resolve("push.lua");
-        Files.writeString(script, LUA);
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
         String base = "http://127.0.0.1:" + port;
-        String files = base + "/api/v1/suppliers/ACME/files";
-        Map<String, Phase> results = new LinkedHashMap<>();
-        String plain = base + "/bench/plain/ACME/files";
-        String stock = base + "/bench/stock/ACME/files";
-        // every route warmed up alike (JIT), then the phases; duplicates re-send the first 500 bodies of each wrk thread
-        for (String url : List.of(plain, files, stock)) {
-            wrk("warm-up", url, script, "w" + url.hashCode(), 0, Math.max(5, SECONDS / 2));
-        }
-        // two rounds in turn, each figure the better of its two: the order of phases showed in single runs
-        for (int round = 1; round <= ROUNDS; round++) {
-            best(results, "ceiling: key check + body read, constant answer", wrk("constant", base + "/bench/constant/ACME/files", script, "c", 0, SECONDS));
-            best(results, "new (ours)", wrk("new", files, script, "n" + round, 0, SECONDS));
-            best(results, "new (no idempotent consumer)", wrk("plain", plain, script, "p" + round, 0, SECONDS));
-            best(results, "new (stock JdbcMessageIdRepository)", wrk("stock new", stock, script, "s" + round, 0, SECONDS));
-        }
-        for (int round = 1; round <= ROUNDS; round++) {
-            best(results, "duplicate (ours)", wrk("duplicate", files, script, "n1", 500, SECONDS));
-            best(results, "duplicate (stock JdbcMessageIdRepository)", wrk("stock dup", stock, script, "s1", 500, SECONDS));
-        }
-        StringBuilder out = new StringBuilder("\nHTTP push benchmark: 4 KiB bodies, wrk -t" + THREADS + " -c" + CONNECTIONS + " -d"
-                + SECONDS + "s per phase, database " + DATABASE + ", " + Runtime.getRuntime().availableProcessors() + " cores\n");
-        out.append(String.format("%-44s %10s %10s %10s %10s%n", "phase", "req/s", "p50 ms", "p99 ms", "non-2xx"));
-        results.forEach((name, p) -> out.append(String.format("%-44s %10.0f %10.2f %10.2f %10d%n", name, p.rps, p.p50, p.p99, p.errors)));
-        Phase ours = results.get("new (ours)");
-        Phase dup = results.get("duplicate (ours)");
-        Phase withoutKey = results.get("new (no idempotent consumer)");
-        Phase stockNew = results.get("new (stock JdbcMessageIdRepository)");
-        Phase stockDup = results.get("duplicate (stock JdbcMessageIdRepository)");
-        out.append(String.format("idempotency cost, new pushes: %.1f%% fewer req/s than without the idempotent consumer%n",
-                100 * (1 - ours.rps / withoutKey.rps)));
-        out.append(String.format("ours / stock: new %.2fx, duplicate %.2fx%n", ours.rps / stockNew.rps, dup.rps / stockDup.rps));
-        out.append(String.format("jobs %d, content keys %d, stock repository rows %d%n",
+        URI info = URI.create(base + "/actuator/info");
+        URI files = URI.create(base + "/api/v1/suppliers/ACME/files");
+        // the actuator asks for a key like every path but health; the admin's, so the supplier's limits stay the pushes'
+        LongFunction<HttpRequest> trivial = i -> HttpRequest.newBuilder(info).header("X-Api-Key", "admin-demo-key").GET().build();
+        // warm-up (JIT): every kind of request, bodies apart from the measured ones
+        run(client, Math.max(3, SECONDS / 3), trivial);
+        run(client, Math.max(3, SECONDS / 3), i -> push(files, "warm", i));
+        run(client, Math.max(3, SECONDS / 3), i -> push(files, "warm", i % DUPLICATES));
+
+        List<String> lines = new ArrayList<>();
+        lines.add(String.format(Locale.ROOT, "HTTP push benchmark: 4 KiB bodies, %d connections (JDK HttpClient, fixed pool),"
+                + " %d s per phase, pipeline on, %d cores; %s", CONNECTIONS, SECONDS, Runtime.getRuntime().availableProcessors(),
+                BenchMachine.codeVersion()));
+        Phase info1 = measured(lines, "trivial endpoint GET /actuator/info", client, trivial);
+        Phase fresh = measured(lines, "new pushes (distinct bodies)", client, i -> push(files, "new", i));
+        long keyed = Math.min(fresh.requests, DUPLICATES);
+        Phase dup = measured(lines, "duplicate pushes (" + keyed + " distinct keyed bodies)", client, i -> push(files, "new", i % keyed));
+
+        MachineStats before = MachineStats.now();
+        double inserts = insertsPerSecond();
+        double fsyncs = fsyncsPerSecond(WORK.resolve("data"));
+        double sha = sha256MegabytesPerSecond();
+        lines.add(String.format(Locale.ROOT, "machine: PostgreSQL single-row INSERT commits/s (synchronous_commit=on) %.0f;"
+                + " 4 KiB write+fsync/s in the data folder %.0f; SHA-256 %.0f MB/s (= %.0f 4 KiB bodies/s on one core)",
+                inserts, fsyncs, sha, sha * 1e6 / BODY_SIZE));
+        lines.add("  during the machine limits: " + MachineStats.between(before, MachineStats.now()));
+        lines.add(String.format(Locale.ROOT, "ratios to the trivial endpoint: new %.2fx, duplicate %.2fx (per CPU-second: new %.2fx,"
+                + " duplicate %.2fx)", fresh.rps / info1.rps, dup.rps / info1.rps, fresh.perCpuSecond / info1.perCpuSecond,
+                dup.perCpuSecond / info1.perCpuSecond));
+        lines.add(String.format(Locale.ROOT, "ratios to the machine: new pushes / INSERT commits %.2f, new pushes / fsyncs %.2f,"
+                + " duplicate bytes / SHA-256 %.3f", fresh.rps / inserts, fresh.rps / fsyncs, dup.rps * BODY_SIZE / 1e6 / sha));
+        lines.add(String.format(Locale.ROOT, "jobs %d, content keys %d",
                 jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class),
-                jdbc.queryForObject("SELECT count(*) FROM content_key", Long.class),
-                jdbc.queryForObject("SELECT count(*) FROM CAMEL_MESSAGEPROCESSED", Long.class)));
+                jdbc.queryForObject("SELECT count(*) FROM content_key", Long.class)));
+        String out = "\n" + String.join("\n", lines) + "\n";
         System.out.println(out);
         Path report = Path.of(System.getProperty("basedir", ".")).resolve("target/benchmarks/http.txt");
         Files.createDirectories(report.getParent());
-        Files.writeString(report, out.toString());
-        // what was timed did happen: the phases answered, and duplicates made no job
-        assertThat(ours.requests).isPositive();
-        assertThat(dup.errors).isZero();
+        Files.writeString(report, out);
+        // what was timed did happen, and every answer was a success
+        assertThat(fresh.requests).isPositive();
+        assertThat(dup.requests).isPositive();
+        assertThat(info1.errors + fresh.errors + dup.errors).isZero();
     }
 
-    /** The file-push route twice more: once without the idempotent consumer, once with Camel's stock repository. */
-    private void addComparisonRoutes() throws Exception {
-        JdbcMessageIdRepository stock = new JdbcMessageIdRepository(dataSource, "bench");
-        camelContext.getRegistry().bind("stockMessageIdRepository", stock);
-        camelContext.addService(stock, true, true);
-        camelContext.getRegistry().bind("benchJobs", new BenchJobs(camelContext.getRegistry().lookupByNameAndType("importJobStore", ImportJobStore.class)));
-        camelContext.addRoutes(new RouteBuilder() {
-            @Override
-            public void configure() {
-                rest("/bench")
-                        .post("/constant/{supplier}/files").to("direct:bench-constant")
-                        .post("/plain/{supplier}/files").to("direct:bench-plain")
-                        .post("/stock/{supplier}/files").to("direct:bench-stock");
-                // the ceiling: the same HTTP stack and key check, the body read, no disk and no database
-                from("direct:bench-constant").routeId("bench-constant").routeConfigurationId("api-errors")
-                        .bean("apiKeys", "authenticate")
-                        .convertBodyTo(byte[].class)
-                        .setHeader(Exchange.HTTP_RESPONSE_CODE, constant(200))
-                        .setHeader(Exchange.CONTENT_TYPE, constant("application/json"))
-                        .setBody(constant("{}"));
-                from("direct:bench-plain").routeId("bench-plain").routeConfigurationId("api-errors")
-                        .bean("apiKeys", "authenticate")
-                        .bean("filePushApi", "accept")
-                        .bean("rawStore", "store")
-                        .policy("transactionPolicy")
-                            .bean("benchJobs", "createWithoutKey")
-                        .end()
-                        .bean("filePushApi", "reply");
-                from("direct:bench-stock").routeId("bench-stock").routeConfigurationId("api-errors")
-                        .bean("apiKeys", "authenticate")
-                        .bean("filePushApi", "accept")
-                        .bean("rawStore", "store")
-                        .setHeader("IngestorKey", simple("${body.key}"))
-                        .policy("transactionPolicy")
-                            .idempotentConsumer(header("IngestorKey")).idempotentRepository(stock)
-                                .skipDuplicate(false).removeOnFailure(false)
-                                .choice()
-                                    .when(exchangeProperty(Exchange.DUPLICATE_MESSAGE).isEqualTo(true))
-                                        .bean("importJobStore", "recordDuplicate")
-                                    .otherwise()
-                                        .bean("importJobStore", "create")
-                                .end()
-                            .end()
-                        .end()
-                        .bean("filePushApi", "reply");
+    private static HttpRequest push(URI files, String prefix, long i) {
+        String head = "source_id,sku,quantity,delivery_date\n" + prefix + "-" + i + ",SKU,1,2026-12-01\n";
+        byte[] body = Arrays.copyOf(head.getBytes(StandardCharsets.UTF_8), BODY_SIZE);
+        Arrays.fill(body, head.length(), BODY_SIZE, (byte) 'x');
+        return HttpRequest.newBuilder(files).header("X-Api-Key", "acme-demo-key").header("Content-Type", "application/octet-stream")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    }
+
+    private Phase measured(List<String> lines, String name, HttpClient client, LongFunction<HttpRequest> requests) throws Exception {
+        // each phase starts with the pipeline idle: the jobs of the one before are through their stages
+        long settle = System.nanoTime() + 120_000_000_000L;
+        while (System.nanoTime() < settle && jdbc.queryForObject(
+                "SELECT count(*) FROM import_job WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) > 0) {
+            Thread.sleep(200);
+        }
+        MachineStats before = MachineStats.now();
+        Phase phase = run(client, SECONDS, requests);
+        MachineStats after = MachineStats.now();
+        // on a shared machine the phases get different shares of it: requests per CPU-second of this JVM (client
+        // and server both) and of PostgreSQL say what a request costs, whatever else ran
+        double cpuSeconds = (after.jvmCpuNanos - before.jvmCpuNanos) / 1e9
+                + (after.postgresTicks - before.postgresTicks) / 100.0;
+        Phase measured = new Phase(phase.rps, phase.p50, phase.p99, phase.requests, phase.errors,
+                cpuSeconds > 0 ? phase.requests / cpuSeconds : Double.NaN);
+        lines.add(String.format(Locale.ROOT, "%-52s %8.0f req/s  %7.0f req/CPU-s  p50 %6.2f ms  p99 %7.2f ms  non-2xx %d", name,
+                measured.rps, measured.perCpuSecond, measured.p50, measured.p99, measured.errors));
+        lines.add("  " + MachineStats.between(before, after));
+        return measured;
+    }
+
+    /** CONNECTIONS threads, each sending request {@code i} (a shared counter) and waiting for its answer, until time is up. */
+    private static Phase run(HttpClient client, int seconds, LongFunction<HttpRequest> requests) throws Exception {
+        AtomicLong counter = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        long start = System.nanoTime();
+        long end = start + seconds * 1_000_000_000L;
+        ExecutorService pool = Executors.newFixedThreadPool(CONNECTIONS);
+        List<Future<long[]>> latencies = new ArrayList<>();
+        try {
+            for (int t = 0; t < CONNECTIONS; t++) {
+                latencies.add(pool.submit(() -> {
+                    long[] mine = new long[1024];
+                    int n = 0;
+                    while (System.nanoTime() < end) {
+                        HttpRequest request = requests.apply(counter.getAndIncrement());
+                        long sent = System.nanoTime();
+                        HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+                        if (response.statusCode() / 100 != 2 && errors.incrementAndGet() <= 3) {
+                            System.out.println("non-2xx answer: " + response.statusCode() + " " + response.body());
+                        }
+                        if (n == mine.length) {
+                            mine = Arrays.copyOf(mine, n * 2);
+                        }
+                        mine[n++] = System.nanoTime() - sent;
+                    }
+                    return Arrays.copyOf(mine, n);
+                }));
             }
-        });
-    }
-
-    /** A job for every push, as the route would make without a content key to tell repeats apart. */
-    public static final class BenchJobs {
-        private final ImportJobStore jobs;
-
-        BenchJobs(ImportJobStore jobs) {
-            this.jobs = jobs;
-        }
-
-        public IntakeResult createWithoutKey(@Body StoredContent content) {
-            // request_key set: the unique index on file keys does not apply, so repeats are new jobs
-            return new IntakeResult(jobs.createForRequest(ImportJobStore.newId(), content, "bench", ImportJobStore.newId().toString(), "bench",
-                    JobState.RECEIVED, RecordCounts.NONE), false);
-        }
-    }
-
-    private static void best(Map<String, Phase> results, String name, Phase phase) {
-        results.merge(name, phase, (a, b) -> a.rps >= b.rps ? a : b);
-    }
-
-    private Phase wrk(String name, String url, Path script, String prefix, int cycle, int seconds) throws Exception {
-        List<String> command = new ArrayList<>(List.of("wrk", "-t" + THREADS, "-c" + CONNECTIONS, "-d" + seconds + "s",
-                "--latency", "-s", script.toString(), url, "--", prefix, String.valueOf(cycle)));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(seconds + 60L, TimeUnit.SECONDS)).isTrue();
-        System.out.println("--- " + name + ": " + String.join(" ", command) + "\n" + output);
-        return Phase.parse(output);
-    }
-
-    private record Phase(double rps, double p50, double p99, long requests, long errors) {
-        static Phase parse(String wrk) {
-            return new Phase(number(wrk, "Requests/sec:\\s+([\\d.]+)"), millis(wrk, "50%"), millis(wrk, "99%"),
-                    (long) number(wrk, "(\\d+) requests in"), (long) number(wrk, "Non-2xx or 3xx responses: (\\d+)"));
-        }
-
-        private static double number(String text, String regex) {
-            Matcher m = Pattern.compile(regex).matcher(text);
-            return m.find() ? Double.parseDouble(m.group(1)) : 0;
-        }
-
-        private static double millis(String text, String percentile) {
-            Matcher m = Pattern.compile(Pattern.quote(percentile) + "\\s+([\\d.]+)(us|ms|s)").matcher(text);
-            if (!m.find()) {
-                return Double.NaN;
+            long[] all = new long[0];
+            for (Future<long[]> f : latencies) {
+                long[] mine = f.get();
+                int from = all.length;
+                all = Arrays.copyOf(all, from + mine.length);
+                System.arraycopy(mine, 0, all, from, mine.length);
             }
-            double value = Double.parseDouble(m.group(1));
-            return switch (m.group(2)) {
-                case "us" -> value / 1000;
-                case "s" -> value * 1000;
-                default -> value;
-            };
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            Arrays.sort(all);
+            return new Phase(all.length / elapsed, percentile(all, 0.50), percentile(all, 0.99), all.length, errors.get(), Double.NaN);
+        } finally {
+            pool.shutdownNow();
         }
     }
 
-    /** Bodies of 4 KiB, unique per (prefix, wrk thread, counter); with a cycle, the counter wraps to repeat them. */
-    private static final String LUA = """
-            local threads = 0
-            function setup(thread)
-              threads = threads + 1
-              thread:set("tid", threads)
-            end
-            function init(args)
-              prefix = args[1]
-              cycle = tonumber(args[2])
-              counter = 0
-              wrk.method = "POST"
-              wrk.headers["X-Api-Key"] = "acme-demo-key"
-              wrk.headers["Content-Type"] = "application/octet-stream"
-            end
-            function request()
-              counter = counter + 1
-              local i = counter
-              if cycle > 0 then i = (counter - 1) % cycle + 1 end
-              local head = "source_id,sku,quantity,delivery_date\\n" .. prefix .. "-" .. tid .. "-" .. i .. ",SKU,1,2026-12-01\\n"
-              return wrk.format(nil, nil, nil, head .. string.rep("x", 4096 - #head))
-            end
-            """;
+    private static double percentile(long[] sorted, double p) {
+        return sorted.length == 0 ? Double.NaN : sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))] / 1e6;
+    }
+
+    /** One row per transaction, as fast as one connection can commit them: what a durable commit costs here. */
+    private double insertsPerSecond() throws Exception {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.execute("SET synchronous_commit = on");
+            // a real table, not a temporary one: temporary tables are not WAL-logged, so their commits flush nothing
+            s.execute("CREATE TABLE IF NOT EXISTS bench_commit (id bigint PRIMARY KEY, at timestamptz DEFAULT now())");
+            s.execute("TRUNCATE bench_commit");
+            long n = 0;
+            long start = System.nanoTime();
+            long end = start + 3_000_000_000L;
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO bench_commit (id) VALUES (?)")) {
+                while (System.nanoTime() < end) {
+                    insert.setLong(1, n++);
+                    insert.executeUpdate();
+                }
+            }
+            double rate = n / ((System.nanoTime() - start) / 1e9);
+            s.execute("DROP TABLE bench_commit");
+            return rate;
+        }
+    }
+
+    /** A 4 KiB write and FileChannel.force in the raw store's folder, over and over: what one fsynced raw file costs. */
+    private static double fsyncsPerSecond(Path folder) throws IOException {
+        Files.createDirectories(folder);
+        Path file = folder.resolve("bench-fsync.tmp");
+        ByteBuffer block = ByteBuffer.allocate(BODY_SIZE);
+        long n = 0;
+        long start = System.nanoTime();
+        long end = start + 3_000_000_000L;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            while (System.nanoTime() < end) {
+                block.clear();
+                channel.write(block, (n % 256) * BODY_SIZE);
+                channel.force(true);
+                n++;
+            }
+        } finally {
+            Files.deleteIfExists(file);
+        }
+        return n / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private static double sha256MegabytesPerSecond() throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        byte[] block = new byte[BODY_SIZE];
+        Arrays.fill(block, (byte) 'x');
+        long bytes = 0;
+        long start = System.nanoTime();
+        long end = start + 2_000_000_000L;
+        while (System.nanoTime() < end) {
+            sha.update(block);
+            sha.digest();
+            bytes += block.length;
+        }
+        return bytes / 1e6 / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private record Phase(double rps, double p50, double p99, long requests, long errors, double perCpuSecond) {
+    }
 
     private static Path work() {
         try {

@@ -1,0 +1,78 @@
+package dev.ingestor.intake;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import org.apache.camel.Header;
+import org.apache.camel.language.simple.Simple;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Content keys this instance has seen committed, each with the id of its import job: a bounded, in-memory
+ * answer to "were these bytes taken before?" that lets a repeated push be answered without storing its bytes
+ * or opening a transaction.
+ *
+ * <p>A key enters only AFTER the transaction that wrote it (or found it) has committed. Entering it earlier
+ * would let a key whose transaction then rolled back be answered as a duplicate of a job that does not exist,
+ * and the content would never be taken. What is here may be stale the other way round (retention deleted the
+ * job since), so a reader checks the job row before it answers from an entry, and {@link #forget}s it if gone.
+ * Each instance has its own: another instance's keys reach it through the database on the ordinary path.
+ */
+@Component("committedKeys")
+public class CommittedKeys {
+
+    /** About 200 bytes an entry: a few MiB of heap for the keys of the last busy hours. */
+    static final int CAPACITY = 20_000;
+
+    private final Map<String, UUID> jobs;
+
+    public CommittedKeys() {
+        this(CAPACITY);
+    }
+
+    CommittedKeys(int capacity) {
+        // access order: a key pushed again and again stays, the ones never repeated make room
+        this.jobs = new LinkedHashMap<>(1024, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, UUID> eldest) {
+                return size() > capacity;
+            }
+        };
+    }
+
+    /**
+     * Remembers the key and its job once the surrounding transaction commits; nothing if it rolls back, and
+     * nothing outside a transaction (then there is no commit to wait for, and no entry is safe).
+     */
+    public void rememberAfterCommit(@Header(IntakeHeaders.KEY) String key, @Simple("${body.job.id}") UUID jobId) {
+        if (key == null || jobId == null || !TransactionSynchronizationManager.isSynchronizationActive()) {
+            return;
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCommit() {
+                remember(key, jobId);
+            }
+        });
+    }
+
+    /** The job of a committed key, or null when this instance does not know the key (or forgot it). */
+    public synchronized UUID jobOf(String key) {
+        return jobs.get(key);
+    }
+
+    public synchronized void forget(String key) {
+        jobs.remove(key);
+    }
+
+    private synchronized void remember(String key, UUID jobId) {
+        jobs.put(key, jobId);
+    }
+
+    synchronized int size() {
+        return jobs.size();
+    }
+}

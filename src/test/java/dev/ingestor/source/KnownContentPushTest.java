@@ -1,0 +1,137 @@
+package dev.ingestor.source;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.intake.CommittedKeys;
+import dev.ingestor.intake.ContentKey;
+import dev.ingestor.intake.RawStore;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Repeated HTTP pushes answered from the keys this instance saw committed: the same 200 and job as through
+ * intake, no bytes stored, the arrival counted on the job within a second; a key whose transaction did not
+ * commit is never answered that way.
+ */
+class KnownContentPushTest extends IngestorTestSupport {
+
+    private static final String FILES = "/api/v1/suppliers/ACME/files";
+
+    @Autowired
+    ObjectMapper mapper;
+    @Autowired
+    CommittedKeys committedKeys;
+    @Autowired
+    RawStore rawStore;
+
+    @BeforeEach
+    void clean() {
+        truncateAll();
+    }
+
+    private static byte[] csv() {
+        return ("source_id,source_version,sku,quantity,delivery_date\nK-" + UUID.randomUUID() + ",1,SKU-1,5,2026-12-01\n")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private HttpResponse<String> push(byte[] body, String fileName) throws Exception {
+        return post(FILES, ACME_KEY, "application/octet-stream", body, "X-File-Name", fileName);
+    }
+
+    private static String key(byte[] body) throws Exception {
+        return "ACME:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+    }
+
+    @Test
+    void aRepeatedPushIsAnsweredWithItsCommittedJobWithoutStoringItsBytes() throws Exception {
+        byte[] body = csv();
+        HttpResponse<String> first = push(body, "first.csv");
+        assertThat(first.statusCode()).isEqualTo(202);
+        JsonNode job = mapper.readTree(first.body());
+        assertThat(committedKeys.jobOf(key(body))).hasToString(job.get("id").asText());
+
+        // the raw file gone: intake would put the pushed bytes back in place, the answer from the key does not touch the store
+        Path raw = rawStore.pathOf(ContentKey.parse(key(body)));
+        Files.delete(raw);
+        HttpResponse<String> again = push(body, "retry.csv");
+        assertThat(again.statusCode()).isEqualTo(200);
+        JsonNode answered = mapper.readTree(again.body());
+        assertThat(answered.get("id").asText()).isEqualTo(job.get("id").asText());
+        assertThat(answered.get("fileName").asText()).as("the job's, not the retry's").isEqualTo("first.csv");
+        assertThat(answered.get("duplicateCount").asInt()).isEqualTo(1);
+        assertThat(answered.get("state").asText()).isNotBlank();
+        assertThat(again.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asText());
+        assertThat(Files.exists(raw)).as("no bytes stored for a duplicate").isFalse();
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void theDuplicateCountOfAnswersIsExactAndTheJobRowCatchesUpWithinSeconds() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "count.csv").body()).get("id").asText();
+        for (int n = 1; n <= 5; n++) {
+            HttpResponse<String> again = push(body, "count.csv");
+            assertThat(again.statusCode()).isEqualTo(200);
+            assertThat(mapper.readTree(again.body()).get("duplicateCount").asInt()).isEqualTo(n);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
+                "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 5);
+        assertThat(jdbc.queryForObject("SELECT last_seen_at IS NOT NULL FROM import_job WHERE id = ?::uuid", Boolean.class, id)).isTrue();
+        JsonNode read = mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body());
+        assertThat(read.get("duplicateCount").asInt()).isEqualTo(5);
+    }
+
+    @Test
+    void aKeyWhoseCommitFailedIsNotAnsweredAsADuplicateAndTheRetryMakesTheJob() throws Exception {
+        byte[] body = csv();
+        // fails the intake transaction at its COMMIT, after every step of it ran: the latest point a key could
+        // have been taken as committed too early
+        jdbc.execute("CREATE OR REPLACE FUNCTION test_fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS"
+                + " $$ BEGIN RAISE EXCEPTION 'commit refused by the test'; END $$");
+        jdbc.execute("CREATE CONSTRAINT TRIGGER test_fail_at_commit AFTER INSERT ON import_job DEFERRABLE INITIALLY DEFERRED"
+                + " FOR EACH ROW WHEN (NEW.file_name = 'commit-fails.csv') EXECUTE FUNCTION test_fail_at_commit()");
+        try {
+            HttpResponse<String> failed = push(body, "commit-fails.csv");
+            assertThat(failed.statusCode()).as(failed.body()).isGreaterThanOrEqualTo(500);
+        } finally {
+            jdbc.execute("DROP TRIGGER test_fail_at_commit ON import_job");
+            jdbc.execute("DROP FUNCTION test_fail_at_commit()");
+        }
+        assertThat(jobCount()).isZero();
+        assertThat(keyCount()).isZero();
+        assertThat(committedKeys.jobOf(key(body))).as("a rolled-back key is not known as committed").isNull();
+
+        HttpResponse<String> retry = push(body, "retry.csv");
+        assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyWhoseJobWasDeletedSinceIsTakenAsNewContent() throws Exception {
+        byte[] body = csv();
+        String first = mapper.readTree(push(body, "kept.csv").body()).get("id").asText();
+        awaitSettled();
+        // what retention does to an old job: the job, its key and its raw file go together
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
+        jdbc.update("DELETE FROM content_key WHERE key = ?", key(body));
+
+        HttpResponse<String> again = push(body, "kept.csv");
+        assertThat(again.statusCode()).isEqualTo(202);
+        assertThat(mapper.readTree(again.body()).get("id").asText()).isNotEqualTo(first);
+        assertThat(committedKeys.jobOf(key(body))).hasToString(mapper.readTree(again.body()).get("id").asText());
+    }
+}
