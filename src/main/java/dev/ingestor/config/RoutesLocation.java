@@ -14,6 +14,10 @@ import org.springframework.core.env.MapPropertySource;
 /**
  * Routes are read from {@code ingestor.routes-dir} (default {@code ./routes}) so an engineer edits a route
  * and restarts, without a build. When that folder holds no routes, the copy packaged in the jar is used.
+ * Per-supplier hook routes live one level down, in {@code suppliers/}; Camel reads a comma list of patterns. A
+ * {@code file:} pattern naming a folder that does not exist fails Camel's start (NoSuchFileException), so the
+ * {@code suppliers/} pattern is added only when that folder exists; a missing classpath folder simply matches
+ * nothing.
  * An explicit {@code camel.main.routes-include-pattern} always wins.
  */
 public class RoutesLocation implements EnvironmentPostProcessor {
@@ -26,7 +30,15 @@ public class RoutesLocation implements EnvironmentPostProcessor {
             return;
         }
         Path dir = Path.of(environment.getProperty("ingestor.routes-dir", "routes")).toAbsolutePath().normalize();
-        String pattern = hasRoutes(dir) ? "file:" + dir + "/*.camel.yaml" : "classpath:routes/*.camel.yaml";
+        String pattern;
+        if (hasRoutes(dir)) {
+            pattern = "file:" + dir + "/*.camel.yaml";
+            if (Files.isDirectory(dir.resolve("suppliers"))) {
+                pattern += ",file:" + dir + "/suppliers/*.camel.yaml";
+            }
+        } else {
+            pattern = "classpath:routes/*.camel.yaml,classpath:routes/suppliers/*.camel.yaml";
+        }
         environment.getPropertySources().addLast(new MapPropertySource("ingestor-routes", Map.of(PATTERN, pattern)));
     }
 

@@ -3,6 +3,13 @@ package dev.ingestor.config;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.spi.PackageScanResourceResolver;
+import org.apache.camel.spi.Resource;
+import org.apache.camel.support.PluginHelper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.mock.env.MockEnvironment;
@@ -10,6 +17,8 @@ import org.springframework.mock.env.MockEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class RoutesLocationTest {
+
+    private static final String PACKAGED = "classpath:routes/*.camel.yaml,classpath:routes/suppliers/*.camel.yaml";
 
     @TempDir
     Path dir;
@@ -23,15 +32,45 @@ class RoutesLocationTest {
     void routesOnDiskAreReadFromDisk() throws Exception {
         Files.writeString(dir.resolve("intake.camel.yaml"), "- route: {}\n");
         String pattern = patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString()));
-        assertThat(pattern).isEqualTo("file:" + dir.toAbsolutePath().normalize() + "/*.camel.yaml");
+        Path normal = dir.toAbsolutePath().normalize();
+        assertThat(pattern).isEqualTo("file:" + normal + "/*.camel.yaml");
+        Files.createDirectories(dir.resolve("suppliers"));
+        pattern = patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString()));
+        assertThat(pattern).isEqualTo("file:" + normal + "/*.camel.yaml,file:" + normal + "/suppliers/*.camel.yaml");
     }
 
     @Test
     void withoutRoutesOnDiskThePackagedCopyIsUsed() {
         assertThat(patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.resolve("missing").toString())))
-                .isEqualTo("classpath:routes/*.camel.yaml");
+                .isEqualTo(PACKAGED);
         assertThat(patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString())))
-                .isEqualTo("classpath:routes/*.camel.yaml");
+                .isEqualTo(PACKAGED);
+    }
+
+    /** What Camel makes of the pattern: both folders read; a missing folder is no error for a classpath pattern. */
+    @Test
+    void camelReadsBothFoldersAndToleratesAMissingPackagedSuppliersFolder() throws Exception {
+        Files.writeString(dir.resolve("intake.camel.yaml"), "- route: {}\n");
+        try (DefaultCamelContext camel = new DefaultCamelContext()) {
+            PackageScanResourceResolver resolver = PluginHelper.getPackageScanResourceResolver(camel);
+            String pattern = patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString()));
+            assertThat(names(resolver, pattern)).containsExactly("intake.camel.yaml");
+            Files.createDirectories(dir.resolve("suppliers"));
+            Files.writeString(dir.resolve("suppliers/ACME.camel.yaml"), "- route: {}\n");
+            pattern = patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString()));
+            assertThat(names(resolver, pattern)).containsExactlyInAnyOrder("intake.camel.yaml", "ACME.camel.yaml");
+            assertThat(names(resolver, "classpath:no-such-folder/*.camel.yaml")).isEmpty();
+        }
+    }
+
+    private static List<String> names(PackageScanResourceResolver resolver, String pattern) throws Exception {
+        List<String> names = new ArrayList<>();
+        for (String part : pattern.split(",")) {
+            for (Resource resource : resolver.findResources(part)) {
+                names.add(Path.of(resource.getLocation().replaceFirst("^file:", "")).getFileName().toString());
+            }
+        }
+        return names;
     }
 
     @Test
