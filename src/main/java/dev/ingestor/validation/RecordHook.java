@@ -55,6 +55,7 @@ final class RecordHook {
         }
         Map<String, String> fields = new LinkedHashMap<>();
         map.forEach((k, v) -> fields.put(String.valueOf(k), v == null ? null : String.valueOf(v)));
-        return new RawRecord(record.index(), record.line(), fields, null);
+        // the supplier's names of the fields and what its mapping could not read stay with the record
+        return new RawRecord(record.index(), record.line(), fields, null, record.labels(), record.fieldProblems());
     }
 }

@@ -15,17 +15,19 @@ import org.springframework.stereotype.Component;
  * What the pipeline would make of a sample of a supplier's file, with no job and no effect: for each of the first
  * records, the fields as the supplier wrote them, the record after the supplier's mapping, and the validation
  * outcome with its reason. It reads the sample exactly as the stages read a stored file (the same readers, the same
- * mapping, the same rules), so an engineer onboarding a supplier sees the real answer, not a second opinion.
+ * mapping, the supplier's route hook, the same rules), so an engineer onboarding a supplier sees the real answer, not a second opinion.
  */
 @Component
 public class RecordPreview {
 
     private final IngestorProperties properties;
     private final JobRecords jobRecords;
+    private final SupplierHooks hooks;
 
-    public RecordPreview(IngestorProperties properties, JobRecords jobRecords) {
+    public RecordPreview(IngestorProperties properties, JobRecords jobRecords, SupplierHooks hooks) {
         this.properties = properties;
         this.jobRecords = jobRecords;
+        this.hooks = hooks;
     }
 
     /**
@@ -51,6 +53,9 @@ public class RecordPreview {
             return Optional.empty();
         }
         RecordMapping mapping = jobRecords.mapping(supplier);
+        // the supplier's route hook too, as a job's records pass through it after the mapping
+        java.util.function.UnaryOperator<RawRecord> hook = hooks.hook(supplier, null)
+                .<java.util.function.UnaryOperator<RawRecord>>map(h -> h::apply).orElse(r -> r);
         List<Row> rows = new ArrayList<>();
         boolean more = false;
         String rejected = null;
@@ -62,7 +67,7 @@ public class RecordPreview {
                     break;
                 }
                 RawRecord written = records.next();
-                RawRecord mapped = written.isBroken() ? written : mapping.apply(written);
+                RawRecord mapped = written.isBroken() ? written : hook.apply(mapping.apply(written));
                 Validated validated = DeliveryAdviceValidator.validate(mapped);
                 rows.add(new Row(written.line(), written.where(), copy(written.fields()), copy(mapped.fields()),
                         validated.isValid() ? "VALID" : "QUARANTINED", validated.reason()));

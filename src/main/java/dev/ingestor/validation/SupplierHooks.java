@@ -1,5 +1,6 @@
 package dev.ingestor.validation;
 
+import java.util.Optional;
 import java.util.UUID;
 
 import org.apache.camel.CamelContext;
@@ -32,9 +33,14 @@ public class SupplierHooks {
 
     /** {@code reader} as it is when the supplier has no hook route, else a reader whose records pass through it. */
     public RecordReader wrap(String supplier, UUID jobId, RecordReader reader) {
+        return hook(supplier, jobId).map(hook -> (RecordReader) new HookedRecordReader(reader, hook)).orElse(reader);
+    }
+
+    /** The supplier's hook, when a running route consumes its endpoint; {@code jobId} null for a preview. */
+    Optional<RecordHook> hook(String supplier, UUID jobId) {
         String uri = endpointOf(supplier);
         boolean hooked = camelContext.getRoutes().stream().map(Route::getEndpoint)
                 .anyMatch(e -> e != null && EndpointHelper.matchEndpoint(camelContext, e.getEndpointUri(), uri));
-        return hooked ? new HookedRecordReader(reader, new RecordHook(producer, uri, supplier, jobId)) : reader;
+        return hooked ? Optional.of(new RecordHook(producer, uri, supplier, jobId)) : Optional.empty();
     }
 }

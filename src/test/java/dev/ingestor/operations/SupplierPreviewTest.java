@@ -71,6 +71,23 @@ class SupplierPreviewTest extends IngestorTestSupport {
     }
 
     @Test
+    void aSampleOfASupplierWithARouteHookIsShownAsTheHookLeavesIt() throws Exception {
+        HttpResponse<String> answer = post("/api/v1/admin/suppliers/SPLITCO/preview", ADMIN_KEY, "text/csv",
+                "source_id,sku,quantity,delivery_date\nSP-1@3,SKU-1,5,2026-12-01\nSP-2,SKU-2,1,2026-12-02\n"
+                        .getBytes(StandardCharsets.UTF_8));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        JsonNode records = json.readTree(answer.body()).path("records");
+        assertThat(records.get(0).path("supplierFields").path("source_id").asText()).isEqualTo("SP-1@3");
+        assertThat(records.get(0).path("record").path("source_id").asText()).isEqualTo("SP-1");
+        assertThat(records.get(0).path("record").path("source_version").asText()).isEqualTo("3");
+        assertThat(records.get(0).path("outcome").asText()).isEqualTo("VALID");
+        assertThat(records.get(1).path("outcome").asText()).isEqualTo("QUARANTINED");
+        assertThat(records.get(1).path("reason").asText()).contains("hook map-SPLITCO failed").contains("SP-2");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class)).isZero();
+    }
+
+    @Test
     void aFileAJobWouldRejectIsShownAsRejectedWithItsReason() throws Exception {
         HttpResponse<String> answer = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv",
                 "Artikelnummer;Position\n4711-A;LA-1\n".getBytes(StandardCharsets.ISO_8859_1));
