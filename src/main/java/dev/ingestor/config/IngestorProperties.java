@@ -47,6 +47,14 @@ public class IngestorProperties {
     public void setDataDir(Path dataDir) { this.dataDir = dataDir; }
     public Path getInboxDir() { return inboxDir; }
     public void setInboxDir(Path inboxDir) { this.inboxDir = inboxDir; }
+    /**
+     * true: changes to the route files under {@code routes-dir} (and its {@code suppliers/}) are loaded while the
+     * app runs (Camel's route reload); a file that does not load is logged and the running routes stay.
+     */
+    private boolean routesReload = false;
+
+    public boolean isRoutesReload() { return routesReload; }
+    public void setRoutesReload(boolean routesReload) { this.routesReload = routesReload; }
     public Path getRoutesDir() { return routesDir; }
     public void setRoutesDir(Path routesDir) { this.routesDir = routesDir; }
     public String getInstanceId() { return instanceId; }

@@ -39,7 +39,20 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         } else {
             pattern = "classpath:routes/*.camel.yaml,classpath:routes/suppliers/*.camel.yaml";
         }
-        environment.getPropertySources().addLast(new MapPropertySource("ingestor-routes", Map.of(PATTERN, pattern)));
+        Map<String, Object> settings = new java.util.HashMap<>();
+        settings.put(PATTERN, pattern);
+        if (hasRoutes(dir) && Boolean.parseBoolean(environment.getProperty("ingestor.routes-reload", "false"))) {
+            // Camel's route reload, watching the routes folder and suppliers/ below it. Only the routes of a changed
+            // file are replaced: removing all routes would also remove the ones made from templates in Java (one
+            // per supplier and stage), which no file would bring back
+            settings.put("camel.main.routes-reload-enabled", "true");
+            settings.put("camel.main.routes-reload-directory", dir.toString());
+            settings.put("camel.main.routes-reload-directory-recursive", "true");
+            settings.put("camel.main.routes-reload-pattern", "*.camel.yaml");
+            settings.put("camel.main.routes-reload-remove-all-routes", "false");
+        }
+        // last: an operator's own camel.main.* settings win
+        environment.getPropertySources().addLast(new MapPropertySource("ingestor-routes", settings));
     }
 
     private static boolean hasRoutes(Path dir) {

@@ -1,0 +1,93 @@
+package dev.ingestor.config;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+
+import dev.ingestor.support.CapturedLogs;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Route reload with {@code ingestor.routes-reload=true}: a route file added, changed, and broken while the app
+ * runs, in a copy of routes/ of this test's own. A broken file is logged by name and the route it held keeps
+ * answering.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"ingestor.routes-dir=target/reload-test-routes", "ingestor.routes-reload=true"})
+class RouteReloadTest extends IngestorTestSupport {
+
+    private static final Path ROUTES = copyOfRoutes();
+    private static final Path PROBE = ROUTES.resolve("suppliers/RELOADED.camel.yaml");
+
+    private static Path copyOfRoutes() {
+        Path target = Path.of("target/reload-test-routes");
+        try {
+            if (Files.exists(target)) {
+                try (Stream<Path> old = Files.walk(target)) {
+                    old.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+            Files.createDirectories(target.resolve("suppliers"));
+            try (Stream<Path> routes = Files.list(Path.of("routes"))) {
+                for (Path route : routes.filter(p -> p.toString().endsWith(".camel.yaml")).toList()) {
+                    Files.copy(route, target.resolve(route.getFileName()));
+                }
+            }
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @AfterAll
+    static void removeProbe() throws IOException {
+        Files.deleteIfExists(PROBE);
+    }
+
+    private static void writeProbe(String answer) throws IOException {
+        Files.writeString(PROBE, """
+                - route:
+                    id: reload-probe
+                    from:
+                      uri: direct:reload-probe
+                      steps:
+                        - setBody:
+                            constant: "%s"
+                """.formatted(answer));
+    }
+
+    private String probe() {
+        try {
+            return producer.requestBody("direct:reload-probe", "", String.class);
+        } catch (RuntimeException e) {
+            return "no route";
+        }
+    }
+
+    @Test
+    void aRouteFileAddedChangedAndBrokenWhileTheAppRuns() throws Exception {
+        writeProbe("first");
+        await().atMost(Duration.ofSeconds(30)).until(() -> "first".equals(probe()));
+
+        writeProbe("second");
+        await().atMost(Duration.ofSeconds(30)).until(() -> "second".equals(probe()));
+
+        try (CapturedLogs logs = CapturedLogs.of("org.apache.camel")) {
+            Files.writeString(PROBE, "- route:\n    id: reload-probe\n    from: [this is not\n");
+            await().atMost(Duration.ofSeconds(30)).until(() -> logs.messages().stream()
+                    .anyMatch(m -> m.contains("Error reloading routes from file") && m.contains("RELOADED.camel.yaml")));
+            Thread.sleep(1000); // on purpose: a reload that removed the old route would have done so by now
+            assertThat(probe()).as("the route of the broken file keeps answering").isEqualTo("second");
+            assertThat(camelContext.getRoute("intake")).as("the other routes stay").isNotNull();
+        }
+    }
+}
