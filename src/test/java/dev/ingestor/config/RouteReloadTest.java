@@ -19,8 +19,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * Route reload with {@code ingestor.routes-reload=true}: a route file added, changed, and broken while the app
  * runs, in a copy of routes/ of this test's own. A broken file is logged by name and the route it held keeps
- * answering.
+ * answering. The context is closed after the class: a second running context would share the inbox and the
+ * database with the shared one and take files and jobs that other tests count in theirs.
  */
+@org.springframework.test.annotation.DirtiesContext
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"ingestor.routes-dir=target/reload-test-routes", "ingestor.routes-reload=true"})
 class RouteReloadTest extends IngestorTestSupport {
