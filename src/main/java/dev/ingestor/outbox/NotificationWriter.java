@@ -116,15 +116,15 @@ public class NotificationWriter {
     }
 
     private void write(String type, String supplier, Map<String, Object> data) {
-        List<String[]> destinations = destinations(supplier);
+        List<String> destinations = destinations(supplier);
         if (destinations.isEmpty()) {
             return;
         }
         UUID eventId = OutboxWriter.newEventId();
         String occurredAt = Instant.now().toString();
-        for (String[] destination : destinations) {
+        for (String destination : destinations) {
             Map<String, Object> shown = new LinkedHashMap<>(data);
-            if (!INSTALLATION.equals(destination[0])) {
+            if (!INSTALLATION.equals(destination)) {
                 shown.keySet().removeAll(INTERNAL);
             }
             Map<String, Object> event = new LinkedHashMap<>();
@@ -134,22 +134,29 @@ public class NotificationWriter {
             event.put("supplier", supplier);
             event.put("data", shown);
             jdbc.update("INSERT INTO notification (event_id, type, supplier, destination, payload) VALUES (?, ?, ?, ?, ?)",
-                    eventId, type, supplier, destination[0], text(event));
+                    eventId, type, supplier, destination, text(event));
         }
     }
 
-    /** {destination, url} of every webhook that receives an event of {@code supplier} (null: none's own). */
-    private List<String[]> destinations(String supplier) {
-        List<String[]> destinations = new ArrayList<>();
-        String installation = properties.getNotifications().getWebhookUrl();
-        if (installation != null && !installation.isBlank()) {
-            destinations.add(new String[] {INSTALLATION, installation.strip()});
+    /**
+     * The destination of every webhook that receives an event of {@code supplier} (null: none's own): '*' for the
+     * installation-wide one, the supplier's code for its own. Only the destination is stored; the URL and secret
+     * are looked up when the notification is sent.
+     */
+    private List<String> destinations(String supplier) {
+        List<String> destinations = new ArrayList<>();
+        if (configured(properties.getNotifications().getWebhookUrl())) {
+            destinations.add(INSTALLATION);
         }
         SupplierProperties own = supplier == null ? null : properties.getSuppliers().get(supplier);
-        if (own != null && own.getNotifications().getWebhookUrl() != null && !own.getNotifications().getWebhookUrl().isBlank()) {
-            destinations.add(new String[] {supplier, own.getNotifications().getWebhookUrl().strip()});
+        if (own != null && configured(own.getNotifications().getWebhookUrl())) {
+            destinations.add(supplier);
         }
         return destinations;
+    }
+
+    private static boolean configured(String url) {
+        return url != null && !url.isBlank();
     }
 
     private String text(Map<String, Object> event) {

@@ -36,7 +36,7 @@ final class CsvRecordReader implements RecordReader {
 
     /**
      * Field names are the header's (in lower case) or, without a header, the mapping's columns; the mapping
-     * renames them later ({@link MappedRecordReader}), so the header check here already looks through it.
+     * renames them later ({@link RecordMapping#apply}), so the header check here already looks through it.
      */
     CsvRecordReader(InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
         this.mapping = mapping;

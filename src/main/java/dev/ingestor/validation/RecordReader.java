@@ -20,7 +20,7 @@ public interface RecordReader extends Iterator<RawRecord>, Closeable {
 
     /** The same, in the supplier's own layout: its records come out in the record's names and formats. */
     static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
-        return new MappedRecordReader(openAsWritten(format, in, charset, delimiter, mapping), mapping);
+        return new TransformedRecordReader(openAsWritten(format, in, charset, delimiter, mapping), mapping::apply);
     }
 
     /**
