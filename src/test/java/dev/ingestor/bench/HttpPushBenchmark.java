@@ -5,16 +5,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -104,9 +97,9 @@ class HttpPushBenchmark {
         Phase dup = measured(lines, "duplicate pushes (" + keyed + " distinct keyed bodies)", client, i -> push(files, "new", i % keyed));
 
         MachineStats before = MachineStats.now();
-        double inserts = insertsPerSecond();
-        double fsyncs = fsyncsPerSecond(WORK.resolve("data"));
-        double sha = sha256MegabytesPerSecond();
+        double inserts = MachineLimits.commitsPerSecond(dataSource);
+        double fsyncs = MachineLimits.fsyncsPerSecond(WORK.resolve("data"));
+        double sha = MachineLimits.sha256MegabytesPerSecond();
         lines.add(String.format(Locale.ROOT, "machine: PostgreSQL single-row INSERT commits/s (synchronous_commit=on) %.0f;"
                 + " 4 KiB write+fsync/s in the data folder %.0f; SHA-256 %.0f MB/s (= %.0f 4 KiB bodies/s on one core)",
                 inserts, fsyncs, sha, sha * 1e6 / BODY_SIZE));
@@ -205,65 +198,6 @@ class HttpPushBenchmark {
 
     private static double percentile(long[] sorted, double p) {
         return sorted.length == 0 ? Double.NaN : sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))] / 1e6;
-    }
-
-    /** One row per transaction, as fast as one connection can commit them: what a durable commit costs here. */
-    private double insertsPerSecond() throws Exception {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            c.setAutoCommit(true);
-            s.execute("SET synchronous_commit = on");
-            // a real table, not a temporary one: temporary tables are not WAL-logged, so their commits flush nothing
-            s.execute("CREATE TABLE IF NOT EXISTS bench_commit (id bigint PRIMARY KEY, at timestamptz DEFAULT now())");
-            s.execute("TRUNCATE bench_commit");
-            long n = 0;
-            long start = System.nanoTime();
-            long end = start + 3_000_000_000L;
-            try (PreparedStatement insert = c.prepareStatement("INSERT INTO bench_commit (id) VALUES (?)")) {
-                while (System.nanoTime() < end) {
-                    insert.setLong(1, n++);
-                    insert.executeUpdate();
-                }
-            }
-            double rate = n / ((System.nanoTime() - start) / 1e9);
-            s.execute("DROP TABLE bench_commit");
-            return rate;
-        }
-    }
-
-    /** A 4 KiB write and FileChannel.force in the raw store's folder, over and over: what one fsynced raw file costs. */
-    private static double fsyncsPerSecond(Path folder) throws IOException {
-        Files.createDirectories(folder);
-        Path file = folder.resolve("bench-fsync.tmp");
-        ByteBuffer block = ByteBuffer.allocate(BODY_SIZE);
-        long n = 0;
-        long start = System.nanoTime();
-        long end = start + 3_000_000_000L;
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-            while (System.nanoTime() < end) {
-                block.clear();
-                channel.write(block, (n % 256) * BODY_SIZE);
-                channel.force(true);
-                n++;
-            }
-        } finally {
-            Files.deleteIfExists(file);
-        }
-        return n / ((System.nanoTime() - start) / 1e9);
-    }
-
-    private static double sha256MegabytesPerSecond() throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        byte[] block = new byte[BODY_SIZE];
-        Arrays.fill(block, (byte) 'x');
-        long bytes = 0;
-        long start = System.nanoTime();
-        long end = start + 2_000_000_000L;
-        while (System.nanoTime() < end) {
-            sha.update(block);
-            sha.digest();
-            bytes += block.length;
-        }
-        return bytes / 1e6 / ((System.nanoTime() - start) / 1e9);
     }
 
     private record Phase(double rps, double p50, double p99, long requests, long errors, double perCpuSecond) {

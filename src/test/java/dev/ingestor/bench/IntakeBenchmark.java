@@ -216,7 +216,24 @@ class IntakeBenchmark {
         for (SmallFilePhase p : List.of(fresh, copies, same)) {
             report.line("%-48s %10.1f %10.2f %12.2f %12.1f", p.title, p.filesPerSecond(), p.seconds(), p.firstSeconds(), p.steadyFilesPerSecond());
         }
+        machineLimits(fresh, copies);
         assertTrue(fresh.complete && copies.complete && same.complete, "a phase did not finish; see the report");
+    }
+
+    /**
+     * What the same PostgreSQL and data folder can do at most ({@link MachineLimits}): a new file needs at least
+     * one durable commit (its key and job) and one fsync (its raw copy); a duplicate needs its hash.
+     */
+    private void machineLimits(SmallFilePhase fresh, SmallFilePhase copies) throws Exception {
+        MachineStats before = MachineStats.now();
+        double commits = MachineLimits.commitsPerSecond(dataSource);
+        double fsyncs = MachineLimits.fsyncsPerSecond(DATA);
+        double sha = MachineLimits.sha256MegabytesPerSecond();
+        report.line("machine: single-row INSERT commits/s (synchronous_commit=on) %.0f; 4 KiB write+fsync/s in the data folder %.0f;"
+                + " SHA-256 %.0f MB/s (= %.0f %d-byte files/s on one core)", commits, fsyncs, sha, sha * 1e6 / SMALL_SIZE, SMALL_SIZE);
+        report.line("  during the machine limits: " + MachineStats.between(before, MachineStats.now()));
+        report.line("ratios to the machine: new files / commits %.2f, new files / fsyncs %.2f, duplicates / SHA-256 files %.4f",
+                fresh.filesPerSecond() / commits, fresh.filesPerSecond() / fsyncs, copies.filesPerSecond() / (sha * 1e6 / SMALL_SIZE));
     }
 
     private SmallFilePhase runPhase(String title, int n, IntFunction<byte[]> content, String nameFormat, String expectedDir) throws Exception {

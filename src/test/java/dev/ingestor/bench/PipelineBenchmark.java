@@ -14,9 +14,14 @@ import java.util.List;
 
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
+import javax.sql.DataSource;
+
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -28,17 +33,25 @@ import static org.awaitility.Awaitility.await;
 /**
  * End to end: file dropped → job COMPLETED → every event published to Kafka (acks=all). Not a test: it
  * prints figures for docs/benchmarks.md. Run with {@code ./mvnw -B -Pbenchmark test -Dtest=PipelineBenchmark}.
+ * After the two runs it measures the machine's own limits against the same PostgreSQL and broker
+ * ({@link MachineLimits}) and prints every rate as a fraction of them.
  */
 @Tag("benchmark")
 @CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PipelineBenchmark {
+
+    /** Records per second end to end of each run so far, by name, for the ratios at the end. */
+    private static final java.util.Map<String, Double> END_TO_END = new java.util.LinkedHashMap<>();
 
     private static final Path WORK = work();
     private static final Path INBOX = WORK.resolve("inbox");
 
     @Autowired
     JdbcTemplate jdbc;
+    @Autowired
+    DataSource dataSource;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
@@ -53,6 +66,7 @@ class PipelineBenchmark {
     }
 
     @Test
+    @Order(1)
     void oneMillionLineFile() throws Exception {
         jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
         Path staging = Files.createDirectories(WORK.resolve("staging"));
@@ -61,6 +75,7 @@ class PipelineBenchmark {
     }
 
     @Test
+    @Order(2)
     void thousandFilesOfThousandLines() throws Exception {
         jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
         Path staging = Files.createDirectories(WORK.resolve("staging-1000"));
@@ -71,11 +86,38 @@ class PipelineBenchmark {
         run("1,000 files x 1,000 lines", files, 1_000_000);
     }
 
+    /**
+     * What the same PostgreSQL and broker can do at most for the work one record needs: an indexed row
+     * written (the pipeline writes three per record: the item, its history row and its event), and an event
+     * acknowledged by Kafka with acks=all.
+     */
+    @Test
+    @Order(3)
+    void machineLimits() throws Exception {
+        MachineStats before = MachineStats.now();
+        double rows = MachineLimits.indexedRowsPerSecond(dataSource, 300_000);
+        double events = MachineLimits.kafkaRecordsPerSecond(TestKafka.bootstrapServers(), 300_000);
+        double commits = MachineLimits.commitsPerSecond(dataSource);
+        List<String> lines = new ArrayList<>();
+        lines.add(String.format(java.util.Locale.ROOT, "machine: indexed rows/s (unique text key + 200-byte text, 1,000 per"
+                + " statement, one commit each, one connection) %,.0f; Kafka records/s (300 bytes, keyed, acks=all, one"
+                + " idempotent producer) %,.0f; single-row INSERT commits/s (synchronous_commit=on) %,.0f", rows, events, commits));
+        lines.add("  during the machine limits: " + MachineStats.between(before, MachineStats.now()));
+        END_TO_END.forEach((name, rate) -> lines.add(String.format(java.util.Locale.ROOT,
+                "  %s: %,.0f records/s end to end = %.2f of the indexed-row rate, %.2f of the Kafka rate",
+                name, rate, rate / rows, rate / events)));
+        for (String line : lines) {
+            System.out.println("BENCHMARK " + line);
+        }
+        append(String.join(System.lineSeparator(), lines));
+    }
+
     private void run(String name, List<Path> files, long records) throws Exception {
         System.gc();
         List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
                 .filter(p -> p.getType() == MemoryType.HEAP).toList();
         heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+        MachineStats before = MachineStats.now();
         long start = System.nanoTime();
         Path acme = Files.createDirectories(INBOX.resolve("ACME"));
         for (Path file : files) {
@@ -87,6 +129,7 @@ class PipelineBenchmark {
         await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(200)).until(() ->
                 jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NOT NULL", Long.class) == records);
         long published = System.nanoTime();
+        MachineStats after = MachineStats.now();
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         double toCompleted = (completed - start) / 1e9;
         double toPublished = (published - start) / 1e9;
@@ -94,10 +137,16 @@ class PipelineBenchmark {
                         + " (%,.0f records/s end to end); peak heap %,d MiB (max heap %,d MiB)",
                 name, records, toCompleted, records / toCompleted, toPublished, records / toPublished,
                 peak / (1024 * 1024), Runtime.getRuntime().maxMemory() / (1024 * 1024));
+        line += System.lineSeparator() + "  " + MachineStats.between(before, after);
         System.out.println("BENCHMARK " + line);
+        END_TO_END.put(name, records / toPublished);
+        append(line);
+    }
+
+    private static void append(String text) throws IOException {
         Path out = Path.of("target", "benchmarks");
         Files.createDirectories(out);
-        Files.writeString(out.resolve("pipeline.txt"), line + System.lineSeparator(), StandardCharsets.UTF_8,
+        Files.writeString(out.resolve("pipeline.txt"), text + System.lineSeparator(), StandardCharsets.UTF_8,
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
     }
 
