@@ -154,8 +154,32 @@ final class JsonRecordReader implements RecordReader {
                 if (next == null) {
                     throw new UnreadableFileException("the JSON array is not closed: the file ends before ']'");
                 }
+                if (next == JsonToken.END_ARRAY) {
+                    finishDocument();
+                }
             } catch (IOException e) {
                 throw unreadable(e, "at line " + parser.currentLocation().getLineNr());
+            }
+        }
+
+        /**
+         * Reads the rest of the file after the records: the objects that hold them (their other fields skipped,
+         * not built) and then nothing but white space. A file that goes on after its document is not the
+         * document a supplier meant to send, whatever the records before it were.
+         */
+        private void finishDocument() throws IOException {
+            while (!parser.getParsingContext().inRoot()) {
+                JsonToken token = parser.nextToken();
+                if (token == null) {
+                    throw new UnreadableFileException("the JSON document is not closed: the file ends inside it");
+                }
+                if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+                    parser.skipChildren();
+                }
+            }
+            if (parser.nextToken() != null) {
+                throw new UnreadableFileException("the file goes on after its JSON document (line "
+                        + parser.currentLocation().getLineNr() + "): one document is read, nothing may follow it");
             }
         }
 

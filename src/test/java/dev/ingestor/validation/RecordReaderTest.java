@@ -71,4 +71,32 @@ class RecordReaderTest {
             }
         }).isInstanceOf(UnreadableFileException.class);
     }
+
+    private static List<Validated> readJson(String text, List<String> recordsPath) {
+        List<Validated> out = new ArrayList<>();
+        try (RecordReader reader = new JsonRecordReader(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
+                StandardCharsets.UTF_8, recordsPath)) {
+            reader.forEachRemaining(r -> out.add(DeliveryAdviceValidator.validate(r)));
+        }
+        return out;
+    }
+
+    private static final String LINE = "{\"source_id\": \"A-1\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"}";
+
+    @Test
+    void aJsonDocumentIsReadToItsEndAndNothingMayFollowIt() {
+        // the fields after the records and the closing braces are read (skipped), white space after is fine
+        assertThat(readJson("{\"order\": {\"lines\": [" + LINE + "], \"note\": {\"x\": [1, 2]}}, \"tail\": 1}\n\n",
+                List.of("order", "lines"))).hasSize(1);
+        assertThat(readJson("[" + LINE + "]  \n", List.of())).hasSize(1);
+        for (String trailing : List.of(" garbage", " {}", " []", " \"x\"", " 1", "]")) {
+            assertThatThrownBy(() -> readJson("{\"order\": {\"lines\": [" + LINE + "]}}" + trailing, List.of("order", "lines")))
+                    .as("records path, then %s", trailing).isInstanceOf(UnreadableFileException.class);
+            assertThatThrownBy(() -> readJson("[" + LINE + "]" + trailing, List.of()))
+                    .as("top-level array, then %s", trailing).isInstanceOf(UnreadableFileException.class);
+        }
+        assertThatThrownBy(() -> readJson("[" + LINE + "] {}", List.of())).hasMessageContaining("goes on after its JSON document");
+        assertThatThrownBy(() -> readJson("{\"order\": {\"lines\": [" + LINE + "], \"more\": 1", List.of("order", "lines")))
+                .isInstanceOf(UnreadableFileException.class).hasMessageContaining("end-of-input");
+    }
 }
