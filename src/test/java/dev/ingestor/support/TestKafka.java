@@ -35,6 +35,12 @@ public final class TestKafka {
                 if (broker != null) {
                     broker.close();
                 }
+                // the broker's log is hundreds of MB after a benchmark; a run leaves none of it behind
+                try {
+                    org.springframework.util.FileSystemUtils.deleteRecursively(dir);
+                } catch (java.io.IOException ignored) {
+                    // a temp folder; the system cleans it some day
+                }
             }));
         }
         return broker.bootstrapServers();
