@@ -49,6 +49,8 @@ public final class RecordMapping {
     private final Map<String, String> constants;
     private final Set<String> ignore;
     private final List<String> recordsPath;
+    /** Nothing to rename, fill, drop or convert: every record is as the reader made it (most suppliers). */
+    private final boolean changesNothing;
 
     private RecordMapping(String property, SupplierProperties.Mapping m) {
         renames = new HashMap<>();
@@ -121,6 +123,8 @@ public final class RecordMapping {
             throw new IllegalStateException(property + ".records-path '" + m.getRecordsPath()
                     + "' has an empty step; write the field names separated by dots, e.g. order.lines");
         }
+        changesNothing = renames.isEmpty() && labels.isEmpty() && ignore.isEmpty() && defaults.isEmpty()
+                && constants.isEmpty() && dateFormat == null && decimalSeparator == null && groupingSeparator == null;
     }
 
     /** The mapping of supplier {@code code}; throws, naming the property, when a setting cannot work. */
@@ -224,7 +228,8 @@ public final class RecordMapping {
 
     /** The record of {@code raw}, read in the supplier's names, in the record's names and formats. */
     RawRecord apply(RawRecord raw) {
-        if (raw.isBroken()) {
+        // a map's names are distinct, so without renames no record field can be set twice
+        if (raw.isBroken() || changesNothing) {
             return raw;
         }
         String twice = fieldSetTwice(raw.fields().keySet());
