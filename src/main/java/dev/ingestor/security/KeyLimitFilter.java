@@ -12,11 +12,13 @@ import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Applies {@link KeyLimits} to every request with a valid key, right after authentication. A request
- * counts as in flight until it is answered: Camel's platform-http serves requests asynchronously, so for
- * an asynchronous request the request's hold on the permit ends when the async processing ends, not when
- * this filter returns, and the thread that runs the route holds it until the route ends, even when the answer
- * was sent before (an async timeout while a slow body is still read).
+ * Applies {@link KeyLimits} to every request with a valid key, right after authentication. A request counts as
+ * in flight until its answer starts to be written ({@link ReleaseWhenAnswering}): by then its work is done, and
+ * the place must be free before the client can read the answer and send its next request. Camel's platform-http
+ * serves requests asynchronously, so the thread that runs the route holds the place too
+ * ({@link PermitFollowsTheRoute}) and gives it back when it starts writing the answer, or when the route ends
+ * if somebody else answered first (an async timeout while a slow body is still read: the route still works).
+ * An answer that is never written (no body) gives the place back when it completes.
  */
 final class KeyLimitFilter extends OncePerRequestFilter {
 
@@ -46,12 +48,17 @@ final class KeyLimitFilter extends OncePerRequestFilter {
         KeyLimits.Permit permit = admission.permit().get();
         // for the thread that will run the route: it holds the place too (PermitFollowsTheRoute)
         request.setAttribute(PERMIT_ATTRIBUTE, permit);
+        KeyLimits.Hold requestHold = permit.requestHold();
         try {
-            chain.doFilter(request, response);
+            chain.doFilter(request, new ReleaseWhenAnswering(response, () -> {
+                requestHold.release();
+                // the route's thread is writing its answer: the route is done with the place too
+                PermitFollowsTheRoute.releaseHoldOfThisThread(permit);
+            }));
         } finally {
-            // the request's own hold ends when it is answered (for an asynchronous request, when its async
-            // processing completes, which follows a timeout or an error too)
-            AfterRequest.run(request, permit::release);
+            // an answer nobody wrote (no body) ends the request's hold when it is complete (for an asynchronous
+            // request, when its async processing completes, which follows a timeout or an error too)
+            AfterRequest.run(request, requestHold::release);
         }
     }
 }

@@ -105,6 +105,37 @@ public class KeyLimits {
                 semaphore.release();
             }
         }
+
+        /** The request's own hold (the one the permit was admitted with), to let go of once. */
+        Hold requestHold() {
+            return new Hold(this);
+        }
+
+        /** One more holder, to let go of once. */
+        Hold newHold() {
+            hold();
+            return new Hold(this);
+        }
+    }
+
+    /** One holder's share of a permit: however many of its ways out run, it lets go once. */
+    static final class Hold {
+        private final Permit permit;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        private Hold(Permit permit) {
+            this.permit = permit;
+        }
+
+        boolean of(Permit other) {
+            return permit == other;
+        }
+
+        void release() {
+            if (released.compareAndSet(false, true)) {
+                permit.release();
+            }
+        }
     }
 
     /** Either a permit or a refusal (problem and Retry-After seconds). */

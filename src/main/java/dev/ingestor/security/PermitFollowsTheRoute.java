@@ -12,13 +12,25 @@ import org.springframework.web.context.request.RequestContextHolder;
 /**
  * Camel's platform-http runs each request's route (and reads its body) on Spring's task executor, and Spring
  * MVC may answer the request (async timeout) while that route still runs. So the key's place among its
- * concurrent requests must follow the route, not the answer: a task handed to the executor while a request
- * with a permit is being served holds the permit until the task ends. A task the executor refuses (queue
- * full) lets go of it at once. Spring Boot applies this decorator and customizer to its task executor, the
- * one platform-http uses.
+ * concurrent requests must follow the route, not only the answer: a task handed to the executor while a request
+ * with a permit is being served holds the permit until the route starts writing its answer
+ * ({@link #releaseHoldOfThisThread}, called by {@link ReleaseWhenAnswering}) or, when somebody else answered,
+ * until the task ends. A task the executor refuses (queue full) lets go of it at once. Spring Boot applies this
+ * decorator and customizer to its task executor, the one platform-http uses.
  */
 @Component
 public class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecutorCustomizer {
+
+    /** The hold of the task this thread runs, while it runs one. */
+    private static final ThreadLocal<KeyLimits.Hold> RUNNING = new ThreadLocal<>();
+
+    /** The thread that runs a request's route is writing the answer: its hold on {@code permit} ends now. */
+    static void releaseHoldOfThisThread(KeyLimits.Permit permit) {
+        KeyLimits.Hold hold = RUNNING.get();
+        if (hold != null && hold.of(permit)) {
+            hold.release();
+        }
+    }
 
     @Override
     public Runnable decorate(Runnable task) {
@@ -27,8 +39,7 @@ public class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecu
         if (!(permit instanceof KeyLimits.Permit held)) {
             return task;
         }
-        held.hold();
-        return new HoldingTask(task, held);
+        return new HoldingTask(task, held.newHold());
     }
 
     @Override
@@ -38,18 +49,20 @@ public class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecu
 
     private static void refused(Runnable task, ThreadPoolExecutor executor) {
         if (task instanceof HoldingTask holding) {
-            holding.permit.release();
+            holding.hold.release();
         }
         throw new RejectedExecutionException("the request queue is full (spring.task.execution.pool.queue-capacity)");
     }
 
-    private record HoldingTask(Runnable task, KeyLimits.Permit permit) implements Runnable {
+    private record HoldingTask(Runnable task, KeyLimits.Hold hold) implements Runnable {
         @Override
         public void run() {
+            RUNNING.set(hold);
             try {
                 task.run();
             } finally {
-                permit.release();
+                RUNNING.remove();
+                hold.release();
             }
         }
     }
