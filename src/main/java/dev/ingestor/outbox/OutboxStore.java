@@ -49,14 +49,19 @@ public class OutboxStore {
         return pending == null ? 0 : pending;
     }
 
-    /** The next events of {@code topic}, oldest first, locked until the transaction ends; or an empty list. */
+    /**
+     * The next events of {@code topic}, oldest first, for the relay of the topic, which this transaction is
+     * until it ends; or an empty list when another transaction is. The rows are not locked one by one: the
+     * topic's advisory lock already makes this the only relay of the topic, and nothing else changes an event
+     * before it is published (a row lock per event wrote every row once more).
+     */
     public List<OutboxEvent> nextBatch(@ExchangeProperty("IngestorOutboxTopic") String topic) {
         Boolean leader = jdbc.queryForObject("SELECT pg_try_advisory_xact_lock(hashtext('ingestor.outbox:' || ?))", Boolean.class, topic);
         if (!Boolean.TRUE.equals(leader)) {
             return List.of();
         }
         return jdbc.query("SELECT id, event_id, event_key, payload FROM outbox"
-                        + " WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ? FOR UPDATE",
+                        + " WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ?",
                 (rs, row) -> new OutboxEvent(rs.getLong("id"), rs.getObject("event_id", UUID.class),
                         rs.getString("event_key"), rs.getString("payload")), topic, limit);
     }

@@ -55,6 +55,17 @@ public class OutboxWriter {
         return ids;
     }
 
+    /**
+     * The outbox's part of a statement that makes effects and writes their events in the same statement (a
+     * data-modifying CTE), so the events never travel to this JVM and back: the INSERT of the rows {@code rows}
+     * gives, in the order of their {@code n}. {@code rows} is a query with the columns event_id (from
+     * {@link #newEventIds}), topic, event_key, payload and n.
+     */
+    public static String insertEvents(String rows) {
+        return "INSERT INTO outbox (event_id, topic, event_key, payload)"
+                + " SELECT e.event_id, e.topic, e.event_key, e.payload FROM (" + rows + ") e ORDER BY e.n";
+    }
+
     /** Writes the events of {@code topic} in the caller's transaction, in one statement; returns how many. */
     public int write(String topic, List<Event> events) {
         if (events.isEmpty()) {

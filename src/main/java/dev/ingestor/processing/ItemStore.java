@@ -3,7 +3,6 @@ package dev.ingestor.processing;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -41,8 +40,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class ItemStore {
 
     /**
-     * The effects of one batch in one statement, answering with the event of each effect; a REPLAY matches no
-     * row and answers nothing. Each record comes with the id its event gets if it has an effect.
+     * The effects of one batch, their history rows and their events, in one statement, answering with the
+     * outcome of each effect; a REPLAY matches no row and answers nothing. Each record comes with the id its
+     * event gets if it has an effect. The events are written by the statement itself (the outbox's part is
+     * {@link OutboxWriter#insertEvents}), in the records' order: their payloads never travel to this JVM and back.
      */
     private static final String APPLY = """
             WITH input AS (
@@ -66,29 +67,30 @@ public class ItemStore {
               INSERT INTO item_version (supplier, source_id, revision, source_version, outcome, state, record, job_id, event_id)
               SELECT u.supplier, u.source_id, u.revision, u.source_version, u.outcome, u.state, u.record, u.job_id, t.event_id
               FROM upserted u JOIN input t ON t.source_id = u.source_id
+            ), events AS (
+              %s
             )
-            SELECT u.source_id, u.outcome, t.event_id, u.supplier || ':' || u.source_id,
-                   jsonb_build_object('event_id', t.event_id, 'job_id', ?::text, 'supplier', u.supplier,
-                                      'source_id', u.source_id, 'source_version', u.source_version,
-                                      'revision', u.revision, 'outcome', u.outcome, 'record', u.record)::text
-            FROM upserted u LEFT JOIN input t ON t.source_id = u.source_id
-            ORDER BY t.n
-            """;
+            SELECT u.source_id, u.outcome FROM upserted u
+            """.formatted(OutboxWriter.insertEvents("""
+              SELECT t.event_id, ?::text AS topic, u.supplier || ':' || u.source_id AS event_key,
+                     jsonb_build_object('event_id', t.event_id, 'job_id', ?::text, 'supplier', u.supplier,
+                                        'source_id', u.source_id, 'source_version', u.source_version,
+                                        'revision', u.revision, 'outcome', u.outcome, 'record', u.record)::text AS payload,
+                     t.n
+              FROM upserted u JOIN input t ON t.source_id = u.source_id"""));
 
     private final JdbcTemplate jdbc;
-    private final OutboxWriter outbox;
     private final TransactionTemplate transactions;
 
-    public ItemStore(JdbcTemplate jdbc, OutboxWriter outbox, PlatformTransactionManager transactionManager) {
+    public ItemStore(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
-        this.outbox = outbox;
         this.transactions = new TransactionTemplate(transactionManager);
     }
 
     /**
      * Applies a batch whose source ids are distinct. The result names the items written (ACCEPTED, UPDATED or DELETED);
-     * every other item of the batch was a REPLAY. Two statements, the effects and then their events, in the
-     * caller's transaction, or in one of their own when the caller has none: never an effect without its event.
+     * every other item of the batch was a REPLAY. One statement, the effects with their events, in the caller's
+     * transaction, or in one of its own when the caller has none: never an effect without its event.
      */
     public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         if (batch.isEmpty()) {
@@ -114,7 +116,6 @@ public class ItemStore {
             deleted[i] = advice.deleted();
         }
         UUID[] eventIds = OutboxWriter.newEventIds(n);
-        List<OutboxWriter.Event> events = new ArrayList<>();
         Map<String, RecordOutcome> written = new HashMap<>();
         jdbc.execute((Connection c) -> {
             try (PreparedStatement ps = c.prepareStatement(APPLY)) {
@@ -126,19 +127,17 @@ public class ItemStore {
                 ps.setArray(6, c.createArrayOf("boolean", deleted));
                 ps.setString(7, supplier);
                 ps.setObject(8, jobId);
-                ps.setString(9, jobId.toString());
+                ps.setString(9, topic);
+                ps.setString(10, jobId.toString());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         written.put(rs.getString(1), RecordOutcome.valueOf(rs.getString(2)));
-                        events.add(new OutboxWriter.Event(rs.getObject(3, UUID.class), rs.getString(4), rs.getString(5)));
                     }
                 }
                 return null;
             }
         });
-        // checked before any event is written: an id the database changed has no event id of its own
         AppliedBatch applied = new AppliedBatch(Set.copyOf(Arrays.asList(ids)), written);
-        outbox.write(topic, events);
         return applied;
     }
 }
