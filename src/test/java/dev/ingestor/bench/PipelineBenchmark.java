@@ -72,7 +72,7 @@ class PipelineBenchmark {
     @Test
     @Order(1)
     void oneMillionLineFile() throws Exception {
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
         Path staging = Files.createDirectories(WORK.resolve("staging"));
         Path file = write(staging.resolve("million.csv"), 0, 1_000_000);
         run("1 file x 1,000,000 lines (" + Files.size(file) / (1024 * 1024) + " MiB)", List.of(file), 1_000_000);
@@ -81,7 +81,7 @@ class PipelineBenchmark {
     @Test
     @Order(2)
     void thousandFilesOfThousandLines() throws Exception {
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
         Path staging = Files.createDirectories(WORK.resolve("staging-1000"));
         List<Path> files = new ArrayList<>();
         for (int f = 0; f < 1000; f++) {
