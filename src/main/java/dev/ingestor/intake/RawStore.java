@@ -88,7 +88,9 @@ public class RawStore {
 
     /**
      * Intake's first step: the message body (a local file is opened without following links) streamed into
-     * {@code .incoming/} and hashed, bounded by {@link IntakeHeaders#MAX_SIZE}.
+     * {@code .incoming/} and hashed, bounded by {@link IntakeHeaders#MAX_SIZE}. The received content is also kept
+     * as the exchange property {@link IntakeHeaders#RECEIVED} (for {@link #discard}) and its key as the header
+     * {@link IntakeHeaders#KEY}: set here in Java, as route steps they cost an exchange copy per file.
      */
     public ReceivedContent receiveBody(Exchange exchange, @Header(IntakeHeaders.SUPPLIER) String supplier,
                                        @Header(IntakeHeaders.MAX_SIZE) Long maxSize,
@@ -100,7 +102,10 @@ public class RawStore {
         } else {
             in = body == null ? null : exchange.getMessage().getBody(InputStream.class);
         }
-        return receive(in, supplier, maxSize, limitProperty);
+        ReceivedContent received = receive(in, supplier, maxSize, limitProperty);
+        exchange.setProperty(IntakeHeaders.RECEIVED, received);
+        exchange.getMessage().setHeader(IntakeHeaders.KEY, received.key());
+        return received;
     }
 
     /** Writes and hashes {@code body} into {@code .incoming/}; nothing is in place yet. */

@@ -19,6 +19,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import dev.ingestor.job.IntakeResult;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
@@ -55,6 +58,24 @@ class FileDropIntakeTest extends IngestorTestSupport {
         // the raw store holds the bytes under their hash
         assertThat(DATA.resolve("raw/ACME").resolve(sha256(ADVICE).substring(0, 2)).resolve(sha256(ADVICE)))
                 .hasBinaryContent(ADVICE);
+    }
+
+    @Test
+    void everyDroppedFileWritesOneInfoLineWithItsOutcome() throws Exception {
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake")) {
+            drop("ACME", "advice.csv", ADVICE);
+            awaitFiles(INBOX.resolve("ACME/.done"), 1);
+            drop("ACME", "again.csv", ADVICE);
+            awaitFiles(INBOX.resolve("ACME/.duplicate"), 1);
+
+            String job = jdbc.queryForObject("SELECT id::text FROM import_job", String.class);
+            String rest = " supplier=ACME job=" + job + " key=ACME:" + sha256(ADVICE) + " source=file-drop file=";
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(logs.events())
+                    .filteredOn(e -> e.getLevel() == Level.INFO && e.getFormattedMessage().startsWith("intake "))
+                    .extracting(ILoggingEvent::getFormattedMessage)
+                    .containsExactly("intake done" + rest + "advice.csv size=" + ADVICE.length,
+                            "intake duplicate" + rest + "again.csv size=" + ADVICE.length));
+        }
     }
 
     @Test
