@@ -73,7 +73,7 @@ public class ItemVersionApi {
         try {
             return json.readTree(text);
         } catch (Exception e) {
-            throw new IllegalStateException("an item's record is jsonb, so it is JSON", e);
+            throw new IllegalStateException("an item's record is stored as the canonical JSON the processing stage made of it", e);
         }
     }
 }

@@ -132,14 +132,14 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(outcome(item(id, 1L, 1, "v1"))).isEqualTo("REPLAY");
         assertThat(outcome(item(id, 2L, 1, "v2 again"))).isEqualTo("REPLAY");
         assertThat(outcome(item(id, 3L, 1, "v3"))).isEqualTo("UPDATED");
-        assertThat(jdbc.queryForObject("SELECT record->>'note' FROM item WHERE source_id = ?", String.class, id)).isEqualTo("v3");
+        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'note' FROM item WHERE source_id = ?", String.class, id)).isEqualTo("v3");
 
         // an item that never had a version: the content decides, and a change records the version
         String plain = "U-" + UUID.randomUUID();
         assertThat(outcome(item(plain, null, 1, "plain"))).isEqualTo("ACCEPTED");
         assertThat(outcome(item(plain, 5L, 1, "v5"))).isEqualTo("UPDATED");
         assertThat(outcome(item(plain, 4L, 1, "v4"))).isEqualTo("REPLAY");
-        assertThat(jdbc.queryForObject("SELECT record->>'note' FROM item WHERE source_id = ?", String.class, plain)).isEqualTo("v5");
+        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'note' FROM item WHERE source_id = ?", String.class, plain)).isEqualTo("v5");
     }
 
     @Test
@@ -151,7 +151,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(awaitState(change, "COMPLETED")).containsEntry("updated", 1L);
         UUID v1 = ingest("v1.csv", HEADER + id + ",1,SKU,1,2026-12-01,v1\n");
         assertThat(awaitState(v1, "COMPLETED")).containsEntry("replayed", 1L).containsEntry("updated", 0L);
-        assertThat(jdbc.queryForObject("SELECT record->>'note' FROM item WHERE source_id = ?", String.class, id))
+        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'note' FROM item WHERE source_id = ?", String.class, id))
                 .isEqualTo("unversioned");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key = ?", Long.class, "ACME:" + id)).isEqualTo(2);
     }

@@ -138,7 +138,7 @@ class PipelineTest extends IngestorTestSupport {
         List<JsonNode> updates = eventsOf("ingestor.items", update);
         assertThat(updates).extracting(e -> e.get("source_id").asText() + " " + e.get("outcome").asText())
                 .containsExactlyInAnyOrder("P-1 UPDATED", "P-5 UPDATED", "P-2 ACCEPTED");
-        assertThat(jdbc.queryForObject("SELECT record->>'quantity' FROM item WHERE source_id = 'P-3'", String.class)).isEqualTo("5");
+        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'quantity' FROM item WHERE source_id = 'P-3'", String.class)).isEqualTo("5");
         // every event is keyed supplier:source_id
         assertThat(TestKafka.readAll("ingestor.items", Duration.ofSeconds(1))).extracting(ConsumerRecord::key)
                 .contains("ACME:P-1", "ACME:P-3", "ACME:P-5");

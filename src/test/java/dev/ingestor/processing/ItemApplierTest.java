@@ -148,6 +148,44 @@ class ItemApplierTest extends IngestorTestSupport {
                 .isEqualTo(RecordOutcome.ACCEPTED);
     }
 
+    /**
+     * The statement makes each event's payload as text from the stored record: whatever a supplier put in its ids
+     * and fields (quotes, backslashes, control characters, line separators, characters outside the BMP), the
+     * payload is one JSON document that gives them back exactly, and its record is the item's record.
+     */
+    @Test
+    void anEventsPayloadIsJsonWhateverTheSupplierWroteInItsRecord() throws Exception {
+        String hostile = "q\"uote\\back\nline\u2028sep\u0001ctl\ud83d\ude00</script>";
+        String id = "H-" + UUID.randomUUID() + hostile;
+        UUID job = UUID.randomUUID();
+        DeliveryAdvice advice = new DeliveryAdvice(id, 7L, hostile, 3, LocalDate.of(2026, 12, 1), Map.of("note", hostile));
+        assertThat(items.apply("ACME", job, "ingestor.items", List.of(advice)).outcomeOf(id)).isEqualTo(RecordOutcome.ACCEPTED);
+
+        String payload = jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class, "ACME:" + id);
+        JsonNode event = JSON.readTree(payload);
+        assertThat(event.get("source_id").asText()).isEqualTo(id);
+        assertThat(event.get("supplier").asText()).isEqualTo("ACME");
+        assertThat(event.get("job_id").asText()).isEqualTo(job.toString());
+        assertThat(event.get("source_version").asLong()).isEqualTo(7);
+        assertThat(event.get("revision").asLong()).isEqualTo(1);
+        assertThat(event.get("outcome").asText()).isEqualTo("ACCEPTED");
+        assertThat(event.get("record").get("note").asText()).isEqualTo(hostile);
+        assertThat(event.get("record").get("sku").asText()).isEqualTo(hostile);
+        assertThat(event.get("record")).isEqualTo(JSON.readTree(
+                jdbc.queryForObject("SELECT record FROM item WHERE supplier = 'ACME' AND source_id = ?", String.class, id)));
+        // PostgreSQL reads it as JSON too, and the stored record is the text that was hashed
+        assertThat(jdbc.queryForObject("SELECT payload::jsonb->'record'->>'note' FROM outbox WHERE event_key = ?",
+                String.class, "ACME:" + id)).isEqualTo(hostile);
+        assertThat(jdbc.queryForObject("SELECT record FROM item WHERE supplier = 'ACME' AND source_id = ?", String.class, id))
+                .isEqualTo(advice.canonicalJson());
+        // an unversioned record gives a JSON null, not a missing or broken field
+        String plain = "P-" + UUID.randomUUID();
+        items.apply("ACME", job, "ingestor.items", List.of(new DeliveryAdvice(plain, null, "S", 1, LocalDate.of(2026, 12, 1), Map.of())));
+        JsonNode unversioned = JSON.readTree(jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class,
+                "ACME:" + plain));
+        assertThat(unversioned.get("source_version").isNull()).isTrue();
+    }
+
     private static ImportJob job(UUID id, String supplier, long recordsDone) {
         return new ImportJob(id, supplier, JobState.PROCESSING, null, "f", 0, "test", null, null, 0, null,
                 RecordCounts.NONE, null, recordsDone, null, null, null);
