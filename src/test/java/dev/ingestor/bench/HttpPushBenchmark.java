@@ -16,15 +16,21 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 
 import javax.sql.DataSource;
 
 import dev.ingestor.support.TestKafka;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -40,7 +46,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * fixed pool of threads, one request in flight per thread. In one run, so that each figure reads against the
  * others: the trivial endpoint of the same server ({@code GET /actuator/info}), new 4 KiB pushes, duplicate
  * pushes (many distinct bodies, all already keyed), and what the machine itself can do (PostgreSQL single-row
- * inserts/s with synchronous commit, fsyncs/s in the data folder, SHA-256 MB/s). Not a test.
+ * inserts/s with synchronous commit, fsyncs/s in the data folder, SHA-256 MB/s). Side by side, in the same run
+ * with the stage workers suspended (intake alone): the shipped push, the same push without the idempotent
+ * consumer and with Camel's stock {@code JdbcMessageIdRepository} (camel-sql) in its place
+ * ({@link #addComparisonRoutes}). Not a test.
  *
  * <p>{@code ./mvnw -B -Pbenchmark test -Dtest=HttpPushBenchmark}. Knobs: {@code bench.seconds} (15 per phase),
  * {@code bench.connections} (32), {@code bench.duplicates} (5,000 distinct bodies re-sent).
@@ -64,6 +73,8 @@ class HttpPushBenchmark {
     JdbcTemplate jdbc;
     @Autowired
     DataSource dataSource;
+    @Autowired
+    CamelContext camelContext;
     @LocalServerPort
     int port;
 
@@ -75,6 +86,7 @@ class HttpPushBenchmark {
     }
 
     @Test
+    @Timeout(value = 30, unit = TimeUnit.MINUTES) // six phases, each after the pipeline worked off the one before
     void pushes() throws Exception {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
         String base = "http://127.0.0.1:" + port;
@@ -82,10 +94,15 @@ class HttpPushBenchmark {
         URI files = URI.create(base + "/api/v1/suppliers/ACME/files");
         // the actuator asks for a key like every path but health; the admin's, so the supplier's limits stay the pushes'
         LongFunction<HttpRequest> trivial = i -> HttpRequest.newBuilder(info).header("X-Api-Key", "admin-demo-key").GET().build();
+        addComparisonRoutes();
+        URI plain = URI.create(base + "/api/v1/bench/suppliers/ACME/files-without-idempotent-consumer");
+        URI stock = URI.create(base + "/api/v1/bench/suppliers/ACME/files-with-stock-repository");
         // warm-up (JIT): every kind of request, bodies apart from the measured ones
         run(client, Math.max(3, SECONDS / 3), trivial);
         run(client, Math.max(3, SECONDS / 3), i -> push(files, "warm", i));
         run(client, Math.max(3, SECONDS / 3), i -> push(files, "warm", i % DUPLICATES));
+        run(client, Math.max(3, SECONDS / 3), i -> push(plain, "warm-plain", i));
+        run(client, Math.max(3, SECONDS / 3), i -> push(stock, "warm-stock", i % DUPLICATES));
 
         List<String> lines = new ArrayList<>();
         lines.add(String.format(Locale.ROOT, "HTTP push benchmark: 4 KiB bodies, %d connections (JDK HttpClient, fixed pool),"
@@ -95,6 +112,24 @@ class HttpPushBenchmark {
         Phase fresh = measured(lines, "new pushes (distinct bodies)", client, i -> push(files, "new", i));
         long keyed = Math.min(fresh.requests, DUPLICATES);
         Phase dup = measured(lines, "duplicate pushes (" + keyed + " distinct keyed bodies)", client, i -> push(files, "new", i % keyed));
+        // side by side: the same pushes without the idempotent consumer, and with Camel's stock repository. With
+        // the pipeline on, a faster intake only puts off the pipeline's work past the end of its phase, so these
+        // run with the stage workers suspended (intake alone, ours measured again alike), then resumed
+        waitForThePipeline();
+        List<String> workers = camelContext.getRoutes().stream().map(org.apache.camel.Route::getRouteId)
+                .filter(id -> id.matches("(validation|processing)-\\d+")).toList();
+        for (String worker : workers) {
+            camelContext.getRouteController().suspendRoute(worker);
+        }
+        lines.add("side by side, intake alone (stage workers " + workers + " suspended):");
+        Phase oursNew = measured(lines, "new pushes, shipped route", client, i -> push(files, "ours", i), false);
+        Phase plainNew = measured(lines, "new pushes, no idempotent consumer", client, i -> push(plain, "plain", i), false);
+        Phase stockNew = measured(lines, "new pushes, stock JdbcMessageIdRepository", client, i -> push(stock, "stock", i), false);
+        long stockKeyed = Math.min(stockNew.requests, DUPLICATES);
+        Phase stockDup = measured(lines, "duplicate pushes, stock JdbcMessageIdRepository", client,
+                i -> push(stock, "stock", i % stockKeyed), false);
+        long oursKeyed = Math.min(oursNew.requests, DUPLICATES);
+        Phase oursDup = measured(lines, "duplicate pushes, shipped route", client, i -> push(files, "ours", i % oursKeyed), false);
 
         MachineStats before = MachineStats.now();
         double inserts = MachineLimits.commitsPerSecond(dataSource);
@@ -109,9 +144,20 @@ class HttpPushBenchmark {
                 dup.perCpuSecond / info1.perCpuSecond));
         lines.add(String.format(Locale.ROOT, "ratios to the machine: new pushes / INSERT commits %.2f, new pushes / fsyncs %.2f,"
                 + " duplicate bytes / SHA-256 %.3f", fresh.rps / inserts, fresh.rps / fsyncs, dup.rps * BODY_SIZE / 1e6 / sha));
-        lines.add(String.format(Locale.ROOT, "jobs %d, content keys %d",
+        lines.add(String.format(Locale.ROOT, "side by side, intake alone: new pushes %.2fx those without the idempotent"
+                + " consumer (idempotency costs %.0f%%), %.2fx those with the stock repository; duplicates %.2fx the stock"
+                + " repository's (per CPU-second: %.2fx, %.2fx, %.2fx)", oursNew.rps / plainNew.rps,
+                100 * (1 - oursNew.rps / plainNew.rps), oursNew.rps / stockNew.rps, oursDup.rps / stockDup.rps,
+                oursNew.perCpuSecond / plainNew.perCpuSecond, oursNew.perCpuSecond / stockNew.perCpuSecond,
+                oursDup.perCpuSecond / stockDup.perCpuSecond));
+        lines.add(String.format(Locale.ROOT, "jobs %d, content keys %d, stock repository rows %d",
                 jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class),
-                jdbc.queryForObject("SELECT count(*) FROM content_key", Long.class)));
+                jdbc.queryForObject("SELECT count(*) FROM content_key", Long.class),
+                jdbc.queryForObject("SELECT count(*) FROM CAMEL_MESSAGEPROCESSED", Long.class)));
+        // measured with the workers still suspended: resumed, they would work off the side-by-side jobs meanwhile
+        for (String worker : workers) {
+            camelContext.getRouteController().resumeRoute(worker);
+        }
         String out = "\n" + String.join("\n", lines) + "\n";
         System.out.println(out);
         Path report = Path.of(System.getProperty("basedir", ".")).resolve("target/benchmarks/http.txt");
@@ -120,7 +166,58 @@ class HttpPushBenchmark {
         // what was timed did happen, and every answer was a success
         assertThat(fresh.requests).isPositive();
         assertThat(dup.requests).isPositive();
-        assertThat(info1.errors + fresh.errors + dup.errors).isZero();
+        assertThat(info1.errors + fresh.errors + dup.errors + oursNew.errors + plainNew.errors + stockNew.errors + stockDup.errors
+                + oursDup.errors).isZero();
+    }
+
+    /**
+     * The file push twice more, on paths of their own behind the same front door and caller check: once without
+     * the idempotent consumer (every push a new job), once with Camel's stock {@code JdbcMessageIdRepository}
+     * in place of ours. Both call the same beans as intake, inline (no shared intake route, no arrival counter,
+     * no log line), and neither has the repeated-push fast path: what they show is the idempotent consumer's own
+     * cost, and what the shipped route's duplicate path gains over a stock one.
+     */
+    private void addComparisonRoutes() throws Exception {
+        JdbcMessageIdRepository stock = new JdbcMessageIdRepository(dataSource, "bench");
+        camelContext.getRegistry().bind("stockMessageIdRepository", stock);
+        camelContext.addService(stock, true, true);
+        camelContext.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                rest("/api/v1/bench")
+                        .post("/suppliers/{supplier}/files-without-idempotent-consumer").to("direct:bench-plain")
+                        .post("/suppliers/{supplier}/files-with-stock-repository").to("direct:bench-stock");
+                from("direct:bench-plain").routeId("bench-plain").routeConfigurationId("api-errors,api-caller")
+                        .bean("filePushApi", "accept")
+                        .bean("intakeGate", "check")
+                        .bean("rawStore", "receiveBody")
+                        .policy("transactionPolicy")
+                            .bean("rawStore", "place")
+                            .bean("importJobStore", "create")
+                        .end()
+                        .bean("rawStore", "discard")
+                        .bean("filePushApi", "reply");
+                from("direct:bench-stock").routeId("bench-stock").routeConfigurationId("api-errors,api-caller")
+                        .bean("filePushApi", "accept")
+                        .bean("intakeGate", "check")
+                        .bean("rawStore", "receiveBody")
+                        .policy("transactionPolicy")
+                            .bean("contentKeyLock", "lock")
+                            .bean("rawStore", "place")
+                            .idempotentConsumer(header("IngestorKey")).idempotentRepository(stock)
+                                .skipDuplicate(false).removeOnFailure(false)
+                                .choice()
+                                    .when(exchangeProperty(Exchange.DUPLICATE_MESSAGE).isEqualTo(true))
+                                        .bean("importJobStore", "recordDuplicate")
+                                    .otherwise()
+                                        .bean("importJobStore", "create")
+                                .end()
+                            .end()
+                        .end()
+                        .bean("rawStore", "discard")
+                        .bean("filePushApi", "reply");
+            }
+        });
     }
 
     private static HttpRequest push(URI files, String prefix, long i) {
@@ -132,11 +229,22 @@ class HttpPushBenchmark {
     }
 
     private Phase measured(List<String> lines, String name, HttpClient client, LongFunction<HttpRequest> requests) throws Exception {
-        // each phase starts with the pipeline idle: the jobs of the one before are through their stages
+        return measured(lines, name, client, requests, true);
+    }
+
+    /** Each phase of the pipeline-on part starts with the pipeline idle: the jobs of the one before are through their stages. */
+    private void waitForThePipeline() throws InterruptedException {
         long settle = System.nanoTime() + 120_000_000_000L;
         while (System.nanoTime() < settle && jdbc.queryForObject(
                 "SELECT count(*) FROM import_job WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) > 0) {
             Thread.sleep(200);
+        }
+    }
+
+    private Phase measured(List<String> lines, String name, HttpClient client, LongFunction<HttpRequest> requests,
+                           boolean pipeline) throws Exception {
+        if (pipeline) {
+            waitForThePipeline();
         }
         MachineStats before = MachineStats.now();
         Phase phase = run(client, SECONDS, requests);
