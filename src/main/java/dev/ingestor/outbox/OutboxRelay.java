@@ -106,8 +106,6 @@ public class OutboxRelay {
         List<Long> published = new ArrayList<>();
         int waiting = 0;
         String firstFailure = null;
-        // the last event of the leading run of settled ones: the next read may start after it
-        Long settledUpTo = null;
         for (int i = 0; i < sent.size(); i++) {
             Exchange exchange = sent.get(i);
             OutboxEvent event = events.get(i);
@@ -117,10 +115,8 @@ public class OutboxRelay {
             Throwable refusal = failure == null ? null : KafkaRefusals.refusal(failure);
             if (answer && failure == null) {
                 published.add(event.id());
-                settledUpTo = waiting == 0 ? Long.valueOf(event.id()) : settledUpTo;
             } else if (refusal != null) {
                 store.refuse(topic, event, refusal);
-                settledUpTo = waiting == 0 ? Long.valueOf(event.id()) : settledUpTo;
             } else {
                 waiting++;
                 if (firstFailure == null) {
@@ -129,9 +125,6 @@ public class OutboxRelay {
             }
         }
         store.markPublished(published);
-        if (settledUpTo != null) {
-            store.settledUpTo(topic, settledUpTo);
-        }
         if (waiting > 0) {
             oneAtATime.add(topic);
             LOG.warn("outbox relay for {} could not publish {} event(s): {}; they stay in the outbox and are sent"

@@ -2,9 +2,7 @@ package dev.ingestor.outbox;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,26 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The relay's side of the outbox. Called inside one transaction per batch: take the oldest unpublished events
  * of a topic, send them ({@link OutboxRelay}), settle each. A transaction-scoped advisory lock lets one relay per
  * topic run at a time across all instances, so events leave in the order they were written (per key, Kafka keeps
  * it). If Kafka is unreachable the events wait for the next round.
- *
- * <p>Where a busy relay reads from: after a round it committed, the relay of a topic reads its next batch after
- * the last event of that round it settled ({@link #settledUpTo}), not from the start of the unpublished events.
- * The index of unpublished events still holds an entry for every event published since the table was last
- * vacuumed, and a read from its start steps over all of them: 110 ms for a batch behind 200,000 such entries,
- * against 2 ms read from where the relay left off (docs/benchmarks.md). The hint is only where a read starts;
- * {@code published_at IS NULL} still decides what is sent. Nothing is skipped for good: a read after the hint
- * that finds less than a full batch (the relay has caught up) reads again from the start, as does a read at least
- * every 5 seconds while the relay is behind; that read also finds an
- * event committed late by a transaction that took its id before the hint (it then goes out after events of
- * other items, as it always did: one item's events are written in the order they commit, each under the item's
- * row lock). A round that rolls back leaves the hint where it was; a new instance starts without one.
  */
 @Component
 public class OutboxStore {
@@ -48,11 +32,6 @@ public class OutboxStore {
     private final IngestorMetrics metrics;
     private final String deadLetterTopic;
     private final int limit;
-    /** Per topic: the id of the last event of this instance's last committed round that was settled in order. */
-    private final Map<String, Long> readFrom = new ConcurrentHashMap<>();
-    /** Per topic: when its relay last read from the start ({@link System#nanoTime}). */
-    private final Map<String, Long> lastFullRead = new ConcurrentHashMap<>();
-    private static final long FULL_READ_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
     public OutboxStore(JdbcTemplate jdbc, DeadLetterWriter deadLetters, ObjectMapper json, IngestorMetrics metrics,
                        IngestorProperties properties) {
@@ -81,41 +60,10 @@ public class OutboxStore {
         if (!Boolean.TRUE.equals(leader)) {
             return List.of();
         }
-        Long after = readFrom.get(topic);
-        long now = System.nanoTime();
-        Long fullRead = lastFullRead.get(topic);
-        // at least every FULL_READ_EVERY from the start too, so a late event does not wait for the relay to catch up
-        if (after != null && fullRead != null && now - fullRead < FULL_READ_EVERY_NANOS) {
-            List<OutboxEvent> next = jdbc.query("SELECT id, event_id, event_key, payload FROM outbox"
-                    + " WHERE topic = ? AND published_at IS NULL AND id > ? ORDER BY id LIMIT ?", EVENT, topic, after, limit);
-            if (next.size() == limit) {
-                return next;
-            }
-            // caught up: from the start, for an event committed late with an id before the hint
-        }
-        lastFullRead.put(topic, now);
         return jdbc.query("SELECT id, event_id, event_key, payload FROM outbox"
-                + " WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ?", EVENT, topic, limit);
-    }
-
-    private static final org.springframework.jdbc.core.RowMapper<OutboxEvent> EVENT = (rs, row) -> new OutboxEvent(
-            rs.getLong("id"), rs.getObject("event_id", UUID.class), rs.getString("event_key"), rs.getString("payload"));
-
-    /**
-     * The relay of {@code topic} settled its batch's events in order up to the one with {@code id} (published or
-     * refused, none before it left waiting): once this transaction commits, the topic's next read starts after it.
-     */
-    public void settledUpTo(String topic, long id) {
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-            readFrom.merge(topic, id, Math::max);
-            return;
-        }
-        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-            @Override
-            public void afterCommit() {
-                readFrom.merge(topic, id, Math::max);
-            }
-        });
+                        + " WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ?",
+                (rs, row) -> new OutboxEvent(rs.getLong("id"), rs.getObject("event_id", UUID.class),
+                        rs.getString("event_key"), rs.getString("payload")), topic, limit);
     }
 
     public int markPublished(List<Long> ids) {
