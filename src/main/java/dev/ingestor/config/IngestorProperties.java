@@ -431,8 +431,16 @@ public class IngestorProperties {
         private DataSize maxEventSize = DataSize.ofMegabytes(1);
         /** How long the relay waits before it looks for new events again once a topic's backlog is empty. */
         private Duration pollInterval = Duration.ofMillis(200);
-        /** Events taken per relay transaction. */
-        private int batchSize = 1000;
+        /**
+         * Events taken per relay transaction at most. Each round reads the index of unpublished events from its
+         * start and commits once, so fewer, larger rounds keep the relay ahead of processing.
+         */
+        private int batchSize = 5000;
+        /**
+         * Payload bytes taken per relay transaction at most (the first event of a round is always taken): what
+         * bounds the relay's memory when events are large, whatever {@code batch-size} says.
+         */
+        private DataSize batchBytes = DataSize.ofMegabytes(16);
         /**
          * The producer's wait for the cluster's metadata and for each request's answer (max.block.ms,
          * request.timeout.ms): a broker that does not answer within it counts as a failure that may pass.
@@ -453,6 +461,8 @@ public class IngestorProperties {
         public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
         public int getBatchSize() { return batchSize; }
         public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+        public DataSize getBatchBytes() { return batchBytes; }
+        public void setBatchBytes(DataSize batchBytes) { this.batchBytes = batchBytes; }
         public Duration getKafkaTimeout() { return kafkaTimeoutMs != null ? Duration.ofMillis(kafkaTimeoutMs) : kafkaTimeout; }
         public void setKafkaTimeout(Duration kafkaTimeout) { this.kafkaTimeout = kafkaTimeout; }
         public Duration getKafkaDeliveryTimeout() {

@@ -32,6 +32,7 @@ public class OutboxStore {
     private final IngestorMetrics metrics;
     private final String deadLetterTopic;
     private final int limit;
+    private final long bytes;
 
     public OutboxStore(JdbcTemplate jdbc, DeadLetterWriter deadLetters, ObjectMapper json, IngestorMetrics metrics,
                        IngestorProperties properties) {
@@ -41,6 +42,7 @@ public class OutboxStore {
         this.metrics = metrics;
         this.deadLetterTopic = properties.getKafka().getDeadLettersTopic();
         this.limit = properties.getOutbox().getBatchSize();
+        this.bytes = properties.getOutbox().getBatchBytes().toBytes();
     }
 
     /** Events written but not yet published, on every topic: the backlog an operator sees. */
@@ -60,10 +62,15 @@ public class OutboxStore {
         if (!Boolean.TRUE.equals(leader)) {
             return List.of();
         }
-        return jdbc.query("SELECT id, event_id, event_key, payload FROM outbox"
-                        + " WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ?",
+        // at most `limit` events, and no more payload bytes than `bytes` after the first event
+        return jdbc.query("SELECT id, event_id, event_key, payload FROM ("
+                        + " SELECT id, event_id, event_key, payload,"
+                        + "   sum(octet_length(payload)) OVER (ORDER BY id) - octet_length(payload) AS before"
+                        + " FROM (SELECT id, event_id, event_key, payload FROM outbox"
+                        + "   WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ?) oldest) e"
+                        + " WHERE before = 0 OR before + octet_length(payload) <= ? ORDER BY id",
                 (rs, row) -> new OutboxEvent(rs.getLong("id"), rs.getObject("event_id", UUID.class),
-                        rs.getString("event_key"), rs.getString("payload")), topic, limit);
+                        rs.getString("event_key"), rs.getString("payload")), topic, limit, bytes);
     }
 
     public int markPublished(List<Long> ids) {

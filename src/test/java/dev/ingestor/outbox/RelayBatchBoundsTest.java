@@ -1,0 +1,64 @@
+package dev.ingestor.outbox;
+
+import java.util.List;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.metrics.IngestorMetrics;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.unit.DataSize;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A relay round takes at most {@code ingestor.outbox.batch-size} events and at most
+ * {@code ingestor.outbox.batch-bytes} of payloads, oldest first and without a gap, and always at least the
+ * oldest event, however large: the relay's memory stays bounded and it never stalls on one large event.
+ */
+class RelayBatchBoundsTest extends IngestorTestSupport {
+
+    @Autowired
+    OutboxWriter writer;
+    @Autowired
+    DeadLetterWriter deadLetters;
+    @Autowired
+    IngestorMetrics metrics;
+    @Autowired
+    TransactionTemplate transactions;
+
+    @Test
+    void aRoundStopsAtTheByteBoundAndAlwaysTakesTheOldestEvent() {
+        // a topic no relay serves, so the events stay unpublished for this test to read
+        String topic = "bounds-" + UUID.randomUUID();
+        OutboxStore store = store(100, DataSize.ofKilobytes(10));
+        String fourKiB = "{\"x\":\"" + "a".repeat(4096 - 8) + "\"}";
+        List<OutboxWriter.Event> events = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            events.add(new OutboxWriter.Event(UUID.randomUUID(), "k" + i, fourKiB));
+        }
+        transactions.executeWithoutResult(status -> writer.write(topic, events));
+
+        // 2 x 4 KiB fit in 10 KiB, a third would not: two events, the oldest two
+        List<OutboxEvent> round = store.nextBatch(topic);
+        assertThat(round).extracting(OutboxEvent::key).containsExactly("k0", "k1");
+
+        // one event larger than the bound on its own still goes, alone
+        OutboxStore tiny = store(100, DataSize.ofBytes(100));
+        assertThat(tiny.nextBatch(topic)).extracting(OutboxEvent::key).containsExactly("k0");
+
+        // and the count bound holds as before
+        OutboxStore few = store(3, DataSize.ofMegabytes(16));
+        assertThat(few.nextBatch(topic)).extracting(OutboxEvent::key).containsExactly("k0", "k1", "k2");
+    }
+
+    private OutboxStore store(int batchSize, DataSize batchBytes) {
+        IngestorProperties properties = new IngestorProperties();
+        properties.getOutbox().setBatchSize(batchSize);
+        properties.getOutbox().setBatchBytes(batchBytes);
+        return new OutboxStore(jdbc, deadLetters, new ObjectMapper(), metrics, properties);
+    }
+}
