@@ -438,9 +438,11 @@ public class IngestorProperties {
         private int batchSize = 5000;
         /**
          * Payload bytes taken per relay transaction at most (the first event of a round is always taken): what
-         * bounds the relay's memory when events are large, whatever {@code batch-size} says.
+         * bounds the relay's memory when events are large, whatever {@code batch-size} says. Keep it well under
+         * the producer's buffer (32MB), which holds each event in blocks of 16KB: a round the buffer cannot take
+         * waits and fails like a Kafka outage.
          */
-        private DataSize batchBytes = DataSize.ofMegabytes(16);
+        private DataSize batchBytes = DataSize.ofMegabytes(8);
         /**
          * The producer's wait for the cluster's metadata and for each request's answer (max.block.ms,
          * request.timeout.ms): a broker that does not answer within it counts as a failure that may pass.

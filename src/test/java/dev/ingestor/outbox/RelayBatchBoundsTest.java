@@ -55,6 +55,24 @@ class RelayBatchBoundsTest extends IngestorTestSupport {
         assertThat(few.nextBatch(topic)).extracting(OutboxEvent::key).containsExactly("k0", "k1", "k2");
     }
 
+    @Test
+    void aRoundIsAPrefixInOrderNeverALaterSmallerEventPastALargerOne() {
+        String topic = "bounds-" + UUID.randomUUID();
+        List<OutboxWriter.Event> events = List.of(
+                new OutboxWriter.Event(UUID.randomUUID(), "small", payload(2 * 1024)),
+                new OutboxWriter.Event(UUID.randomUUID(), "large", payload(9 * 1024)),
+                new OutboxWriter.Event(UUID.randomUUID(), "tiny", payload(100)));
+        transactions.executeWithoutResult(status -> writer.write(topic, events));
+        // 2 KiB fit in 10 KiB, 2 + 9 do not: the round ends there, the tiny one after it waits its turn
+        assertThat(store(100, DataSize.ofKilobytes(10)).nextBatch(topic)).extracting(OutboxEvent::key).containsExactly("small");
+        assertThat(store(100, DataSize.ofKilobytes(12)).nextBatch(topic)).extracting(OutboxEvent::key)
+                .containsExactly("small", "large", "tiny");
+    }
+
+    private static String payload(int bytes) {
+        return "{\"x\":\"" + "a".repeat(bytes - 8) + "\"}";
+    }
+
     private OutboxStore store(int batchSize, DataSize batchBytes) {
         IngestorProperties properties = new IngestorProperties();
         properties.getOutbox().setBatchSize(batchSize);
