@@ -64,11 +64,10 @@ public class OutboxStore {
         }
         // at most `limit` events, and no more payload bytes than `bytes` after the first event
         return jdbc.query("SELECT id, event_id, event_key, payload FROM ("
-                        + " SELECT id, event_id, event_key, payload,"
-                        + "   sum(octet_length(payload)) OVER (ORDER BY id) - octet_length(payload) AS before"
-                        + " FROM (SELECT id, event_id, event_key, payload FROM outbox"
+                        + " SELECT id, event_id, event_key, payload, size, sum(size) OVER (ORDER BY id) AS through"
+                        + " FROM (SELECT id, event_id, event_key, payload, octet_length(payload) AS size FROM outbox"
                         + "   WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ?) oldest) e"
-                        + " WHERE before = 0 OR before + octet_length(payload) <= ? ORDER BY id",
+                        + " WHERE through = size OR through <= ? ORDER BY id",
                 (rs, row) -> new OutboxEvent(rs.getLong("id"), rs.getObject("event_id", UUID.class),
                         rs.getString("event_key"), rs.getString("payload")), topic, limit, bytes);
     }

@@ -35,7 +35,7 @@ class RelayBatchBoundsTest extends IngestorTestSupport {
         // a topic no relay serves, so the events stay unpublished for this test to read
         String topic = "bounds-" + UUID.randomUUID();
         OutboxStore store = store(100, DataSize.ofKilobytes(10));
-        String fourKiB = "{\"x\":\"" + "a".repeat(4096 - 8) + "\"}";
+        String fourKiB = payload(4096);
         List<OutboxWriter.Event> events = new java.util.ArrayList<>();
         for (int i = 0; i < 10; i++) {
             events.add(new OutboxWriter.Event(UUID.randomUUID(), "k" + i, fourKiB));
