@@ -33,4 +33,14 @@ public record ImportJob(
     public RecordFormat formatOr(RecordFormat supplierFormat) {
         return format != null ? format : supplierFormat;
     }
+
+    /**
+     * Short, because Camel's simple language prints both sides of each comparison it makes: the stage worker's
+     * {@code ${body} == null} prints the job it just claimed, on every claim (all seventeen fields, as a record
+     * prints itself, cost more than the comparison was worth).
+     */
+    @Override
+    public String toString() {
+        return "ImportJob[" + id + " " + supplier + " " + state + "]";
+    }
 }

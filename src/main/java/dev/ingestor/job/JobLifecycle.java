@@ -79,15 +79,22 @@ public class JobLifecycle {
      * owner is taken over from a worker that stopped answering: that counts as a takeover.
      */
     public Optional<ImportJob> claim(JobState waiting, JobState working, String owner) {
-        List<ImportJob> claimed = jdbc.query("UPDATE import_job SET state = ?, lease_owner = ?,"
+        // two questions, each answered by an index of its own (V14): the oldest job waiting, and the oldest of
+        // this stage whose lease lapsed; the older of the two is taken. The states are enum names written into
+        // the statement, so the partial indexes serve its generic plan too
+        List<ImportJob> claimed = jdbc.query("WITH waiting AS (SELECT id, received_at FROM import_job"
+                        + "   WHERE state = '" + waiting.name() + "' AND lease_owner IS NULL"
+                        + "   ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),"
+                        + " lapsed AS (SELECT id, received_at FROM import_job"
+                        + "   WHERE state = '" + working.name() + "' AND lease_owner IS NOT NULL AND lease_until < now()"
+                        + "   AND takeovers < ? ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                        + " UPDATE import_job SET state = ?, lease_owner = ?,"
                         + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1,"
                         + " takeovers = takeovers + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END, updated_at = now()"
-                        + " WHERE id = (SELECT id FROM import_job"
-                        + "   WHERE (state = ? AND lease_owner IS NULL)"
-                        + "      OR (state = ? AND lease_until < now() AND takeovers < ?)"
-                        + "   ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                        + " WHERE id = (SELECT id FROM (SELECT * FROM waiting UNION ALL SELECT * FROM lapsed) candidate"
+                        + "   ORDER BY received_at, id LIMIT 1)"
                         + " RETURNING " + ImportJobStore.COLUMNS,
-                ImportJobStore.JOB, working.name(), owner, leaseSeconds, waiting.name(), working.name(), maxTakeovers);
+                ImportJobStore.JOB, maxTakeovers, working.name(), owner, leaseSeconds);
         return claimed.stream().findFirst();
     }
 

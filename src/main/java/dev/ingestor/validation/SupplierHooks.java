@@ -4,9 +4,9 @@ import java.util.Optional;
 import java.util.UUID;
 
 import org.apache.camel.CamelContext;
+import org.apache.camel.Endpoint;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.Route;
-import org.apache.camel.support.EndpointHelper;
 import org.springframework.stereotype.Component;
 
 /**
@@ -39,8 +39,13 @@ public class SupplierHooks {
     /** The supplier's hook, when a running route consumes its endpoint; {@code jobId} null for a preview. */
     Optional<RecordHook> hook(String supplier, UUID jobId) {
         String uri = endpointOf(supplier);
-        boolean hooked = camelContext.getRoutes().stream().map(Route::getEndpoint)
-                .anyMatch(e -> e != null && EndpointHelper.matchEndpoint(camelContext, e.getEndpointUri(), uri));
+        // the registry normalizes this short uri once and answers the endpoint if anything made it; the routes'
+        // endpoint uris are normalized already, so a string comparison says which route consumes it. (Matching
+        // each route's uri as a pattern normalized every route's uri, query and all, for every job and stage:
+        // 1.7 ms of CPU per job, more than half of what the stages cost for a file of one record.)
+        Endpoint endpoint = camelContext.hasEndpoint(uri);
+        boolean hooked = endpoint != null && camelContext.getRoutes().stream().map(Route::getEndpoint)
+                .anyMatch(e -> e == endpoint || e != null && e.getEndpointUri().equals(endpoint.getEndpointUri()));
         return hooked ? Optional.of(new RecordHook(producer, uri, supplier, jobId)) : Optional.empty();
     }
 }

@@ -38,7 +38,11 @@ import static org.awaitility.Awaitility.await;
  */
 @Tag("benchmark")
 @CamelSpringBootTest
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
+// one INFO line per file and stage would go to the console of the build, which costs more than the line itself
+// (as in HttpPushBenchmark; set here: levels from a DynamicPropertySource come too late for the logging system)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = {
+        "logging.level.dev.ingestor.intake=WARN", "logging.level.dev.ingestor.validation=WARN",
+        "logging.level.dev.ingestor.processing=WARN"})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PipelineBenchmark {
 
@@ -52,6 +56,8 @@ class PipelineBenchmark {
     JdbcTemplate jdbc;
     @Autowired
     DataSource dataSource;
+    @Autowired
+    org.apache.camel.CamelContext camelContext;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
@@ -91,12 +97,69 @@ class PipelineBenchmark {
     }
 
     /**
+     * The pipeline's fixed cost per job, which a small file (an HTTP push of one record) is mostly made of: 5,000
+     * one-record files are taken in with the stage workers suspended, then the workers resume and the run is
+     * timed from there to every event on Kafka, with the CPU of this JVM and of PostgreSQL per job.
+     */
+    @Test
+    @Order(3)
+    void fiveThousandOneRecordJobs() throws Exception {
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
+        int jobs = Integer.getInteger("bench.small-jobs", 5000);
+        Path staging = Files.createDirectories(WORK.resolve("staging-small"));
+        List<Path> files = new ArrayList<>();
+        for (int f = 0; f < jobs; f++) {
+            files.add(write(staging.resolve("one-" + f + ".csv"), 5_000_000 + f, 1));
+        }
+        List<String> workers = camelContext.getRoutes().stream().map(org.apache.camel.Route::getRouteId)
+                .filter(id -> id.matches("(validation|processing)-\\d+")).toList();
+        for (String worker : workers) {
+            camelContext.getRouteController().suspendRoute(worker);
+        }
+        Path acme = Files.createDirectories(INBOX.resolve("ACME"));
+        for (Path file : files) {
+            Files.move(file, acme.resolve(file.getFileName()));
+        }
+        await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(200)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'RECEIVED'", Long.class) == jobs);
+        Thread.sleep(2000); // the file consumer's last moves and the relay idle: only the pipeline is measured
+        MachineStats before = MachineStats.now();
+        long start = System.nanoTime();
+        for (String worker : workers) {
+            camelContext.getRouteController().resumeRoute(worker);
+        }
+        await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            Long ended = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('FAILED', 'REJECTED')", Long.class);
+            if (ended != null && ended > 0) {
+                throw new IllegalStateException(ended + " job(s) FAILED or REJECTED; see the dead letters");
+            }
+            return jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == jobs;
+        });
+        long completed = System.nanoTime();
+        await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(100)).until(() ->
+                Boolean.TRUE.equals(jdbc.queryForObject("SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL)", Boolean.class)));
+        long published = System.nanoTime();
+        MachineStats after = MachineStats.now();
+        double toCompleted = (completed - start) / 1e9;
+        double toPublished = (published - start) / 1e9;
+        double jvm = (after.jvmCpuNanos - before.jvmCpuNanos) / 1e6 / jobs;
+        double pg = (after.postgresTicks - before.postgresTicks) * 10.0 / jobs;
+        String line = String.format(java.util.Locale.ROOT, "%,d one-record jobs, pipeline alone (taken in with the %d stage"
+                        + " workers suspended): COMPLETED after %.1f s (%,.0f jobs/s), all events on Kafka after %.1f s (%,.0f jobs/s);"
+                        + " CPU per job %.2f ms in this JVM + %.2f ms in PostgreSQL = %.2f ms",
+                jobs, workers.size(), toCompleted, jobs / toCompleted, toPublished, jobs / toPublished, jvm, pg, jvm + pg);
+        line += System.lineSeparator() + "  " + MachineStats.between(before, after);
+        System.out.println("BENCHMARK " + line);
+        append(line);
+    }
+
+    /**
      * What the same PostgreSQL and broker can do at most for the work one record needs: an indexed row
      * written (the pipeline writes three per record: the item, its history row and its event), and an event
      * acknowledged by Kafka with acks=all.
      */
     @Test
-    @Order(3)
+    @Order(4)
     void machineLimits() throws Exception {
         MachineStats before = MachineStats.now();
         double rows = MachineLimits.indexedRowsPerSecond(dataSource, 300_000);

@@ -127,6 +127,45 @@ class JobLifecycleTest extends IngestorTestSupport {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /**
+     * A claim takes the older of the oldest job waiting for its stage and the oldest of its stage whose lease
+     * lapsed with takeovers left; never a job of another stage, a held job whose lease runs, or one past the
+     * takeover limit. The jobs are dated years back, so they come before anything else in the database.
+     */
+    @Test
+    void aClaimTakesTheOldestWaitingOrLapsedJobOfItsStageOnly() {
+        new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+            status.setRollbackOnly();
+            int limit = lifecycle.maxTakeovers();
+            UUID pastLimit = dated(JobState.VALIDATING, "dead-worker", "-1 hour", limit, "2001-01-01");
+            UUID running = dated(JobState.VALIDATING, WORKER, "+1 hour", 0, "2001-01-02");
+            UUID otherStage = dated(JobState.PROCESSING, null, null, 0, "2001-01-03");
+            UUID lapsed = dated(JobState.VALIDATING, "dead-worker", "-1 hour", limit - 1, "2001-01-04");
+            UUID waiting = dated(JobState.RECEIVED, null, null, 0, "2001-01-05");
+
+            ImportJob first = lifecycle.claim(JobState.RECEIVED, JobState.VALIDATING, "claimer").orElseThrow();
+            assertThat(first.id()).as("the lapsed job, older than the waiting one").isEqualTo(lapsed);
+            assertThat(row(lapsed)).containsEntry("state", "VALIDATING").containsEntry("lease_owner", "claimer")
+                    .containsEntry("takeovers", limit);
+            ImportJob second = lifecycle.claim(JobState.RECEIVED, JobState.VALIDATING, "claimer").orElseThrow();
+            assertThat(second.id()).isEqualTo(waiting);
+            assertThat(row(waiting)).containsEntry("state", "VALIDATING").containsEntry("takeovers", 0);
+            assertThat(row(pastLimit)).containsEntry("lease_owner", "dead-worker");
+            assertThat(row(running)).containsEntry("lease_owner", WORKER);
+
+            ImportJob processing = lifecycle.claim(JobState.PROCESSING, JobState.PROCESSING, "claimer").orElseThrow();
+            assertThat(processing.id()).isEqualTo(otherStage);
+        });
+    }
+
+    private UUID dated(JobState state, String owner, String leaseFromNow, int takeovers, String receivedAt) {
+        UUID id = insert(new Start(state, owner, 0));
+        jdbc.update("UPDATE import_job SET received_at = ?::timestamptz, takeovers = ?,"
+                        + " lease_until = CASE WHEN ?::text IS NULL THEN NULL ELSE now() + ?::interval END WHERE id = ?",
+                receivedAt, takeovers, leaseFromNow, leaseFromNow, id);
+        return id;
+    }
+
     @Test
     void aShutdownHandsBackOnlyTheJobsOfItsOwnInstance() {
         for (Start start : everyStart()) {

@@ -76,6 +76,28 @@ class SupplierHooksTest {
         assertThat(hooks.wrap("ACME", UUID.randomUUID(), plain)).isSameAs(plain);
     }
 
+    @Test
+    void aHookAddedOrRemovedWhileRunningIsSeenByTheNextJob() throws Exception {
+        RecordReader plain = reader(record(1, "SKU-1/7"));
+        assertThat(hooks.wrap("LATECO", UUID.randomUUID(), plain)).isSameAs(plain);
+
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("direct:map-LATECO").routeId("late-hook").setBody(constant("not a map"));
+            }
+        });
+        assertThat(readAll(hooks.wrap("LATECO", UUID.randomUUID(), reader(record(1, "x")))).get(0).problem())
+                .isEqualTo("hook map-LATECO returned a String, not a map of fields");
+
+        camel.getRouteController().stopRoute("late-hook");
+        camel.removeRoute("late-hook");
+        // an endpoint may outlive its route (anything that sent to it made it again): no route consumes it, no hook
+        camel.getEndpoint("direct:map-LATECO");
+        RecordReader again = reader(record(1, "SKU-1/7"));
+        assertThat(hooks.wrap("LATECO", UUID.randomUUID(), again)).isSameAs(again);
+    }
+
     private static RawRecord record(long line, String article) {
         Map<String, String> fields = new LinkedHashMap<>();
         fields.put("article", article);
