@@ -24,6 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  *     claim                  RECEIVED → VALIDATING, waiting for processing → PROCESSING held;
  *                            or a job whose lease lapsed, taken over
  *     validated              VALIDATING → PROCESSING, waiting for processing
+ *     validatedAndHeld       VALIDATING → PROCESSING held by the same worker (a small file, processed at once)
  *     completed / rejected / failed   → at rest, lease given up
  *     releasedOnShutdown     VALIDATING → RECEIVED, PROCESSING → waiting for processing (no takeover counted)
  *   lapsed leases
@@ -108,6 +109,23 @@ public class JobLifecycle {
                         // takeovers are counted per stage: validation's must not use up processing's allowance
                         + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?",
                 JobState.PROCESSING.name(), total, quarantined, jobId, owner) == 1;
+    }
+
+    /**
+     * The validation stage is done with a small file and its worker goes on to process it: the job moves to
+     * PROCESSING still held by {@code owner}, as if a processing worker had claimed it at once (attempts + 1, a
+     * fresh lease, takeovers from 0), with its record and quarantine counts. Answers the job as processing sees
+     * it; empty when {@code owner} lost the lease.
+     */
+    public Optional<ImportJob> validatedAndHeld(UUID jobId, String owner, long total, long quarantined) {
+        return jdbc.query("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
+                        + " accepted = 0, updated = 0, replayed = 0, error = NULL,"
+                        + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1,"
+                        // takeovers are counted per stage: validation's must not use up processing's allowance
+                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?"
+                        + " RETURNING " + ImportJobStore.COLUMNS,
+                ImportJobStore.JOB, JobState.PROCESSING.name(), total, quarantined, leaseSeconds, jobId, owner)
+                .stream().findFirst();
     }
 
     /** Processing applied every record: COMPLETED or COMPLETED_WITH_ERRORS. False when the lease was lost. */

@@ -9,6 +9,7 @@ import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.LeaseLostException;
 import dev.ingestor.validation.JobRecords;
+import dev.ingestor.validation.ReadRecords;
 import dev.ingestor.validation.RecordReader;
 import dev.ingestor.metrics.IngestorMetrics;
 import io.micrometer.core.instrument.Timer;
@@ -53,7 +54,9 @@ public class JobProcessing {
         Attempts.count(exchange);
         Timer.Sample timing = Timer.start();
         ItemApplier.Applied applied;
-        try (RecordReader records = jobRecords.open(job)) {
+        // a small file comes with the records its validation read, by the same worker: not read again
+        RecordReader handedOn = ReadRecords.of(exchange);
+        try (RecordReader records = handedOn != null ? handedOn : jobRecords.open(job)) {
             applied = applier.applyJob(job, records, properties.getPipeline().getBatchSize(),
                     (apply, position) -> commit(job, apply, position));
         }

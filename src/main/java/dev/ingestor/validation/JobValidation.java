@@ -3,6 +3,7 @@ package dev.ingestor.validation;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
@@ -21,6 +22,11 @@ import org.springframework.stereotype.Component;
 /**
  * The validation stage: reads the stored file once, checks every record and quarantines the bad ones with
  * their reasons. A file that cannot be read as a whole is rejected before any effect happens.
+ * <p>
+ * A file of at most {@code ingestor.pipeline.batch-size} records is handed on to processing by the same worker,
+ * still held, with the records read ({@link ReadRecords}): most pushes and drops are small, and for them a second
+ * claim and a second read of the file were most of what the pipeline cost. A larger file waits for a processing
+ * worker, which reads it again batch by batch.
  */
 @Component
 public class JobValidation {
@@ -34,9 +40,11 @@ public class JobValidation {
     private final JobClaims claims;
     private final JobLifecycle lifecycle;
     private final JdbcTemplate jdbc;
+    private final int handOnAtMost;
 
     public JobValidation(JobRecords jobRecords, JobClaims claims, JobLifecycle lifecycle, JdbcTemplate jdbc,
-                         QuarantineWriter quarantine, IngestorMetrics metrics) {
+                         QuarantineWriter quarantine, IngestorMetrics metrics, IngestorProperties properties) {
+        this.handOnAtMost = Math.max(1, properties.getPipeline().getBatchSize());
         this.metrics = metrics;
         this.quarantine = quarantine;
         this.jobRecords = jobRecords;
@@ -45,7 +53,11 @@ public class JobValidation {
         this.jdbc = jdbc;
     }
 
-    public void validate(@Body ImportJob job, Exchange exchange) throws Exception {
+    /**
+     * Validates {@code job}; answers the job as it is now: waiting for processing, or (a small file) held for
+     * processing by this worker with its records on the exchange.
+     */
+    public ImportJob validate(@Body ImportJob job, Exchange exchange) throws Exception {
         Attempts.count(exchange);
         Timer.Sample timing = Timer.start();
         // a re-run (redelivery, takeover, re-validation) starts from a clean slate
@@ -53,9 +65,18 @@ public class JobValidation {
         long total = 0;
         long quarantined = 0;
         List<Object[]> pending = new ArrayList<>();
+        // the records read, while they fit in one processing batch; null once they do not
+        List<RawRecord> read = new ArrayList<>();
         try (RecordReader records = jobRecords.open(job)) {
             while (records.hasNext()) {
-                Validated record = DeliveryAdviceValidator.validate(records.next());
+                RawRecord raw = records.next();
+                if (read != null && read.size() == handOnAtMost) {
+                    read = null; // more than one batch: processing reads the file itself
+                }
+                if (read != null) {
+                    read.add(raw);
+                }
+                Validated record = DeliveryAdviceValidator.validate(raw);
                 total++;
                 if (!record.isValid()) {
                     quarantined++;
@@ -71,12 +92,21 @@ public class JobValidation {
         if (total == 0) {
             throw UnreadableFileException.noRecords();
         }
-        if (!lifecycle.validated(job.id(), claims.owner(), total, quarantined)) {
+        ImportJob next;
+        if (read != null) {
+            next = lifecycle.validatedAndHeld(job.id(), claims.owner(), total, quarantined)
+                    .orElseThrow(() -> new LeaseLostException(job.id()));
+            ReadRecords.handOn(exchange, read);
+        } else if (lifecycle.validated(job.id(), claims.owner(), total, quarantined)) {
+            next = job;
+        } else {
             throw new LeaseLostException(job.id());
         }
         timing.stop(metrics.stage("validation", job.supplier()));
         metrics.records(job.supplier(), 0, 0, 0, quarantined);
-        LOG.info("validated supplier={} job={} key={} records={} quarantined={}", job.supplier(), job.id(), job.key(), total, quarantined);
+        LOG.info("validated supplier={} job={} key={} records={} quarantined={}{}", job.supplier(), job.id(), job.key(),
+                total, quarantined, read != null ? " processing=at once" : "");
+        return next;
     }
 
     /** The route's answer to an {@link UnreadableFileException}: a final error, no retry. */

@@ -11,8 +11,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Finds a supplier's route hook ({@code direct:map-<SUPPLIER>}) and puts a job's records through it. Looked up per
- * job (a cheap route lookup) so a route added or reloaded while the app runs is seen by the next job. Both stages read
- * a job's file, so a hook runs for each record once per stage: it must be deterministic.
+ * job (a cheap route lookup) so a route added or reloaded while the app runs is seen by the next job. A file larger
+ * than a processing batch is read by both stages, so a hook runs for each of its records once per stage: it must be
+ * deterministic (a small file's records are read once and handed on, {@link ReadRecords}).
  */
 @Component
 public class SupplierHooks {

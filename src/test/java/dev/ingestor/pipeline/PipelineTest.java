@@ -214,6 +214,41 @@ class PipelineTest extends IngestorTestSupport {
                 .containsExactlyInAnyOrder("W-1", "W-2");
     }
 
+    /**
+     * A file of at most ingestor.pipeline.batch-size records is processed by the worker that validated it, which
+     * holds it throughout (one claim, the file read once); a larger one is let go after validation and claimed
+     * by a processing worker, which reads it again, so validation never holds more than a batch of records.
+     */
+    @Test
+    void aSmallFileIsProcessedByTheWorkerThatValidatedItAndALargerOneWaitsForAProcessingWorker() throws Exception {
+        recordLeaseChanges();
+        UUID small = ingest("ACME", "small.csv", HEADER + "H-1,1,SKU,1,2026-12-01,x\nH-2,1,SKU,0,2026-12-01,x\n");
+        StringBuilder large = new StringBuilder(HEADER);
+        int records = properties.getPipeline().getBatchSize() + 1;
+        for (int i = 0; i < records; i++) {
+            large.append("L-").append(i).append(",1,SKU,1,2026-12-01,x\n");
+        }
+        UUID big = ingest("ACME", "large.csv", large.toString());
+
+        assertThat(awaitJob(small, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 1L).containsEntry("quarantined", 1L)
+                .containsEntry("attempts", 2);
+        assertThat(awaitJob(big, "COMPLETED")).containsEntry("accepted", (long) records).containsEntry("attempts", 2);
+        // claimed, then let go at rest: never let go in between
+        assertThat(leaseOwners(small)).containsExactly("- > " + claims.owner(), claims.owner() + " > -");
+        // claimed for validation, let go to wait, claimed for processing, let go at rest
+        assertThat(leaseOwners(big)).containsExactly("- > " + claims.owner(), claims.owner() + " > -",
+                "- > " + claims.owner(), claims.owner() + " > -");
+        assertThat(eventsOf("ingestor.items", small)).extracting(e -> e.get("source_id").asText()).containsExactly("H-1");
+    }
+
+    @Autowired
+    dev.ingestor.config.IngestorProperties properties;
+
+    private List<String> leaseOwners(UUID job) {
+        return jdbc.queryForList("SELECT coalesce(old_owner, '-') || ' > ' || coalesce(new_owner, '-') FROM lease_change"
+                + " WHERE job_id = ? ORDER BY changed_at", String.class, job);
+    }
+
     /** Every change of a job's lease owner, kept in lease_change until the test ends. */
     private void recordLeaseChanges() {
         jdbc.execute("CREATE TABLE lease_change (job_id uuid, old_owner text, new_owner text, old_until timestamptz,"

@@ -1,0 +1,55 @@
+package dev.ingestor.validation;
+
+import java.util.Iterator;
+import java.util.List;
+
+import org.apache.camel.Exchange;
+
+/**
+ * The records of a small file as the validation stage read them, handed on to the processing stage in the same
+ * exchange (routes/validation.camel.yaml, step 4), so a file that fits in one processing batch is claimed once and
+ * read once. At most {@code ingestor.pipeline.batch-size} records: what processing holds for a batch anyway.
+ * A file's stored bytes never change, and a supplier's hook must give the same record for the same input, so
+ * the records read are the records processing would read again.
+ */
+public final class ReadRecords {
+
+    /** The records (a {@code List<RawRecord>}), set when validation hands its job on to processing. */
+    public static final String PROPERTY = "IngestorReadRecords";
+    /** True when validation handed its job on, still held, to processing; the route's filter reads it. */
+    public static final String HANDED_ON = "IngestorHandedToProcessing";
+
+    private ReadRecords() {
+    }
+
+    static void handOn(Exchange exchange, List<RawRecord> records) {
+        exchange.setProperty(PROPERTY, records);
+        exchange.setProperty(HANDED_ON, Boolean.TRUE);
+    }
+
+    /** The records validation read for this exchange's job, or null when processing must read the file. */
+    @SuppressWarnings("unchecked")
+    public static RecordReader of(Exchange exchange) {
+        List<RawRecord> records = exchange.getProperty(PROPERTY, List.class);
+        if (records == null) {
+            return null;
+        }
+        Iterator<RawRecord> it = records.iterator();
+        return new RecordReader() {
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public RawRecord next() {
+                return it.next();
+            }
+
+            @Override
+            public void close() {
+                // nothing open: the file was closed when validation finished reading it
+            }
+        };
+    }
+}
