@@ -1,8 +1,11 @@
 package dev.ingestor.job;
 
 import dev.ingestor.outbox.DeadLetterWriter;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
@@ -24,7 +27,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>
  * A job whose lease ran out is taken over at most {@code ingestor.pipeline.max-takeovers} times: a job that keeps
  * bringing its workers down would otherwise take down worker after worker for ever. Past the limit it is FAILED
- * with a dead letter (stage, takeovers, attempts, the limit's property) instead of being claimed again.
+ * with a dead letter (stage, takeovers, attempts, the limit's property) instead of being claimed again. The claim
+ * never takes such a job, so looking for one is not needed before every claim: each stage looks once per
+ * {@code ingestor.pipeline.poll-interval} on this instance, and again at once after it found one.
  */
 @Component
 public class JobClaims {
@@ -38,6 +43,11 @@ public class JobClaims {
     private final DeadLetterWriter deadLetters;
     private final TransactionTemplate transactions;
     private final IngestorMetrics metrics;
+    private final long poisonCheckNanos;
+    /** When each stage next looks for a job past the takeover limit (System.nanoTime). */
+    private final Map<JobState, AtomicLong> nextPoisonCheck = new EnumMap<>(
+            Map.of(JobState.VALIDATING, new AtomicLong(System.nanoTime()),
+                    JobState.PROCESSING, new AtomicLong(System.nanoTime())));
 
     public JobClaims(JdbcTemplate jdbc, JobLifecycle lifecycle, InstanceId instanceId, IngestorProperties properties,
                      DeadLetterWriter deadLetters, PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
@@ -48,6 +58,7 @@ public class JobClaims {
         this.deadLetters = deadLetters;
         this.transactions = new TransactionTemplate(transactionManager);
         this.metrics = metrics;
+        this.poisonCheckNanos = properties.getPipeline().getPollInterval().toNanos();
     }
 
     public String owner() {
@@ -65,7 +76,13 @@ public class JobClaims {
     }
 
     private Optional<ImportJob> claim(JobState waiting, JobState working) {
-        failPoisonJob(working);
+        AtomicLong next = nextPoisonCheck.get(working);
+        long due = next.get();
+        long now = System.nanoTime();
+        // one worker of the stage looks, the others claim on; a job failed means there may be another
+        if (now - due >= 0 && next.compareAndSet(due, now + poisonCheckNanos) && failPoisonJob(working)) {
+            next.set(now);
+        }
         return lifecycle.claim(waiting, working, owner);
     }
 
@@ -73,7 +90,7 @@ public class JobClaims {
      * Fails one job of {@code working} whose lease ran out once more after its last allowed takeover, with a
      * dead letter and its event, in one transaction. Another instance doing the same skips the locked row.
      */
-    private void failPoisonJob(JobState working) {
+    private boolean failPoisonJob(JobState working) {
         String stage = working == JobState.VALIDATING ? "validation" : "processing";
         DeadLetterWriter.Failure failed = transactions.execute(status -> lifecycle.lockPastTakeoverLimit(working).map(job -> {
             TakeoverLimitException reason = new TakeoverLimitException(stage, job.takeovers(), lifecycle.maxTakeovers());
@@ -88,6 +105,7 @@ public class JobClaims {
             LOG.error("dead letter supplier={} job={} key={} stage={} attempts={} exception={} message=\"{}\"",
                     failed.supplier(), failed.jobId(), failed.key(), stage, failed.attempts(), failed.exception(), failed.message());
         }
+        return failed != null;
     }
 
     /**
@@ -134,11 +152,11 @@ public class JobClaims {
     }
 
     /**
-     * The processing stage applied every record of the job it holds: {@link JobLifecycle#completed}, guarded by
-     * this instance's lease. False when the lease was lost.
+     * The processing stage applied the last batch of the job it holds: its checkpoint and {@link JobLifecycle#completed},
+     * guarded by this instance's lease, in the batch's transaction. False when the lease was lost.
      */
-    public boolean completed(UUID jobId, JobState end) {
-        return lifecycle.completed(jobId, owner, end);
+    public boolean completed(UUID jobId, JobState end, long recordsDone, long accepted, long updated, long replayed) {
+        return lifecycle.completed(jobId, owner, end, recordsDone, accepted, updated, replayed);
     }
 
     public void requireLease(UUID jobId) {

@@ -128,12 +128,20 @@ public class JobLifecycle {
                 .stream().findFirst();
     }
 
-    /** Processing applied every record: COMPLETED or COMPLETED_WITH_ERRORS. False when the lease was lost. */
-    public boolean completed(UUID jobId, String owner, JobState end) {
+    /**
+     * Processing applied every record: COMPLETED or COMPLETED_WITH_ERRORS, with the last batch's checkpoint
+     * ({@code recordsDone}, the counts it adds) in the same statement. False when the lease was lost.
+     */
+    public boolean completed(UUID jobId, String owner, JobState end, long recordsDone, long accepted, long updated,
+                             long replayed) {
         if (end != JobState.COMPLETED && end != JobState.COMPLETED_WITH_ERRORS) {
             throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + end);
         }
-        return toRest(jobId, owner, end, null);
+        // toRest's statement, with the checkpoint
+        return jdbc.update("UPDATE import_job SET state = ?, error = NULL, lease_owner = NULL, lease_until = NULL,"
+                + " takeovers = 0, records_done = ?, accepted = accepted + ?, updated = updated + ?, replayed = replayed + ?,"
+                + " updated_at = now() WHERE id = ? AND lease_owner = ?",
+                end.name(), recordsDone, accepted, updated, replayed, jobId, owner) == 1;
     }
 
     /** The file cannot be read as a whole: REJECTED, final. False when the lease was lost. */

@@ -35,10 +35,11 @@ public class ItemApplier {
     /**
      * How one batch becomes durable: runs {@code apply} (the batch's effects and events) and commits them with
      * {@code position}, the number of records done once this batch is, and answers what {@code apply} did.
+     * {@code last} marks the run's final commit, after which no record is left.
      */
     @FunctionalInterface
     public interface BatchCommit {
-        AppliedBatch commit(Supplier<AppliedBatch> apply, long position);
+        AppliedBatch commit(Supplier<AppliedBatch> apply, long position, boolean last);
     }
 
     /** One record and what became of it. */
@@ -89,7 +90,7 @@ public class ItemApplier {
      * invalid records are quarantined under it.
      */
     public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records, Consumer<RecordCounts> recordJob) {
-        Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, position) -> apply.get(), true);
+        Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, position, last) -> apply.get(), true);
         records.forEachRemaining(run::add);
         Applied applied = run.finish();
         recordJob.accept(applied.counts());
@@ -142,13 +143,13 @@ public class ItemApplier {
                 return;
             }
             if (!batchIds.add(record.advice().sourceId())) {
-                flush(position - 1);
+                flush(position - 1, false);
                 batchIds.add(record.advice().sourceId());
             }
             batch.add(record.advice());
             batchSlots.add(slot);
             if (batch.size() >= batchSize) {
-                flush(position);
+                flush(position, false);
             }
         }
 
@@ -157,7 +158,7 @@ public class ItemApplier {
         }
 
         Applied finish() {
-            flush(position);
+            flush(position, true);
             List<AppliedRecord> records = new ArrayList<>(kept.size());
             for (int i = 0; i < kept.size(); i++) {
                 records.add(new AppliedRecord(kept.get(i), outcomes.get(i)));
@@ -166,9 +167,9 @@ public class ItemApplier {
             return new Applied(position, counts, records);
         }
 
-        /** Applies and commits the batch with {@code done} records done, and empties it. */
-        private void flush(long done) {
-            AppliedBatch applied = commit.commit(() -> items.apply(supplier, jobId, topic, batch), done);
+        /** Applies and commits the batch with {@code done} records done ({@code last}: all), and empties it. */
+        private void flush(long done, boolean last) {
+            AppliedBatch applied = commit.commit(() -> items.apply(supplier, jobId, topic, batch), done, last);
             accepted += applied.accepted();
             updated += applied.updated();
             replayed += applied.replayed();

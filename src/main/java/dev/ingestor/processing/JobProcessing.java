@@ -53,29 +53,33 @@ public class JobProcessing {
     public void process(@Body ImportJob job, Exchange exchange) throws Exception {
         Attempts.count(exchange);
         Timer.Sample timing = Timer.start();
+        // validation set the quarantine count before this job could be claimed for processing
+        JobState end = job.counts().quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED;
         ItemApplier.Applied applied;
         // a small file comes with the records its validation read, by the same worker: not read again
         RecordReader handedOn = ReadRecords.of(exchange);
         try (RecordReader records = handedOn != null ? handedOn : jobRecords.open(job)) {
             applied = applier.applyJob(job, records, properties.getPipeline().getBatchSize(),
-                    (apply, position) -> commit(job, apply, position));
+                    (apply, position, last) -> commit(job, apply, position, last ? end : null));
         }
         long position = applied.position();
-        // validation set the quarantine count before this job could be claimed for processing
-        JobState end = job.counts().quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED;
-        if (!claims.completed(job.id(), end)) {
-            throw new LeaseLostException(job.id());
-        }
         timing.stop(metrics.stage("processing", job.supplier()));
         LOG.info("processed supplier={} job={} key={} state={} records={}", job.supplier(), job.id(), job.key(), end, position);
     }
 
-    /** Effects, events and the checkpoint {@code position} in one transaction. */
-    private AppliedBatch commit(ImportJob job, Supplier<AppliedBatch> apply, long position) {
+    /**
+     * Effects, events and the checkpoint {@code position} in one transaction; with the last batch ({@code end} not
+     * null) the job comes to rest in {@code end} by the same statement as its checkpoint.
+     */
+    private AppliedBatch commit(ImportJob job, Supplier<AppliedBatch> apply, long position, JobState end) {
         AppliedBatch applied = transactions.execute(status -> {
             AppliedBatch result = apply.get();
             // a lost lease throws here and rolls the batch back: the new owner applies it itself
-            claims.checkpoint(job.id(), position, result.accepted(), result.updated(), result.replayed());
+            if (end == null) {
+                claims.checkpoint(job.id(), position, result.accepted(), result.updated(), result.replayed());
+            } else if (!claims.completed(job.id(), end, position, result.accepted(), result.updated(), result.replayed())) {
+                throw new LeaseLostException(job.id());
+            }
             return result;
         });
         metrics.records(job.supplier(), applied.accepted(), applied.updated(), applied.replayed(), 0);
