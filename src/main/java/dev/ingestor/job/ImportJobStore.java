@@ -221,10 +221,10 @@ public class ImportJobStore {
                 rs.getString("file_name"),
                 rs.getLong("size"),
                 rs.getString("source"),
-                instant(rs.getTimestamp("received_at")),
-                instant(rs.getTimestamp("updated_at")),
+                instant(rs, "received_at"),
+                instant(rs, "updated_at"),
                 rs.getInt("duplicate_count"),
-                instant(rs.getTimestamp("last_seen_at")),
+                instant(rs, "last_seen_at"),
                 new RecordCounts(rs.getLong("total"), rs.getLong("accepted"), rs.getLong("updated"),
                         rs.getLong("replayed"), rs.getLong("quarantined")),
                 rs.getString("error"),
@@ -234,7 +234,12 @@ public class ImportJobStore {
                 rs.getString("submitted_by"));
     }
 
-    private static Instant instant(Timestamp ts) {
-        return ts == null ? null : ts.toInstant();
+    /**
+     * A timestamptz column as an instant. Read as an OffsetDateTime: getTimestamp makes a new Calendar of the JVM's
+     * zone for every value, which was the larger part of mapping a job (a claim maps one, a hand-over another).
+     */
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        java.time.OffsetDateTime value = rs.getObject(column, java.time.OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
     }
 }
