@@ -130,7 +130,10 @@ public class IngestorProperties {
     public static class Pipeline {
         /** A worker's hold on a job; after it runs out without renewal, another worker takes the job over. */
         private Duration lease = Duration.ofMinutes(10);
-        /** Records per processing transaction (effects, outbox rows and checkpoint commit together). */
+        /**
+         * Records per processing transaction (effects, outbox rows and checkpoint commit together); a file of at
+         * most this many records is processed by the worker that validated it, without a second read.
+         */
         private int batchSize = 1000;
         /** false: this instance only takes files in. */
         private boolean enabled = true;
