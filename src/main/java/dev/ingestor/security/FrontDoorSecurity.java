@@ -83,12 +83,15 @@ public class FrontDoorSecurity {
     /**
      * Spring Security's strict firewall, with one relaxation: {@code ;} path parameters, which the servlet
      * container strips before any path is matched, so {@code /files;x=1} is the same endpoint (and needs the
-     * same key) as {@code /files}. Its refusals are problem+json like every other answer.
+     * same key) as {@code /files}. Its refusals are problem+json like every other answer. Its header rules are
+     * the same, checked without regular expressions ({@link HeaderCharacters}).
      */
     @Bean
     WebSecurityCustomizer frontDoorFirewall(FrontDoorRefusals refusals) {
         StrictHttpFirewall firewall = new StrictHttpFirewall();
         firewall.setAllowSemicolon(true);
+        firewall.setAllowedHeaderNames(HeaderCharacters::allowedInName);
+        firewall.setAllowedHeaderValues(HeaderCharacters::allowedInValue);
         return web -> web.httpFirewall(firewall).requestRejectedHandler(refusals);
     }
 }
