@@ -16,6 +16,7 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
 import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWriter;
 
 /**
@@ -78,6 +79,17 @@ public class FrontDoorSecurity {
                         .requestMatchers("/api/v1/admin", "/api/v1/admin/**").hasRole("ADMIN")
                         .anyRequest().authenticated());
         return http.build();
+    }
+
+    /**
+     * Spring Security's own observations off: a timer and a span around each filter of the chain, each
+     * authentication and each authorization, on every request, were about a sixth of the request threads' CPU in a
+     * push (docs/benchmarks.md). What they measured is in Spring's {@code http.server.requests} and Camel's route
+     * metrics already, which stay.
+     */
+    @Bean
+    SecurityObservationSettings securityObservations() {
+        return SecurityObservationSettings.noObservations();
     }
 
     /**
