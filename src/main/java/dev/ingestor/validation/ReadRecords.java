@@ -1,6 +1,5 @@
 package dev.ingestor.validation;
 
-import java.util.Iterator;
 import java.util.List;
 
 import org.apache.camel.Exchange;
@@ -34,22 +33,7 @@ public final class ReadRecords {
         if (records == null) {
             return null;
         }
-        Iterator<RawRecord> it = records.iterator();
-        return new RecordReader() {
-            @Override
-            public boolean hasNext() {
-                return it.hasNext();
-            }
-
-            @Override
-            public RawRecord next() {
-                return it.next();
-            }
-
-            @Override
-            public void close() {
-                // nothing open: the file was closed when validation finished reading it
-            }
-        };
+        // the file was closed when validation finished reading it
+        return RecordReader.of(records.iterator());
     }
 }

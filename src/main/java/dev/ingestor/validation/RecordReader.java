@@ -32,6 +32,26 @@ public interface RecordReader extends Iterator<RawRecord>, Closeable {
                 : new JsonRecordReader(in, charset, mapping.recordsPath());
     }
 
+    /** Records already read (in memory), as a reader; closing it closes nothing. */
+    static RecordReader of(Iterator<RawRecord> records) {
+        return new RecordReader() {
+            @Override
+            public boolean hasNext() {
+                return records.hasNext();
+            }
+
+            @Override
+            public RawRecord next() {
+                return records.next();
+            }
+
+            @Override
+            public void close() {
+                // nothing open
+            }
+        };
+    }
+
     @Override
     void close();
 }

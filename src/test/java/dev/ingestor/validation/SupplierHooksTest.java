@@ -3,7 +3,6 @@ package dev.ingestor.validation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -112,21 +111,6 @@ class SupplierHooksTest {
     }
 
     private static RecordReader reader(RawRecord... records) {
-        Iterator<RawRecord> it = List.of(records).iterator();
-        return new RecordReader() {
-            @Override
-            public boolean hasNext() {
-                return it.hasNext();
-            }
-
-            @Override
-            public RawRecord next() {
-                return it.next();
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return RecordReader.of(List.of(records).iterator());
     }
 }
