@@ -132,9 +132,15 @@ public class IngestorProperties {
         private Duration lease = Duration.ofMinutes(10);
         /**
          * Records per processing transaction (effects, outbox rows and checkpoint commit together); a file of at
-         * most this many records is processed by the worker that validated it, without a second read.
+         * most this many records and at most one-pass-max-size is processed by the worker that validated it.
          */
         private int batchSize = 1000;
+        /**
+         * A file of at most this size (and at most batch-size records) is validated and processed by one worker,
+         * which keeps its records in memory between the two and reads it once; 0B: every file is read twice, by a
+         * validation worker and by a processing worker.
+         */
+        private DataSize onePassMaxSize = DataSize.ofMegabytes(1);
         /** false: this instance only takes files in. */
         private boolean enabled = true;
         /** Workers per stage on this instance, each working on its own job. */
@@ -170,6 +176,8 @@ public class IngestorProperties {
         public int getWorkers() { return workers; }
         public void setWorkers(int workers) { this.workers = workers; }
         public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+        public DataSize getOnePassMaxSize() { return onePassMaxSize; }
+        public void setOnePassMaxSize(DataSize onePassMaxSize) { this.onePassMaxSize = onePassMaxSize; }
         public int getMaxTakeovers() { return maxTakeovers; }
         public void setMaxTakeovers(int maxTakeovers) { this.maxTakeovers = maxTakeovers; }
     }

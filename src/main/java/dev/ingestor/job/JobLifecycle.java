@@ -107,7 +107,7 @@ public class JobLifecycle {
         return jdbc.update("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
                         + " accepted = 0, updated = 0, replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
                         // takeovers are counted per stage: validation's must not use up processing's allowance
-                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?",
+                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING'",
                 JobState.PROCESSING.name(), total, quarantined, jobId, owner) == 1;
     }
 
@@ -122,7 +122,8 @@ public class JobLifecycle {
                         + " accepted = 0, updated = 0, replayed = 0, error = NULL,"
                         + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1,"
                         // takeovers are counted per stage: validation's must not use up processing's allowance
-                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?"
+                        // the lease owner is the instance: the state tells this worker's run from a sibling's takeover
+                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING'"
                         + " RETURNING " + ImportJobStore.COLUMNS,
                 ImportJobStore.JOB, JobState.PROCESSING.name(), total, quarantined, leaseSeconds, jobId, owner)
                 .stream().findFirst();

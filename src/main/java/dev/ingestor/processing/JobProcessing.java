@@ -64,7 +64,9 @@ public class JobProcessing {
         }
         long position = applied.position();
         timing.stop(metrics.stage("processing", job.supplier()));
-        LOG.info("processed supplier={} job={} key={} state={} records={}", job.supplier(), job.id(), job.key(), end, position);
+        // reads=1: the records validation read were handed on; reads=2: the file was read again
+        LOG.info("processed supplier={} job={} key={} state={} records={} reads={}", job.supplier(), job.id(), job.key(), end,
+                position, handedOn != null ? 1 : 2);
     }
 
     /**

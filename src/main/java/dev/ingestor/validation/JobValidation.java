@@ -23,10 +23,11 @@ import org.springframework.stereotype.Component;
  * The validation stage: reads the stored file once, checks every record and quarantines the bad ones with
  * their reasons. A file that cannot be read as a whole is rejected before any effect happens.
  * <p>
- * A file of at most {@code ingestor.pipeline.batch-size} records is handed on to processing by the same worker,
- * still held, with the records read ({@link ReadRecords}): most pushes and drops are small, and for them a second
- * claim and a second read of the file were most of what the pipeline cost. A larger file waits for a processing
- * worker, which reads it again batch by batch.
+ * A file of at most {@code ingestor.pipeline.one-pass-max-size} and {@code ingestor.pipeline.batch-size} records is
+ * handed on to processing by the same worker, still held, with the records read ({@link ReadRecords}): most pushes
+ * and drops are small, and for them a second claim and a second read of the file were most of what the pipeline
+ * cost. The size bound keeps what a worker holds small whatever a record's size. A larger file waits for a
+ * processing worker, which reads it again batch by batch.
  */
 @Component
 public class JobValidation {
@@ -41,10 +42,12 @@ public class JobValidation {
     private final JobLifecycle lifecycle;
     private final JdbcTemplate jdbc;
     private final int handOnAtMost;
+    private final long handOnMaxBytes;
 
     public JobValidation(JobRecords jobRecords, JobClaims claims, JobLifecycle lifecycle, JdbcTemplate jdbc,
                          QuarantineWriter quarantine, IngestorMetrics metrics, IngestorProperties properties) {
         this.handOnAtMost = Math.max(1, properties.getPipeline().getBatchSize());
+        this.handOnMaxBytes = properties.getPipeline().getOnePassMaxSize().toBytes();
         this.metrics = metrics;
         this.quarantine = quarantine;
         this.jobRecords = jobRecords;
@@ -65,8 +68,8 @@ public class JobValidation {
         long total = 0;
         long quarantined = 0;
         List<Object[]> pending = new ArrayList<>();
-        // the records read, while they fit in one processing batch; null once they do not
-        List<RawRecord> read = new ArrayList<>();
+        // the records read, while they fit in one processing batch and the file is small; null once they do not
+        List<RawRecord> read = job.size() <= handOnMaxBytes ? new ArrayList<>() : null;
         try (RecordReader records = jobRecords.open(job)) {
             while (records.hasNext()) {
                 RawRecord raw = records.next();

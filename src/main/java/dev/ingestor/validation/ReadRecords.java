@@ -7,7 +7,8 @@ import org.apache.camel.Exchange;
 /**
  * The records of a small file as the validation stage read them, handed on to the processing stage in the same
  * exchange (routes/validation.camel.yaml, step 4), so a file that fits in one processing batch is claimed once and
- * read once. At most {@code ingestor.pipeline.batch-size} records: what processing holds for a batch anyway.
+ * read once. At most {@code ingestor.pipeline.batch-size} records of a file of at most
+ * {@code ingestor.pipeline.one-pass-max-size}.
  * A file's stored bytes never change, and a supplier's hook must give the same record for the same input, so
  * the records read are the records processing would read again.
  */

@@ -130,6 +130,38 @@ class JobLifecycleTest extends IngestorTestSupport {
     }
 
     /**
+     * A worker hands a small file on to its own processing only while it holds the job in validation: not for
+     * another owner, and not once the job is in another state (a sibling worker of the same instance, which shares
+     * the lease owner, took it over and moved it on). Handed on, the job is PROCESSING and still held.
+     */
+    @Test
+    void aWorkerHandsOnToItsOwnProcessingOnlyAJobItHoldsInValidation() {
+        for (Start start : everyStart()) {
+            boolean expected = start.state() == JobState.VALIDATING && WORKER.equals(start.owner());
+            new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+                status.setRollbackOnly();
+                UUID id = insert(start);
+                Map<String, Object> before = row(id);
+                boolean done = lifecycle.validatedAndHeld(id, WORKER, 5, 1).isPresent();
+                assertThat(done).as(start + " handed on").isEqualTo(expected);
+                if (done) {
+                    assertThat(row(id)).containsEntry("state", "PROCESSING").containsEntry("lease_owner", WORKER)
+                            .containsEntry("total", 5L).containsEntry("quarantined", 1L).containsEntry("takeovers", 0)
+                            .containsEntry("attempts", 2);
+                } else {
+                    assertThat(row(id)).as(start + " untouched").isEqualTo(before);
+                }
+            });
+        }
+        // and the plain hand-off to waiting is refused too once a sibling moved the job on
+        new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+            status.setRollbackOnly();
+            UUID id = insert(new Start(JobState.PROCESSING, WORKER, 5));
+            assertThat(lifecycle.validated(id, WORKER, 5, 1)).isFalse();
+        });
+    }
+
+    /**
      * A claim takes the older of the oldest job waiting for its stage and the oldest of its stage whose lease
      * lapsed with takeovers left; never a job of another stage, a held job whose lease runs, or one past the
      * takeover limit. The jobs are dated years back, so they come before anything else in the database.

@@ -215,13 +215,15 @@ class PipelineTest extends IngestorTestSupport {
     }
 
     /**
-     * A file of at most ingestor.pipeline.batch-size records is processed by the worker that validated it, which
-     * holds it throughout (one claim, the file read once); a larger one is let go after validation and claimed
-     * by a processing worker, which reads it again, so validation never holds more than a batch of records.
+     * A file of at most ingestor.pipeline.batch-size records and one-pass-max-size is processed by the worker that
+     * validated it, which holds it throughout (one claim, the file read once); a larger one (more records, or more
+     * bytes) is let go after validation and claimed by a processing worker, which reads it again, so a worker never
+     * holds more than a batch of records of a small file.
      */
     @Test
     void aSmallFileIsProcessedByTheWorkerThatValidatedItAndALargerOneWaitsForAProcessingWorker() throws Exception {
         recordLeaseChanges();
+        CapturedLogs processed = CapturedLogs.of("dev.ingestor.processing");
         UUID small = ingest("ACME", "small.csv", HEADER + "H-1,1,SKU,1,2026-12-01,x\nH-2,1,SKU,0,2026-12-01,x\n");
         StringBuilder large = new StringBuilder(HEADER);
         int records = properties.getPipeline().getBatchSize() + 1;
@@ -229,16 +231,29 @@ class PipelineTest extends IngestorTestSupport {
             large.append("L-").append(i).append(",1,SKU,1,2026-12-01,x\n");
         }
         UUID big = ingest("ACME", "large.csv", large.toString());
+        // few records, but more bytes than ingestor.pipeline.one-pass-max-size (64KB in the tests): read again too
+        StringBuilder wide = new StringBuilder(HEADER);
+        for (int i = 0; i < 40; i++) {
+            wide.append("W-").append(i).append(",1,SKU,1,2026-12-01,").append("w".repeat(2000)).append('\n');
+        }
+        UUID heavy = ingest("ACME", "wide.csv", wide.toString());
 
         assertThat(awaitJob(small, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 1L).containsEntry("quarantined", 1L)
                 .containsEntry("attempts", 2);
         assertThat(awaitJob(big, "COMPLETED")).containsEntry("accepted", (long) records).containsEntry("attempts", 2);
+        assertThat(awaitJob(heavy, "COMPLETED")).containsEntry("accepted", 40L);
         // claimed, then let go at rest: never let go in between
         assertThat(leaseOwners(small)).containsExactly("- > " + claims.owner(), claims.owner() + " > -");
         // claimed for validation, let go to wait, claimed for processing, let go at rest
         assertThat(leaseOwners(big)).containsExactly("- > " + claims.owner(), claims.owner() + " > -",
                 "- > " + claims.owner(), claims.owner() + " > -");
         assertThat(eventsOf("ingestor.items", small)).extracting(e -> e.get("source_id").asText()).containsExactly("H-1");
+        // the small file's records came from validation, the larger file was read again
+        try (processed) {
+            assertThat(processed.messages()).anyMatch(m -> m.contains("job=" + small) && m.endsWith("reads=1"))
+                    .anyMatch(m -> m.contains("job=" + big) && m.endsWith("reads=2"))
+                    .anyMatch(m -> m.contains("job=" + heavy) && m.endsWith("reads=2"));
+        }
     }
 
     @Autowired

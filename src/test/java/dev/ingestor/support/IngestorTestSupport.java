@@ -76,6 +76,8 @@ public abstract class IngestorTestSupport {
         // a database that went away is noticed in seconds, not Hikari's default 30
         registry.add("spring.datasource.hikari.connection-timeout", () -> "2000");
         registry.add("ingestor.pipeline.poll-interval", () -> "100ms");
+        // small, so that PipelineTest can send a file of few records that is still too large to be held
+        registry.add("ingestor.pipeline.one-pass-max-size", () -> "64KB");
         // the stages redeliver a different number of times on purpose: a dead letter's attempts show whose
         // policy ran (validation 3 tries, processing 4)
         registry.add("ingestor.pipeline.validation.redelivery.maximum-redeliveries", () -> "2");
