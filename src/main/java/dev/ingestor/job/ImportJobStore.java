@@ -4,6 +4,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -239,7 +240,7 @@ public class ImportJobStore {
      * zone for every value, which was the larger part of mapping a job (a claim maps one, a hand-over another).
      */
     private static Instant instant(ResultSet rs, String column) throws SQLException {
-        java.time.OffsetDateTime value = rs.getObject(column, java.time.OffsetDateTime.class);
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
 }

@@ -52,6 +52,26 @@ public class JobLifecycle {
 
     private static final String AT_REST = inList(JobState.AT_REST);
 
+    /**
+     * What every transition that brings a job to rest sets: the lease given up, and takeovers back to 0 (a later
+     * run, an operator's retry, starts with the full allowance).
+     */
+    private static final String COMES_TO_REST = "lease_owner = NULL, lease_until = NULL, takeovers = 0, updated_at = now()";
+
+    /**
+     * What both ends of validation set: PROCESSING with the record and quarantine counts, processing's counts from
+     * zero, and takeovers back to 0 (counted per stage: validation's must not use up processing's allowance).
+     * Parameters: total, quarantined.
+     */
+    private static final String VALIDATED = "state = 'PROCESSING', total = ?, quarantined = ?, records_done = 0,"
+            + " accepted = 0, updated = 0, replayed = 0, error = NULL, takeovers = 0, updated_at = now()";
+
+    /**
+     * The guard of both ends of validation: the job is this owner's and still in validation. The lease owner is the
+     * instance, so the state is what tells this worker's run from a sibling worker's takeover. Parameters: id, owner.
+     */
+    private static final String HELD_IN_VALIDATION = " WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING'";
+
     private final JdbcTemplate jdbc;
     private final NotificationWriter notifications;
     private final TransactionTemplate transactions;
@@ -104,11 +124,8 @@ public class JobLifecycle {
      * and quarantine counts, and processing counts from zero. False when {@code owner} lost the lease.
      */
     public boolean validated(UUID jobId, String owner, long total, long quarantined) {
-        return jdbc.update("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
-                        + " accepted = 0, updated = 0, replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
-                        // takeovers are counted per stage: validation's must not use up processing's allowance
-                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING'",
-                JobState.PROCESSING.name(), total, quarantined, jobId, owner) == 1;
+        return jdbc.update("UPDATE import_job SET " + VALIDATED + ", lease_owner = NULL, lease_until = NULL"
+                + HELD_IN_VALIDATION, total, quarantined, jobId, owner) == 1;
     }
 
     /**
@@ -118,15 +135,9 @@ public class JobLifecycle {
      * it; empty when {@code owner} lost the lease.
      */
     public Optional<ImportJob> validatedAndHeld(UUID jobId, String owner, long total, long quarantined) {
-        return jdbc.query("UPDATE import_job SET state = ?, total = ?, quarantined = ?, records_done = 0,"
-                        + " accepted = 0, updated = 0, replayed = 0, error = NULL,"
-                        + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1,"
-                        // takeovers are counted per stage: validation's must not use up processing's allowance
-                        // the lease owner is the instance: the state tells this worker's run from a sibling's takeover
-                        + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING'"
-                        + " RETURNING " + ImportJobStore.COLUMNS,
-                ImportJobStore.JOB, JobState.PROCESSING.name(), total, quarantined, leaseSeconds, jobId, owner)
-                .stream().findFirst();
+        return jdbc.query("UPDATE import_job SET " + VALIDATED + ", lease_until = now() + make_interval(secs => ?),"
+                        + " attempts = attempts + 1" + HELD_IN_VALIDATION + " RETURNING " + ImportJobStore.COLUMNS,
+                ImportJobStore.JOB, total, quarantined, leaseSeconds, jobId, owner).stream().findFirst();
     }
 
     /**
@@ -138,10 +149,8 @@ public class JobLifecycle {
         if (end != JobState.COMPLETED && end != JobState.COMPLETED_WITH_ERRORS) {
             throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + end);
         }
-        // toRest's statement, with the checkpoint
-        return jdbc.update("UPDATE import_job SET state = ?, error = NULL, lease_owner = NULL, lease_until = NULL,"
-                + " takeovers = 0, records_done = ?, accepted = accepted + ?, updated = updated + ?, replayed = replayed + ?,"
-                + " updated_at = now() WHERE id = ? AND lease_owner = ?",
+        return jdbc.update("UPDATE import_job SET state = ?, error = NULL, " + COMES_TO_REST + ", records_done = ?,"
+                + " accepted = accepted + ?, updated = updated + ?, replayed = replayed + ? WHERE id = ? AND lease_owner = ?",
                 end.name(), recordsDone, accepted, updated, replayed, jobId, owner) == 1;
     }
 
@@ -152,10 +161,9 @@ public class JobLifecycle {
 
     /** A failure outlasted its redelivery (the dead-letter channel): FAILED. False when the lease was lost. */
     public boolean failed(UUID jobId, String owner, String error) {
-        // the same statement as toRest, returning what the notification (same transaction) names
-        return !notifyFailed(jdbc.query("UPDATE import_job SET state = 'FAILED', error = ?, lease_owner = NULL,"
-                + " lease_until = NULL, takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?"
-                + " RETURNING supplier, key", (rs, n) -> new String[] {rs.getString(1), rs.getString(2)}, error, jobId, owner),
+        // toRest's statement, returning what the notification (same transaction) names
+        return !notifyFailed(jdbc.query("UPDATE import_job SET state = 'FAILED', error = ?, " + COMES_TO_REST
+                + " WHERE id = ? AND lease_owner = ? RETURNING supplier, key", (rs, n) -> new String[] {rs.getString(1), rs.getString(2)}, error, jobId, owner),
                 jobId, error).isEmpty();
     }
 
@@ -167,9 +175,8 @@ public class JobLifecycle {
 
     /** Brings the job {@code owner} holds to rest in {@code end} and gives up the lease; false when it was lost. */
     private boolean toRest(UUID jobId, String owner, JobState end, String error) {
-        // the job comes to rest: a later run (an operator's retry) starts with the full takeover allowance
-        return jdbc.update("UPDATE import_job SET state = ?, error = ?, lease_owner = NULL, lease_until = NULL,"
-                + " takeovers = 0, updated_at = now() WHERE id = ? AND lease_owner = ?", end.name(), error, jobId, owner) == 1;
+        return jdbc.update("UPDATE import_job SET state = ?, error = ?, " + COMES_TO_REST + " WHERE id = ? AND lease_owner = ?",
+                end.name(), error, jobId, owner) == 1;
     }
 
     /**
@@ -205,8 +212,8 @@ public class JobLifecycle {
 
     /** The job found by {@link #lockPastTakeoverLimit} kept bringing its workers down: FAILED, lease cleared. */
     public void failedPastTakeoverLimit(UUID jobId, String error) {
-        notifyFailed(jdbc.query("UPDATE import_job SET state = 'FAILED', error = ?, lease_owner = NULL, lease_until = NULL,"
-                + " takeovers = 0, updated_at = now() WHERE id = ? RETURNING supplier, key",
+        notifyFailed(jdbc.query("UPDATE import_job SET state = 'FAILED', error = ?, " + COMES_TO_REST
+                + " WHERE id = ? RETURNING supplier, key",
                 (rs, n) -> new String[] {rs.getString(1), rs.getString(2)}, error, jobId), jobId, error);
     }
 

@@ -16,7 +16,10 @@ public final class ReadRecords {
 
     /** The records (a {@code List<RawRecord>}), set when validation hands its job on to processing. */
     public static final String PROPERTY = "IngestorReadRecords";
-    /** True when validation handed its job on, still held, to processing; the route's filter reads it. */
+    /**
+     * True when validation handed its job on, still held, to processing; the route's filter reads this flag rather
+     * than comparing the records with null, because Camel's simple language prints both sides of a comparison.
+     */
     public static final String HANDED_ON = "IngestorHandedToProcessing";
 
     private ReadRecords() {

@@ -128,17 +128,8 @@ class PipelineBenchmark {
         for (String worker : workers) {
             camelContext.getRouteController().resumeRoute(worker);
         }
-        await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            Long ended = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('FAILED', 'REJECTED')", Long.class);
-            if (ended != null && ended > 0) {
-                throw new IllegalStateException(ended + " job(s) FAILED or REJECTED; see the dead letters");
-            }
-            return jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == jobs;
-        });
-        long completed = System.nanoTime();
-        await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(100)).until(() ->
-                Boolean.TRUE.equals(jdbc.queryForObject("SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL)", Boolean.class)));
-        long published = System.nanoTime();
+        long completed = awaitCompleted(jobs, Duration.ofMillis(100));
+        long published = awaitPublished(Duration.ofMillis(100));
         MachineStats after = MachineStats.now();
         double toCompleted = (completed - start) / 1e9;
         double toPublished = (published - start) / 1e9;
@@ -196,20 +187,8 @@ class PipelineBenchmark {
         for (Path file : files) {
             Files.move(file, acme.resolve(file.getFileName()));
         }
-        await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            // a job that ended otherwise never completes: stop at once instead of waiting out the limit
-            Long ended = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('FAILED', 'REJECTED')", Long.class);
-            if (ended != null && ended > 0) {
-                throw new IllegalStateException(ended + " job(s) FAILED or REJECTED; see the dead letters");
-            }
-            return jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == files.size();
-        });
-        long completed = System.nanoTime();
-        // waits on the backlog (the relay's own index), not on a count of every published row: that count scans
-        // the whole outbox and, every 200 ms, took a good part of the database the relay was measured on
-        await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofMillis(200)).until(() ->
-                Boolean.TRUE.equals(jdbc.queryForObject("SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL)", Boolean.class)));
-        long published = System.nanoTime();
+        long completed = awaitCompleted(files.size(), Duration.ofMillis(200));
+        long published = awaitPublished(Duration.ofMillis(200));
         long events = jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NOT NULL", Long.class);
         if (events != records) {
             throw new IllegalStateException(events + " events published, " + records + " expected");
@@ -228,6 +207,28 @@ class PipelineBenchmark {
         System.out.println("BENCHMARK " + line);
         END_TO_END.put(name, records / toPublished);
         append(line);
+    }
+
+    /** Waits until {@code jobs} jobs are COMPLETED and answers when (System.nanoTime). */
+    private long awaitCompleted(long jobs, Duration poll) {
+        await().atMost(Duration.ofMinutes(30)).pollInterval(poll).until(() -> {
+            // a job that ended otherwise never completes: stop at once instead of waiting out the limit
+            Long ended = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('FAILED', 'REJECTED')", Long.class);
+            if (ended != null && ended > 0) {
+                throw new IllegalStateException(ended + " job(s) FAILED or REJECTED; see the dead letters");
+            }
+            return jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == jobs;
+        });
+        return System.nanoTime();
+    }
+
+    /** Waits until no event is left unpublished and answers when (System.nanoTime). */
+    private long awaitPublished(Duration poll) {
+        // waits on the backlog (the relay's own index), not on a count of every published row: that count scans
+        // the whole outbox and, every 200 ms, took a good part of the database the relay was measured on
+        await().atMost(Duration.ofMinutes(30)).pollInterval(poll).until(() ->
+                Boolean.TRUE.equals(jdbc.queryForObject("SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL)", Boolean.class)));
+        return System.nanoTime();
     }
 
     private static void append(String text) throws IOException {
