@@ -3,7 +3,11 @@ package dev.ingestor.source;
 import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.IntakeHeaders;
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 
@@ -65,13 +69,39 @@ public class OutcomeMove {
         GenericFile<?> file = file(exchange);
         Path folder = ((File) file.getFile()).toPath().toAbsolutePath().getParent();
         Path target = folder.resolve("." + outcome);
-        for (Path checked : new Path[] {folder, target}) {
+        refuseLinks(folder, target);
+        createOutcomeFolder(target);
+        return planned(exchange, outcome);
+    }
+
+    private void refuseLinks(Path... folders) {
+        for (Path checked : folders) {
             if (Files.isSymbolicLink(checked)) {
                 refusals.refuse(checked.toString(), "a symbolic link where a file was to be moved; the file is left in place");
                 throw new IllegalStateException("not moved: " + FileNameRule.printable(checked.toString()) + " is a symbolic link");
             }
         }
-        return planned(exchange, outcome);
+    }
+
+    /**
+     * Makes the outcome folder before Camel moves the file into it. Camel checks that a folder is missing and then
+     * makes it, and fails the move when another consumer made it in between: two files answered at once into a
+     * folder not there yet (the supplier's concurrency, or a second instance) left one in place, to be taken again
+     * as a duplicate of itself. {@code createDirectory} makes the folder or finds it made, and never follows a link
+     * that took its place (a link there is an existing entry); the check after it catches one made meanwhile.
+     */
+    private void createOutcomeFolder(Path target) {
+        try {
+            Files.createDirectory(target);
+        } catch (FileAlreadyExistsException madeMeanwhile) {
+            // made by a sibling consumer, or there from the start: the check below decides
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make the outcome folder " + FileNameRule.printable(target.toString()), e);
+        }
+        refuseLinks(target);
+        if (!Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IllegalStateException("not moved: " + FileNameRule.printable(target.toString()) + " is not a folder");
+        }
     }
 
     static GenericFile<?> file(Exchange exchange) {
