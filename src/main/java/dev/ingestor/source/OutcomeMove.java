@@ -4,10 +4,7 @@ import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.IntakeHeaders;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 
@@ -67,18 +64,20 @@ public class OutcomeMove {
 
     private String local(Exchange exchange, String outcome) {
         GenericFile<?> file = file(exchange);
-        Path folder = ((File) file.getFile()).toPath().toAbsolutePath().getParent();
+        Path path = ((File) file.getFile()).toPath().toAbsolutePath();
+        Path folder = path.getParent();
         Path target = folder.resolve("." + outcome);
-        refuseLinks(folder, target);
-        createOutcomeFolder(target);
+        refuseLinks(path, folder, target);
+        createOutcomeFolder(path, target);
         return planned(exchange, outcome);
     }
 
-    private void refuseLinks(Path... folders) {
+    /** Refuses the move of {@code file} when one of {@code folders} is a symbolic link. */
+    private void refuseLinks(Path file, Path... folders) {
         for (Path checked : folders) {
             if (Files.isSymbolicLink(checked)) {
                 refusals.refuse(checked.toString(), "a symbolic link where a file was to be moved; the file is left in place");
-                throw new IllegalStateException("not moved: " + FileNameRule.printable(checked.toString()) + " is a symbolic link");
+                throw notMoved(file, checked + " is a symbolic link");
             }
         }
     }
@@ -89,19 +88,22 @@ public class OutcomeMove {
      * folder not there yet (the supplier's concurrency, or a second instance) left one in place, to be taken again
      * as a duplicate of itself. {@code createDirectory} makes the folder or finds it made, and never follows a link
      * that took its place (a link there is an existing entry); the check after it catches one made meanwhile.
+     * Anything else in the way (a plain file of that name, no permission) is left to Camel's move, whose failure
+     * names the file and leaves it in place.
      */
-    private void createOutcomeFolder(Path target) {
+    private void createOutcomeFolder(Path file, Path target) {
         try {
             Files.createDirectory(target);
-        } catch (FileAlreadyExistsException madeMeanwhile) {
-            // made by a sibling consumer, or there from the start: the check below decides
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot make the outcome folder " + FileNameRule.printable(target.toString()), e);
+        } catch (IOException inTheWay) {
+            // made meanwhile by a sibling consumer, there from the start, or something Camel's move will report
         }
-        refuseLinks(target);
-        if (!Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)) {
-            throw new IllegalStateException("not moved: " + FileNameRule.printable(target.toString()) + " is not a folder");
-        }
+        refuseLinks(file, target);
+    }
+
+    /** Names the file left in place (the failed move's log line is how an operator finds it) and why. */
+    private static IllegalStateException notMoved(Path file, String why) {
+        return new IllegalStateException("not moved, left in place: " + FileNameRule.printable(file.toString())
+                + ": " + FileNameRule.printable(why));
     }
 
     static GenericFile<?> file(Exchange exchange) {
