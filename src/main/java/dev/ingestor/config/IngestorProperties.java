@@ -141,6 +141,12 @@ public class IngestorProperties {
          * validation worker and by a processing worker.
          */
         private DataSize onePassMaxSize = DataSize.ofMegabytes(1);
+        /**
+         * Small files (each and all together at most one-pass-max-size, each at most batch-size records) a validation
+         * worker takes from the front of the queue at once and validates and processes in one transaction; a group
+         * that fails is done again one file at a time. 1: one file at a time.
+         */
+        private int groupSize = 50;
         /** false: this instance only takes files in. */
         private boolean enabled = true;
         /** Workers per stage on this instance, each working on its own job. */
@@ -178,6 +184,8 @@ public class IngestorProperties {
         public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
         public DataSize getOnePassMaxSize() { return onePassMaxSize; }
         public void setOnePassMaxSize(DataSize onePassMaxSize) { this.onePassMaxSize = onePassMaxSize; }
+        public int getGroupSize() { return groupSize; }
+        public void setGroupSize(int groupSize) { this.groupSize = groupSize; }
         public int getMaxTakeovers() { return maxTakeovers; }
         public void setMaxTakeovers(int maxTakeovers) { this.maxTakeovers = maxTakeovers; }
     }

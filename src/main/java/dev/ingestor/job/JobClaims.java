@@ -1,11 +1,14 @@
 package dev.ingestor.job;
 
 import dev.ingestor.outbox.DeadLetterWriter;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
@@ -44,6 +47,8 @@ public class JobClaims {
     private final TransactionTemplate transactions;
     private final IngestorMetrics metrics;
     private final long poisonCheckNanos;
+    private final int groupSize;
+    private final long groupMaxBytes;
     /** When each stage next looks for a job past the takeover limit (System.nanoTime). */
     private final Map<JobState, AtomicLong> nextPoisonCheck = new EnumMap<>(
             Map.of(JobState.VALIDATING, new AtomicLong(System.nanoTime()),
@@ -59,6 +64,8 @@ public class JobClaims {
         this.transactions = new TransactionTemplate(transactionManager);
         this.metrics = metrics;
         this.poisonCheckNanos = properties.getPipeline().getPollInterval().toNanos();
+        this.groupSize = Math.max(1, properties.getPipeline().getGroupSize());
+        this.groupMaxBytes = properties.getPipeline().getOnePassMaxSize().toBytes();
     }
 
     public String owner() {
@@ -70,12 +77,39 @@ public class JobClaims {
         return claim(JobState.RECEIVED, JobState.VALIDATING).orElse(null);
     }
 
+    /**
+     * What a validation worker takes at once: the job {@link #claimForValidation} would take and, when it is a
+     * small file that waited (no takeover), the small files waiting right after it, up to
+     * {@code ingestor.pipeline.group-size} files of at most {@code one-pass-max-size} each and together. The
+     * group is validated and processed in one transaction (routes/validation.camel.yaml); null when nothing waits.
+     */
+    public List<ImportJob> claimJobsForValidation() {
+        Optional<JobLifecycle.Claimed> claimed = claimChecked(JobState.RECEIVED, JobState.VALIDATING,
+                () -> lifecycle.claimOne(JobState.RECEIVED, JobState.VALIDATING, owner));
+        if (claimed.isEmpty()) {
+            return null;
+        }
+        ImportJob first = claimed.get().job();
+        if (groupSize <= 1 || claimed.get().takeover() || first.size() > groupMaxBytes) {
+            return List.of(first);
+        }
+        List<ImportJob> group = new ArrayList<>();
+        group.add(first);
+        group.addAll(lifecycle.claimSmallAfter(owner, groupSize - 1, groupMaxBytes, groupMaxBytes - first.size()));
+        return group;
+    }
+
     /** Processing takes validated jobs (PROCESSING, unowned), and PROCESSING ones whose worker died. */
     public ImportJob claimForProcessing() {
         return claim(JobState.PROCESSING, JobState.PROCESSING).orElse(null);
     }
 
     private Optional<ImportJob> claim(JobState waiting, JobState working) {
+        return claimChecked(waiting, working, () -> lifecycle.claim(waiting, working, owner));
+    }
+
+    /** {@code claim}, after this stage's look for a job past the takeover limit when one is due. */
+    private <T> T claimChecked(JobState waiting, JobState working, Supplier<T> claim) {
         AtomicLong next = nextPoisonCheck.get(working);
         long due = next.get();
         long now = System.nanoTime();
@@ -83,7 +117,7 @@ public class JobClaims {
         if (now - due >= 0 && next.compareAndSet(due, now + poisonCheckNanos) && failPoisonJob(working)) {
             next.set(now);
         }
-        return lifecycle.claim(waiting, working, owner);
+        return claim.get();
     }
 
     /**

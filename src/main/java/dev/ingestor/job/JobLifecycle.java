@@ -25,6 +25,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *                            or a job whose lease lapsed, taken over
  *     validated              VALIDATING → PROCESSING, waiting for processing
  *     validatedAndHeld       VALIDATING → PROCESSING held by the same worker (a small file, processed at once)
+ *     claimSmallAfter        RECEIVED → VALIDATING: more small files for a worker that holds one (a group)
+ *     completedGroup         VALIDATING → at rest: a group of small files validated and processed together
  *     completed / rejected / failed   → at rest, lease given up
  *     releasedOnShutdown     VALIDATING → RECEIVED, PROCESSING → waiting for processing (no takeover counted)
  *   lapsed leases
@@ -100,10 +102,19 @@ public class JobLifecycle {
      * owner is taken over from a worker that stopped answering: that counts as a takeover.
      */
     public Optional<ImportJob> claim(JobState waiting, JobState working, String owner) {
+        return claimOne(waiting, working, owner).map(Claimed::job);
+    }
+
+    /** A job just claimed, and whether it was taken over from a worker whose lease lapsed. */
+    public record Claimed(ImportJob job, boolean takeover) {
+    }
+
+    /** {@link #claim}, telling a job that waited from one taken over. */
+    public Optional<Claimed> claimOne(JobState waiting, JobState working, String owner) {
         // two questions, each answered by an index of its own (V14): the oldest job waiting, and the oldest of
         // this stage whose lease lapsed; the older of the two is taken. The states are enum names written into
         // the statement, so the partial indexes serve its generic plan too
-        List<ImportJob> claimed = jdbc.query("WITH waiting AS (SELECT id, received_at FROM import_job"
+        List<Claimed> claimed = jdbc.query("WITH waiting AS (SELECT id, received_at FROM import_job"
                         + "   WHERE state = '" + waiting.name() + "' AND lease_owner IS NULL"
                         + "   ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),"
                         + " lapsed AS (SELECT id, received_at FROM import_job"
@@ -114,9 +125,36 @@ public class JobLifecycle {
                         + " takeovers = takeovers + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END, updated_at = now()"
                         + " WHERE id = (SELECT id FROM (SELECT * FROM waiting UNION ALL SELECT * FROM lapsed) candidate"
                         + "   ORDER BY received_at, id LIMIT 1)"
-                        + " RETURNING " + ImportJobStore.COLUMNS,
-                ImportJobStore.JOB, maxTakeovers, working.name(), owner, leaseSeconds);
+                        + " RETURNING " + ImportJobStore.COLUMNS + ", takeovers",
+                (rs, row) -> new Claimed(ImportJobStore.JOB.mapRow(rs, row), rs.getInt("takeovers") > 0),
+                maxTakeovers, working.name(), owner, leaseSeconds);
         return claimed.stream().findFirst();
+    }
+
+    /**
+     * More RECEIVED jobs for {@code owner}, who holds one already, to validate and process as a group: the
+     * oldest waiting jobs, up to {@code count}, as long as each has at most {@code maxSize} bytes and all of them
+     * at most {@code maxTotal} together. The jobs are taken from the front of the queue and the first larger one
+     * ends the group, so a large file is never passed over by small ones that came after it. Moved to VALIDATING
+     * under a lease as {@link #claim} moves a waiting job; never a lapsed lease (a takeover is claimed alone).
+     * Oldest first.
+     */
+    public List<ImportJob> claimSmallAfter(String owner, int count, long maxSize, long maxTotal) {
+        if (count <= 0 || maxTotal <= 0) {
+            return List.of();
+        }
+        List<ImportJob> claimed = new java.util.ArrayList<>(jdbc.query("WITH next AS MATERIALIZED (SELECT id, received_at, size"
+                        + "   FROM import_job WHERE state = 'RECEIVED' AND lease_owner IS NULL"
+                        + "   ORDER BY received_at, id LIMIT ? FOR UPDATE SKIP LOCKED),"
+                        + " front AS (SELECT id, sum(size) OVER w AS through, count(*) FILTER (WHERE size > ?) OVER w AS larger"
+                        + "   FROM next WINDOW w AS (ORDER BY received_at, id))"
+                        + " UPDATE import_job SET state = 'VALIDATING', lease_owner = ?,"
+                        + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1, updated_at = now()"
+                        + " WHERE id IN (SELECT id FROM front WHERE larger = 0 AND through <= ?)"
+                        + " RETURNING " + ImportJobStore.COLUMNS,
+                ImportJobStore.JOB, count, maxSize, owner, leaseSeconds, maxTotal));
+        claimed.sort(java.util.Comparator.comparing(ImportJob::receivedAt).thenComparing(ImportJob::id));
+        return claimed;
     }
 
     /**
@@ -152,6 +190,54 @@ public class JobLifecycle {
         return jdbc.update("UPDATE import_job SET state = ?, error = NULL, " + COMES_TO_REST + ", records_done = ?,"
                 + " accepted = accepted + ?, updated = updated + ?, replayed = replayed + ? WHERE id = ? AND lease_owner = ?",
                 end.name(), recordsDone, accepted, updated, replayed, jobId, owner) == 1;
+    }
+
+    /** What a group's validation and processing came to for one of its jobs. */
+    public record GroupResult(UUID jobId, JobState end, long total, long quarantined, long accepted, long updated,
+                              long replayed) {
+    }
+
+    /**
+     * A group of small files {@code owner} validated and processed in the caller's transaction: each comes to rest,
+     * COMPLETED or COMPLETED_WITH_ERRORS, with all its counts and every record done, as {@link #validatedAndHeld}
+     * and {@link #completed} together would leave it (one attempt of each stage). Guarded as both: the jobs must
+     * still be this owner's and in validation. Answers how many were; fewer than given means a lease was lost.
+     */
+    public int completedGroup(String owner, List<GroupResult> results) {
+        int n = results.size();
+        UUID[] ids = new UUID[n];
+        String[] states = new String[n];
+        Long[][] counts = new Long[5][n];
+        for (int i = 0; i < n; i++) {
+            GroupResult r = results.get(i);
+            if (r.end() != JobState.COMPLETED && r.end() != JobState.COMPLETED_WITH_ERRORS) {
+                throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + r.end());
+            }
+            ids[i] = r.jobId();
+            states[i] = r.end().name();
+            counts[0][i] = r.total();
+            counts[1][i] = r.quarantined();
+            counts[2][i] = r.accepted();
+            counts[3][i] = r.updated();
+            counts[4][i] = r.replayed();
+        }
+        Integer done = jdbc.execute((java.sql.Connection c) -> {
+            try (java.sql.PreparedStatement ps = c.prepareStatement("UPDATE import_job j SET state = v.state, total = v.total,"
+                    + " quarantined = v.quarantined, records_done = v.total, accepted = v.accepted, updated = v.updated,"
+                    + " replayed = v.replayed, error = NULL, attempts = j.attempts + 1, " + COMES_TO_REST
+                    + " FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])"
+                    + "   AS v(id, state, total, quarantined, accepted, updated, replayed)"
+                    + " WHERE j.id = v.id AND j.lease_owner = ? AND j.state = 'VALIDATING'")) {
+                ps.setArray(1, c.createArrayOf("uuid", ids));
+                ps.setArray(2, c.createArrayOf("text", states));
+                for (int k = 0; k < 5; k++) {
+                    ps.setArray(3 + k, c.createArrayOf("bigint", counts[k]));
+                }
+                ps.setString(8, owner);
+                return ps.executeUpdate();
+            }
+        });
+        return done == null ? 0 : done;
     }
 
     /** The file cannot be read as a whole: REJECTED, final. False when the lease was lost. */

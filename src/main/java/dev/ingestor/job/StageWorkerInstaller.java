@@ -35,7 +35,7 @@ public class StageWorkerInstaller {
         }
         int workers = Math.max(1, pipeline.getWorkers());
         for (int n = 1; n <= workers; n++) {
-            add("validation", "claimForValidation", "direct:validate-job", n);
+            add("validation", "claimJobsForValidation", "direct:validate-jobs", n);
             add("processing", "claimForProcessing", "direct:process-job", n);
         }
         LOG.info("{} validation and {} processing workers started", workers, workers);

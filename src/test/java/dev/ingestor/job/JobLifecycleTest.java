@@ -192,6 +192,68 @@ class JobLifecycleTest extends IngestorTestSupport {
         });
     }
 
+    /**
+     * A group takes the front of the queue of waiting files: in order, while each is small and all fit together, and
+     * the first larger file ends it, so a large file is never passed over by small ones that came after it. Never a
+     * held job, a job of another stage, or a lapsed lease. Dated years back, before anything else in the database.
+     */
+    @Test
+    void aGroupTakesTheFrontOfTheQueueUpToTheFirstLargerFileAndWithinItsBytes() {
+        new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+            status.setRollbackOnly();
+            UUID held = sized(dated(JobState.VALIDATING, WORKER, "+1 hour", 0, "2001-01-01"), 10);
+            UUID lapsed = sized(dated(JobState.VALIDATING, "dead-worker", "-1 hour", 0, "2001-01-02"), 10);
+            UUID first = sized(dated(JobState.RECEIVED, null, null, 0, "2001-01-03"), 10);
+            UUID second = sized(dated(JobState.RECEIVED, null, null, 0, "2001-01-04"), 30);
+            UUID large = sized(dated(JobState.RECEIVED, null, null, 0, "2001-01-05"), 101);
+            UUID after = sized(dated(JobState.RECEIVED, null, null, 0, "2001-01-06"), 10);
+
+            List<ImportJob> group = lifecycle.claimSmallAfter("claimer", 10, 100, 1000);
+            assertThat(group).extracting(ImportJob::id).containsExactly(first, second);
+            assertThat(row(first)).containsEntry("state", "VALIDATING").containsEntry("lease_owner", "claimer")
+                    .containsEntry("attempts", 2).containsEntry("takeovers", 0);
+            for (UUID untouched : List.of(large, after)) {
+                assertThat(row(untouched)).containsEntry("state", "RECEIVED").containsEntry("lease_owner", null);
+            }
+            assertThat(row(held)).containsEntry("lease_owner", WORKER);
+            assertThat(row(lapsed)).containsEntry("lease_owner", "dead-worker");
+
+            // the large file's turn: a group never starts with it (the one-file claim takes it), and the bytes
+            // allowed end a group as the first larger file does
+            jdbc.update("UPDATE import_job SET state = 'COMPLETED', lease_owner = NULL WHERE id = ?", large);
+            UUID third = sized(dated(JobState.RECEIVED, null, null, 0, "2001-01-07"), 10);
+            assertThat(lifecycle.claimSmallAfter("claimer", 10, 100, 15)).extracting(ImportJob::id).containsExactly(after);
+            assertThat(lifecycle.claimSmallAfter("claimer", 1, 100, 1000)).extracting(ImportJob::id).containsExactly(third);
+            assertThat(lifecycle.claimSmallAfter("claimer", 0, 100, 1000)).isEmpty();
+        });
+    }
+
+    /**
+     * A group comes to rest only where its owner holds each job in validation; the statement answers how many it
+     * moved, so the group's worker sees a lost lease and rolls the whole group back.
+     */
+    @Test
+    void aGroupCompletesOnlyTheJobsItsOwnerHoldsInValidation() {
+        for (Start start : everyStart()) {
+            boolean expected = start.state() == JobState.VALIDATING && WORKER.equals(start.owner());
+            Map<String, Object> after = run(start, id -> lifecycle.completedGroup(WORKER, List.of(
+                    new JobLifecycle.GroupResult(id, JobState.COMPLETED_WITH_ERRORS, 5, 1, 2, 1, 1))) == 1, expected);
+            if (expected) {
+                assertThat(after).as("group " + start).containsEntry("state", "COMPLETED_WITH_ERRORS")
+                        .containsEntry("total", 5L).containsEntry("quarantined", 1L).containsEntry("records_done", 5L)
+                        .containsEntry("takeovers", 0).containsEntry("attempts", 2);
+            }
+        }
+        assertThatThrownBy(() -> lifecycle.completedGroup(WORKER, List.of(
+                new JobLifecycle.GroupResult(UUID.randomUUID(), JobState.FAILED, 1, 0, 0, 0, 0))))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private UUID sized(UUID id, long size) {
+        jdbc.update("UPDATE import_job SET size = ? WHERE id = ?", size, id);
+        return id;
+    }
+
     private UUID dated(JobState state, String owner, String leaseFromNow, int takeovers, String receivedAt) {
         UUID id = insert(new Start(state, owner, 0));
         jdbc.update("UPDATE import_job SET received_at = ?::timestamptz, takeovers = ?,"

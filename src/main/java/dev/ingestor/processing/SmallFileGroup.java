@@ -1,0 +1,179 @@
+package dev.ingestor.processing;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.JobClaims;
+import dev.ingestor.job.JobLifecycle;
+import dev.ingestor.job.JobState;
+import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.logging.SafeText;
+import dev.ingestor.metrics.IngestorMetrics;
+import dev.ingestor.validation.DeliveryAdviceValidator;
+import dev.ingestor.validation.JobRecords;
+import dev.ingestor.validation.QuarantineWriter;
+import dev.ingestor.validation.RawRecord;
+import dev.ingestor.validation.RecordReader;
+import dev.ingestor.validation.Validated;
+import org.apache.camel.Body;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Validates and processes a group of small files in one transaction: what a validation worker claimed at once
+ * ({@link JobClaims#claimJobsForValidation}). Most pushes and drops are a file of a few records, and for such a file
+ * a claim, two commits, three Camel exchanges and the statements that move the job cost more than its records do;
+ * a group shares them. Each file keeps its own quarantine, its own item effects and events (one apply per file,
+ * in the order the files came, so a later file's record is judged against an earlier one's effect exactly as
+ * one file after the other would be), and its own counts and end state.
+ * <p>
+ * Any file that is not plainly fine goes the one-file way, with the stage's own error handling, redelivery and
+ * dead letters: one that cannot be read, has no records or more than {@code ingestor.pipeline.batch-size}, or
+ * resumes from a checkpoint. If the group's transaction fails (a database error, a lost lease, a record the
+ * database refuses), nothing of it is committed and every file of the group is done again one at a time, so a
+ * poison file still fails alone and the others complete.
+ */
+@Component
+public class SmallFileGroup {
+
+    private static final Logger VALIDATION = LoggerFactory.getLogger("dev.ingestor.validation");
+    private static final Logger PROCESSING = LoggerFactory.getLogger("dev.ingestor.processing");
+
+    /** A file of the group, read whole and checked. */
+    private record Read(ImportJob job, List<RawRecord> records, long quarantined, List<Object[]> quarantine) {
+    }
+
+    private final JobRecords jobRecords;
+    private final ItemApplier applier;
+    private final JobClaims claims;
+    private final JobLifecycle lifecycle;
+    private final QuarantineWriter quarantine;
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
+    private final IngestorMetrics metrics;
+    private final int batchSize;
+
+    public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, JobClaims claims, JobLifecycle lifecycle,
+                          QuarantineWriter quarantine, JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
+                          IngestorMetrics metrics, IngestorProperties properties) {
+        this.jobRecords = jobRecords;
+        this.applier = applier;
+        this.claims = claims;
+        this.lifecycle = lifecycle;
+        this.quarantine = quarantine;
+        this.jdbc = jdbc;
+        this.transactions = new TransactionTemplate(transactionManager);
+        this.metrics = metrics;
+        this.batchSize = Math.max(1, properties.getPipeline().getBatchSize());
+    }
+
+    /**
+     * Completes what it can of {@code jobs} as one group and answers the jobs left for the one-file way (still
+     * held by this instance, in validation), in the order given. A single job is always left.
+     */
+    public List<ImportJob> run(@Body List<ImportJob> jobs) {
+        if (jobs.size() < 2) {
+            return jobs;
+        }
+        long start = System.nanoTime();
+        List<Read> group = new ArrayList<>();
+        for (ImportJob job : jobs) {
+            Read read = read(job);
+            if (read != null) {
+                group.add(read);
+            }
+        }
+        if (group.size() < 2) {
+            return jobs;
+        }
+        List<JobLifecycle.GroupResult> results;
+        try {
+            results = transactions.execute(status -> apply(group));
+        } catch (RuntimeException e) {
+            PROCESSING.warn("group of {} small files not completed ({}: {}); each is validated and processed alone",
+                    group.size(), e.getClass().getSimpleName(), SafeText.of(e.getMessage(), 300));
+            return jobs;
+        }
+        long share = (System.nanoTime() - start) / group.size();
+        List<UUID> done = new ArrayList<>();
+        for (int i = 0; i < group.size(); i++) {
+            ImportJob job = group.get(i).job();
+            JobLifecycle.GroupResult result = results.get(i);
+            done.add(job.id());
+            metrics.stage("validation", job.supplier()).record(share / 2, TimeUnit.NANOSECONDS);
+            metrics.stage("processing", job.supplier()).record(share - share / 2, TimeUnit.NANOSECONDS);
+            metrics.records(job.supplier(), result.accepted(), result.updated(), result.replayed(), result.quarantined());
+            VALIDATION.info("validated supplier={} job={} key={} records={} quarantined={} processing=at once group={}",
+                    job.supplier(), job.id(), job.key(), result.total(), result.quarantined(), group.size());
+            PROCESSING.info("processed supplier={} job={} key={} state={} records={} reads=1 group={}", job.supplier(),
+                    job.id(), job.key(), result.end(), result.total(), group.size());
+        }
+        return jobs.stream().filter(job -> !done.contains(job.id())).toList();
+    }
+
+    /** The file read whole and checked; null when it goes the one-file way. */
+    private Read read(ImportJob job) {
+        if (job.recordsDone() != 0) {
+            return null;
+        }
+        List<RawRecord> records = new ArrayList<>();
+        try (RecordReader reader = jobRecords.open(job)) {
+            while (reader.hasNext()) {
+                if (records.size() == batchSize) {
+                    return null;
+                }
+                records.add(reader.next());
+            }
+        } catch (Exception e) {
+            // unreadable, or a failure reading it: the one-file way meets it with the stage's own handling
+            return null;
+        }
+        if (records.isEmpty()) {
+            return null;
+        }
+        long quarantined = 0;
+        List<Object[]> rows = new ArrayList<>();
+        for (RawRecord raw : records) {
+            Validated record = DeliveryAdviceValidator.validate(raw);
+            if (!record.isValid()) {
+                quarantined++;
+                rows.add(QuarantineWriter.row(job.id(), record));
+            }
+        }
+        return new Read(job, records, quarantined, rows);
+    }
+
+    /** The group's quarantine, effects, events and end states, in the caller's transaction. */
+    private List<JobLifecycle.GroupResult> apply(List<Read> group) {
+        UUID[] ids = group.stream().map(read -> read.job().id()).toArray(UUID[]::new);
+        // a re-run (an earlier group or attempt that failed) starts from a clean slate, as validation does
+        jdbc.update("DELETE FROM job_record WHERE job_id = ANY (?)",
+                ps -> ps.setArray(1, ps.getConnection().createArrayOf("uuid", ids)));
+        List<Object[]> rows = new ArrayList<>();
+        group.forEach(read -> rows.addAll(read.quarantine()));
+        quarantine.insert(rows);
+        List<JobLifecycle.GroupResult> results = new ArrayList<>();
+        for (Read read : group) {
+            ItemApplier.Applied applied = applier.applyJob(read.job(), read.records().iterator(), batchSize,
+                    (apply, position, last) -> apply.get());
+            long total = read.records().size();
+            results.add(new JobLifecycle.GroupResult(read.job().id(),
+                    read.quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED, total, read.quarantined(),
+                    applied.counts().accepted(), applied.counts().updated(), applied.counts().replayed()));
+        }
+        int completed = lifecycle.completedGroup(claims.owner(), results);
+        if (completed != group.size()) {
+            // a job of the group was taken over meanwhile: nothing of the group stands
+            throw new LeaseLostException(ids[0]);
+        }
+        return results;
+    }
+}

@@ -1,0 +1,144 @@
+package dev.ingestor.pipeline;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.job.IntakeResult;
+import dev.ingestor.support.CapturedLogs;
+import dev.ingestor.support.IngestorTestSupport;
+import org.apache.camel.Route;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Small files that wait together are validated and processed as one group, in one transaction, and each still
+ * comes out exactly as it would alone: its own quarantine, effects, events, counts and end state. A file that is
+ * not plainly fine goes the one-file way, and a group whose transaction fails is done again one file at a time, so
+ * a poison file fails alone. The files are taken in while the validation workers are suspended, so that they wait
+ * together and the first worker to resume claims them as one group.
+ */
+class SmallFileGroupTest extends IngestorTestSupport {
+
+    private static final String HEADER = "source_id,source_version,sku,quantity,delivery_date\n";
+
+    @AfterEach
+    void removeFault() {
+        resumeValidation();
+        jdbc.execute("DROP TRIGGER IF EXISTS refuse_poison ON item");
+        jdbc.execute("DROP FUNCTION IF EXISTS refuse_poison()");
+    }
+
+    private UUID ingest(String name, String content) {
+        IntakeResult result = producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, name, IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class);
+        return result.job().id();
+    }
+
+    private List<String> validationWorkers() {
+        return camelContext.getRoutes().stream().map(Route::getRouteId).filter(id -> id.matches("validation-\\d+")).toList();
+    }
+
+    private void suspendValidation() throws Exception {
+        for (String worker : validationWorkers()) {
+            camelContext.getRouteController().suspendRoute(worker);
+        }
+    }
+
+    /** One worker first, so that no sibling's claim splits the group between them. */
+    private void resumeOneWorker() throws Exception {
+        camelContext.getRouteController().resumeRoute(validationWorkers().get(0));
+    }
+
+    private void resumeValidation() {
+        for (String worker : validationWorkers()) {
+            try {
+                camelContext.getRouteController().resumeRoute(worker);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private Map<String, Object> job(UUID id) {
+        return jdbc.queryForMap("SELECT state, total, quarantined, accepted, updated, replayed, records_done, lease_owner,"
+                + " (SELECT count(*) FROM job_record r WHERE r.job_id = j.id) AS kept,"
+                + " (SELECT count(*) FROM outbox o WHERE o.payload LIKE '%' || j.id || '%') AS events FROM import_job j WHERE id = ?", id);
+    }
+
+    private static boolean names(String line, UUID job) {
+        return line.contains("job=" + job + " ");
+    }
+
+    @Test
+    void smallFilesThatWaitTogetherAreDoneAsOneGroupEachWithItsOwnOutcome() throws Exception {
+        suspendValidation();
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.processing")) {
+            // in this order: G-1 first at version 1, then at version 2 in a later file, then again at 1 (a replay)
+            UUID first = ingest("first.csv", HEADER + "G-1,1,SKU,1,2026-12-01\nG-2,1,SKU,1,2026-12-01\n");
+            UUID bad = ingest("bad.csv", HEADER + "G-3,1,SKU,not-a-number,2026-12-01\nG-4,1,SKU,2,2026-12-01\n");
+            UUID newer = ingest("newer.csv", HEADER + "G-1,2,SKU,5,2026-12-01\n");
+            UUID older = ingest("older.csv", HEADER + "G-1,1,SKU,1,2026-12-01\n");
+            // not plainly fine: it goes the one-file way, to the rejection a person understands
+            UUID unreadable = ingest("unreadable.csv", "no,header,we,know\n1,2,3,4\n");
+            resumeOneWorker();
+            await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'REJECTED')", Long.class) == 5);
+
+            assertThat(job(first)).containsEntry("state", "COMPLETED").containsEntry("total", 2L).containsEntry("accepted", 2L)
+                    .containsEntry("records_done", 2L).containsEntry("events", 2L).containsEntry("lease_owner", null);
+            assertThat(job(bad)).containsEntry("state", "COMPLETED_WITH_ERRORS").containsEntry("total", 2L)
+                    .containsEntry("quarantined", 1L).containsEntry("accepted", 1L).containsEntry("kept", 1L)
+                    .containsEntry("events", 1L);
+            assertThat(job(newer)).containsEntry("state", "COMPLETED").containsEntry("updated", 1L).containsEntry("events", 1L);
+            assertThat(job(older)).containsEntry("state", "COMPLETED").containsEntry("replayed", 1L).containsEntry("events", 0L);
+            assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, unreadable)).isEqualTo("REJECTED");
+            assertThat(jdbc.queryForObject("SELECT source_version FROM item WHERE source_id = 'G-1'", Long.class)).isEqualTo(2L);
+            // the four readable files went as one group, read once; none of them was processed alone
+            for (UUID grouped : List.of(first, bad, newer, older)) {
+                assertThat(logs.messages()).filteredOn(m -> names(m, grouped)).singleElement().asString()
+                        .endsWith("reads=1 group=4");
+            }
+            assertThat(logs.messages()).noneMatch(m -> names(m, unreadable));
+        }
+    }
+
+    @Test
+    void aFileTheDatabaseRefusesFailsAloneAndTheRestOfItsGroupCompletes() throws Exception {
+        jdbc.execute("""
+                CREATE FUNCTION refuse_poison() RETURNS trigger AS $$
+                BEGIN
+                  IF NEW.source_id = 'POISON' THEN
+                    RAISE EXCEPTION 'this record is refused (injected)';
+                  END IF;
+                  RETURN NEW;
+                END $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE TRIGGER refuse_poison BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION refuse_poison()");
+        suspendValidation();
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.processing")) {
+            UUID before = ingest("before.csv", HEADER + "P-1,1,SKU,1,2026-12-01\n");
+            UUID poison = ingest("poison.csv", HEADER + "POISON,1,SKU,1,2026-12-01\n");
+            UUID after = ingest("after.csv", HEADER + "P-2,1,SKU,1,2026-12-01\n");
+            resumeOneWorker();
+            await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'FAILED')", Long.class) == 3);
+
+            assertThat(job(before)).containsEntry("state", "COMPLETED").containsEntry("accepted", 1L).containsEntry("events", 1L);
+            assertThat(job(after)).containsEntry("state", "COMPLETED").containsEntry("accepted", 1L).containsEntry("events", 1L);
+            assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, poison)).isEqualTo("FAILED");
+            // one dead letter, for the poison file alone, from the stage that ran it alone
+            assertThat(jdbc.queryForList("SELECT job_id FROM dead_letter", UUID.class)).containsExactly(poison);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id IN ('P-1', 'P-2')", Long.class)).isEqualTo(2L);
+            assertThat(logs.messages()).anyMatch(m -> m.startsWith("group of 3 small files not completed"))
+                    .anyMatch(m -> names(m, before) && m.endsWith("reads=1"))
+                    .anyMatch(m -> names(m, after) && m.endsWith("reads=1"));
+        }
+    }
+}
