@@ -147,6 +147,12 @@ public class IngestorProperties {
          * that fails is done again one file at a time. 1: one file at a time.
          */
         private int groupSize = 50;
+        /**
+         * How long a group gathers: a worker that claims a small file younger than this waits until it is this old
+         * before it claims the files that came after it, so that files arriving one by one still travel in groups.
+         * 0: a group is what waits at the moment of the claim.
+         */
+        private Duration groupLinger = Duration.ofMillis(50);
         /** false: this instance only takes files in. */
         private boolean enabled = true;
         /** Workers per stage on this instance, each working on its own job. */
@@ -185,6 +191,8 @@ public class IngestorProperties {
         public DataSize getOnePassMaxSize() { return onePassMaxSize; }
         public void setOnePassMaxSize(DataSize onePassMaxSize) { this.onePassMaxSize = onePassMaxSize; }
         public int getGroupSize() { return groupSize; }
+        public Duration getGroupLinger() { return groupLinger; }
+        public void setGroupLinger(Duration groupLinger) { this.groupLinger = groupLinger; }
         public void setGroupSize(int groupSize) { this.groupSize = groupSize; }
         public int getMaxTakeovers() { return maxTakeovers; }
         public void setMaxTakeovers(int maxTakeovers) { this.maxTakeovers = maxTakeovers; }

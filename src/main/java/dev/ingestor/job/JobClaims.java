@@ -38,6 +38,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class JobClaims {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.deadletter");
+    private static final Logger PIPELINE = LoggerFactory.getLogger("dev.ingestor.pipeline");
 
     private final JdbcTemplate jdbc;
     private final JobLifecycle lifecycle;
@@ -49,6 +50,7 @@ public class JobClaims {
     private final long poisonCheckNanos;
     private final int groupSize;
     private final long groupMaxBytes;
+    private final long groupLingerNanos;
     /** When each stage next looks for a job past the takeover limit (System.nanoTime). */
     private final Map<JobState, AtomicLong> nextPoisonCheck = new EnumMap<>(
             Map.of(JobState.VALIDATING, new AtomicLong(System.nanoTime()),
@@ -66,6 +68,7 @@ public class JobClaims {
         this.poisonCheckNanos = properties.getPipeline().getPollInterval().toNanos();
         this.groupSize = Math.max(1, properties.getPipeline().getGroupSize());
         this.groupMaxBytes = properties.getPipeline().getOnePassMaxSize().toBytes();
+        this.groupLingerNanos = properties.getPipeline().getGroupLinger().toNanos();
     }
 
     public String owner() {
@@ -95,8 +98,44 @@ public class JobClaims {
         }
         List<ImportJob> group = new ArrayList<>();
         group.add(first);
-        group.addAll(lifecycle.claimSmallAfter(owner, groupSize - 1, groupMaxBytes, groupMaxBytes - first.size()));
+        lingerUntilGathered(first);
+        try {
+            group.addAll(lifecycle.claimSmallAfter(owner, groupSize - 1, groupMaxBytes, groupMaxBytes - first.size()));
+        } catch (RuntimeException e) {
+            // the first job is claimed and committed: it goes on alone rather than wait for its lease to lapse
+            PIPELINE.warn("could not claim more small files after job {}: {}", first.id(), e.getMessage());
+        }
         return group;
+    }
+
+    /**
+     * Waits until {@code first} is {@code ingestor.pipeline.group-linger} old: files that arrive one by one while the
+     * pipeline keeps up would otherwise each be a group of one, and a group's shared cost is what keeps the
+     * pipeline up with them. A file already that old (a backlog) is not waited for.
+     */
+    private void lingerUntilGathered(ImportJob first) {
+        long age = java.time.Duration.between(first.receivedAt(), java.time.Instant.now()).toNanos();
+        long wait = groupLingerNanos - age;
+        if (wait > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(wait, groupLingerNanos));
+        }
+    }
+
+    /** Exchange property: true when the jobs on the exchange were claimed as a group of several. */
+    public static final String GROUPED = "IngestorGrouped";
+
+    /**
+     * Before a job of a group goes on alone: true, with its lease extended, when this instance still holds it as
+     * claimed (see {@link JobLifecycle#renewedFromGroup}); false when it was taken over while it waited its turn. A
+     * job claimed alone goes on at once (it may be a takeover, and its lease was just given).
+     */
+    public boolean stillHeldFromGroup(@org.apache.camel.Body ImportJob job,
+                                      @org.apache.camel.ExchangeProperty(GROUPED) Boolean grouped) {
+        if (!Boolean.TRUE.equals(grouped) || lifecycle.renewedFromGroup(job.id(), owner)) {
+            return true;
+        }
+        PIPELINE.warn("job {} of a group was taken over while it waited its turn; left to the worker that holds it", job.id());
+        return false;
     }
 
     /** Processing takes validated jobs (PROCESSING, unowned), and PROCESSING ones whose worker died. */

@@ -143,18 +143,21 @@ public class JobLifecycle {
         if (count <= 0 || maxTotal <= 0) {
             return List.of();
         }
-        List<ImportJob> claimed = new java.util.ArrayList<>(jdbc.query("WITH next AS MATERIALIZED (SELECT id, received_at, size"
+        // a job handed back at a shutdown after a takeover keeps its takeovers: it is claimed alone, as a takeover is
+        List<Object[]> claimed = jdbc.query("WITH next AS MATERIALIZED (SELECT id, received_at, size, takeovers"
                         + "   FROM import_job WHERE state = 'RECEIVED' AND lease_owner IS NULL"
                         + "   ORDER BY received_at, id LIMIT ? FOR UPDATE SKIP LOCKED),"
-                        + " front AS (SELECT id, sum(size) OVER w AS through, count(*) FILTER (WHERE size > ?) OVER w AS larger"
+                        + " front AS (SELECT id AS front_id, row_number() OVER w AS place, sum(size) OVER w AS through,"
+                        + "   count(*) FILTER (WHERE size > ? OR takeovers > 0) OVER w AS alone"
                         + "   FROM next WINDOW w AS (ORDER BY received_at, id))"
                         + " UPDATE import_job SET state = 'VALIDATING', lease_owner = ?,"
                         + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1, updated_at = now()"
-                        + " WHERE id IN (SELECT id FROM front WHERE larger = 0 AND through <= ?)"
-                        + " RETURNING " + ImportJobStore.COLUMNS,
-                ImportJobStore.JOB, count, maxSize, owner, leaseSeconds, maxTotal));
-        claimed.sort(java.util.Comparator.comparing(ImportJob::receivedAt).thenComparing(ImportJob::id));
-        return claimed;
+                        + " FROM front WHERE id = front_id AND alone = 0 AND through <= ?"
+                        + " RETURNING " + ImportJobStore.COLUMNS + ", place",
+                (rs, row) -> new Object[] {ImportJobStore.JOB.mapRow(rs, row), rs.getLong("place")},
+                count, maxSize, owner, leaseSeconds, maxTotal);
+        // in the order of the queue (RETURNING has none)
+        return claimed.stream().sorted(java.util.Comparator.comparingLong(c -> (Long) c[1])).map(c -> (ImportJob) c[0]).toList();
     }
 
     /**
@@ -200,10 +203,12 @@ public class JobLifecycle {
     /**
      * A group of small files {@code owner} validated and processed in the caller's transaction: each comes to rest,
      * COMPLETED or COMPLETED_WITH_ERRORS, with all its counts and every record done, as {@link #validatedAndHeld}
-     * and {@link #completed} together would leave it (one attempt of each stage). Guarded as both: the jobs must
-     * still be this owner's and in validation. Answers how many were; fewer than given means a lease was lost.
+     * and {@link #completed} together would leave it (one attempt of each stage). Guarded as both (the jobs must
+     * still be this owner's and in validation) and by takeovers still 0: a group is only ever claimed without a
+     * takeover, so a sibling worker of the same instance (the same lease owner) that took a job over after its lease
+     * lapsed is seen too. Answers the jobs it completed; fewer than given means a lease was lost.
      */
-    public int completedGroup(String owner, List<GroupResult> results) {
+    public List<UUID> completedGroup(String owner, List<GroupResult> results) {
         int n = results.size();
         UUID[] ids = new UUID[n];
         String[] states = new String[n];
@@ -221,23 +226,39 @@ public class JobLifecycle {
             counts[3][i] = r.updated();
             counts[4][i] = r.replayed();
         }
-        Integer done = jdbc.execute((java.sql.Connection c) -> {
+        List<UUID> done = jdbc.execute((java.sql.Connection c) -> {
             try (java.sql.PreparedStatement ps = c.prepareStatement("UPDATE import_job j SET state = v.state, total = v.total,"
                     + " quarantined = v.quarantined, records_done = v.total, accepted = v.accepted, updated = v.updated,"
                     + " replayed = v.replayed, error = NULL, attempts = j.attempts + 1, " + COMES_TO_REST
                     + " FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])"
                     + "   AS v(id, state, total, quarantined, accepted, updated, replayed)"
-                    + " WHERE j.id = v.id AND j.lease_owner = ? AND j.state = 'VALIDATING'")) {
+                    + " WHERE j.id = v.id AND j.lease_owner = ? AND j.state = 'VALIDATING' AND j.takeovers = 0 RETURNING j.id")) {
                 ps.setArray(1, c.createArrayOf("uuid", ids));
                 ps.setArray(2, c.createArrayOf("text", states));
                 for (int k = 0; k < 5; k++) {
                     ps.setArray(3 + k, c.createArrayOf("bigint", counts[k]));
                 }
                 ps.setString(8, owner);
-                return ps.executeUpdate();
+                List<UUID> completed = new java.util.ArrayList<>();
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        completed.add(rs.getObject(1, UUID.class));
+                    }
+                }
+                return completed;
             }
         });
-        return done == null ? 0 : done;
+        return done == null ? List.of() : done;
+    }
+
+    /**
+     * Extends the lease on a job {@code owner} claimed for a group and has not finished, when it is still held as
+     * claimed: in validation, this owner's, and never taken over since (takeovers 0), so that a job whose lease
+     * lapsed while it waited its turn, and that a sibling worker of the same instance took over, is left to it.
+     */
+    public boolean renewedFromGroup(UUID jobId, String owner) {
+        return jdbc.update("UPDATE import_job SET lease_until = now() + make_interval(secs => ?)"
+                + " WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING' AND takeovers = 0", leaseSeconds, jobId, owner) == 1;
     }
 
     /** The file cannot be read as a whole: REJECTED, final. False when the lease was lost. */

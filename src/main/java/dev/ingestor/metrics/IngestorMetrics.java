@@ -79,6 +79,16 @@ public class IngestorMetrics {
                 .tag("stage", tag(stage)).register(registry).increment();
     }
 
+    /** A group of small files, by outcome: completed together, or done again one file at a time. */
+    public void group(String outcome, int files) {
+        ((Counter) meters.computeIfAbsent(key("groups", outcome), k -> Counter.builder("ingestor.pipeline.groups")
+                .description("Groups of small files validated and processed together, by outcome (completed, or alone:"
+                        + " done again one file at a time)").tag("outcome", outcome).register(registry))).increment();
+        ((Counter) meters.computeIfAbsent(key("group-files", outcome), k -> Counter.builder("ingestor.pipeline.group.files")
+                .description("Files in groups of small files, by the group's outcome").tag("outcome", outcome)
+                .register(registry))).increment(files);
+    }
+
     public void redelivery(String routeId) {
         Counter.builder("ingestor.redeliveries").description("Redelivery attempts of transient failures")
                 .tag("route", tag(routeId)).register(registry).increment();

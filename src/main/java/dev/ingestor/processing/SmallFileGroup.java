@@ -20,6 +20,7 @@ import dev.ingestor.validation.RawRecord;
 import dev.ingestor.validation.RecordReader;
 import dev.ingestor.validation.Validated;
 import org.apache.camel.Body;
+import org.apache.camel.Exchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -79,10 +80,11 @@ public class SmallFileGroup {
      * Completes what it can of {@code jobs} as one group and answers the jobs left for the one-file way (still
      * held by this instance, in validation), in the order given. A single job is always left.
      */
-    public List<ImportJob> run(@Body List<ImportJob> jobs) {
+    public List<ImportJob> run(@Body List<ImportJob> jobs, Exchange exchange) {
         if (jobs.size() < 2) {
             return jobs;
         }
+        exchange.setProperty(JobClaims.GROUPED, Boolean.TRUE);
         long start = System.nanoTime();
         List<Read> group = new ArrayList<>();
         for (ImportJob job : jobs) {
@@ -97,11 +99,15 @@ public class SmallFileGroup {
         List<JobLifecycle.GroupResult> results;
         try {
             results = transactions.execute(status -> apply(group));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
+            // anything the one-file way can meet with its error handling; only a failing JVM (out of memory) goes
+            // past, and the group's leases then lapse as after a crash
+            metrics.group("alone", group.size());
             PROCESSING.warn("group of {} small files not completed ({}: {}); each is validated and processed alone",
                     group.size(), e.getClass().getSimpleName(), SafeText.of(e.getMessage(), 300));
             return jobs;
         }
+        metrics.group("completed", group.size());
         long share = (System.nanoTime() - start) / group.size();
         List<UUID> done = new ArrayList<>();
         for (int i = 0; i < group.size(); i++) {
@@ -169,10 +175,10 @@ public class SmallFileGroup {
                     read.quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED, total, read.quarantined(),
                     applied.counts().accepted(), applied.counts().updated(), applied.counts().replayed()));
         }
-        int completed = lifecycle.completedGroup(claims.owner(), results);
-        if (completed != group.size()) {
+        List<UUID> completed = lifecycle.completedGroup(claims.owner(), results);
+        if (completed.size() != group.size()) {
             // a job of the group was taken over meanwhile: nothing of the group stands
-            throw new LeaseLostException(ids[0]);
+            throw new LeaseLostException(java.util.Arrays.stream(ids).filter(id -> !completed.contains(id)).findFirst().orElse(ids[0]));
         }
         return results;
     }

@@ -75,6 +75,8 @@ class HttpPushBenchmark {
     DataSource dataSource;
     @Autowired
     CamelContext camelContext;
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
     @LocalServerPort
     int port;
 
@@ -109,7 +111,10 @@ class HttpPushBenchmark {
                 + " %d s per phase, pipeline on, %d cores; %s", CONNECTIONS, SECONDS, Runtime.getRuntime().availableProcessors(),
                 BenchMachine.codeVersion()));
         Phase info1 = measured(lines, "trivial endpoint GET /actuator/info", client, trivial);
+        GroupCounts groupsBefore = GroupCounts.now(meters);
         Phase fresh = measured(lines, "new pushes (distinct bodies)", client, i -> push(files, "new", i));
+        waitForThePipeline();
+        lines.add("  the new pushes' jobs: " + GroupCounts.now(meters).since(groupsBefore, fresh.requests));
         long keyed = Math.min(fresh.requests, DUPLICATES);
         Phase dup = measured(lines, "duplicate pushes (" + keyed + " distinct keyed bodies)", client, i -> push(files, "new", i % keyed));
         // side by side: the same pushes without the idempotent consumer, and with Camel's stock repository. With

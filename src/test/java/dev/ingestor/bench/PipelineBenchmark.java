@@ -58,6 +58,8 @@ class PipelineBenchmark {
     DataSource dataSource;
     @Autowired
     org.apache.camel.CamelContext camelContext;
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
@@ -124,6 +126,7 @@ class PipelineBenchmark {
                 jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'RECEIVED'", Long.class) == jobs);
         Thread.sleep(2000); // the file consumer's last moves and the relay idle: only the pipeline is measured
         MachineStats before = MachineStats.now();
+        GroupCounts groupsBefore = GroupCounts.now(meters);
         long start = System.nanoTime();
         for (String worker : workers) {
             camelContext.getRouteController().resumeRoute(worker);
@@ -140,6 +143,7 @@ class PipelineBenchmark {
                         + " CPU per job %.2f ms in this JVM + %.2f ms in PostgreSQL = %.2f ms",
                 jobs, workers.size(), toCompleted, jobs / toCompleted, toPublished, jobs / toPublished, jvm, pg, jvm + pg);
         line += System.lineSeparator() + "  " + MachineStats.between(before, after);
+        line += System.lineSeparator() + "  " + GroupCounts.now(meters).since(groupsBefore, jobs);
         System.out.println("BENCHMARK " + line);
         append(line);
     }

@@ -208,6 +208,9 @@ class JobLifecycleTest extends IngestorTestSupport {
             UUID large = sized(dated(JobState.RECEIVED, null, null, 0, "2001-01-05"), 101);
             UUID after = sized(dated(JobState.RECEIVED, null, null, 0, "2001-01-06"), 10);
 
+            // handed back at a shutdown after a takeover: claimed alone, as a takeover is, so it ends a group
+            UUID handedBack = sized(dated(JobState.RECEIVED, null, null, 1, "2001-01-08"), 10);
+
             List<ImportJob> group = lifecycle.claimSmallAfter("claimer", 10, 100, 1000);
             assertThat(group).extracting(ImportJob::id).containsExactly(first, second);
             assertThat(row(first)).containsEntry("state", "VALIDATING").containsEntry("lease_owner", "claimer")
@@ -225,6 +228,8 @@ class JobLifecycleTest extends IngestorTestSupport {
             assertThat(lifecycle.claimSmallAfter("claimer", 10, 100, 15)).extracting(ImportJob::id).containsExactly(after);
             assertThat(lifecycle.claimSmallAfter("claimer", 1, 100, 1000)).extracting(ImportJob::id).containsExactly(third);
             assertThat(lifecycle.claimSmallAfter("claimer", 0, 100, 1000)).isEmpty();
+            assertThat(lifecycle.claimSmallAfter("claimer", 10, 100, 1000)).as("the takeover's turn").isEmpty();
+            assertThat(row(handedBack)).containsEntry("state", "RECEIVED").containsEntry("lease_owner", null);
         });
     }
 
@@ -233,20 +238,53 @@ class JobLifecycleTest extends IngestorTestSupport {
      * moved, so the group's worker sees a lost lease and rolls the whole group back.
      */
     @Test
-    void aGroupCompletesOnlyTheJobsItsOwnerHoldsInValidation() {
+    void aGroupCompletesOnlyTheJobsItsOwnerHoldsInValidationAsClaimed() {
         for (Start start : everyStart()) {
-            boolean expected = start.state() == JobState.VALIDATING && WORKER.equals(start.owner());
-            Map<String, Object> after = run(start, id -> lifecycle.completedGroup(WORKER, List.of(
-                    new JobLifecycle.GroupResult(id, JobState.COMPLETED_WITH_ERRORS, 5, 1, 2, 1, 1))) == 1, expected);
-            if (expected) {
-                assertThat(after).as("group " + start).containsEntry("state", "COMPLETED_WITH_ERRORS")
-                        .containsEntry("total", 5L).containsEntry("quarantined", 1L).containsEntry("records_done", 5L)
-                        .containsEntry("takeovers", 0).containsEntry("attempts", 2);
-            }
+            boolean held = start.state() == JobState.VALIDATING && WORKER.equals(start.owner());
+            // every case starts with one takeover: a group's job never has one, so even the held job is refused...
+            run(start, id -> lifecycle.completedGroup(WORKER, List.of(
+                    new JobLifecycle.GroupResult(id, JobState.COMPLETED, 5, 0, 5, 0, 0))).size() == 1, false);
+            // ...and it completes once it is as a group claims it (no takeover)
+            new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+                status.setRollbackOnly();
+                UUID id = insert(start);
+                jdbc.update("UPDATE import_job SET takeovers = 0 WHERE id = ?", id);
+                Map<String, Object> before = row(id);
+                List<UUID> done = lifecycle.completedGroup(WORKER, List.of(
+                        new JobLifecycle.GroupResult(id, JobState.COMPLETED_WITH_ERRORS, 5, 1, 2, 1, 1)));
+                assertThat(done).as("group " + start).isEqualTo(held ? List.of(id) : List.of());
+                if (held) {
+                    assertThat(row(id)).as("group " + start).containsEntry("state", "COMPLETED_WITH_ERRORS")
+                            .containsEntry("lease_owner", null).containsEntry("total", 5L).containsEntry("quarantined", 1L)
+                            .containsEntry("records_done", 5L).containsEntry("takeovers", 0).containsEntry("attempts", 2);
+                } else {
+                    assertThat(row(id)).as(start + " untouched").isEqualTo(before);
+                }
+            });
         }
         assertThatThrownBy(() -> lifecycle.completedGroup(WORKER, List.of(
                 new JobLifecycle.GroupResult(UUID.randomUUID(), JobState.FAILED, 1, 0, 0, 0, 0))))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * A job of a group goes on alone with its lease extended only while it is held as the group claimed it: taken
+     * over meanwhile (by a sibling worker of the same instance, the same owner), it is left to its holder.
+     */
+    @Test
+    void aGroupsJobGoesOnAloneOnlyWhileItIsHeldAsClaimed() {
+        new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+            status.setRollbackOnly();
+            UUID held = dated(JobState.VALIDATING, WORKER, "+1 minute", 0, "2001-01-01");
+            UUID takenOver = dated(JobState.VALIDATING, WORKER, "+1 minute", 1, "2001-01-02");
+            UUID moved = dated(JobState.PROCESSING, WORKER, "+1 minute", 0, "2001-01-03");
+            assertThat(lifecycle.renewedFromGroup(held, WORKER)).isTrue();
+            assertThat(jdbc.queryForObject("SELECT lease_until > now() + interval '5 minutes' FROM import_job WHERE id = ?",
+                    Boolean.class, held)).isTrue();
+            assertThat(lifecycle.renewedFromGroup(held, "another-instance")).isFalse();
+            assertThat(lifecycle.renewedFromGroup(takenOver, WORKER)).isFalse();
+            assertThat(lifecycle.renewedFromGroup(moved, WORKER)).isFalse();
+        });
     }
 
     private UUID sized(UUID id, long size) {

@@ -7,12 +7,18 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.IntakeResult;
+import dev.ingestor.job.JobClaims;
+import dev.ingestor.processing.SmallFileGroup;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import org.apache.camel.Exchange;
 import org.apache.camel.Route;
+import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -109,6 +115,41 @@ class SmallFileGroupTest extends IngestorTestSupport {
             assertThat(logs.messages()).noneMatch(m -> names(m, unreadable));
         }
     }
+
+    /**
+     * A file of the group was taken over while the group worked (a sibling worker of this instance, which shares
+     * the lease owner, after the lease lapsed): the group commits nothing, and of the files left to go on alone,
+     * that one is left to the worker that holds it. Run by hand on jobs the test claims as a worker would.
+     */
+    @Test
+    void aGroupOneOfWhoseFilesWasTakenOverCommitsNothingAndLeavesThatFileToItsHolder() throws Exception {
+        suspendValidation();
+        UUID a = ingest("a.csv", HEADER + "T-1,1,SKU,1,2026-12-01\n");
+        UUID b = ingest("b.csv", HEADER + "T-2,1,SKU,1,2026-12-01\n");
+        UUID c = ingest("c.csv", HEADER + "T-3,1,SKU,1,2026-12-01\n");
+        List<ImportJob> claimed = claims.claimJobsForValidation();
+        assertThat(claimed).extracting(ImportJob::id).containsExactly(a, b, c);
+        jdbc.update("UPDATE import_job SET takeovers = 1 WHERE id = ?", b);
+
+        Exchange exchange = new DefaultExchange(camelContext);
+        List<ImportJob> left = group.run(claimed, exchange);
+
+        assertThat(left).extracting(ImportJob::id).containsExactly(a, b, c);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id LIKE 'T-%'", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isZero();
+        assertThat(jdbc.queryForList("SELECT DISTINCT state FROM import_job", String.class)).containsExactly("VALIDATING");
+        Boolean grouped = exchange.getProperty(JobClaims.GROUPED, Boolean.class);
+        assertThat(claims.stillHeldFromGroup(claimed.get(0), grouped)).isTrue();
+        assertThat(claims.stillHeldFromGroup(claimed.get(1), grouped)).as("taken over meanwhile").isFalse();
+        assertThat(claims.stillHeldFromGroup(claimed.get(2), grouped)).isTrue();
+        // a job claimed alone (it may be a takeover itself) goes on without the check
+        assertThat(claims.stillHeldFromGroup(claimed.get(1), null)).isTrue();
+    }
+
+    @Autowired
+    JobClaims claims;
+    @Autowired
+    SmallFileGroup group;
 
     @Test
     void aFileTheDatabaseRefusesFailsAloneAndTheRestOfItsGroupCompletes() throws Exception {
