@@ -11,10 +11,8 @@ import java.util.UUID;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
-import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.outbox.DeadLetterWriter;
 import dev.ingestor.job.ImportJob;
-import dev.ingestor.job.IntakeResult;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.metrics.IngestorMetrics;
@@ -341,10 +339,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
     }
 
     private UUID ingest(String name, String content) {
-        IntakeResult result = producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
-                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, name, IntakeHeaders.SOURCE, "test"),
-                IntakeResult.class);
-        return result.job().id();
+        return intake("ACME", name, content);
     }
 
     private Map<String, Object> awaitState(UUID id, String state) {

@@ -1,14 +1,11 @@
 package dev.ingestor.pipeline;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.ImportJob;
-import dev.ingestor.job.IntakeResult;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.processing.SmallFileGroup;
 import dev.ingestor.support.CapturedLogs;
@@ -42,11 +39,17 @@ class SmallFileGroupTest extends IngestorTestSupport {
     }
 
     private UUID ingest(String name, String content) {
-        IntakeResult result = producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
-                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, name, IntakeHeaders.SOURCE, "test"),
-                IntakeResult.class);
-        return result.job().id();
+        return intake("ACME", name, content);
     }
+
+    /** How many files went in groups with {@code outcome} (completed, or alone), by the application's own counter. */
+    private double groupFiles(String outcome) {
+        io.micrometer.core.instrument.Counter counter = meters.find("ingestor.pipeline.group.files").tag("outcome", outcome).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
 
     private List<String> validationWorkers() {
         return camelContext.getRoutes().stream().map(Route::getRouteId).filter(id -> id.matches("validation-\\d+")).toList();
@@ -86,6 +89,7 @@ class SmallFileGroupTest extends IngestorTestSupport {
     @Test
     void smallFilesThatWaitTogetherAreDoneAsOneGroupEachWithItsOwnOutcome() throws Exception {
         suspendValidation();
+        double completedBefore = groupFiles("completed");
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.processing")) {
             // in this order: G-1 first at version 1, then at version 2 in a later file, then again at 1 (a replay)
             UUID first = ingest("first.csv", HEADER + "G-1,1,SKU,1,2026-12-01\nG-2,1,SKU,1,2026-12-01\n");
@@ -113,6 +117,7 @@ class SmallFileGroupTest extends IngestorTestSupport {
                         .endsWith("reads=1 group=4");
             }
             assertThat(logs.messages()).noneMatch(m -> names(m, unreadable));
+            assertThat(groupFiles("completed") - completedBefore).isEqualTo(4.0);
         }
     }
 
@@ -163,6 +168,7 @@ class SmallFileGroupTest extends IngestorTestSupport {
                 END $$ LANGUAGE plpgsql""");
         jdbc.execute("CREATE TRIGGER refuse_poison BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION refuse_poison()");
         suspendValidation();
+        double aloneBefore = groupFiles("alone");
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.processing")) {
             UUID before = ingest("before.csv", HEADER + "P-1,1,SKU,1,2026-12-01\n");
             UUID poison = ingest("poison.csv", HEADER + "POISON,1,SKU,1,2026-12-01\n");
@@ -180,6 +186,7 @@ class SmallFileGroupTest extends IngestorTestSupport {
             assertThat(logs.messages()).anyMatch(m -> m.startsWith("group of 3 small files not completed"))
                     .anyMatch(m -> names(m, before) && m.endsWith("reads=1"))
                     .anyMatch(m -> names(m, after) && m.endsWith("reads=1"));
+            assertThat(groupFiles("alone") - aloneBefore).isEqualTo(3.0);
         }
     }
 }

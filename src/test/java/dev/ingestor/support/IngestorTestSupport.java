@@ -232,6 +232,16 @@ public abstract class IngestorTestSupport {
         }
     }
 
+    /** Takes {@code content} in through the shared intake route, as a source would, and answers its job's id. */
+    protected java.util.UUID intake(String supplier, String name, String content) {
+        dev.ingestor.job.IntakeResult result = producer.requestBodyAndHeaders("direct:intake",
+                content.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                java.util.Map.of(dev.ingestor.intake.IntakeHeaders.SUPPLIER, supplier, dev.ingestor.intake.IntakeHeaders.FILE_NAME,
+                        name, dev.ingestor.intake.IntakeHeaders.SOURCE, "test"),
+                dev.ingestor.job.IntakeResult.class);
+        return result.job().id();
+    }
+
     protected long jobCount() {
         return jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class);
     }
