@@ -131,7 +131,12 @@ public class JobClaims {
      */
     public boolean stillHeldFromGroup(@org.apache.camel.Body ImportJob job,
                                       @org.apache.camel.ExchangeProperty(GROUPED) Boolean grouped) {
-        if (!Boolean.TRUE.equals(grouped) || lifecycle.renewedFromGroup(job.id(), owner)) {
+        try {
+            if (!Boolean.TRUE.equals(grouped) || lifecycle.renewedFromGroup(job.id(), owner)) {
+                return true;
+            }
+        } catch (RuntimeException e) {
+            // the database is not answering: the job goes on, and validate-job's own guards and redelivery decide
             return true;
         }
         PIPELINE.warn("job {} of a group was taken over while it waited its turn; left to the worker that holds it", job.id());

@@ -135,7 +135,8 @@ public class JobLifecycle {
      * More RECEIVED jobs for {@code owner}, who holds one already, to validate and process as a group: the
      * oldest waiting jobs, up to {@code count}, as long as each has at most {@code maxSize} bytes and all of them
      * at most {@code maxTotal} together. The jobs are taken from the front of the queue and the first larger one
-     * ends the group, so a large file is never passed over by small ones that came after it. Moved to VALIDATING
+     * ends the group, so a large file is not passed over by small ones that came after it (only while another
+     * worker's claim holds it locked, for the moment of that claim). Moved to VALIDATING
      * under a lease as {@link #claim} moves a waiting job; never a lapsed lease (a takeover is claimed alone).
      * Oldest first.
      */

@@ -85,6 +85,20 @@ public class SmallFileGroup {
             return jobs;
         }
         exchange.setProperty(JobClaims.GROUPED, Boolean.TRUE);
+        List<UUID> done = new ArrayList<>();
+        try {
+            completeTogether(jobs, done);
+        } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
+            // never thrown to the route: the jobs it did not complete would wait held for their lease to lapse.
+            // Only a failing JVM (out of memory) goes past, and the group's leases then lapse as after a crash
+            PROCESSING.warn("group of {} small files stopped ({}: {}); what it did not complete is validated and processed"
+                    + " alone", jobs.size(), e.getClass().getSimpleName(), SafeText.of(e.getMessage(), 300));
+        }
+        return jobs.stream().filter(job -> !done.contains(job.id())).toList();
+    }
+
+    /** Completes what it can of {@code jobs} as one group, adding each job completed to {@code done}. */
+    private void completeTogether(List<ImportJob> jobs, List<UUID> done) {
         long start = System.nanoTime();
         List<Read> group = new ArrayList<>();
         for (ImportJob job : jobs) {
@@ -94,26 +108,23 @@ public class SmallFileGroup {
             }
         }
         if (group.size() < 2) {
-            return jobs;
+            return;
         }
         List<JobLifecycle.GroupResult> results;
         try {
             results = transactions.execute(status -> apply(group));
         } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
-            // anything the one-file way can meet with its error handling; only a failing JVM (out of memory) goes
-            // past, and the group's leases then lapse as after a crash
             metrics.group("alone", group.size());
             PROCESSING.warn("group of {} small files not completed ({}: {}); each is validated and processed alone",
                     group.size(), e.getClass().getSimpleName(), SafeText.of(e.getMessage(), 300));
-            return jobs;
+            return;
         }
+        group.forEach(read -> done.add(read.job().id()));
         metrics.group("completed", group.size());
         long share = (System.nanoTime() - start) / group.size();
-        List<UUID> done = new ArrayList<>();
         for (int i = 0; i < group.size(); i++) {
             ImportJob job = group.get(i).job();
             JobLifecycle.GroupResult result = results.get(i);
-            done.add(job.id());
             metrics.stage("validation", job.supplier()).record(share / 2, TimeUnit.NANOSECONDS);
             metrics.stage("processing", job.supplier()).record(share - share / 2, TimeUnit.NANOSECONDS);
             metrics.records(job.supplier(), result.accepted(), result.updated(), result.replayed(), result.quarantined());
@@ -122,7 +133,6 @@ public class SmallFileGroup {
             PROCESSING.info("processed supplier={} job={} key={} state={} records={} reads=1 group={}", job.supplier(),
                     job.id(), job.key(), result.end(), result.total(), group.size());
         }
-        return jobs.stream().filter(job -> !done.contains(job.id())).toList();
     }
 
     /** The file read whole and checked; null when it goes the one-file way. */

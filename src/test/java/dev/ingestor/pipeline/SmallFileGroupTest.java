@@ -149,6 +149,21 @@ class SmallFileGroupTest extends IngestorTestSupport {
         assertThat(claims.stillHeldFromGroup(claimed.get(2), grouped)).isTrue();
         // a job claimed alone (it may be a takeover itself) goes on without the check
         assertThat(claims.stillHeldFromGroup(claimed.get(1), null)).isTrue();
+        // a database that cannot answer the check does not strand the job: it goes on, and validate-job's own
+        // guards and redelivery decide (a failed check left it held until its lease lapsed, in the outage test)
+        jdbc.execute("""
+                CREATE FUNCTION refuse_renewal() RETURNS trigger AS $$
+                BEGIN
+                  RAISE EXCEPTION 'the database cannot answer (injected)';
+                END $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE TRIGGER refuse_renewal BEFORE UPDATE ON import_job FOR EACH ROW"
+                + " WHEN (OLD.id = '" + c + "') EXECUTE FUNCTION refuse_renewal()");
+        try {
+            assertThat(claims.stillHeldFromGroup(claimed.get(2), grouped)).isTrue();
+        } finally {
+            jdbc.execute("DROP TRIGGER refuse_renewal ON import_job");
+            jdbc.execute("DROP FUNCTION refuse_renewal()");
+        }
     }
 
     @Autowired
