@@ -23,8 +23,9 @@ import org.springframework.stereotype.Component;
  * The one apply loop: validates records in order and applies the valid ones to their items ({@link ItemStore},
  * which writes each effect's event too), batch by batch. The processing stage applies a job's records with it,
  * each batch committed with the job's checkpoint ({@link #applyJob}); an item batch applied while its caller
- * waits goes through it in the caller's one transaction ({@link #applyBatch}). Both apply the same records the
- * same way, so both give the same outcomes and the same events.
+ * waits, and each file of a group of small files ({@link SmallFileGroup}), go through it in the caller's one
+ * transaction ({@link #applyBatch}). All apply the same records the same way, so all give the same outcomes and
+ * the same events.
  *
  * <p>One statement may touch an item once: a record whose source id is already in the batch starts the next
  * batch, so a second sighting of an item in the same records is judged against the first one's effect.
@@ -85,9 +86,10 @@ public class ItemApplier {
     }
 
     /**
-     * Applies the records of an item batch in the caller's transaction, as one batch (split only where an item
-     * comes again). Once the counts are known, {@code recordJob} records the job the effects belong to, and the
-     * invalid records are quarantined under it.
+     * Applies the records of an item batch, or of a small file of a group, in the caller's transaction, as one batch
+     * (split only where an item comes again), each record checked once. Once the counts are known,
+     * {@code recordJob} records the job the effects belong to (a group's job exists already), and the invalid
+     * records are quarantined under it.
      */
     public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records, Consumer<RecordCounts> recordJob) {
         Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, position, last) -> apply.get(), true);

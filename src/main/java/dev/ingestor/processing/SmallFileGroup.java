@@ -11,14 +11,12 @@ import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.job.RecordCounts;
 import dev.ingestor.logging.SafeText;
 import dev.ingestor.metrics.IngestorMetrics;
-import dev.ingestor.validation.DeliveryAdviceValidator;
 import dev.ingestor.validation.JobRecords;
-import dev.ingestor.validation.QuarantineWriter;
 import dev.ingestor.validation.RawRecord;
 import dev.ingestor.validation.RecordReader;
-import dev.ingestor.validation.Validated;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
@@ -48,28 +46,26 @@ public class SmallFileGroup {
     private static final Logger VALIDATION = LoggerFactory.getLogger("dev.ingestor.validation");
     private static final Logger PROCESSING = LoggerFactory.getLogger("dev.ingestor.processing");
 
-    /** A file of the group, read whole and checked. */
-    private record Read(ImportJob job, List<RawRecord> records, long quarantined, List<Object[]> quarantine) {
+    /** A file of the group, read whole. */
+    private record Read(ImportJob job, List<RawRecord> records) {
     }
 
     private final JobRecords jobRecords;
     private final ItemApplier applier;
     private final JobClaims claims;
     private final JobLifecycle lifecycle;
-    private final QuarantineWriter quarantine;
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final IngestorMetrics metrics;
     private final int batchSize;
 
     public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, JobClaims claims, JobLifecycle lifecycle,
-                          QuarantineWriter quarantine, JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
+                          JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
                           IngestorMetrics metrics, IngestorProperties properties) {
         this.jobRecords = jobRecords;
         this.applier = applier;
         this.claims = claims;
         this.lifecycle = lifecycle;
-        this.quarantine = quarantine;
         this.jdbc = jdbc;
         this.transactions = new TransactionTemplate(transactionManager);
         this.metrics = metrics;
@@ -135,7 +131,7 @@ public class SmallFileGroup {
         }
     }
 
-    /** The file read whole and checked; null when it goes the one-file way. */
+    /** The file read whole; null when it goes the one-file way. */
     private Read read(ImportJob job) {
         if (job.recordsDone() != 0) {
             return null;
@@ -152,19 +148,7 @@ public class SmallFileGroup {
             // unreadable, or a failure reading it: the one-file way meets it with the stage's own handling
             return null;
         }
-        if (records.isEmpty()) {
-            return null;
-        }
-        long quarantined = 0;
-        List<Object[]> rows = new ArrayList<>();
-        for (RawRecord raw : records) {
-            Validated record = DeliveryAdviceValidator.validate(raw);
-            if (!record.isValid()) {
-                quarantined++;
-                rows.add(QuarantineWriter.row(job.id(), record));
-            }
-        }
-        return new Read(job, records, quarantined, rows);
+        return records.isEmpty() ? null : new Read(job, records);
     }
 
     /** The group's quarantine, effects, events and end states, in the caller's transaction. */
@@ -173,17 +157,15 @@ public class SmallFileGroup {
         // a re-run (an earlier group or attempt that failed) starts from a clean slate, as validation does
         jdbc.update("DELETE FROM job_record WHERE job_id = ANY (?)",
                 ps -> ps.setArray(1, ps.getConnection().createArrayOf("uuid", ids)));
-        List<Object[]> rows = new ArrayList<>();
-        group.forEach(read -> rows.addAll(read.quarantine()));
-        quarantine.insert(rows);
         List<JobLifecycle.GroupResult> results = new ArrayList<>();
         for (Read read : group) {
-            ItemApplier.Applied applied = applier.applyJob(read.job(), read.records().iterator(), batchSize,
-                    (apply, position, last) -> apply.get());
-            long total = read.records().size();
+            // one pass per file: each record checked once, the valid ones applied, the others quarantined (the job
+            // row exists already, so there is nothing to record before the quarantine)
+            RecordCounts counts = applier.applyBatch(read.job().supplier(), read.job().id(), read.records().iterator(),
+                    known -> { }).counts();
             results.add(new JobLifecycle.GroupResult(read.job().id(),
-                    read.quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED, total, read.quarantined(),
-                    applied.counts().accepted(), applied.counts().updated(), applied.counts().replayed()));
+                    counts.quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED, counts.total(),
+                    counts.quarantined(), counts.accepted(), counts.updated(), counts.replayed()));
         }
         List<UUID> completed = lifecycle.completedGroup(claims.owner(), results);
         if (completed.size() != group.size()) {

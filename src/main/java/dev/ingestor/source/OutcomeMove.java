@@ -100,7 +100,11 @@ public class OutcomeMove {
         refuseLinks(file, target);
     }
 
-    /** Names the file left in place (the failed move's log line is how an operator finds it) and why. */
+    /**
+     * Stops the move. Camel takes the failure of its move expression as a file with no new name (it logs a failed
+     * commit without this message), so the link's own refusal line ({@link LinkRefusals}) is what tells an operator;
+     * the message names the file for a caller that does read it.
+     */
     private static IllegalStateException notMoved(Path file, String why) {
         return new IllegalStateException("not moved, left in place: " + FileNameRule.printable(file.toString())
                 + ": " + FileNameRule.printable(why));
