@@ -24,17 +24,35 @@ final class MachineStats {
     final long jvmCpuNanos;
     final long postgresTicks;
     final String loadAverage;
+    /** The JIT compilers' time so far (all compiler threads), ms; -1 when the JVM does not say. */
+    final long jitMillis;
 
-    private MachineStats(long wallNanos, long[] cpu, long jvmCpuNanos, long postgresTicks, String loadAverage) {
+    private MachineStats(long wallNanos, long[] cpu, long jvmCpuNanos, long postgresTicks, String loadAverage, long jitMillis) {
         this.wallNanos = wallNanos;
         this.cpu = cpu;
         this.jvmCpuNanos = jvmCpuNanos;
         this.postgresTicks = postgresTicks;
         this.loadAverage = loadAverage;
+        this.jitMillis = jitMillis;
     }
 
     static MachineStats now() {
-        return new MachineStats(System.nanoTime(), procStat(), jvmCpu(), postgresTicks(), loadAverage());
+        return new MachineStats(System.nanoTime(), procStat(), jvmCpu(), postgresTicks(), loadAverage(), jitMillis());
+    }
+
+    /**
+     * The JIT's compiling time between two readings, as a share of the wall time: on two cores the compiler threads
+     * compete with the requests, and a phase measured while hot methods still wait for their optimized code says
+     * more about the JIT's queue than about the code.
+     */
+    static double jitShare(MachineStats before, MachineStats after) {
+        double wall = (after.wallNanos - before.wallNanos) / 1e6;
+        return before.jitMillis < 0 || wall <= 0 ? 0 : (after.jitMillis - before.jitMillis) / wall;
+    }
+
+    private static long jitMillis() {
+        var jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
     }
 
     /** One line describing what the machine did between {@code before} and {@code after}. */
@@ -70,6 +88,10 @@ final class MachineStats {
             double busyCores = busy / TICKS_PER_SECOND / wall;
             out.append(String.format(Locale.ROOT, ", everything else %.2f cores avg (machine busy %.2f cores)",
                     Math.max(0, busyCores - jvm / wall - pg / wall), busyCores));
+        }
+        if (before.jitMillis >= 0) {
+            out.append(String.format(Locale.ROOT, "; JIT compiling %.1f s (%.0f%% of the wall time)",
+                    (after.jitMillis - before.jitMillis) / 1e3, 100 * jitShare(before, after)));
         }
         out.append("; load average before ").append(before.loadAverage).append(", after ").append(after.loadAverage);
         return out.toString();
