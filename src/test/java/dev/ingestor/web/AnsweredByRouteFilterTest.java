@@ -1,0 +1,117 @@
+package dev.ingestor.web;
+
+import java.lang.reflect.Proxy;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.ingestor.support.IngestorTestSupport;
+import jakarta.servlet.DispatcherType;
+import org.apache.camel.component.platform.http.spi.PlatformHttpConsumer;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.web.context.support.ServletRequestHandledEvent;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerMapping;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A request a Camel route has answered passes the DispatcherServlet once, not twice, and everything that follows
+ * the end of a request still happens; a second dispatch with something left to do still goes through.
+ */
+class AnsweredByRouteFilterTest extends IngestorTestSupport {
+
+    @Autowired
+    ConfigurableApplicationContext context;
+
+    @Test
+    void aPushAnsweredByItsRoutePassesTheDispatcherServletOnceAndIsStillMeasured() throws Exception {
+        // the DispatcherServlet publishes one event per pass (dispatch) of a request through it
+        List<String> passes = new CopyOnWriteArrayList<>();
+        AtomicBoolean listening = new AtomicBoolean(true);
+        context.addApplicationListener((ApplicationListener<ServletRequestHandledEvent>) event -> {
+            if (listening.get()) {
+                passes.add(event.getRequestUrl() + " " + event.getStatusCode());
+            }
+        });
+        try {
+            String files = "/api/v1/suppliers/ACME/files";
+            byte[] body = "source_id,sku,quantity,delivery_date\nanswered-1,SKU,1,2026-12-01\n".getBytes(StandardCharsets.UTF_8);
+            HttpResponse<String> created = post(files, ACME_KEY, "text/csv", body, "X-File-Name", "answered.csv");
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
+            HttpResponse<String> again = post(files, ACME_KEY, "text/csv", body, "X-File-Name", "answered.csv");
+            assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+            // a route's answer that is not a success is the route's too
+            assertProblem(post(files, ACME_KEY, "text/csv", new byte[0]), 400, "the request has no body");
+
+            // the first pass is published when the request thread is done with it, which may be after the answer;
+            // a second pass (the async dispatch) would follow within milliseconds
+            await().atMost(Duration.ofSeconds(10)).until(() -> passes.size() >= 3);
+            Thread.sleep(1000);
+            assertThat(passes).as("one pass per request").hasSize(3)
+                    .allSatisfy(pass -> assertThat(pass).startsWith(files));
+
+            // Spring's HTTP metrics still see each request end (the observation stops with the async context)
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(get("/actuator/prometheus", ADMIN_KEY).body())
+                    .containsPattern("http_server_requests_seconds_count\\{[^}]*method=\"POST\"[^}]*status=\"202\"")
+                    .containsPattern("http_server_requests_seconds_count\\{[^}]*method=\"POST\"[^}]*status=\"200\"")
+                    .containsPattern("http_server_requests_seconds_count\\{[^}]*method=\"POST\"[^}]*status=\"400\""));
+        } finally {
+            listening.set(false);
+        }
+    }
+
+    @Test
+    void onlyTheAsyncDispatchOfACommittedAnswerOfACamelRouteEndsEarly() {
+        PlatformHttpConsumer consumer = (PlatformHttpConsumer) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {PlatformHttpConsumer.class}, (proxy, method, args) -> null);
+        HandlerMethod route = handler(consumer);
+        HandlerMethod other = handler(new Object());
+
+        assertThat(AnsweredByRouteFilter.answeredByRoute(request(route), committed(true))).isTrue();
+        assertThat(AnsweredByRouteFilter.answeredByRoute(request(route), committed(false)))
+                .as("not answered yet: an async timeout's 503 or a failure's problem is still to be written").isFalse();
+        assertThat(AnsweredByRouteFilter.answeredByRoute(request(other), committed(true))).as("not a Camel route").isFalse();
+        assertThat(AnsweredByRouteFilter.answeredByRoute(request(null), committed(true))).as("no handler found").isFalse();
+
+        AnsweredByRouteFilter filter = new AnsweredByRouteFilter();
+        MockHttpServletRequest first = request(route);
+        first.setDispatcherType(DispatcherType.REQUEST);
+        assertThat(filter.shouldNotFilter(first)).as("the first dispatch always goes through").isTrue();
+        MockHttpServletRequest async = request(route);
+        async.setDispatcherType(DispatcherType.ASYNC);
+        assertThat(filter.shouldNotFilter(async)).isFalse();
+        assertThat(filter.shouldNotFilterAsyncDispatch()).isFalse();
+    }
+
+    private static HandlerMethod handler(Object bean) {
+        try {
+            return new HandlerMethod(bean, Object.class.getMethod("toString"));
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static MockHttpServletRequest request(HandlerMethod handler) {
+        MockHttpServletRequest request = new MockHttpServletRequest("POST", "/api/v1/suppliers/ACME/files");
+        if (handler != null) {
+            request.setAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE, handler);
+        }
+        return request;
+    }
+
+    private static MockHttpServletResponse committed(boolean committed) {
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        response.setCommitted(committed);
+        return response;
+    }
+}
