@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.apache.camel.component.platform.http.spi.PlatformHttpConsumer;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
+import org.springframework.web.context.request.async.WebAsyncUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerMapping;
@@ -28,7 +29,8 @@ import org.springframework.web.servlet.HandlerMapping;
  * context, which the container signals as soon as this dispatch returns: the observation behind
  * {@code http.server.requests}, {@link AfterRequest}'s clean-ups, the API key's place among its concurrent requests.
  * A dispatch that still has something to do goes on as before: an answer not yet committed (the 503 of
- * {@code spring.mvc.async.request-timeout}, a failure turned into a problem) or a handler that is not a Camel route.
+ * {@code spring.mvc.async.request-timeout}, a failure turned into a problem), a result that is a failure, or a
+ * handler that is not a Camel route.
  */
 @Component
 public class AnsweredByRouteFilter extends OncePerRequestFilter implements Ordered {
@@ -57,9 +59,16 @@ public class AnsweredByRouteFilter extends OncePerRequestFilter implements Order
         chain.doFilter(request, response);
     }
 
+    /**
+     * The route's answer is committed and its future ended normally. A future that ended with a Throwable (an
+     * Error the consumer does not catch, an async timeout that came after the answer began) goes on to the
+     * DispatcherServlet, which logs it, records it on the request's observation and, the answer being committed,
+     * has the container break the connection rather than end a partial answer as if it were whole.
+     */
     static boolean answeredByRoute(HttpServletRequest request, HttpServletResponse response) {
         return response.isCommitted()
                 && request.getAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE) instanceof HandlerMethod handler
-                && handler.getBean() instanceof PlatformHttpConsumer;
+                && handler.getBean() instanceof PlatformHttpConsumer
+                && !(WebAsyncUtils.getAsyncManager(request).getConcurrentResult() instanceof Throwable);
     }
 }
