@@ -109,14 +109,15 @@ class HttpPushBenchmark {
         // the request path (Spring's handler lookup among them) were still waiting for their optimized code during
         // the first measured phase, which then measured the JIT's queue (JFR, docs/benchmarks.md, fifth round)
         List<String> warmUp = new ArrayList<>();
+        int each = Math.max(3, SECONDS / 3);
         for (int round = 1; round <= WARM_UP_ROUNDS; round++) {
             String prefix = "warm" + round;
             MachineStats before = MachineStats.now();
-            run(client, Math.max(3, SECONDS / 3), trivial);
-            run(client, Math.max(3, SECONDS / 3), i -> push(files, prefix, i));
-            run(client, Math.max(3, SECONDS / 3), i -> push(files, prefix, i % DUPLICATES));
-            run(client, Math.max(3, SECONDS / 3), i -> push(plain, prefix + "-plain", i));
-            run(client, Math.max(3, SECONDS / 3), i -> push(stock, prefix + "-stock", i % DUPLICATES));
+            run(client, each, trivial);
+            run(client, each, i -> push(files, prefix, i));
+            run(client, each, i -> push(files, prefix, i % DUPLICATES));
+            run(client, each, i -> push(plain, prefix + "-plain", i));
+            run(client, each, i -> push(stock, prefix + "-stock", i % DUPLICATES));
             double jit = MachineStats.jitShare(before, MachineStats.now());
             warmUp.add(String.format(Locale.ROOT, "%.0f%%", 100 * jit));
             if (jit < WARM_UP_JIT_SHARE) {

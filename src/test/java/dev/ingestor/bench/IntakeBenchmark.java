@@ -155,7 +155,7 @@ class IntakeBenchmark {
         }
         report = new BenchReport(Path.of(System.getProperty("basedir", ".")).resolve("target/benchmarks/intake.txt"));
         logs = LogLevelCounter.attach();
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
+        emptyTables();
         Files.createDirectories(ACME);
         Files.createDirectories(STAGING);
         describeSetup();
@@ -185,6 +185,11 @@ class IntakeBenchmark {
         }
     }
 
+    /** Every table intake and the pipeline write, empty: what a phase counts starts from nothing. */
+    private void emptyTables() {
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
+    }
+
     // ---------------------------------------------------------------------------------------------------
     // 1. many small files
 
@@ -198,7 +203,7 @@ class IntakeBenchmark {
             report.header(String.format(Locale.ROOT, "Warm-up (JIT): %d other new files of %d bytes, not counted", WARM_UP_FILES, SMALL_SIZE));
             SmallFilePhase warmUp = runPhase("warm-up", WARM_UP_FILES, i -> smallFile(FILES + i), "warm-%05d.csv", ".done");
             check(warmUp);
-            jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, outbox, dead_letter");
+            emptyTables();
         }
         report.header(String.format(Locale.ROOT, "Small files: %d distinct files of %d bytes into inbox/ACME", FILES, SMALL_SIZE));
         SmallFilePhase fresh = runPhase("new", FILES, IntakeBenchmark::smallFile, "new-%05d.csv", ".done");

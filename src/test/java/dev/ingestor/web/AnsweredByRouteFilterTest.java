@@ -78,9 +78,7 @@ class AnsweredByRouteFilterTest extends IngestorTestSupport {
 
     @Test
     void onlyTheAsyncDispatchOfACommittedAnswerOfACamelRouteEndsEarly() {
-        PlatformHttpConsumer consumer = (PlatformHttpConsumer) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {PlatformHttpConsumer.class}, (proxy, method, args) -> null);
-        HandlerMethod route = handler(consumer);
+        HandlerMethod route = routeHandler();
         HandlerMethod other = handler(new Object());
 
         assertThat(AnsweredByRouteFilter.answeredByRoute(request(route), committed(true))).isTrue();
@@ -101,8 +99,7 @@ class AnsweredByRouteFilterTest extends IngestorTestSupport {
 
     @Test
     void theFilterEndsOnlyAnAnsweredDispatchAndLetsAFailedResultThrough() throws Exception {
-        HandlerMethod route = handler((PlatformHttpConsumer) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {PlatformHttpConsumer.class}, (proxy, method, args) -> null));
+        HandlerMethod route = routeHandler();
         AnsweredByRouteFilter filter = new AnsweredByRouteFilter();
 
         MockHttpServletRequest answered = request(route);
@@ -129,6 +126,12 @@ class AnsweredByRouteFilterTest extends IngestorTestSupport {
     private double answered(String status) {
         return meters.find("http.server.requests").tag("method", "POST").tag("status", status).timers().stream()
                 .mapToDouble(timer -> timer.count()).sum();
+    }
+
+    /** A handler whose bean is a Camel platform-http consumer, as CamelRequestHandlerMapping registers them. */
+    private static HandlerMethod routeHandler() {
+        return handler(Proxy.newProxyInstance(AnsweredByRouteFilterTest.class.getClassLoader(),
+                new Class<?>[] {PlatformHttpConsumer.class}, (proxy, method, args) -> null));
     }
 
     private static HandlerMethod handler(Object bean) {
