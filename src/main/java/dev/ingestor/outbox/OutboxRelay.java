@@ -68,9 +68,12 @@ public class OutboxRelay {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(1, properties.getOutbox().getMaxEventSize().toBytes()));
     }
 
-    /** Sends {@code events} and settles each; returns how many were acknowledged. */
+    /** Sends {@code events} and settles each; returns how many were acknowledged (0 for no events). */
     public int publish(List<OutboxEvent> events, @ExchangeProperty("IngestorOutboxTopic") String topic,
                        @ExchangeProperty(ENDPOINT) String endpointUri) throws Exception {
+        if (events.isEmpty()) {
+            return 0;
+        }
         AsyncProducer producer = producer(endpointUri);
         Endpoint endpoint = producer.getEndpoint();
         List<Exchange> sent = new ArrayList<>(events.size());
