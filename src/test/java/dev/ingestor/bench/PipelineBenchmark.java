@@ -48,6 +48,8 @@ class PipelineBenchmark {
 
     /** Records per second end to end of each run so far, by name, for the ratios at the end. */
     private static final java.util.Map<String, Double> END_TO_END = new java.util.LinkedHashMap<>();
+    /** Rows PostgreSQL wrote per record in each run, for the bound they set at the end. */
+    private static final java.util.Map<String, Double> ROWS_PER_RECORD = new java.util.LinkedHashMap<>();
 
     private static final Path WORK = work();
     private static final Path INBOX = WORK.resolve("inbox");
@@ -80,8 +82,9 @@ class PipelineBenchmark {
     @Test
     @Order(1)
     void oneMillionLineFile() throws Exception {
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
         Path staging = Files.createDirectories(WORK.resolve("staging"));
+        warmUp(staging);
+        emptyTables();
         Path file = write(staging.resolve("million.csv"), 0, 1_000_000);
         run("1 file x 1,000,000 lines (" + Files.size(file) / (1024 * 1024) + " MiB)", List.of(file), 1_000_000);
     }
@@ -89,13 +92,42 @@ class PipelineBenchmark {
     @Test
     @Order(2)
     void thousandFilesOfThousandLines() throws Exception {
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
+        emptyTables();
         Path staging = Files.createDirectories(WORK.resolve("staging-1000"));
         List<Path> files = new ArrayList<>();
         for (int f = 0; f < 1000; f++) {
             files.add(write(staging.resolve("advice-" + f + ".csv"), 2_000_000 + f * 1000L, 1000));
         }
         run("1,000 files x 1,000 lines", files, 1_000_000);
+    }
+
+    /**
+     * The first run of a fresh JVM pays for its JIT: in the 1,000,000-record run the compiler threads took about a
+     * third of this JVM's CPU (a JFR recording's per-thread load), on the same two cores as the pipeline. So one
+     * file of -Dbench.warm-up-records (200,000; 0 to measure cold) other records goes through the same
+     * pipeline first, not counted, and the tables are emptied after it: the measured run starts where it did.
+     */
+    private void warmUp(Path staging) throws Exception {
+        int records = Integer.getInteger("bench.warm-up-records", 200_000);
+        if (records <= 0) {
+            return;
+        }
+        emptyTables();
+        Path file = write(staging.resolve("warm-up.csv"), 9_000_000, records);
+        MachineStats before = MachineStats.now();
+        long start = System.nanoTime();
+        Files.move(file, Files.createDirectories(INBOX.resolve("ACME")).resolve(file.getFileName()));
+        awaitCompleted(1, Duration.ofMillis(200));
+        long published = awaitPublished(Duration.ofMillis(200));
+        String line = String.format(java.util.Locale.ROOT, "warm-up, not counted: 1 file x %,d lines, %,.0f records/s end to end",
+                records, records / ((published - start) / 1e9));
+        line += System.lineSeparator() + "  " + MachineStats.between(before, MachineStats.now());
+        System.out.println("BENCHMARK " + line);
+        append(line);
+    }
+
+    private void emptyTables() {
+        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
     }
 
     /**
@@ -106,7 +138,7 @@ class PipelineBenchmark {
     @Test
     @Order(3)
     void fiveThousandOneRecordJobs() throws Exception {
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
+        emptyTables();
         int jobs = Integer.getInteger("bench.small-jobs", 5000);
         Path staging = Files.createDirectories(WORK.resolve("staging-small"));
         List<Path> files = new ArrayList<>();
@@ -126,6 +158,7 @@ class PipelineBenchmark {
                 jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'RECEIVED'", Long.class) == jobs);
         Thread.sleep(2000); // the file consumer's last moves and the relay idle: only the pipeline is measured
         MachineStats before = MachineStats.now();
+        ThreadCpu threadsBefore = ThreadCpu.now();
         GroupCounts groupsBefore = GroupCounts.now(meters);
         long start = System.nanoTime();
         for (String worker : workers) {
@@ -143,6 +176,7 @@ class PipelineBenchmark {
                         + " CPU per job %.2f ms in this JVM + %.2f ms in PostgreSQL = %.2f ms",
                 jobs, workers.size(), toCompleted, jobs / toCompleted, toPublished, jobs / toPublished, jvm, pg, jvm + pg);
         line += System.lineSeparator() + "  " + MachineStats.between(before, after);
+        line += System.lineSeparator() + "  " + ThreadCpu.perUnit(threadsBefore, ThreadCpu.now(), jobs, "job");
         line += System.lineSeparator() + "  " + GroupCounts.now(meters).since(groupsBefore, jobs);
         System.out.println("BENCHMARK " + line);
         append(line);
@@ -165,9 +199,12 @@ class PipelineBenchmark {
                 + " statement, one commit each, one connection) %,.0f; Kafka records/s (300 bytes, keyed, acks=all, one"
                 + " idempotent producer) %,.0f; single-row INSERT commits/s (synchronous_commit=on) %,.0f", rows, events, commits));
         lines.add("  during the machine limits: " + MachineStats.between(before, MachineStats.now()));
+        // each row a record costs is at least one indexed row of the machine's rate, on one of the two cores
         END_TO_END.forEach((name, rate) -> lines.add(String.format(java.util.Locale.ROOT,
-                "  %s: %,.0f records/s end to end = %.2f of the indexed-row rate, %.2f of the Kafka rate",
-                name, rate, rate / rows, rate / events)));
+                "  %s: %,.0f records/s end to end = %.2f of the indexed-row rate, %.2f of the Kafka rate;"
+                        + " %.2f rows written per record, so one core of PostgreSQL writing nothing else tops out near %,.0f records/s",
+                name, rate, rate / rows, rate / events, ROWS_PER_RECORD.getOrDefault(name, 0.0),
+                rows / Math.max(1e-9, ROWS_PER_RECORD.getOrDefault(name, 0.0)))));
         for (String line : lines) {
             System.out.println("BENCHMARK " + line);
         }
@@ -186,6 +223,8 @@ class PipelineBenchmark {
                 ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), Math::max),
                 0, 20, java.util.concurrent.TimeUnit.MILLISECONDS);
         MachineStats before = MachineStats.now();
+        ThreadCpu threadsBefore = ThreadCpu.now();
+        long rowsBefore = rowsWritten();
         long start = System.nanoTime();
         Path acme = Files.createDirectories(INBOX.resolve("ACME"));
         for (Path file : files) {
@@ -198,6 +237,7 @@ class PipelineBenchmark {
             throw new IllegalStateException(events + " events published, " + records + " expected");
         }
         MachineStats after = MachineStats.now();
+        ThreadCpu threadsAfter = ThreadCpu.now();
         sampler.shutdownNow();
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         double toCompleted = (completed - start) / 1e9;
@@ -208,9 +248,25 @@ class PipelineBenchmark {
                 name, records, toCompleted, records / toCompleted, toPublished, records / toPublished,
                 sampled.get() / (1024 * 1024), peak / (1024 * 1024), Runtime.getRuntime().maxMemory() / (1024 * 1024));
         line += System.lineSeparator() + "  " + MachineStats.between(before, after);
+        line += System.lineSeparator() + "  " + ThreadCpu.perUnit(threadsBefore, threadsAfter, records, "record");
+        double rows = (rowsWritten() - rowsBefore) / (double) records;
+        line += System.lineSeparator() + String.format(java.util.Locale.ROOT, "  PostgreSQL CPU-µs per record %.1f;"
+                + " rows written per record %.2f (inserted, updated or deleted, every table)",
+                (after.postgresTicks - before.postgresTicks) * 1e4 / records, rows);
         System.out.println("BENCHMARK " + line);
         END_TO_END.put(name, records / toPublished);
+        ROWS_PER_RECORD.put(name, rows);
         append(line);
+    }
+
+    /**
+     * Rows inserted, updated and deleted so far in every table of this database, as PostgreSQL's statistics count
+     * them (a transaction's counts arrive when it ends, within half a second). Waits for them to settle first.
+     */
+    private long rowsWritten() throws InterruptedException {
+        Thread.sleep(1000);
+        Long rows = jdbc.queryForObject("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables", Long.class);
+        return rows == null ? 0 : rows;
     }
 
     /** Waits until {@code jobs} jobs are COMPLETED and answers when (System.nanoTime). */
