@@ -338,6 +338,13 @@ public class IngestorProperties {
         private Duration inFlightLease = Duration.ofMinutes(1);
         /** Seconds a caller is asked to wait (Retry-After) on 409 in flight and 503 transient failures. */
         private int retryAfterSeconds = 5;
+        /**
+         * How long a repeated push of a finished job may be answered with the job as this instance last read it
+         * (state, counts; the duplicate count stays exact for this instance's arrivals) instead of reading it
+         * again. An operator action on this instance ends it at once, on another within this time; 0 reads the
+         * job for every repeated push.
+         */
+        private Duration duplicateAnswerMaxAge = Duration.ofSeconds(10);
 
         public DataSize getMaxFileSize() { return maxFileSize; }
         public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
@@ -349,6 +356,8 @@ public class IngestorProperties {
         public void setInFlightLease(Duration inFlightLease) { this.inFlightLease = inFlightLease; }
         public int getRetryAfterSeconds() { return retryAfterSeconds; }
         public void setRetryAfterSeconds(int retryAfterSeconds) { this.retryAfterSeconds = retryAfterSeconds; }
+        public Duration getDuplicateAnswerMaxAge() { return duplicateAnswerMaxAge; }
+        public void setDuplicateAnswerMaxAge(Duration duplicateAnswerMaxAge) { this.duplicateAnswerMaxAge = duplicateAnswerMaxAge; }
 
         private final Limits limits = new Limits();
         public Limits getLimits() { return limits; }

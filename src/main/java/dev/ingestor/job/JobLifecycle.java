@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 import dev.ingestor.config.IngestorProperties;
@@ -12,6 +13,8 @@ import dev.ingestor.outbox.NotificationWriter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -73,6 +76,9 @@ public class JobLifecycle {
      * instance, so the state is what tells this worker's run from a sibling worker's takeover. Parameters: id, owner.
      */
     private static final String HELD_IN_VALIDATION = " WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING'";
+
+    /** This instance's operator transitions out of rest, each counted once committed ({@link #sentBackToWork}). */
+    private final AtomicLong sentBackToWork = new AtomicLong();
 
     private final JdbcTemplate jdbc;
     private final NotificationWriter notifications;
@@ -339,7 +345,7 @@ public class JobLifecycle {
             if (moved == 1) {
                 jdbc.update("DELETE FROM job_record WHERE job_id = ?", jobId);
             }
-            return moved == 1;
+            return sentBack(moved == 1);
         }));
     }
 
@@ -349,9 +355,9 @@ public class JobLifecycle {
      * or no records), or is unknown.
      */
     public boolean reprocess(UUID jobId) {
-        return jdbc.update("UPDATE import_job SET state = 'PROCESSING', records_done = 0, accepted = 0, updated = 0,"
+        return sentBack(jdbc.update("UPDATE import_job SET state = 'PROCESSING', records_done = 0, accepted = 0, updated = 0,"
                 + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
-                + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE), jobId) == 1;
+                + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE), jobId) == 1);
     }
 
     /** A FAILED job and the stage its last dead letter names. */
@@ -372,12 +378,39 @@ public class JobLifecycle {
      */
     public boolean resumeAfterDeadLetter(UUID jobId, String stage) {
         if ("processing".equals(stage)) {
-            return jdbc.update("UPDATE import_job SET state = 'PROCESSING', error = NULL, lease_owner = NULL, lease_until = NULL,"
-                    + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0", jobId) == 1;
+            return sentBack(jdbc.update("UPDATE import_job SET state = 'PROCESSING', error = NULL, lease_owner = NULL, lease_until = NULL,"
+                    + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0", jobId) == 1);
         }
-        return jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
+        return sentBack(jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
                 + " quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0,"
-                + " takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1;
+                + " takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1);
+    }
+
+    /**
+     * How many times this instance has sent a job at rest back to work, each counted once its transaction
+     * committed. Whoever keeps a job at rest as it read it (a repeated push's answer, {@code DuplicatePushCounts})
+     * notes this before the read and drops its copy as soon as it has moved; another instance's operators reach
+     * it only through the database.
+     */
+    public long sentBackToWork() {
+        return sentBackToWork.get();
+    }
+
+    /** Counts a job sent back to work after the surrounding transaction commits (at once outside one). */
+    private boolean sentBack(boolean moved) {
+        if (moved) {
+            if (TransactionSynchronizationManager.isSynchronizationActive()) {
+                TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                    @Override
+                    public void afterCommit() {
+                        sentBackToWork.incrementAndGet();
+                    }
+                });
+            } else {
+                sentBackToWork.incrementAndGet();
+            }
+        }
+        return moved;
     }
 
     /** {@code ('A', 'B')} in declaration order: enum names, so safe to write into the statement. */

@@ -1,6 +1,7 @@
 package dev.ingestor.source;
 
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,11 +12,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
+import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
+import dev.ingestor.job.JobLifecycle;
 
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
@@ -33,6 +37,13 @@ import org.springframework.stereotype.Component;
  * <p>The job a repeated push is answered with carries the count as it will be once written (the row's plus
  * this instance's unwritten ones): a batch is written while no answer is being made, so none is counted
  * twice or missed. Arrivals at another instance show once that instance has written them.
+ *
+ * <p>A job at rest changes only when an operator sends it back to work, so its row, once read, answers the
+ * repeated pushes of the next {@code ingestor.http.duplicate-answer-max-age} without being read again, its count
+ * carried on by the arrivals here. The copy is dropped as soon as this instance sends any job back to work
+ * ({@link JobLifecycle#sentBackToWork}); another instance's operator action shows once it is older than that.
+ * Retention cannot take the job away meanwhile: a copy is kept only of a job that stays well within
+ * {@code ingestor.retention.job-max-age} for longer than it is kept.
  */
 @Component
 public class DuplicatePushCounts {
@@ -47,8 +58,24 @@ public class DuplicatePushCounts {
         }
     }
 
+    /** Most jobs at rest kept as read; beyond, a repeated push reads its job as before. */
+    static final int MAX_KEPT = 20_000;
+    /** How far a kept job stays from the retention age, besides its time kept: clocks of instances differ a little. */
+    private static final Duration RETENTION_MARGIN = Duration.ofMinutes(10);
+
+    /**
+     * A job at rest as read: with the count it had then (the row's and the unwritten ones here), the arrivals here
+     * since, the moment it was read and the operator transitions this instance had made before it was read.
+     */
+    private record Kept(ImportJob job, int countWhenRead, AtomicInteger since, long readAt, long sentBackBefore) {
+    }
+
     private final JdbcTemplate jdbc;
     private final ImportJobStore jobs;
+    private final JobLifecycle lifecycle;
+    private final long keepNanos;
+    private final Duration jobMaxAge;
+    private final Map<UUID, Kept> kept = new ConcurrentHashMap<>();
     /** Answers share it; a batch being written takes it alone. */
     private final ReadWriteLock writing = new ReentrantReadWriteLock();
     private final Map<UUID, Pending> pending = new ConcurrentHashMap<>();
@@ -58,9 +85,12 @@ public class DuplicatePushCounts {
         return thread;
     });
 
-    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs) {
+    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, IngestorProperties properties) {
         this.jdbc = jdbc;
         this.jobs = jobs;
+        this.lifecycle = lifecycle;
+        this.keepNanos = Math.max(0, properties.getHttp().getDuplicateAnswerMaxAge().toNanos());
+        this.jobMaxAge = properties.getRetention().getJobMaxAge();
         flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -71,18 +101,61 @@ public class DuplicatePushCounts {
     public Optional<ImportJob> arrival(UUID jobId, String key, Instant seen) {
         writing.readLock().lock();
         try {
+            long now = System.nanoTime();
+            Kept copy = kept.get(jobId);
+            if (copy != null && key.equals(String.valueOf(copy.job().key())) && current(copy, now)) {
+                pending.merge(jobId, new Pending(1, seen), Pending::plus);
+                return Optional.of(withCount(copy.job(), copy.countWhenRead() + copy.since().incrementAndGet(), seen));
+            }
+            long sentBackBefore = lifecycle.sentBackToWork();
             Optional<ImportJob> row = jobs.find(jobId).filter(j -> key.equals(String.valueOf(j.key())) && j.requestKey() == null);
             if (row.isEmpty()) {
+                kept.remove(jobId);
                 return row;
             }
             int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
             ImportJob job = row.get();
-            return Optional.of(new ImportJob(job.id(), job.supplier(), job.state(), job.key(), job.fileName(), job.size(),
-                    job.source(), job.receivedAt(), job.updatedAt(), job.duplicateCount() + unwritten, seen, job.counts(),
-                    job.error(), job.recordsDone(), job.requestKey(), job.format(), job.submittedBy()));
+            int count = job.duplicateCount() + unwritten;
+            if (keepable(job, seen)) {
+                kept.put(jobId, new Kept(job, count, new AtomicInteger(), now, sentBackBefore));
+            } else {
+                kept.remove(jobId);
+            }
+            return Optional.of(withCount(job, count, seen));
         } finally {
             writing.readLock().unlock();
         }
+    }
+
+    /**
+     * Drops every job kept as read, so the next repeated push of each reads its row: for jobs deleted other than
+     * by retention (by hand in the database, or a test emptying the tables), which the retention guard cannot see.
+     */
+    public void forgetKeptJobs() {
+        kept.clear();
+    }
+
+    /** A copy still answers: young enough, and no job sent back to work here since it was read. */
+    private boolean current(Kept copy, long now) {
+        return now - copy.readAt() < keepNanos && lifecycle.sentBackToWork() == copy.sentBackBefore();
+    }
+
+    /** At rest, room left, and far enough from the retention age that no retention run can delete it while kept. */
+    private boolean keepable(ImportJob job, Instant now) {
+        if (keepNanos == 0 || !job.state().isAtRest() || kept.size() >= MAX_KEPT) {
+            return false;
+        }
+        if (jobMaxAge.isZero() || jobMaxAge.isNegative()) {
+            return true; // retention keeps jobs for ever
+        }
+        Instant deletableFrom = job.updatedAt().plus(jobMaxAge);
+        return now.plusNanos(keepNanos).plus(RETENTION_MARGIN).isBefore(deletableFrom);
+    }
+
+    private static ImportJob withCount(ImportJob job, int duplicateCount, Instant seen) {
+        return new ImportJob(job.id(), job.supplier(), job.state(), job.key(), job.fileName(), job.size(),
+                job.source(), job.receivedAt(), job.updatedAt(), duplicateCount, seen, job.counts(),
+                job.error(), job.recordsDone(), job.requestKey(), job.format(), job.submittedBy());
     }
 
     /** Arrivals of the job counted here and not written yet. */
@@ -130,6 +203,8 @@ public class DuplicatePushCounts {
     }
 
     private void flushQuietly() {
+        long now = System.nanoTime();
+        kept.values().removeIf(copy -> !current(copy, now));
         try {
             flush();
         } catch (RuntimeException e) {

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.CommittedKeys;
 import dev.ingestor.intake.ContentKey;
 import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,8 @@ class KnownContentPushTest extends IngestorTestSupport {
     CommittedKeys committedKeys;
     @Autowired
     RawStore rawStore;
+    @Autowired
+    JobLifecycle lifecycle;
 
     @BeforeEach
     void clean() {
@@ -118,6 +121,46 @@ class KnownContentPushTest extends IngestorTestSupport {
         HttpResponse<String> retry = push(body, "retry.csv");
         assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
         assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aFinishedJobIsAnsweredAsReadUntilThisInstanceSendsAJobBackToWork() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "kept.csv").body()).get("id").asText();
+        awaitSettled();
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asText()).isEqualTo("kept.csv");
+
+        // changed behind the instance's back: the finished job's answer comes from the row as read, not read again
+        jdbc.update("UPDATE import_job SET file_name = 'changed-behind.csv' WHERE id = ?::uuid", id);
+        JsonNode second = mapper.readTree(push(body, "kept.csv").body());
+        assertThat(second.get("fileName").asText()).isEqualTo("kept.csv");
+        assertThat(second.get("duplicateCount").asInt()).as("the count goes on with the arrivals").isEqualTo(2);
+        assertThat(second.get("state").asText()).isEqualTo("COMPLETED");
+
+        // an operator sends the job round again here: the next answer reads it
+        assertThat(lifecycle.reprocess(UUID.fromString(id))).isTrue();
+        JsonNode third = mapper.readTree(push(body, "kept.csv").body());
+        assertThat(third.get("fileName").asText()).isEqualTo("changed-behind.csv");
+        assertThat(third.get("duplicateCount").asInt()).isEqualTo(3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
+                "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 3);
+    }
+
+    @Test
+    void aFinishedJobNearItsRetentionAgeIsReadForEveryRepeatedPush() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "old.csv").body()).get("id").asText();
+        awaitSettled();
+        // a job retention may delete within minutes (ingestor.retention.job-max-age, 365 days)
+        jdbc.update("UPDATE import_job SET updated_at = now() - interval '365 days' + interval '5 minutes' WHERE id = ?::uuid", id);
+        assertThat(push(body, "old.csv").statusCode()).isEqualTo(200);
+
+        jdbc.update("UPDATE import_job SET file_name = 'changed-behind.csv' WHERE id = ?::uuid", id);
+        assertThat(mapper.readTree(push(body, "old.csv").body()).get("fileName").asText()).isEqualTo("changed-behind.csv");
+        // and once retention has taken it, its content is new again
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", id);
+        jdbc.update("DELETE FROM content_key WHERE key = ?", key(body));
+        assertThat(push(body, "old.csv").statusCode()).isEqualTo(202);
     }
 
     @Test

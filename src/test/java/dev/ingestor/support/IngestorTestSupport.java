@@ -13,10 +13,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
+import dev.ingestor.source.DuplicatePushCounts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -47,6 +49,8 @@ public abstract class IngestorTestSupport {
     protected CamelContext camelContext;
     @Autowired
     protected ProducerTemplate producer;
+    @Autowired
+    private ObjectProvider<DuplicatePushCounts> duplicatePushCounts;
     @LocalServerPort
     protected int port;
 
@@ -171,6 +175,8 @@ public abstract class IngestorTestSupport {
         for (int attempt = 1; ; attempt++) {
             try {
                 jdbc.execute("TRUNCATE " + String.join(", ", TABLES));
+                // the jobs this instance kept as read for repeated pushes are gone with the tables
+                duplicatePushCounts.ifAvailable(DuplicatePushCounts::forgetKeptJobs);
                 return;
             } catch (org.springframework.dao.PessimisticLockingFailureException e) {
                 if (attempt == 10) {
