@@ -340,9 +340,9 @@ public class IngestorProperties {
         private int retryAfterSeconds = 5;
         /**
          * How long a repeated push of a finished job may be answered with the job as this instance last read it
-         * (state, counts; the duplicate count stays exact for this instance's arrivals) instead of reading it
-         * again. An operator action on this instance ends it at once, on another within this time; 0 reads the
-         * job for every repeated push.
+         * (state, counts; the duplicate count carried on by the repeats answered here) instead of reading it
+         * again. An operator action on this instance ends it at once; one on another instance, and duplicates
+         * counted elsewhere, show within this time; 0 reads the job for every repeated push.
          */
         private Duration duplicateAnswerMaxAge = Duration.ofSeconds(10);
 

@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -38,12 +39,14 @@ import org.springframework.stereotype.Component;
  * this instance's unwritten ones): a batch is written while no answer is being made, so none is counted
  * twice or missed. Arrivals at another instance show once that instance has written them.
  *
- * <p>A job at rest changes only when an operator sends it back to work, so its row, once read, answers the
- * repeated pushes of the next {@code ingestor.http.duplicate-answer-max-age} without being read again, its count
- * carried on by the arrivals here. The copy is dropped as soon as this instance sends any job back to work
- * ({@link JobLifecycle#sentBackToWork}); another instance's operator action shows once it is older than that.
- * Retention cannot take the job away meanwhile: a copy is kept only of a job that stays well within
- * {@code ingestor.retention.job-max-age} for longer than it is kept.
+ * <p>A job at rest leaves its state only when an operator sends it back to work, so its row, once read, answers
+ * the repeated pushes of the next {@code ingestor.http.duplicate-answer-max-age} without being read again, its
+ * count carried on by the arrivals here (the row's count when read, what this instance wrote of its arrivals
+ * since, and what it has not written yet). The copy is dropped as soon as this instance sends any job back to
+ * work ({@link JobLifecycle#sentBackToWork}); another instance's operator action, and duplicates counted on the
+ * row by others (other instances, intake), show once it is older than that. Retention cannot take the job away
+ * meanwhile: a copy is kept only of a job that stays well within {@code ingestor.retention.job-max-age} for
+ * longer than it is kept (every instance with the same age, clocks within {@link #RETENTION_MARGIN}).
  */
 @Component
 public class DuplicatePushCounts {
@@ -58,16 +61,18 @@ public class DuplicatePushCounts {
         }
     }
 
-    /** Most jobs at rest kept as read; beyond, a repeated push reads its job as before. */
+    /** Most jobs kept as read; beyond, a repeated push reads its job as before. */
     static final int MAX_KEPT = 20_000;
     /** How far a kept job stays from the retention age, besides its time kept: clocks of instances differ a little. */
     private static final Duration RETENTION_MARGIN = Duration.ofMinutes(10);
 
     /**
-     * A job at rest as read: with the count it had then (the row's and the unwritten ones here), the arrivals here
-     * since, the moment it was read and the operator transitions this instance had made before it was read.
+     * A job as read, at rest ({@code job} null when it was not: a later answer reads it again): with the row's count
+     * then, what this instance has written of its arrivals since, the moment it was read, the operator transitions
+     * this instance had made before, and the order of the read among all reads here (an earlier read that ends
+     * later never replaces what a later one saw).
      */
-    private record Kept(ImportJob job, int countWhenRead, AtomicInteger since, long readAt, long sentBackBefore) {
+    private record Kept(ImportJob job, int rowCount, AtomicInteger writtenSince, long readAt, long sentBackBefore, long read) {
     }
 
     private final JdbcTemplate jdbc;
@@ -76,6 +81,7 @@ public class DuplicatePushCounts {
     private final long keepNanos;
     private final Duration jobMaxAge;
     private final Map<UUID, Kept> kept = new ConcurrentHashMap<>();
+    private final AtomicLong reads = new AtomicLong();
     /** Answers share it; a batch being written takes it alone. */
     private final ReadWriteLock writing = new ReentrantReadWriteLock();
     private final Map<UUID, Pending> pending = new ConcurrentHashMap<>();
@@ -103,10 +109,11 @@ public class DuplicatePushCounts {
         try {
             long now = System.nanoTime();
             Kept copy = kept.get(jobId);
-            if (copy != null && key.equals(String.valueOf(copy.job().key())) && current(copy, now)) {
-                pending.merge(jobId, new Pending(1, seen), Pending::plus);
-                return Optional.of(withCount(copy.job(), copy.countWhenRead() + copy.since().incrementAndGet(), seen));
+            if (copy != null && copy.job() != null && key.equals(String.valueOf(copy.job().key())) && current(copy, now)) {
+                int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
+                return Optional.of(withCount(copy.job(), copy.rowCount() + copy.writtenSince().get() + unwritten, seen));
             }
+            long read = reads.incrementAndGet();
             long sentBackBefore = lifecycle.sentBackToWork();
             Optional<ImportJob> row = jobs.find(jobId).filter(j -> key.equals(String.valueOf(j.key())) && j.requestKey() == null);
             if (row.isEmpty()) {
@@ -115,13 +122,14 @@ public class DuplicatePushCounts {
             }
             int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
             ImportJob job = row.get();
-            int count = job.duplicateCount() + unwritten;
-            if (keepable(job, seen)) {
-                kept.put(jobId, new Kept(job, count, new AtomicInteger(), now, sentBackBefore));
+            if (keepNanos > 0 && kept.size() < MAX_KEPT) {
+                Kept fresh = new Kept(keepable(job, seen) ? job : null, job.duplicateCount(), new AtomicInteger(), now,
+                        sentBackBefore, read);
+                kept.merge(jobId, fresh, (older, newer) -> older.read() > newer.read() ? older : newer);
             } else {
                 kept.remove(jobId);
             }
-            return Optional.of(withCount(job, count, seen));
+            return Optional.of(withCount(job, job.duplicateCount() + unwritten, seen));
         } finally {
             writing.readLock().unlock();
         }
@@ -140,9 +148,9 @@ public class DuplicatePushCounts {
         return now - copy.readAt() < keepNanos && lifecycle.sentBackToWork() == copy.sentBackBefore();
     }
 
-    /** At rest, room left, and far enough from the retention age that no retention run can delete it while kept. */
+    /** At rest, and far enough from the retention age that no retention run can delete it while kept. */
     private boolean keepable(ImportJob job, Instant now) {
-        if (keepNanos == 0 || !job.state().isAtRest() || kept.size() >= MAX_KEPT) {
+        if (!job.state().isAtRest()) {
             return false;
         }
         if (jobMaxAge.isZero() || jobMaxAge.isNegative()) {
@@ -198,6 +206,13 @@ public class DuplicatePushCounts {
         } catch (RuntimeException e) {
             taken.forEach(t -> pending.merge(t.getKey(), t.getValue(), Pending::plus));
             throw e;
+        }
+        // the rows now hold these arrivals, which the copies read before did not see (no answer is being made)
+        for (Map.Entry<UUID, Pending> t : taken) {
+            Kept copy = kept.get(t.getKey());
+            if (copy != null) {
+                copy.writtenSince().addAndGet(t.getValue().count());
+            }
         }
         return taken.stream().mapToInt(t -> t.getValue().count()).sum();
     }

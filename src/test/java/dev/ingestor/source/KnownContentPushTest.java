@@ -137,13 +137,41 @@ class KnownContentPushTest extends IngestorTestSupport {
         assertThat(second.get("duplicateCount").asInt()).as("the count goes on with the arrivals").isEqualTo(2);
         assertThat(second.get("state").asText()).isEqualTo("COMPLETED");
 
-        // an operator sends the job round again here: the next answer reads it
+        // an operator sends the job round again here (reprocess: one statement, no transaction of its own): the
+        // next answer reads it
         assertThat(lifecycle.reprocess(UUID.fromString(id))).isTrue();
         JsonNode third = mapper.readTree(push(body, "kept.csv").body());
         assertThat(third.get("fileName").asText()).isEqualTo("changed-behind.csv");
         assertThat(third.get("duplicateCount").asInt()).isEqualTo(3);
+
+        // the same once more through a transition counted after its transaction commits (revalidate)
+        awaitSettled();
+        assertThat(push(body, "kept.csv").statusCode()).isEqualTo(200);
+        jdbc.update("UPDATE import_job SET file_name = 'changed-again.csv' WHERE id = ?::uuid", id);
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asText()).isEqualTo("changed-behind.csv");
+        assertThat(lifecycle.revalidate(UUID.fromString(id))).isTrue();
+        JsonNode sixth = mapper.readTree(push(body, "kept.csv").body());
+        assertThat(sixth.get("fileName").asText()).isEqualTo("changed-again.csv");
+        assertThat(sixth.get("duplicateCount").asInt()).as("exact across the copies and the batches written").isEqualTo(6);
         await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
-                "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 3);
+                "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 6);
+    }
+
+    @Test
+    void aJobAWorkerHoldsIsReadForEveryRepeatedPush() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "held.csv").body()).get("id").asText();
+        awaitSettled();
+        // as if a worker of another instance held it in processing for the next hour
+        jdbc.update("UPDATE import_job SET state = 'PROCESSING', lease_owner = 'another-instance',"
+                + " lease_until = now() + interval '1 hour' WHERE id = ?::uuid", id);
+        assertThat(mapper.readTree(push(body, "held.csv").body()).get("state").asText()).isEqualTo("PROCESSING");
+
+        jdbc.update("UPDATE import_job SET state = 'COMPLETED', lease_owner = NULL, lease_until = NULL,"
+                + " file_name = 'finished-behind.csv' WHERE id = ?::uuid", id);
+        JsonNode after = mapper.readTree(push(body, "held.csv").body());
+        assertThat(after.get("state").asText()).isEqualTo("COMPLETED");
+        assertThat(after.get("fileName").asText()).isEqualTo("finished-behind.csv");
     }
 
     @Test
