@@ -10,6 +10,8 @@ final class SmallFilePhase {
     long end;
     boolean complete;
     long first;
+    /** The JIT's compiling time during the phase as a share of its wall time. */
+    double jitShare;
     final long[] thresholds = new long[4];
     private static final double[] FRACTIONS = {0.1, 0.5, 0.9, 1.0};
 
