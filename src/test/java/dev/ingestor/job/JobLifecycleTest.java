@@ -319,7 +319,8 @@ class JobLifecycleTest extends IngestorTestSupport {
      * Rolled back at the end. Returns the job afterwards, with its record count.
      */
     private Map<String, Object> run(Start start, Function<UUID, Boolean> transition, boolean expected) {
-        return new TransactionTemplate(transactionManager).execute(status -> {
+        long sentBack = lifecycle.sentBackToWork();
+        Map<String, Object> result = new TransactionTemplate(transactionManager).execute(status -> {
             status.setRollbackOnly();
             UUID id = insert(start);
             Map<String, Object> before = row(id);
@@ -332,6 +333,35 @@ class JobLifecycleTest extends IngestorTestSupport {
                 assertThat(after).as(start + " untouched").isEqualTo(before);
             }
             return after;
+        });
+        assertThat(lifecycle.sentBackToWork()).as(start + ": a transition rolled back is not counted as sent back to work")
+                .isEqualTo(sentBack);
+        return result;
+    }
+
+    /**
+     * What a repeated push's kept answer relies on (DuplicatePushCounts): every operator transition out of rest is
+     * counted once its transaction commits, not before. Each job is deleted in the same transaction, so no stage
+     * worker ever sees it.
+     */
+    @Test
+    void everyOperatorTransitionOutOfRestIsCountedOnceItsTransactionCommits() {
+        Map<String, Function<UUID, Boolean>> transitions = new java.util.LinkedHashMap<>();
+        transitions.put("revalidate", lifecycle::revalidate);
+        transitions.put("reprocess", lifecycle::reprocess);
+        transitions.put("resume processing", id -> lifecycle.resumeAfterDeadLetter(id, "processing"));
+        transitions.put("resume validation", id -> lifecycle.resumeAfterDeadLetter(id, "validation"));
+        transitions.forEach((name, transition) -> {
+            long before = lifecycle.sentBackToWork();
+            new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+                UUID id = insert(new Start(JobState.FAILED, null, 5));
+                assertThat(transition.apply(id)).as(name).isTrue();
+                assertThat(lifecycle.sentBackToWork()).as(name + ", before its commit").isEqualTo(before);
+                jdbc.update("DELETE FROM import_job WHERE id = ?", id);
+                jdbc.update("DELETE FROM content_key k WHERE k.created_by = 'test'"
+                        + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k.key)");
+            });
+            assertThat(lifecycle.sentBackToWork()).as(name + ", after its commit").isEqualTo(before + 1);
         });
     }
 
