@@ -109,13 +109,13 @@ public class DuplicatePushCounts {
         try {
             long now = System.nanoTime();
             Kept copy = kept.get(jobId);
-            if (copy != null && copy.job() != null && key.equals(String.valueOf(copy.job().key())) && current(copy, now)) {
+            if (copy != null && copy.job() != null && answers(copy.job(), key) && current(copy, now)) {
                 int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
                 return Optional.of(withCount(copy.job(), copy.rowCount() + copy.writtenSince().get() + unwritten, seen));
             }
             long read = reads.incrementAndGet();
             long sentBackBefore = lifecycle.sentBackToWork();
-            Optional<ImportJob> row = jobs.find(jobId).filter(j -> key.equals(String.valueOf(j.key())) && j.requestKey() == null);
+            Optional<ImportJob> row = jobs.find(jobId).filter(j -> answers(j, key));
             if (row.isEmpty()) {
                 kept.remove(jobId);
                 return row;
@@ -141,6 +141,11 @@ public class DuplicatePushCounts {
      */
     public void forgetKeptJobs() {
         kept.clear();
+    }
+
+    /** The job of these bytes: the key matches, and it is a file's job, not an item batch's (those have a request key). */
+    private static boolean answers(ImportJob job, String key) {
+        return key.equals(String.valueOf(job.key())) && job.requestKey() == null;
     }
 
     /** A copy still answers: young enough, and no job sent back to work here since it was read. */

@@ -16,7 +16,7 @@ import java.util.Locale;
 final class MachineStats {
 
     /** USER_HZ; 100 on every Linux this runs on in practice. */
-    private static final double TICKS_PER_SECOND = 100.0;
+    static final double TICKS_PER_SECOND = 100.0;
 
     final long wallNanos;
     /** user, nice, system, idle, iowait, irq, softirq, steal from the "cpu" line of /proc/stat; null when absent. */
@@ -97,6 +97,17 @@ final class MachineStats {
         return out.toString();
     }
 
+    /** The name in a /proc stat line (a process's, or a thread's: at most 15 characters). */
+    static String statName(String stat) {
+        return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    }
+
+    /** utime + stime of a /proc stat line, in ticks: fields 14 and 15, which are 11 and 12 after the ") ". */
+    static long statTicks(String stat) {
+        String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(rest[11]) + Long.parseLong(rest[12]);
+    }
+
     private static double pct(long part, long total) {
         return 100.0 * part / total;
     }
@@ -133,14 +144,9 @@ final class MachineStats {
             for (Path pid : pids) {
                 try {
                     String stat = Files.readString(pid.resolve("stat"));
-                    int open = stat.indexOf('(');
-                    int close = stat.lastIndexOf(')');
-                    if (!stat.substring(open + 1, close).equals("postgres")) {
-                        continue;
+                    if (statName(stat).equals("postgres")) {
+                        ticks += statTicks(stat);
                     }
-                    String[] rest = stat.substring(close + 2).split(" ");
-                    // fields 14 and 15 of stat (utime, stime) are 11 and 12 after the ") "
-                    ticks += Long.parseLong(rest[11]) + Long.parseLong(rest[12]);
                 } catch (IOException | RuntimeException e) {
                     // the process went away between listing and reading
                 }

@@ -22,8 +22,6 @@ import java.util.StringJoiner;
  */
 final class ThreadCpu {
 
-    private static final double TICKS_PER_SECOND = 100.0;
-
     /** ticks (utime + stime) by thread id, and each thread's group */
     private final Map<String, Long> ticks;
     private final Map<String, String> groups;
@@ -42,12 +40,8 @@ final class ThreadCpu {
                 for (Path id : ids) {
                     try {
                         String stat = Files.readString(id.resolve("stat"));
-                        int open = stat.indexOf('(');
-                        int close = stat.lastIndexOf(')');
-                        String[] rest = stat.substring(close + 2).split(" ");
-                        // fields 14 and 15 of stat (utime, stime) are 11 and 12 after the ") "
-                        ticks.put(id.getFileName().toString(), Long.parseLong(rest[11]) + Long.parseLong(rest[12]));
-                        groups.put(id.getFileName().toString(), group(stat.substring(open + 1, close)));
+                        ticks.put(id.getFileName().toString(), MachineStats.statTicks(stat));
+                        groups.put(id.getFileName().toString(), group(MachineStats.statName(stat)));
                     } catch (IOException | RuntimeException e) {
                         // the thread ended between listing and reading
                     }
@@ -87,7 +81,7 @@ final class ThreadCpu {
         }
         after.ticks.forEach((id, t) -> {
             long d = t - before.ticks.getOrDefault(id, 0L);
-            seconds.merge(after.groups.get(id), d / TICKS_PER_SECOND, Double::sum);
+            seconds.merge(after.groups.get(id), d / MachineStats.TICKS_PER_SECOND, Double::sum);
         });
         return seconds;
     }
