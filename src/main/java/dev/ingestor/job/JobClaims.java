@@ -216,25 +216,46 @@ public class JobClaims {
     }
 
     /**
-     * Records processing progress (records read so far, outcome counts added) and extends the lease; called
-     * inside the batch's transaction, so a lost lease rolls the batch back.
+     * Where a processing run of a job this instance holds starts: the committed checkpoint, read again under the
+     * lease (which it extends). Every run and every retry of the stage starts here, never from the job as it was
+     * claimed, so the batches an earlier attempt committed are never applied again. Throws
+     * {@link LeaseLostException} when the job is no longer this instance's to process.
      */
-    public void checkpoint(UUID jobId, long recordsDone, long accepted, long updated, long replayed) {
+    public long resumePoint(UUID jobId) {
+        List<Long> done = jdbc.queryForList("UPDATE import_job SET lease_until = now() + make_interval(secs => ?)"
+                + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' RETURNING records_done",
+                Long.class, leaseSeconds, jobId, owner);
+        if (done.isEmpty()) {
+            throw new LeaseLostException(jobId);
+        }
+        return done.get(0);
+    }
+
+    /**
+     * Records processing progress from {@code from} to {@code recordsDone} records read, adds the batch's outcome
+     * counts and extends the lease; called inside the batch's transaction. The checkpoint must still stand at
+     * {@code from}: it never moves backwards and no range of records is counted twice, whatever run of the job
+     * (a retry, a sibling worker's takeover) got there first. Otherwise, or with the lease lost, it throws and
+     * the batch rolls back.
+     */
+    public void checkpoint(UUID jobId, long from, long recordsDone, long accepted, long updated, long replayed) {
         int written = jdbc.update("UPDATE import_job SET records_done = ?, accepted = accepted + ?, updated = updated + ?,"
                         + " replayed = replayed + ?, lease_until = now() + make_interval(secs => ?), updated_at = now()"
-                        + " WHERE id = ? AND lease_owner = ?",
-                recordsDone, accepted, updated, replayed, leaseSeconds, jobId, owner);
+                        + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' AND records_done = ?",
+                recordsDone, accepted, updated, replayed, leaseSeconds, jobId, owner, from);
         if (written != 1) {
             throw new LeaseLostException(jobId);
         }
     }
 
     /**
-     * The processing stage applied the last batch of the job it holds: its checkpoint and {@link JobLifecycle#completed},
-     * guarded by this instance's lease, in the batch's transaction. False when the lease was lost.
+     * The processing stage applied the last batch of the job it holds: its checkpoint (from {@code from}, as
+     * {@link #checkpoint}) and {@link JobLifecycle#completed}, guarded by this instance's lease, in the batch's
+     * transaction. False when the lease was lost or the checkpoint moved.
      */
-    public boolean completed(UUID jobId, JobState end, long recordsDone, long accepted, long updated, long replayed) {
-        return lifecycle.completed(jobId, owner, end, recordsDone, accepted, updated, replayed);
+    public boolean completed(UUID jobId, JobState end, long from, long recordsDone, long accepted, long updated,
+                             long replayed) {
+        return lifecycle.completed(jobId, owner, end, from, recordsDone, accepted, updated, replayed);
     }
 
     public void requireLease(UUID jobId) {

@@ -190,16 +190,18 @@ public class JobLifecycle {
 
     /**
      * Processing applied every record: COMPLETED or COMPLETED_WITH_ERRORS, with the last batch's checkpoint
-     * ({@code recordsDone}, the counts it adds) in the same statement. False when the lease was lost.
+     * ({@code from} to {@code recordsDone}, the counts it adds) in the same statement. False when the lease was lost
+     * or the checkpoint no longer stands at {@code from} (another run of the job committed that range).
      */
-    public boolean completed(UUID jobId, String owner, JobState end, long recordsDone, long accepted, long updated,
-                             long replayed) {
+    public boolean completed(UUID jobId, String owner, JobState end, long from, long recordsDone, long accepted,
+                             long updated, long replayed) {
         if (end != JobState.COMPLETED && end != JobState.COMPLETED_WITH_ERRORS) {
             throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + end);
         }
         return jdbc.update("UPDATE import_job SET state = ?, error = NULL, " + COMES_TO_REST + ", records_done = ?,"
-                + " accepted = accepted + ?, updated = updated + ?, replayed = replayed + ? WHERE id = ? AND lease_owner = ?",
-                end.name(), recordsDone, accepted, updated, replayed, jobId, owner) == 1;
+                + " accepted = accepted + ?, updated = updated + ?, replayed = replayed + ?"
+                + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' AND records_done = ?",
+                end.name(), recordsDone, accepted, updated, replayed, jobId, owner, from) == 1;
     }
 
     /** What a group's validation and processing came to for one of its jobs. */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -34,13 +35,14 @@ import org.springframework.stereotype.Component;
 public class ItemApplier {
 
     /**
-     * How one batch becomes durable: runs {@code apply} (the batch's effects and events) and commits them with
-     * {@code position}, the number of records done once this batch is, and answers what {@code apply} did.
-     * {@code last} marks the run's final commit, after which no record is left.
+     * How one batch becomes durable: runs {@code apply} (the batch's effects and events) and commits them with the
+     * checkpoint moved from {@code from}, the records done before this batch, to {@code position}, the records done
+     * once it is, and answers what {@code apply} did. {@code last} marks the run's final commit, after which no
+     * record is left.
      */
     @FunctionalInterface
     public interface BatchCommit {
-        AppliedBatch commit(Supplier<AppliedBatch> apply, long position, boolean last);
+        AppliedBatch commit(Supplier<AppliedBatch> apply, long from, long position, boolean last);
     }
 
     /** One record and what became of it. */
@@ -65,14 +67,17 @@ public class ItemApplier {
     }
 
     /**
-     * Applies a job's records after its checkpoint ({@link ImportJob#recordsDone}), {@code batchSize} valid
-     * records at most per batch, each batch made durable by {@code commit} with the records done; the last
-     * commit (possibly of no record) carries the position of the last record. Quarantine is not written here:
-     * the validation stage kept the invalid records already.
+     * Applies a job's records after {@code checkpoint}, the records committed before (read from the database by
+     * the caller, never taken from the job as it was claimed: a retry must not apply an earlier attempt's batches
+     * again), {@code batchSize} valid records at most per batch, each batch made durable by {@code commit} with
+     * the records done; the last commit (possibly of no record) carries the position of the last record.
+     * Quarantine is not written here: the validation stage kept the invalid records already.
      */
-    public Applied applyJob(ImportJob job, Iterator<RawRecord> records, int batchSize, BatchCommit commit) {
+    public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
+                            BatchCommit commit) {
         Run run = new Run(job.supplier(), job.id(), batchSize, commit, false);
-        long skip = job.recordsDone();
+        run.committed = checkpoint;
+        long skip = checkpoint;
         while (records.hasNext()) {
             RawRecord record = records.next();
             if (skip > 0) {
@@ -92,8 +97,21 @@ public class ItemApplier {
      * records are quarantined under it.
      */
     public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records, Consumer<RecordCounts> recordJob) {
-        Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, position, last) -> apply.get(), true);
-        records.forEachRemaining(run::add);
+        Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true);
+        List<RawRecord> all = new ArrayList<>();
+        records.forEachRemaining(all::add);
+        Set<String> sourceIds = new HashSet<>();
+        boolean repeats = false;
+        for (RawRecord record : all) {
+            String id = record.fields().get("source_id");
+            repeats |= id != null && !sourceIds.add(id.strip());
+        }
+        if (repeats) {
+            // an item named twice splits the records into several statements: its items are locked first, in the
+            // one order (ItemStore), as a single statement would lock them
+            items.lockInOrder(Map.of(supplier, sourceIds));
+        }
+        all.forEach(run::add);
         Applied applied = run.finish();
         recordJob.accept(applied.counts());
         quarantine.insert(run.quarantined);
@@ -115,6 +133,8 @@ public class ItemApplier {
         private final List<RecordOutcome> outcomes = new ArrayList<>();
         private final List<Object[]> quarantined = new ArrayList<>();
         private long position;
+        /** The records done as last committed: where the next batch's checkpoint moves from. */
+        private long committed;
         private long total;
         private long accepted;
         private long updated;
@@ -171,7 +191,8 @@ public class ItemApplier {
 
         /** Applies and commits the batch with {@code done} records done ({@code last}: all), and empties it. */
         private void flush(long done, boolean last) {
-            AppliedBatch applied = commit.commit(() -> items.apply(supplier, jobId, topic, batch), done, last);
+            AppliedBatch applied = commit.commit(() -> items.apply(supplier, jobId, topic, batch), committed, done, last);
+            committed = done;
             accepted += applied.accepted();
             updated += applied.updated();
             replayed += applied.replayed();

@@ -3,7 +3,9 @@ package dev.ingestor.processing;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * event in the same transaction ({@link OutboxWriter}, which gives the event its id), so effects and events
  * commit together or not at all. The event's {@code source_version} is the item's (the highest seen), its
  * {@code revision} orders the item's events.
+ * <p>
+ * Item rows are locked in one order, by source id (byte order): the apply statement writes its items in that order
+ * whatever the order of the file (its events keep the file's order), and a transaction that applies several
+ * statements (a group of small files) first locks every item it will touch that exists, in that order
+ * ({@link #lockInOrder}). Jobs that carry the same items in other orders (full snapshots resent) then wait for
+ * each other instead of deadlocking.
  */
 @Component
 public class ItemStore {
@@ -57,6 +65,7 @@ public class ItemStore {
               INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, state)
               SELECT ?, source_id, source_version, record_hash, record, ?,
                      CASE WHEN deleted THEN 'INACTIVE' ELSE 'ACTIVE' END FROM input
+              ORDER BY source_id COLLATE "C"
               ON CONFLICT (supplier, source_id) DO UPDATE
                 SET source_version = coalesce(EXCLUDED.source_version, i.source_version),
                     record_hash = EXCLUDED.record_hash, record = EXCLUDED.record, job_id = EXCLUDED.job_id,
@@ -102,6 +111,30 @@ public class ItemStore {
             return AppliedBatch.empty();
         }
         return transactions.execute(status -> applyNow(supplier, jobId, topic, batch));
+    }
+
+    /**
+     * Locks, in the caller's transaction and in the one order of {@link ItemStore} (supplier, then source id), the
+     * existing items among {@code sourceIds} (source ids by supplier): for a transaction that applies several
+     * statements, whose later statements would otherwise lock items after the first one's, out of that order.
+     */
+    public void lockInOrder(Map<String, ? extends Collection<String>> sourceIds) {
+        List<String> suppliers = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        sourceIds.forEach((supplier, its) -> its.forEach(id -> {
+            suppliers.add(supplier);
+            ids.add(id);
+        }));
+        if (ids.isEmpty()) {
+            return;
+        }
+        jdbc.query("SELECT 1 FROM item i JOIN unnest(?::text[], ?::text[]) AS k(supplier, source_id)"
+                        + " ON i.supplier = k.supplier AND i.source_id = k.source_id"
+                        + " ORDER BY i.supplier COLLATE \"C\", i.source_id COLLATE \"C\" FOR UPDATE OF i",
+                ps -> {
+                    ps.setArray(1, ps.getConnection().createArrayOf("text", suppliers.toArray()));
+                    ps.setArray(2, ps.getConnection().createArrayOf("text", ids.toArray()));
+                }, rs -> { });
     }
 
     private AppliedBatch applyNow(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {

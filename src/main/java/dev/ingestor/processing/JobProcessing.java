@@ -25,7 +25,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The processing stage: applies the valid records of a validated job in batches ({@link ItemApplier}). Each
  * batch commits its item effects, their outbox events and the job's checkpoint (records done, counts) in one
  * transaction, guarded by the lease, so a worker that dies mid-job leaves a consistent checkpoint and whoever
- * takes the job over resumes after it: no effect and no event twice.
+ * takes the job over resumes after it: no effect and no event twice. A retry of the stage (a deadlock, a database
+ * that went away) is a run like any other: it reads the checkpoint again under the lease and resumes after it, and
+ * a batch commits only while the checkpoint still stands where the batch began, so no range of records is applied
+ * or counted twice.
  */
 @Component
 public class JobProcessing {
@@ -56,11 +59,13 @@ public class JobProcessing {
         // validation set the quarantine count before this job could be claimed for processing
         JobState end = job.counts().quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED;
         ItemApplier.Applied applied;
+        // what is committed decides where this run starts, not the job as claimed: this may be a retry
+        long checkpoint = claims.resumePoint(job.id());
         // a small file comes with the records its validation read, by the same worker: not read again
         RecordReader handedOn = ReadRecords.of(exchange);
         try (RecordReader records = handedOn != null ? handedOn : jobRecords.open(job)) {
-            applied = applier.applyJob(job, records, properties.getPipeline().getBatchSize(),
-                    (apply, position, last) -> commit(job, apply, position, last ? end : null));
+            applied = applier.applyJob(job, checkpoint, records, properties.getPipeline().getBatchSize(),
+                    (apply, from, position, last) -> commit(job, apply, from, position, last ? end : null));
         }
         long position = applied.position();
         timing.stop(metrics.stage("processing", job.supplier()));
@@ -70,16 +75,18 @@ public class JobProcessing {
     }
 
     /**
-     * Effects, events and the checkpoint {@code position} in one transaction; with the last batch ({@code end} not
-     * null) the job comes to rest in {@code end} by the same statement as its checkpoint.
+     * Effects, events and the checkpoint moved from {@code from} to {@code position} in one transaction; with the
+     * last batch ({@code end} not null) the job comes to rest in {@code end} by the same statement as its checkpoint.
      */
-    private AppliedBatch commit(ImportJob job, Supplier<AppliedBatch> apply, long position, JobState end) {
+    private AppliedBatch commit(ImportJob job, Supplier<AppliedBatch> apply, long from, long position, JobState end) {
         AppliedBatch applied = transactions.execute(status -> {
             AppliedBatch result = apply.get();
-            // a lost lease throws here and rolls the batch back: the new owner applies it itself
+            // a lost lease or a moved checkpoint throws here and rolls the batch back: the run that holds the job
+            // applies it itself
             if (end == null) {
-                claims.checkpoint(job.id(), position, result.accepted(), result.updated(), result.replayed());
-            } else if (!claims.completed(job.id(), end, position, result.accepted(), result.updated(), result.replayed())) {
+                claims.checkpoint(job.id(), from, position, result.accepted(), result.updated(), result.replayed());
+            } else if (!claims.completed(job.id(), end, from, position, result.accepted(), result.updated(),
+                    result.replayed())) {
                 throw new LeaseLostException(job.id());
             }
             return result;

@@ -2,6 +2,10 @@ package dev.ingestor.processing;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -52,6 +56,7 @@ public class SmallFileGroup {
 
     private final JobRecords jobRecords;
     private final ItemApplier applier;
+    private final ItemStore items;
     private final JobClaims claims;
     private final JobLifecycle lifecycle;
     private final JdbcTemplate jdbc;
@@ -59,11 +64,12 @@ public class SmallFileGroup {
     private final IngestorMetrics metrics;
     private final int batchSize;
 
-    public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, JobClaims claims, JobLifecycle lifecycle,
+    public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, ItemStore items, JobClaims claims, JobLifecycle lifecycle,
                           JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
                           IngestorMetrics metrics, IngestorProperties properties) {
         this.jobRecords = jobRecords;
         this.applier = applier;
+        this.items = items;
         this.claims = claims;
         this.lifecycle = lifecycle;
         this.jdbc = jdbc;
@@ -157,6 +163,19 @@ public class SmallFileGroup {
         // a re-run (an earlier group or attempt that failed) starts from a clean slate, as validation does
         jdbc.update("DELETE FROM job_record WHERE job_id = ANY (?)",
                 ps -> ps.setArray(1, ps.getConnection().createArrayOf("uuid", ids)));
+        // one statement per file would lock each file's items after the previous file's: the items that exist are
+        // locked first, all in the one order, so that a group never deadlocks with another job over the same items
+        Map<String, Set<String>> sourceIds = new TreeMap<>();
+        for (Read read : group) {
+            Set<String> supplierIds = sourceIds.computeIfAbsent(read.job().supplier(), supplier -> new TreeSet<>());
+            for (RawRecord record : read.records()) {
+                String id = record.fields().get("source_id");
+                if (id != null && !id.isBlank()) {
+                    supplierIds.add(id.strip());
+                }
+            }
+        }
+        items.lockInOrder(sourceIds);
         List<JobLifecycle.GroupResult> results = new ArrayList<>();
         for (Read read : group) {
             // one pass per file: each record checked once, the valid ones applied, the others quarantined (the job

@@ -108,7 +108,7 @@ class JobLifecycleTest extends IngestorTestSupport {
                 id -> lifecycle.validated(id, "worker-that-lost-the-lease", 5, 1),
                 id -> lifecycle.rejected(id, "worker-that-lost-the-lease", "unreadable"),
                 id -> lifecycle.failed(id, "worker-that-lost-the-lease", "broken"),
-                id -> lifecycle.completed(id, "worker-that-lost-the-lease", JobState.COMPLETED, 5, 4, 0, 0));
+                id -> lifecycle.completed(id, "worker-that-lost-the-lease", JobState.COMPLETED, 0, 5, 4, 0, 0));
         for (Function<UUID, Boolean> move : moves) {
             run(held, move, false);
         }
@@ -122,10 +122,16 @@ class JobLifecycleTest extends IngestorTestSupport {
         assertThat(run(held, id -> lifecycle.failed(id, WORKER, "broken"), true)).containsEntry("state", "FAILED")
                 .containsEntry("takeovers", 0);
         // the last batch's checkpoint comes with the completion: records done, and its counts added to the job's
-        assertThat(run(held, id -> lifecycle.completed(id, WORKER, JobState.COMPLETED_WITH_ERRORS, 5, 2, 1, 1), true))
+        Start processing = new Start(JobState.PROCESSING, WORKER, 5);
+        assertThat(run(processing, id -> lifecycle.completed(id, WORKER, JobState.COMPLETED_WITH_ERRORS, 2, 5, 2, 1, 1), true))
                 .containsEntry("state", "COMPLETED_WITH_ERRORS").containsEntry("error", null)
                 .containsEntry("records_done", 5L);
-        assertThatThrownBy(() -> lifecycle.completed(UUID.randomUUID(), WORKER, JobState.FAILED, 0, 0, 0, 0))
+        // only from where the checkpoint stands (2 records done: another run committed the range from 0 or 3),
+        // and only in processing
+        run(processing, id -> lifecycle.completed(id, WORKER, JobState.COMPLETED, 0, 5, 2, 0, 0), false);
+        run(processing, id -> lifecycle.completed(id, WORKER, JobState.COMPLETED, 3, 5, 2, 0, 0), false);
+        run(held, id -> lifecycle.completed(id, WORKER, JobState.COMPLETED, 0, 5, 2, 0, 0), false);
+        assertThatThrownBy(() -> lifecycle.completed(UUID.randomUUID(), WORKER, JobState.FAILED, 0, 0, 0, 0, 0))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 

@@ -171,6 +171,79 @@ class SmallFileGroupTest extends IngestorTestSupport {
     @Autowired
     SmallFileGroup group;
 
+    /**
+     * Two groups over the same existing items in other orders (one applies the A items, then the B items; the other
+     * the B items, then the A items), run at the same time while each statement holds its locks a moment: each group
+     * locks every existing item it touches first, in the one order, so the second waits for the first instead of
+     * deadlocking, and both complete as groups with every effect once.
+     */
+    @Test
+    void twoGroupsOverTheSameItemsInOtherOrdersWaitForEachOtherInsteadOfDeadlocking() throws Exception {
+        int items = 500;
+        StringBuilder all = new StringBuilder(HEADER);
+        for (int i = 0; i < 2 * items; i++) {
+            all.append(String.format("%s-%03d,,SKU,1,2026-12-01%n", i < items ? "A" : "B", i % items));
+        }
+        UUID base = ingest("base.csv", all.toString());
+        await().atMost(Duration.ofSeconds(30)).until(() -> "COMPLETED".equals(
+                jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, base)));
+        suspendValidation();
+        UUID a1 = ingest("a1.csv", half("A", items, 2));
+        UUID b1 = ingest("b1.csv", half("B", items, 2));
+        UUID b2 = ingest("b2.csv", half("B", items, 3));
+        UUID a2 = ingest("a2.csv", half("A", items, 3));
+        // three of these files do not fit in one group (ingestor.pipeline.one-pass-max-size is 64KB in the tests)
+        List<ImportJob> first = claims.claimJobsForValidation();
+        List<ImportJob> second = claims.claimJobsForValidation();
+        assertThat(first).extracting(ImportJob::id).containsExactly(a1, b1);
+        assertThat(second).extracting(ImportJob::id).containsExactly(b2, a2);
+        double completedBefore = groupFiles("completed");
+        long deadlocksBefore = deadlocksSoFar();
+        jdbc.execute("""
+                CREATE FUNCTION hold_item_locks() RETURNS trigger AS $$
+                BEGIN
+                  PERFORM pg_sleep(0.5);
+                  RETURN NULL;
+                END $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE TRIGGER hold_item_locks AFTER INSERT OR UPDATE ON item FOR EACH STATEMENT"
+                + " EXECUTE FUNCTION hold_item_locks()");
+        try {
+            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try {
+                List<java.util.concurrent.Future<List<ImportJob>>> runs = new java.util.ArrayList<>();
+                for (List<ImportJob> jobs : List.of(first, second)) {
+                    runs.add(threads.submit(() -> {
+                        together.await();
+                        return group.run(jobs, new DefaultExchange(camelContext));
+                    }));
+                }
+                for (java.util.concurrent.Future<List<ImportJob>> run : runs) {
+                    assertThat(run.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("files left to go alone").isEmpty();
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+        } finally {
+            jdbc.execute("DROP TRIGGER IF EXISTS hold_item_locks ON item");
+            jdbc.execute("DROP FUNCTION IF EXISTS hold_item_locks()");
+        }
+        assertThat(groupFiles("completed") - completedBefore).isEqualTo(4.0);
+        assertThat(deadlocksSoFar() - deadlocksBefore).as("deadlocks between the groups").isZero();
+        // every item: its first effect, then one effect of each group
+        assertThat(jdbc.queryForList("SELECT DISTINCT revision FROM item", Long.class)).containsExactly(3L);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item_version", Long.class)).isEqualTo(6L * items);
+    }
+
+    /** The items of one half, {@code prefix}-000 on, in descending order, all with {@code quantity}. */
+    private static String half(String prefix, int items, int quantity) {
+        StringBuilder csv = new StringBuilder(HEADER);
+        for (int i = items - 1; i >= 0; i--) {
+            csv.append(String.format("%s-%03d,,SKU-PADDED-TO-FILL-HALF-A-GROUP,%d,2026-12-01%n", prefix, i, quantity));
+        }
+        return csv.toString();
+    }
+
     @Test
     void aFileTheDatabaseRefusesFailsAloneAndTheRestOfItsGroupCompletes() throws Exception {
         jdbc.execute("""

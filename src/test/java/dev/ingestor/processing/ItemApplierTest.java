@@ -103,26 +103,27 @@ class ItemApplierTest extends IngestorTestSupport {
         UUID id = UUID.randomUUID();
         List<RawRecord> records = List.of(record(1, "B-1"), record(2, "B-1"), record(3, "B-2"), bad(4), record(5, "B-3"), bad(6));
         List<String> commits = new ArrayList<>();
-        ItemApplier.Applied applied = applier.applyJob(job(id, supplier, 0), records.iterator(), 2, (apply, position, last) -> {
+        ItemApplier.Applied applied = applier.applyJob(job(id, supplier, 0), 0, records.iterator(), 2, (apply, from, position, last) -> {
             AppliedBatch batch = apply.get();
-            commits.add(position + ":" + batch.sent().size() + (last ? " last" : ""));
+            commits.add(from + "-" + position + ":" + batch.sent().size() + (last ? " last" : ""));
             return batch;
         });
         // B-1 again goes into the next statement, with the records before it done; a full batch commits; the
         // last commit carries the position of the last record even when no valid record is left, and says it is last
-        assertThat(commits).containsExactly("1:1", "3:2", "6:1 last");
+        assertThat(commits).containsExactly("0-1:1", "1-3:2", "3-6:1 last");
         assertThat(applied.position()).isEqualTo(6);
         assertThat(applied.counts()).isEqualTo(new RecordCounts(6, 3, 1, 0, 2));
         assertThat(applied.records()).as("a job's records are not kept").isEmpty();
 
-        // a run after a checkpoint of 3 skips what was done and applies the rest: B-3 once more is a REPLAY
+        // a run after a checkpoint of 3 skips what was done and applies the rest: B-3 once more is a REPLAY. The
+        // checkpoint given decides, not the job's recordsDone as it was claimed (a retry's job is the first attempt's)
         commits.clear();
-        applied = applier.applyJob(job(id, supplier, 3), records.iterator(), 2, (apply, position, last) -> {
+        applied = applier.applyJob(job(id, supplier, 0), 3, records.iterator(), 2, (apply, from, position, last) -> {
             AppliedBatch batch = apply.get();
-            commits.add(position + ":" + batch.sent().size() + (last ? " last" : ""));
+            commits.add(from + "-" + position + ":" + batch.sent().size() + (last ? " last" : ""));
             return batch;
         });
-        assertThat(commits).containsExactly("6:1 last");
+        assertThat(commits).containsExactly("3-6:1 last");
         assertThat(applied.counts()).isEqualTo(new RecordCounts(3, 0, 0, 1, 2));
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key LIKE ? || ':%'", Long.class, supplier))
                 .isEqualTo(4);

@@ -248,6 +248,16 @@ public abstract class IngestorTestSupport {
         return result.job().id();
     }
 
+    /**
+     * Deadlocks PostgreSQL detected in the test database so far, once its statistics have caught up: a backend sends
+     * them at the end of its transaction and they are gathered about every half second.
+     */
+    protected long deadlocksSoFar() {
+        sleepQuietly(1_500);
+        jdbc.execute("SELECT pg_stat_clear_snapshot()");
+        return jdbc.queryForObject("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()", Long.class);
+    }
+
     protected long jobCount() {
         return jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class);
     }
