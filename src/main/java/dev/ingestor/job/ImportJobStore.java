@@ -21,13 +21,16 @@ import dev.ingestor.intake.StoredContent;
 import dev.ingestor.config.RecordFormat;
 import org.apache.camel.Body;
 import org.apache.camel.Header;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Component;
 
 /**
  * Import jobs in PostgreSQL. Intake calls {@link #create} and {@link #recordDuplicate} inside the transaction
- * that inserted the content key, so a key never exists without its job.
+ * that inserted the content key, so a key is written with its job; retention deletes them together. A key
+ * found without its job all the same is healed by {@link #recordDuplicate}.
  */
 @Component
 public class ImportJobStore {
@@ -35,6 +38,8 @@ public class ImportJobStore {
     public static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
             + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error, records_done,"
             + " request_key, format, submitted_by";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ImportJobStore.class);
 
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
@@ -80,16 +85,28 @@ public class ImportJobStore {
                 state == JobState.RECEIVED ? 0 : counts.total());
     }
 
-    /** Counts one more arrival of a job's content; who submitted the job stays the first submitter. */
-    public IntakeResult recordDuplicate(@Header(IntakeHeaders.KEY) String key) {
+    /**
+     * Intake's answer to content whose key is registered already: one more arrival counted on the key's job (who
+     * submitted the job stays the first submitter). A key can outlive its job: a job row deleted by hand, or a
+     * file's key kept while an item batch's job shares it. Then the bytes intake holds (in place under the key)
+     * are taken as new content, a new job of this arrival. Intake holds the key's lock, so of arrivals racing
+     * here one makes the job and the others count on it (and the unique index on a file job's key stands behind).
+     */
+    public IntakeResult recordDuplicate(@Body StoredContent content,
+                                        @Header(IntakeHeaders.FILE_NAME) String fileName,
+                                        @Header(IntakeHeaders.SOURCE) String source,
+                                        @Header(IntakeHeaders.SUBMITTED_BY) String submittedBy) {
+        String key = content.key().toString();
         List<ImportJob> jobs = jdbc.query(
                 "UPDATE import_job SET duplicate_count = duplicate_count + 1, last_seen_at = clock_timestamp()"
                         + " WHERE key = ? AND request_key IS NULL RETURNING " + COLUMNS, JOB, key);
-        if (jobs.isEmpty()) {
-            // a content key without its job would mean the key and job were not written together
-            throw new IllegalStateException("content key " + key + " has no import job");
+        if (!jobs.isEmpty()) {
+            return new IntakeResult(jobs.get(0), true);
         }
-        return new IntakeResult(jobs.get(0), true);
+        IntakeResult taken = create(content, fileName, source, submittedBy);
+        LOG.warn("content key {} had no import job (deleted other than by retention): its bytes are taken as new"
+                + " content, job {}", key, taken.job().id());
+        return taken;
     }
 
     public Optional<ImportJob> find(UUID id) {

@@ -25,8 +25,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>Retention deletes in bounded batches ({@code ingestor.retention.batch-size} rows per statement), so no
  * statement holds its locks for long: expired HTTP idempotency keys, finished jobs older than their retention
- * with their records and dead letters, then the content keys and raw files no remaining job refers to (a
- * file's key is kept while its job is), published outbox rows, and the records of intake failures (only the
+ * with their records and dead letters and the content keys no remaining job refers to (a file's key is kept
+ * while its job is) in one transaction, then, once that has committed, their raw files; published outbox rows, and the records of intake failures (only the
  * rows: a file in .failed/ or .rejected/ stays where it is).
  *
  * <p>Recovery gives back what an instance that is gone still holds: claims on inbox and SFTP files, job leases
@@ -80,20 +80,18 @@ public class Housekeeping implements CamelContextConfiguration {
         if (jobSeconds > 0) {
             while (true) {
                 statements[0]++;
-                List<Map<String, Object>> gone = jdbc.queryForList("""
-                        WITH doomed AS (
-                          SELECT id FROM import_job WHERE state = ANY (?::text[]) AND updated_at < now() - make_interval(secs => ?)
-                          LIMIT ? FOR UPDATE SKIP LOCKED)
-                        DELETE FROM import_job j USING doomed d WHERE j.id = d.id RETURNING j.key""",
+                List<Map<String, Object>> expired = jdbc.queryForList("SELECT id, key FROM import_job"
+                        + " WHERE state = ANY (?::text[]) AND updated_at < now() - make_interval(secs => ?) LIMIT ?",
                         JobState.names(JobState.AT_REST), (double) jobSeconds, batch);
-                jobs += gone.size();
-                List<String> keys = gone.stream().map(row -> (String) row.get("key")).distinct().toList();
-                if (!keys.isEmpty()) {
-                    long[] deleted = releaseKeys(keys, statements);
-                    contentKeys += deleted[0];
-                    rawFiles += deleted[1];
+                if (expired.isEmpty()) {
+                    break;
                 }
-                if (gone.size() < batch) {
+                ExpiredJobs deleted = deleteExpired(expired, jobSeconds, statements);
+                jobs += deleted.jobs();
+                contentKeys += deleted.contentKeys();
+                rawFiles += removeRawFiles(deleted.unusedKeys(), statements);
+                // a job locked meanwhile (SKIP LOCKED) waits for the next run rather than being asked for again
+                if (expired.size() < batch || deleted.jobs() == 0) {
                     break;
                 }
             }
@@ -118,24 +116,63 @@ public class Housekeeping implements CamelContextConfiguration {
         return report;
     }
 
+    /** What one transaction of retention deleted, and the keys whose raw files no job needs any more. */
+    private record ExpiredJobs(long jobs, long contentKeys, List<String> unusedKeys) {
+    }
+
     /**
-     * Deletes the content keys no job refers to any more, and their raw files, in one transaction holding each
-     * key's lock ({@link ContentKeyLock}): intake registers a key under the same lock after putting its bytes in
-     * place, so a key whose bytes arrive again meanwhile either keeps its file (intake went first: its job
-     * refers to the key) or gets its file back (retention went first: intake finds it missing and puts it in place).
+     * Deletes expired jobs (their records and dead letters go with them) and the content keys no job refers to
+     * any more, in one transaction holding each key's lock ({@link ContentKeyLock}): a job and its key go
+     * together or not at all, whatever interrupts retention. The keys are locked before any job row, the order
+     * intake takes them in (key, then the job it counts a duplicate on), and each job is checked again under
+     * the lock: one sent back to work meanwhile stays.
      */
-    private long[] releaseKeys(List<String> keys, int[] statements) {
+    private ExpiredJobs deleteExpired(List<Map<String, Object>> expired, long jobSeconds, int[] statements) {
+        String[] ids = expired.stream().map(row -> row.get("id").toString()).toArray(String[]::new);
+        List<String> candidateKeys = expired.stream().map(row -> (String) row.get("key")).distinct().sorted().toList();
         return transactions.execute(status -> {
             // one order for every batch: two retention runs on two instances never wait on each other in a circle
-            for (String key : keys.stream().sorted().toList()) {
+            for (String key : candidateKeys) {
                 contentKeyLock.lock(key);
             }
-            statements[0] += 2;
+            statements[0] += 3;
+            List<String> keys = jdbc.queryForList("""
+                    WITH doomed AS (
+                      SELECT id FROM import_job WHERE id = ANY (?::uuid[]) AND state = ANY (?::text[])
+                        AND updated_at < now() - make_interval(secs => ?)
+                      FOR UPDATE SKIP LOCKED)
+                    DELETE FROM import_job j USING doomed d WHERE j.id = d.id RETURNING j.key""", String.class,
+                    ids, JobState.names(JobState.AT_REST), (double) jobSeconds);
+            String[] gone = keys.stream().distinct().toArray(String[]::new);
             // a file's content key stays while any job refers to it
             long contentKeys = jdbc.update("DELETE FROM content_key k WHERE k.key = ANY (?::text[])"
-                    + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k.key)", (Object) array(keys));
+                    + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k.key)", (Object) gone);
             List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
-                    + " WHERE NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class, (Object) array(keys));
+                    + " WHERE NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class, (Object) gone);
+            return new ExpiredJobs(keys.size(), contentKeys, unused);
+        });
+    }
+
+    /**
+     * Unlinks the raw files of keys that were deleted in a transaction that has committed: a file is never gone
+     * while a key or job that needs it might still be there. Each key's lock is held again, and a key that
+     * intake registered since (the same bytes arrived again) keeps its file. Interrupted before this runs, a
+     * raw file stays without a key: it costs its disk space, and the next arrival of the same bytes uses it.
+     */
+    private long removeRawFiles(List<String> keys, int[] statements) {
+        if (keys.isEmpty()) {
+            return 0;
+        }
+        List<String> sorted = keys.stream().sorted().toList();
+        Long removed = transactions.execute(status -> {
+            for (String key : sorted) {
+                contentKeyLock.lock(key);
+            }
+            statements[0]++;
+            List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
+                    + " WHERE NOT EXISTS (SELECT 1 FROM content_key c WHERE c.key = k)"
+                    + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class,
+                    (Object) array(sorted));
             long rawFiles = 0;
             for (String key : unused) {
                 try {
@@ -146,8 +183,9 @@ public class Housekeeping implements CamelContextConfiguration {
                     LOG.warn("retention cannot delete the raw file of {}: {}", key, e.getMessage());
                 }
             }
-            return new long[] {contentKeys, rawFiles};
+            return rawFiles;
         });
+        return removed == null ? 0 : removed;
     }
 
     /** Gives back what instances whose leases have run out still hold. */

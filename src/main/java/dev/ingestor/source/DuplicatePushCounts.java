@@ -46,7 +46,9 @@ import org.springframework.stereotype.Component;
  * work ({@link JobLifecycle#sentBackToWork}); another instance's operator action, and duplicates counted on the
  * row by others (other instances, intake), show once it is older than that. Retention cannot take the job away
  * meanwhile: a copy is kept only of a job that stays well within {@code ingestor.retention.job-max-age} for
- * longer than it is kept (every instance with the same age, clocks within {@link #RETENTION_MARGIN}).
+ * longer than it is kept (every instance with the same age, clocks within {@link #RETENTION_MARGIN}). A job
+ * deleted by hand answers from its copy only until its counts are next written: the batch finds no row and
+ * drops the copy, so the next push reads the row, finds it gone, and intake takes the bytes as new content.
  */
 @Component
 public class DuplicatePushCounts {
@@ -137,7 +139,8 @@ public class DuplicatePushCounts {
 
     /**
      * Drops every job kept as read, so the next repeated push of each reads its row: for jobs deleted other than
-     * by retention (by hand in the database, or a test emptying the tables), which the retention guard cannot see.
+     * by retention (a test emptying the tables), which the retention guard cannot see and no count may be
+     * written for.
      */
     public void forgetKeptJobs() {
         kept.clear();
@@ -200,8 +203,9 @@ public class DuplicatePushCounts {
         }
         // in id order, so two instances writing the same jobs at once take their row locks in the same order
         taken.sort(Map.Entry.comparingByKey());
+        int[][] updated;
         try {
-            jdbc.batchUpdate("UPDATE import_job SET duplicate_count = duplicate_count + ?,"
+            updated = jdbc.batchUpdate("UPDATE import_job SET duplicate_count = duplicate_count + ?,"
                             + " last_seen_at = greatest(last_seen_at, ?) WHERE id = ?", taken, taken.size(),
                     (ps, e) -> {
                         ps.setInt(1, e.getValue().count());
@@ -212,11 +216,19 @@ public class DuplicatePushCounts {
             taken.forEach(t -> pending.merge(t.getKey(), t.getValue(), Pending::plus));
             throw e;
         }
-        // the rows now hold these arrivals, which the copies read before did not see (no answer is being made)
-        for (Map.Entry<UUID, Pending> t : taken) {
-            Kept copy = kept.get(t.getKey());
-            if (copy != null) {
-                copy.writtenSince().addAndGet(t.getValue().count());
+        // the rows now hold these arrivals, which the copies read before did not see (no answer is being made);
+        // a job whose row is gone (deleted by hand) is not answered from its copy again: the next push reads it,
+        // finds it gone, and intake takes the bytes as new content
+        int n = 0;
+        for (int[] counts : updated) {
+            for (int count : counts) {
+                Map.Entry<UUID, Pending> t = taken.get(n++);
+                Kept copy = kept.get(t.getKey());
+                if (copy != null && count == 0) {
+                    kept.remove(t.getKey());
+                } else if (copy != null) {
+                    copy.writtenSince().addAndGet(t.getValue().count());
+                }
             }
         }
         return taken.stream().mapToInt(t -> t.getValue().count()).sum();

@@ -1,20 +1,37 @@
 package dev.ingestor.operations;
 
 import java.io.ByteArrayInputStream;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.config.InstanceId;
+import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.intake.StoredContent;
+import dev.ingestor.job.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.TestPostgres;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** Retention deletes only what has expired, in bounded batches; recovery gives back what the dead still hold. */
@@ -36,6 +53,13 @@ class HousekeepingTest extends IngestorTestSupport {
     RawStore rawStore;
     @Autowired
     InstanceId instanceId;
+
+    @BeforeEach
+    void noRetentionButTheTests() throws Exception {
+        // the tests run retention and recovery themselves, at the moments they choose; the timer's run (10 s after
+        // start) would delete their expired jobs at a moment of its own
+        camelContext.getRouteController().stopRoute("housekeeping");
+    }
 
     private void request(String key, String expires) {
         jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, expires_at)"
@@ -198,5 +222,140 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, result.job().id()))
                 .isEqualTo("COMPLETED");
         assertThat(old.path()).exists();
+    }
+
+    /** Advisory locks of their own, held by a connection of the test outside the application's pool. */
+    private static Connection lockHolder() throws SQLException {
+        Connection holder = DriverManager.getConnection(TestPostgres.jdbcUrl("ingestor"));
+        holder.setAutoCommit(true);
+        return holder;
+    }
+
+    private static int query(Connection connection, String sql, Object... args) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                statement.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    /** The backend that waits for a lock the backend {@code holder} holds, or null while none does. */
+    private Integer blockedBy(int holder) {
+        return jdbc.queryForList("SELECT pid FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid)) LIMIT 1",
+                Integer.class, holder).stream().findFirst().orElse(null);
+    }
+
+    private HttpResponse<String> push(String content, String fileName) throws Exception {
+        return post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream",
+                content.getBytes(StandardCharsets.UTF_8), "X-File-Name", fileName);
+    }
+
+    private Exchange arrival(String content, String fileName) {
+        Exchange exchange = new DefaultExchange(camelContext);
+        exchange.getIn().setBody(content.getBytes(StandardCharsets.UTF_8));
+        exchange.getIn().setHeader(IntakeHeaders.SUPPLIER, "ACME");
+        exchange.getIn().setHeader(IntakeHeaders.FILE_NAME, fileName);
+        exchange.getIn().setHeader(IntakeHeaders.SOURCE, "test");
+        return exchange;
+    }
+
+    private long jobsOf(StoredContent content) {
+        return jdbc.queryForObject("SELECT count(*) FROM import_job WHERE key = ?", Long.class, content.key().toString());
+    }
+
+    private long keysOf(StoredContent content) {
+        return jdbc.queryForObject("SELECT count(*) FROM content_key WHERE key = ?", Long.class, content.key().toString());
+    }
+
+    @Test
+    void retentionEndedBetweenItsStepsLeavesTheJobWithItsKeyAndRawFile() throws Exception {
+        String content = "source_id,sku,quantity,delivery_date\nE-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
+        StoredContent old = job("COMPLETED", "40 days", content);
+        String key = old.key().toString();
+        try (Connection holder = lockHolder()) {
+            int holderPid = query(holder, "SELECT pg_backend_pid()");
+            // the key's lock, as intake holds it while the same bytes arrive
+            query(holder, "SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l", key);
+            CompletableFuture<Housekeeping.RetentionReport> retention = CompletableFuture.supplyAsync(housekeeping::retain);
+            // retention has found the expired job and waits for its key's lock: its connection ends there
+            Integer retentionPid = await().atMost(Duration.ofSeconds(20)).until(() -> blockedBy(holderPid), Objects::nonNull);
+            assertThat(jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, retentionPid)).isTrue();
+            assertThatThrownBy(() -> retention.get(20, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        }
+
+        // nothing half done: the job, its key and its raw file are all still there
+        assertThat(jobsOf(old)).isEqualTo(1);
+        assertThat(keysOf(old)).isEqualTo(1);
+        assertThat(old.path()).hasContent(content);
+        HttpResponse<String> again = push(content, "again.csv");
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+
+        // the next run deletes them together, and the same bytes are new content
+        Housekeeping.RetentionReport report = housekeeping.retain();
+        assertThat(report.jobs()).isEqualTo(1);
+        assertThat(report.contentKeys()).isEqualTo(1);
+        assertThat(report.rawFiles()).isEqualTo(1);
+        assertThat(jobsOf(old)).isZero();
+        assertThat(keysOf(old)).isZero();
+        assertThat(old.path()).doesNotExist();
+        HttpResponse<String> fresh = push(content, "fresh.csv");
+        assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(202);
+        awaitSettled();
+        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class,
+                JSON.readTree(fresh.body()).get("id").asText())).isEqualTo("COMPLETED");
+        assertThat(old.path()).hasContent(content);
+    }
+
+    @Test
+    void retentionWaitsWhileIntakeHoldsTheKeyBetweenFindingItsRawFileAndCommitting() throws Exception {
+        String content = "source_id,sku,quantity,delivery_date\nW-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
+        StoredContent old = job("COMPLETED", "40 days", content);
+        String key = old.key().toString();
+        // intake pauses inside its transaction: it holds the key's lock and has found the raw file in place, and
+        // its INSERT of the key waits for a lock the test holds
+        jdbc.execute("CREATE OR REPLACE FUNCTION test_pause_intake() RETURNS trigger LANGUAGE plpgsql AS"
+                + " $$ BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NEW; END $$");
+        jdbc.execute("CREATE TRIGGER test_pause_intake BEFORE INSERT ON content_key FOR EACH ROW"
+                + " WHEN (NEW.key = '" + key + "') EXECUTE FUNCTION test_pause_intake()");
+        Exchange arrival = arrival(content, "window.csv");
+        Housekeeping.RetentionReport report;
+        try (Connection holder = lockHolder()) {
+            int holderPid = query(holder, "SELECT pg_backend_pid()");
+            query(holder, "SELECT 1 FROM (SELECT pg_advisory_lock(4242)) l");
+            CompletableFuture<Exchange> intake = CompletableFuture.supplyAsync(() -> producer.send("direct:intake", arrival));
+            int intakePid = await().atMost(Duration.ofSeconds(20)).until(() -> blockedBy(holderPid), Objects::nonNull);
+
+            // retention runs inside intake's window: it must wait for intake's commit, not delete under it
+            CompletableFuture<Housekeeping.RetentionReport> retention = CompletableFuture.supplyAsync(housekeeping::retain);
+            await().atMost(Duration.ofSeconds(20)).until(() -> retention.isDone() || blockedBy(intakePid) != null);
+            assertThat(retention).as("retention waits for the key intake holds").isNotDone();
+            assertThat(old.path()).exists();
+            assertThat(jobsOf(old)).isEqualTo(1);
+
+            query(holder, "SELECT 1 FROM (SELECT pg_advisory_unlock(4242)) l");
+            intake.get(20, TimeUnit.SECONDS);
+            report = retention.get(20, TimeUnit.SECONDS);
+        } finally {
+            jdbc.execute("DROP TRIGGER IF EXISTS test_pause_intake ON content_key");
+            jdbc.execute("DROP FUNCTION IF EXISTS test_pause_intake()");
+        }
+
+        // intake counted the arrival on the job that was there; retention then deleted job, key and file together
+        assertThat(arrival.getException()).isNull();
+        assertThat(arrival.getMessage().getBody(IntakeResult.class).duplicate()).isTrue();
+        assertThat(report.jobs()).isEqualTo(1);
+        assertThat(jobsOf(old)).isZero();
+        assertThat(keysOf(old)).isZero();
+        assertThat(old.path()).doesNotExist();
+        // and the bytes arriving once more are a new job that finds its raw file
+        HttpResponse<String> fresh = push(content, "fresh.csv");
+        assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(202);
+        awaitSettled();
+        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class,
+                JSON.readTree(fresh.body()).get("id").asText())).isEqualTo("COMPLETED");
     }
 }

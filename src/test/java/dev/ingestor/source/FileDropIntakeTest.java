@@ -92,6 +92,31 @@ class FileDropIntakeTest extends IngestorTestSupport {
     }
 
     @Test
+    void aFileWhoseJobRowWasDeletedByHandIsANewJobWhenDroppedAgain() throws Exception {
+        byte[] advice = ("source_id,source_version,sku,quantity,delivery_date\nG-" + java.util.UUID.randomUUID()
+                + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        drop("ACME", "first.csv", advice);
+        awaitFiles(INBOX.resolve("ACME/.done"), 1);
+        awaitSettled();
+        // the key stays without its job, as an operator's DELETE leaves it
+        jdbc.update("DELETE FROM import_job");
+        assertThat(keyCount()).isEqualTo(1);
+
+        drop("ACME", "again.csv", advice);
+        awaitFiles(INBOX.resolve("ACME/.done"), 2);
+        assertThat(filesIn(INBOX.resolve("ACME/.failed"))).isEmpty();
+        assertThat(filesIn(INBOX.resolve("ACME/.duplicate"))).isEmpty();
+        awaitJobs(1);
+        awaitSettled();
+        Map<String, Object> job = jdbc.queryForMap("SELECT * FROM import_job");
+        assertThat(job.get("file_name")).isEqualTo("again.csv");
+        assertThat(job.get("state")).isEqualTo("COMPLETED");
+        assertThat(job.get("key")).isEqualTo("ACME:" + sha256(advice));
+        assertThat(job.get("total")).isEqualTo(1L);
+        assertThat(keyCount()).isEqualTo(1);
+    }
+
+    @Test
     void identicalBytesFromTwoSuppliersAreTwoJobs() throws Exception {
         drop("ACME", "shared-template.csv", ADVICE);
         drop("GLOBEX", "shared-template.csv", ADVICE);

@@ -40,6 +40,8 @@ class KnownContentPushTest extends IngestorTestSupport {
     RawStore rawStore;
     @Autowired
     JobLifecycle lifecycle;
+    @Autowired
+    DuplicatePushCounts duplicates;
 
     @BeforeEach
     void clean() {
@@ -204,5 +206,87 @@ class KnownContentPushTest extends IngestorTestSupport {
         assertThat(again.statusCode()).isEqualTo(202);
         assertThat(mapper.readTree(again.body()).get("id").asText()).isNotEqualTo(first);
         assertThat(committedKeys.jobOf(key(body))).hasToString(mapper.readTree(again.body()).get("id").asText());
+    }
+
+    @Test
+    void aJobRowDeletedByHandLeavesItsKeyAndTheSameBytesAreANewJob() throws Exception {
+        byte[] body = csv();
+        String first = mapper.readTree(push(body, "gone.csv").body()).get("id").asText();
+        awaitSettled();
+        // the key stays without its job, as an operator's DELETE leaves it
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
+        assertThat(keyCount()).isEqualTo(1);
+
+        HttpResponse<String> again = push(body, "again.csv");
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+        String second = mapper.readTree(again.body()).get("id").asText();
+        assertThat(second).isNotEqualTo(first);
+        assertThat(committedKeys.jobOf(key(body))).hasToString(second);
+        HttpResponse<String> repeated = push(body, "again.csv");
+        assertThat(repeated.statusCode()).isEqualTo(200);
+        assertThat(mapper.readTree(repeated.body()).get("id").asText()).isEqualTo(second);
+        awaitSettled();
+        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class, second))
+                .isEqualTo("COMPLETED");
+        assertThat(jobCount()).isEqualTo(1);
+        assertThat(keyCount()).isEqualTo(1);
+    }
+
+    @Test
+    void pushesRacingAfterTheirJobWasDeletedMakeOneNewJob() throws Exception {
+        byte[] body = csv();
+        String first = mapper.readTree(push(body, "gone.csv").body()).get("id").asText();
+        awaitSettled();
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
+
+        int racers = 8;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(racers);
+        try {
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(racers);
+            java.util.List<java.util.concurrent.Future<HttpResponse<String>>> answers = new java.util.ArrayList<>();
+            for (int i = 0; i < racers; i++) {
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    HttpResponse<String> answer = push(body, "race.csv");
+                    while (answer.statusCode() == 429) {
+                        Thread.sleep(1000L * Long.parseLong(answer.headers().firstValue("Retry-After").orElse("1")));
+                        answer = push(body, "race.csv");
+                    }
+                    return answer;
+                }));
+            }
+            java.util.List<Integer> statuses = new java.util.ArrayList<>();
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<HttpResponse<String>> answer : answers) {
+                HttpResponse<String> r = answer.get();
+                assertThat(r.statusCode()).as(r.body()).isIn(200, 202);
+                statuses.add(r.statusCode());
+                ids.add(mapper.readTree(r.body()).get("id").asText());
+            }
+            assertThat(statuses).filteredOn(s -> s == 202).hasSize(1);
+            assertThat(statuses).filteredOn(s -> s == 200).hasSize(racers - 1);
+            assertThat(ids).hasSize(1).doesNotContain(first);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aJobKeptAsReadAndDeletedByHandIsNotAnsweredOnceItsCountsAreWritten() throws Exception {
+        byte[] body = csv();
+        String first = mapper.readTree(push(body, "kept.csv").body()).get("id").asText();
+        awaitSettled();
+        assertThat(push(body, "kept.csv").statusCode()).isEqualTo(200);
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
+        // the copy as read may answer the pushes of one interval of writing counts (a second), no longer: the
+        // count written for the job finds no row, and the copy goes
+        push(body, "kept.csv");
+        duplicates.flush();
+
+        HttpResponse<String> again = push(body, "kept.csv");
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+        assertThat(mapper.readTree(again.body()).get("id").asText()).isNotEqualTo(first);
+        assertThat(jobCount()).isEqualTo(1);
     }
 }
