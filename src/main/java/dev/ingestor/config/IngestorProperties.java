@@ -84,9 +84,25 @@ public class IngestorProperties {
         private final Redelivery redelivery = new Redelivery(5, Duration.ofSeconds(1), Duration.ofSeconds(30));
         /** The largest file a supplier may send by any source, unless its own {@code max-file-size} says otherwise. */
         private DataSize maxFileSize = DataSize.ofMegabytes(100);
+        /**
+         * The largest record of a file from any source, in characters of its text (a CSV line with its quoted line
+         * breaks, a JSON object, a JSON line): checked while the file is read, a larger record is quarantined naming
+         * this limit and the file goes on. Per supplier: {@code ingestor.suppliers.<CODE>.max-record-size}.
+         */
+        private DataSize maxRecordSize = DataSize.ofKilobytes(64);
+        /**
+         * Most fields one record of a file may have (CSV columns, a JSON object's fields): checked while the file is
+         * read, a record with more is quarantined naming this limit. Per supplier:
+         * {@code ingestor.suppliers.<CODE>.max-fields-per-record}.
+         */
+        private int maxFieldsPerRecord = 1000;
 
         public DataSize getMaxFileSize() { return maxFileSize; }
         public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
+        public DataSize getMaxRecordSize() { return maxRecordSize; }
+        public void setMaxRecordSize(DataSize maxRecordSize) { this.maxRecordSize = maxRecordSize; }
+        public int getMaxFieldsPerRecord() { return maxFieldsPerRecord; }
+        public void setMaxFieldsPerRecord(int maxFieldsPerRecord) { this.maxFieldsPerRecord = maxFieldsPerRecord; }
         public Duration getClaimLease() { return claimLease; }
         public void setClaimLease(Duration claimLease) { this.claimLease = claimLease; }
         public boolean isFsync() { return fsync; }

@@ -28,6 +28,10 @@ public class SupplierProperties {
     private List<String> apiKeySha256 = new ArrayList<>();
     /** The largest file this supplier may send (file drop, SFTP, HTTP); unset: {@code ingestor.intake.max-file-size}. */
     private DataSize maxFileSize;
+    /** The largest record of this supplier's files; unset: {@code ingestor.intake.max-record-size}. */
+    private DataSize maxRecordSize;
+    /** Most fields one record of this supplier's files may have; unset: {@code ingestor.intake.max-fields-per-record}. */
+    private Integer maxFieldsPerRecord;
     /** The supplier's own webhook, told of this supplier's events only. */
     private final Notifications notifications = new Notifications();
     /** How the supplier's own layout becomes the delivery advice record (files only, not the HTTP item batch). */
@@ -36,6 +40,10 @@ public class SupplierProperties {
     public Mapping getMapping() { return mapping; }
     public DataSize getMaxFileSize() { return maxFileSize; }
     public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
+    public DataSize getMaxRecordSize() { return maxRecordSize; }
+    public void setMaxRecordSize(DataSize maxRecordSize) { this.maxRecordSize = maxRecordSize; }
+    public Integer getMaxFieldsPerRecord() { return maxFieldsPerRecord; }
+    public void setMaxFieldsPerRecord(Integer maxFieldsPerRecord) { this.maxFieldsPerRecord = maxFieldsPerRecord; }
     public FileDrop getFileDrop() { return fileDrop; }
     public Notifications getNotifications() { return notifications; }
     public Sftp getSftp() { return sftp; }

@@ -4,6 +4,7 @@ import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
@@ -28,23 +29,32 @@ final class CsvRecordReader implements RecordReader {
     private final Iterator<CSVRecord> records;
     private final List<String> header;
     private final RecordMapping mapping;
+    private final RecordLimits limits;
+    private final CsvRecordLimit cutter;
+    private final char delimiter;
     private long index;
+    /** Line breaks inside the values of records cut so far, which the parser never saw. */
+    private long droppedLineBreaks;
 
     CsvRecordReader(InputStream in, Charset charset, char delimiter) {
-        this(in, charset, delimiter, RecordMapping.NONE);
+        this(in, charset, delimiter, RecordMapping.NONE, RecordLimits.DEFAULT);
     }
 
     /**
      * Field names are the header's (in lower case) or, without a header, the mapping's columns; the mapping
      * renames them later ({@link RecordMapping#apply}), so the header check here already looks through it.
      */
-    CsvRecordReader(InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
+    CsvRecordReader(InputStream in, Charset charset, char delimiter, RecordMapping mapping, RecordLimits limits) {
         this.mapping = mapping;
+        this.limits = limits;
+        this.delimiter = delimiter;
         try {
-            BufferedReader text = new BufferedReader(Decoding.strict(new BufferedInputStream(in, 256 * 1024), charset), 64 * 1024);
+            BufferedReader lines = new BufferedReader(Decoding.strict(new BufferedInputStream(in, 256 * 1024), charset), 64 * 1024);
             for (int i = 0; i < mapping.skipLines(); i++) {
-                text.readLine();
+                skipLine(lines);
             }
+            cutter = new CsvRecordLimit(lines, delimiter, mapping.quote(), mapping.comment(), limits);
+            Reader text = cutter;
             CSVFormat.Builder format = CSVFormat.DEFAULT.builder()
                     .setDelimiter(delimiter)
                     .setQuote(mapping.quote())
@@ -62,6 +72,15 @@ final class CsvRecordReader implements RecordReader {
         if (!mapping.hasHeader()) {
             header = mapping.columns();
         } else {
+            List<String> names = parser.getHeaderNames();
+            if (!names.isEmpty() && cutter.marker().equals(names.get(names.size() - 1))) {
+                CsvRecordLimit.Cut cut = cutter.nextCut();
+                throw new UnreadableFileException(cut.fields() > limits.maxFields()
+                        ? "the CSV header row names more than " + limits.maxFields() + " columns, the limit ("
+                                + limits.fieldsProperty() + "): " + cut.fields() + " columns"
+                        : "the CSV header row is larger than the limit of " + limits.maxSize() + " characters ("
+                                + limits.sizeProperty() + "): " + cut.size() + " characters");
+            }
             header = parser.getHeaderNames().stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
             String twice = mapping.fieldSetTwice(header);
             if (twice != null) {
@@ -100,7 +119,16 @@ final class CsvRecordReader implements RecordReader {
             throw unreadable(e, parser.getCurrentLineNumber());
         }
         index++;
-        long line = lineOf(record);
+        long line = lineOf(record) + droppedLineBreaks;
+        if (record.size() > 0 && cutter.marker().equals(record.get(record.size() - 1))) {
+            CsvRecordLimit.Cut cut = cutter.nextCut();
+            if (cut != null) {
+                droppedLineBreaks += cut.droppedLineBreaks();
+                List<String> values = record.toList();
+                String start = String.join(String.valueOf(delimiter), values.subList(0, values.size() - 1));
+                return limits.overLimit(index, line, cut.size(), cut.fields(), start);
+            }
+        }
         if (record.size() != header.size()) {
             return RawRecord.broken(index, line, "has " + record.size() + " values but the "
                     + (mapping.hasHeader() ? "header names " : "supplier's mapping names ") + header.size() + " columns");
@@ -135,6 +163,20 @@ final class CsvRecordReader implements RecordReader {
             }
         }
         return breaks;
+    }
+
+    /** Reads past one line of any length without keeping it (\n, \r or \r\n ends it, as for readLine). */
+    private static void skipLine(BufferedReader lines) throws IOException {
+        int c;
+        while ((c = lines.read()) != -1 && c != '\n' && c != '\r') {
+            // dropped
+        }
+        if (c == '\r') {
+            lines.mark(1);
+            if (lines.read() != '\n') {
+                lines.reset();
+            }
+        }
     }
 
     @Override

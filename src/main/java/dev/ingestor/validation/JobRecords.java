@@ -18,6 +18,9 @@ public class JobRecords {
     private final IngestorProperties properties;
     /** Built at start, so a supplier's mapping that cannot work stops the start, naming the property. */
     private final Map<String, RecordMapping> mappings;
+    /** Built at start too, so a limit that cannot work stops the start, naming the property. */
+    private final Map<String, RecordLimits> limits;
+    private final RecordLimits installationLimits;
     private final SupplierHooks hooks;
 
     public JobRecords(RawStore rawStore, IngestorProperties properties, SupplierHooks hooks) {
@@ -27,11 +30,20 @@ public class JobRecords {
         Map<String, RecordMapping> built = new HashMap<>();
         properties.getSuppliers().forEach((code, supplier) -> built.put(code, RecordMapping.of(code, supplier)));
         this.mappings = Map.copyOf(built);
+        Map<String, RecordLimits> bounded = new HashMap<>();
+        properties.getSuppliers().keySet().forEach(code -> bounded.put(code, RecordLimits.of(properties, code)));
+        this.limits = Map.copyOf(bounded);
+        this.installationLimits = RecordLimits.of(properties, "");
     }
 
     /** The mapping of {@code supplier}'s own layout (none: the record's names and formats). */
     public RecordMapping mapping(String supplier) {
         return mappings.getOrDefault(supplier, RecordMapping.NONE);
+    }
+
+    /** How large one record of {@code supplier}'s files may be, and how many fields it may have. */
+    public RecordLimits limits(String supplier) {
+        return limits.getOrDefault(supplier, installationLimits);
     }
 
     public RecordReader open(ImportJob job) {
@@ -42,7 +54,8 @@ public class JobRecords {
         InputStream in = rawStore.open(job.key());
         try {
             RecordReader reader = RecordReader.open(job.formatOr(supplier.getFormat()), in, job.format() != null
-                    ? java.nio.charset.StandardCharsets.UTF_8 : supplier.getCharset(), supplier.getCsvDelimiter(), mapping(job.supplier()));
+                    ? java.nio.charset.StandardCharsets.UTF_8 : supplier.getCharset(), supplier.getCsvDelimiter(), mapping(job.supplier()),
+                    limits(job.supplier()));
             // after the mapping: a supplier's route reshapes records already in the record's names and formats
             return hooks.wrap(job.supplier(), job.id(), reader);
         } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.ingestor.validation;
 
 import java.io.BufferedReader;
+import java.io.CharArrayWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PushbackReader;
@@ -10,13 +11,18 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.NoSuchElementException;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.util.TokenBuffer;
 
 /**
  * JSON records: an array of objects ({@code [ {...}, {...} ]}), or JSON Lines (one object per line). An array
@@ -28,22 +34,38 @@ final class JsonRecordReader implements RecordReader {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
+    /** Parsers whose strings and names may be as long as a record may be, by record size limit. */
+    private static final Map<Long, JsonFactory> FACTORIES = new ConcurrentHashMap<>();
+
     private final Reader reader;
     private final Iterator<RawRecord> records;
+    private final RecordLimits limits;
+    private final JsonFactory factory;
+    /** Between the file and the parser of an array; null for JSON Lines, whose lines are cut as they are read. */
+    private JsonStringLimit strings;
     private long index;
 
     JsonRecordReader(InputStream in, Charset charset) {
-        this(in, charset, List.of());
+        this(in, charset, List.of(), RecordLimits.DEFAULT);
     }
 
-    /** With a records path, the file is one document and the records are the array at that path inside it. */
     JsonRecordReader(InputStream in, Charset charset, List<String> recordsPath) {
+        this(in, charset, recordsPath, RecordLimits.DEFAULT);
+    }
+
+    /**
+     * With a records path, the file is one document and the records are the array at that path inside it. A record
+     * over {@code limits} is read past without being built, and comes out as one quarantined naming the limit.
+     */
+    JsonRecordReader(InputStream in, Charset charset, List<String> recordsPath, RecordLimits limits) {
+        this.limits = limits;
+        this.factory = factory(limits.maxSize());
         try {
             PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), 256 * 1024), 1);
             int first = firstSignificant(pushback);
             reader = pushback;
             if (!recordsPath.isEmpty() && first == '{') {
-                JsonParser parser = MAPPER.createParser(pushback);
+                JsonParser parser = arrayParser(pushback);
                 parser.nextToken(); // START_OBJECT
                 descend(parser, recordsPath);
                 records = new ArrayRecords(parser);
@@ -51,11 +73,11 @@ final class JsonRecordReader implements RecordReader {
                 throw new UnreadableFileException("the file is not a JSON document: it starts with '" + (char) first
                         + "', expected '{' holding the records at " + String.join(".", recordsPath));
             } else if (first == '[') {
-                JsonParser parser = MAPPER.createParser(pushback);
+                JsonParser parser = arrayParser(pushback);
                 parser.nextToken(); // START_ARRAY
                 records = new ArrayRecords(parser);
             } else if (first == '{') {
-                records = new LineRecords(new BufferedReader(pushback));
+                records = new LineRecords(new BoundedLines(pushback, limits.maxSize()));
             } else if (first == -1) {
                 throw new UnreadableFileException("the file holds no JSON");
             } else {
@@ -65,6 +87,72 @@ final class JsonRecordReader implements RecordReader {
         } catch (IOException e) {
             throw unreadable(e, "at the start");
         }
+    }
+
+    /**
+     * A factory whose parsers take a string or name as long as the limit (and the strings of an array are cut there,
+     * {@link JsonStringLimit}), but no longer: a number or other token over it fails the parser before it is built.
+     */
+    private static JsonFactory factory(long maxSize) {
+        return FACTORIES.computeIfAbsent(maxSize, size -> {
+            int most = (int) Math.min(Integer.MAX_VALUE - 64, size + 16);
+            return JsonFactory.builder().streamReadConstraints(StreamReadConstraints.builder()
+                    .maxStringLength(most).maxNameLength(most).build()).build();
+        });
+    }
+
+    private JsonParser arrayParser(Reader text) throws IOException {
+        strings = new JsonStringLimit(text, limits.maxSize());
+        return factory.createParser(strings);
+    }
+
+    /**
+     * Reads the value at the parser's current token as a record, copying it token by token while it stays within the
+     * limits: past them, the rest of it is read over without being built (strings skipped, never made), and it comes
+     * out as a record quarantined naming the limit, keeping its first characters ({@code start}, or the part copied).
+     * Only the top level's fields are counted: they are the record's fields, nested values become their text.
+     */
+    private RawRecord boundedRecord(JsonParser parser, long line, String start) throws IOException {
+        long from = parser.currentTokenLocation().getCharOffset();
+        TokenBuffer copy = new TokenBuffer(parser);
+        int depth = 0;
+        long fields = 0;
+        boolean over = false;
+        do {
+            JsonToken token = parser.currentToken();
+            if (token.isStructStart()) {
+                depth++;
+            } else if (token.isStructEnd()) {
+                depth--;
+            } else if (token == JsonToken.FIELD_NAME && depth == 1) {
+                fields++;
+            }
+            if (!over && (fields > limits.maxFields() || parser.currentLocation().getCharOffset() - from > limits.maxSize())) {
+                over = true;
+            }
+            if (!over) {
+                copy.copyCurrentEvent(parser);
+            }
+        } while (depth > 0 && parser.nextToken() != null);
+        long to = parser.currentLocation().getCharOffset();
+        long dropped = strings == null ? 0 : strings.droppedBefore(from, to);
+        index++;
+        if (over || dropped > 0) {
+            return limits.overLimit(index, line, to - from + dropped, fields, start != null ? start : text(copy));
+        }
+        return RawRecord.ofJson(MAPPER.readTree(copy.asParser(MAPPER)), index, line);
+    }
+
+    /** The JSON of the tokens copied so far, as far as they go. */
+    private static String text(TokenBuffer copy) {
+        CharArrayWriter out = new CharArrayWriter();
+        try (JsonGenerator generator = MAPPER.getFactory().createGenerator(out)) {
+            generator.disable(JsonGenerator.Feature.AUTO_CLOSE_JSON_CONTENT);
+            copy.serialize(generator);
+        } catch (IOException | RuntimeException e) {
+            // what was written before the copy ran out is the start shown
+        }
+        return out.toString();
     }
 
     /**
@@ -98,7 +186,7 @@ final class JsonRecordReader implements RecordReader {
         int c;
         do {
             c = in.read();
-        } while (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\uFEFF');
+        } while (c == ' ' || c == '\n' || c == '\r' || c == '\t');
         if (c != -1) {
             in.unread(c);
         }
@@ -122,10 +210,6 @@ final class JsonRecordReader implements RecordReader {
         } catch (IOException ignored) {
             // read-only
         }
-    }
-
-    private RawRecord toRecord(JsonNode node, long line) {
-        return RawRecord.ofJson(node, ++index, line);
     }
 
     private static UnreadableFileException unreadable(Exception e, String where) {
@@ -194,24 +278,23 @@ final class JsonRecordReader implements RecordReader {
                 throw new NoSuchElementException();
             }
             long line = parser.currentLocation().getLineNr();
-            JsonNode node;
+            RawRecord record;
             try {
-                node = MAPPER.readTree(parser);
+                record = boundedRecord(parser, line, null);
             } catch (IOException e) {
                 throw unreadable(e, "at line " + parser.currentLocation().getLineNr());
             }
-            RawRecord record = toRecord(node, line);
             advance();
             return record;
         }
     }
 
     private final class LineRecords implements Iterator<RawRecord> {
-        private final BufferedReader lines;
-        private String pending;
+        private final BoundedLines lines;
+        private BoundedLines.Line pending;
         private long lineNumber;
 
-        LineRecords(BufferedReader lines) {
+        LineRecords(BoundedLines lines) {
             this.lines = lines;
             advance();
         }
@@ -219,9 +302,9 @@ final class JsonRecordReader implements RecordReader {
         private void advance() {
             try {
                 do {
-                    pending = lines.readLine();
+                    pending = lines.next();
                     lineNumber++;
-                } while (pending != null && pending.isBlank());
+                } while (pending != null && !pending.cut() && pending.text().isBlank());
             } catch (IOException e) {
                 throw unreadable(e, "at line " + lineNumber);
             }
@@ -237,15 +320,20 @@ final class JsonRecordReader implements RecordReader {
             if (pending == null) {
                 throw new NoSuchElementException();
             }
-            String text = pending;
+            BoundedLines.Line text = pending;
             long line = lineNumber;
             advance();
-            try {
-                return toRecord(MAPPER.readTree(text), line);
+            if (text.cut()) {
+                index++;
+                return limits.overLimit(index, line, text.length(), 0, text.text());
+            }
+            try (JsonParser parser = factory.createParser(text.text())) {
+                parser.nextToken();
+                return boundedRecord(parser, line, text.text());
             } catch (JsonProcessingException e) {
                 index++;
                 return RawRecord.broken(index, line, "is not valid JSON: " + e.getOriginalMessage());
-            } catch (UncheckedIOException e) {
+            } catch (IOException | UncheckedIOException e) {
                 throw unreadable(e, "at line " + line);
             }
         }

@@ -60,7 +60,7 @@ public class RecordPreview {
         boolean more = false;
         String rejected = null;
         try (RecordReader records = RecordReader.openAsWritten(settings.getFormat(), sample, settings.getCharset(),
-                settings.getCsvDelimiter(), mapping)) {
+                settings.getCsvDelimiter(), mapping, jobRecords.limits(supplier))) {
             while (records.hasNext()) {
                 if (rows.size() == limit) {
                     more = true;

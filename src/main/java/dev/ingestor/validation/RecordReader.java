@@ -15,21 +15,28 @@ public interface RecordReader extends Iterator<RawRecord>, Closeable {
 
     /** The reader of a supplier's format over {@code in}; the delimiter matters to CSV only. */
     static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter) {
-        return format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter) : new JsonRecordReader(in, charset);
+        return openAsWritten(format, in, charset, delimiter, RecordMapping.NONE, RecordLimits.DEFAULT);
     }
 
     /** The same, in the supplier's own layout: its records come out in the record's names and formats. */
     static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
-        return new TransformedRecordReader(openAsWritten(format, in, charset, delimiter, mapping), mapping::apply);
+        return open(format, in, charset, delimiter, mapping, RecordLimits.DEFAULT);
+    }
+
+    /** The same, a record over {@code limits} coming out as one quarantined naming the limit. */
+    static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping,
+                             RecordLimits limits) {
+        return new TransformedRecordReader(openAsWritten(format, in, charset, delimiter, mapping, limits), mapping::apply);
     }
 
     /**
      * The supplier's records as the supplier wrote them (its field names and formats): the mapping's layout
      * settings (header, columns, quote, comment, skipped lines, records path) apply, its renames and formats not.
      */
-    static RecordReader openAsWritten(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
-        return format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter, mapping)
-                : new JsonRecordReader(in, charset, mapping.recordsPath());
+    static RecordReader openAsWritten(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping,
+                                      RecordLimits limits) {
+        return format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter, mapping, limits)
+                : new JsonRecordReader(in, charset, mapping.recordsPath(), limits);
     }
 
     /** Records already read (in memory), as a reader; closing it closes nothing. */

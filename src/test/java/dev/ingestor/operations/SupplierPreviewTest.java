@@ -87,6 +87,40 @@ class SupplierPreviewTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class)).isZero();
     }
 
+    /** A UTF-16 spreadsheet export: its byte-order mark names the encoding and is no part of the first header. */
+    @Test
+    void aSampleWithAByteOrderMarkIsReadInItsEncodingWithoutTheMark() throws Exception {
+        String export = "\uFEFFArtikelnummer;Menge;Liefertermin;Position;Version\r\n4711-A;1.200;24.12.2026;LA-1;1\r\n";
+        HttpResponse<String> answer = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv",
+                export.getBytes(StandardCharsets.UTF_16LE));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        JsonNode preview = json.readTree(answer.body());
+        assertThat(preview.path("fileOutcome").isNull()).as(answer.body()).isTrue();
+        JsonNode first = preview.path("records").get(0);
+        assertThat(first.path("supplierFields").path("artikelnummer").asText()).isEqualTo("4711-A");
+        assertThat(first.path("record").path("quantity").asText()).isEqualTo("1200");
+        assertThat(first.path("outcome").asText()).isEqualTo("VALID");
+    }
+
+    /** The preview reads a sample with the record limits a job would: a huge record is shown quarantined naming it. */
+    @Test
+    void aRecordOverTheSizeLimitIsShownQuarantinedNamingTheLimit() throws Exception {
+        String sample = "Artikelnummer;Menge;Liefertermin;Position;Version\n4711-A;1;24.12.2026;LA-1;1\n"
+                + "4711-B;1;24.12.2026;LA-2;" + "9".repeat(70_000) + "\n4711-C;1;24.12.2026;LA-3;1\n";
+        HttpResponse<String> answer = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv",
+                sample.getBytes(StandardCharsets.ISO_8859_1));
+
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        JsonNode records = json.readTree(answer.body()).path("records");
+        assertThat(records).hasSize(3);
+        assertThat(records.get(1).path("outcome").asText()).isEqualTo("QUARANTINED");
+        assertThat(records.get(1).path("reason").asText()).startsWith("line 3 is larger than the limit of 65536 characters"
+                + " (ingestor.intake.max-record-size)");
+        assertThat(records.get(1).path("supplierFields").path("first_characters").asText()).startsWith("4711-B;1;");
+        assertThat(records.get(2).path("outcome").asText()).isEqualTo("VALID");
+    }
+
     @Test
     void aFileAJobWouldRejectIsShownAsRejectedWithItsReason() throws Exception {
         HttpResponse<String> answer = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv",

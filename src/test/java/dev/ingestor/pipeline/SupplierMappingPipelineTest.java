@@ -76,10 +76,40 @@ class SupplierMappingPipelineTest extends IngestorTestSupport {
         assertThat(records.get("PL-2").get("source_version").asLong()).as("the constant").isEqualTo(1);
     }
 
+    /**
+     * A spreadsheet's "CSV UTF-8" export: a byte-order mark, Windows line ends, semicolons. The mark names the file's
+     * encoding, so it is read as UTF-8 although the supplier's files are configured as Latin-1, and its first header
+     * is Artikelnummer, not the mark and Artikelnummer.
+     */
+    @Test
+    void aSpreadsheetExportWithAByteOrderMarkAndWindowsLineEndsIsRead() throws Exception {
+        String export = "Artikelnummer;Menge;Liefertermin;Position;Version;Bemerkung;Bearbeiter\r\n"
+                + "4711-A;1.200;24.12.2026;LA-2026-101;1;\"K\u00fchlware; oben\";mk\r\n"
+                + "4711-B;12;02.01.2027;LA-2026-102;1;;mk\r\n";
+        byte[] text = export.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] file = new byte[text.length + 3];
+        file[0] = (byte) 0xEF;
+        file[1] = (byte) 0xBB;
+        file[2] = (byte) 0xBF;
+        System.arraycopy(text, 0, file, 3, text.length);
+        UUID job = dropAndAwait("HANSA", "export.csv", file);
+        assertThat(jdbc.queryForMap("SELECT state, total, accepted, quarantined FROM import_job WHERE id = ?", job))
+                .containsEntry("state", "COMPLETED").containsEntry("total", 2L).containsEntry("accepted", 2L);
+        Map<String, JsonNode> records = recordsOnKafka(job);
+        assertThat(records).containsOnlyKeys("LA-2026-101", "LA-2026-102");
+        assertThat(records.get("LA-2026-101").get("sku").asText()).isEqualTo("4711-A");
+        assertThat(records.get("LA-2026-101").get("bemerkung").asText()).isEqualTo("K\u00fchlware; oben");
+        assertThat(records.get("LA-2026-102").get("delivery_date").asText()).isEqualTo("2027-01-02");
+    }
+
     private UUID dropAndAwait(String supplier, String file) throws IOException {
         try (InputStream in = getClass().getResourceAsStream("/suppliers/" + file)) {
-            drop(supplier, file, in.readAllBytes());
+            return dropAndAwait(supplier, file, in.readAllBytes());
         }
+    }
+
+    private UUID dropAndAwait(String supplier, String file, byte[] content) throws IOException {
+        drop(supplier, file, content);
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                 "SELECT count(*) FROM import_job WHERE supplier = ? AND state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'FAILED')",
                 Long.class, supplier) == 1);

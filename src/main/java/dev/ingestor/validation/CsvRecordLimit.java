@@ -1,0 +1,212 @@
+package dev.ingestor.validation;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+import java.util.Queue;
+
+/**
+ * The text of a CSV file on its way to the parser, record by record: it follows quotes, delimiters, line breaks
+ * and comment lines as commons-csv reads them (no escape character, a quote opens a value only at its start), and
+ * cuts a record that grows over {@link RecordLimits}. The parser then never holds more of a record than the limit:
+ * the rest of a cut record is dropped up to its end, and the record is closed with one more value, {@link #marker},
+ * a random word no file can contain by chance, which tells the reader that record was cut; {@link #nextCut} gives
+ * its full size. A comment line over the size limit is cut the same way, without a marker (the parser drops it).
+ */
+final class CsvRecordLimit extends Reader {
+
+    /** A record cut while read: its size and fields in all, and the line breaks dropped inside its quoted values. */
+    record Cut(long size, long fields, long droppedLineBreaks) {
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private enum State { LINE_START, FIELD_START, UNQUOTED, QUOTED, QUOTE_IN_QUOTED, AFTER_CLOSE, COMMENT }
+
+    private final Reader in;
+    private final char delimiter;
+    private final char quote;
+    private final int comment;
+    private final RecordLimits limits;
+    private final String marker;
+    private final Queue<Cut> cuts = new ArrayDeque<>();
+    private final char[] buffer = new char[16 * 1024];
+    private int position;
+    private int end;
+    private boolean eof;
+
+    private State state = State.LINE_START;
+    private long size;
+    private long fields;
+    /** The state the record was in when it was cut, or null while it is passed on whole. */
+    private State cutIn;
+    private long droppedLineBreaks;
+    private boolean lastWasCarriageReturn;
+    /** What is passed on before any more of the file: the end of a cut record. */
+    private String pending = "";
+
+    CsvRecordLimit(Reader in, char delimiter, char quote, Character comment, RecordLimits limits) {
+        this.in = in;
+        this.delimiter = delimiter;
+        this.quote = quote;
+        this.comment = comment == null ? -1 : comment;
+        this.limits = limits;
+        this.marker = marker(delimiter, quote, this.comment);
+    }
+
+    /** Lower-case letters, none of them the delimiter, quote or comment character (header names are lower-cased). */
+    private static String marker(char delimiter, char quote, int comment) {
+        StringBuilder word = new StringBuilder(32);
+        while (word.length() < 32) {
+            char c = (char) ('a' + RANDOM.nextInt(26));
+            if (c != delimiter && c != quote && c != comment) {
+                word.append(c);
+            }
+        }
+        return word.toString();
+    }
+
+    /** The last value of a record the parser read when that record was cut. */
+    String marker() {
+        return marker;
+    }
+
+    /** The next record cut, in the order the parser reads them; null when none is known. */
+    Cut nextCut() {
+        return cuts.poll();
+    }
+
+    @Override
+    public int read(char[] out, int offset, int length) throws IOException {
+        if (length == 0) {
+            return 0;
+        }
+        int written = 0;
+        while (written < length) {
+            if (!pending.isEmpty()) {
+                int n = Math.min(pending.length(), length - written);
+                pending.getChars(0, n, out, offset + written);
+                pending = pending.substring(n);
+                written += n;
+                continue;
+            }
+            if (position == end) {
+                if (eof || written > 0 && !in.ready()) {
+                    break;
+                }
+                int n = in.read(buffer, 0, buffer.length);
+                if (n < 0) {
+                    eof = true;
+                    if (cutIn != null) {
+                        pending = ending();
+                        cutIn = null;
+                        continue;
+                    }
+                    break;
+                }
+                position = 0;
+                end = n;
+                continue;
+            }
+            char c = buffer[position++];
+            if (pass(c)) {
+                out[offset + written++] = c;
+            }
+        }
+        return written == 0 && eof ? -1 : written;
+    }
+
+    /** Follows {@code c} through the record; whether it is passed on (false: dropped, or held in {@link #pending}). */
+    private boolean pass(char c) {
+        boolean lineBreak = c == '\n' || c == '\r';
+        boolean countedBreak = c == '\r' || c == '\n' && !lastWasCarriageReturn;
+        lastWasCarriageReturn = c == '\r';
+        State before = state;
+        if (state == State.LINE_START && !lineBreak) {
+            size = 0;
+            fields = 1;
+            state = comment >= 0 && c == comment ? State.COMMENT : State.FIELD_START;
+        }
+        boolean recordEnds = false;
+        switch (state) {
+            case LINE_START -> {
+                return cutIn == null; // an empty line, or the \n of \r\n
+            }
+            case FIELD_START -> {
+                if (c == quote) {
+                    state = State.QUOTED;
+                } else if (c == delimiter) {
+                    fields++;
+                } else if (lineBreak) {
+                    recordEnds = true;
+                } else {
+                    state = State.UNQUOTED;
+                }
+            }
+            case UNQUOTED, AFTER_CLOSE -> {
+                if (c == delimiter) {
+                    fields++;
+                    state = State.FIELD_START;
+                } else if (lineBreak) {
+                    recordEnds = true;
+                }
+            }
+            case QUOTED -> {
+                if (c == quote) {
+                    state = State.QUOTE_IN_QUOTED;
+                } else if (lineBreak && cutIn != null && countedBreak) {
+                    droppedLineBreaks++;
+                }
+            }
+            case QUOTE_IN_QUOTED -> {
+                if (c == quote) {
+                    state = State.QUOTED;
+                } else if (c == delimiter) {
+                    fields++;
+                    state = State.FIELD_START;
+                } else if (lineBreak) {
+                    recordEnds = true;
+                } else {
+                    state = State.AFTER_CLOSE;
+                }
+            }
+            case COMMENT -> recordEnds = lineBreak;
+        }
+        if (recordEnds) {
+            state = State.LINE_START;
+            if (cutIn != null) {
+                pending = ending() + c;
+                cutIn = null;
+                return false;
+            }
+            return true;
+        }
+        size++;
+        if (cutIn == null && (size > limits.maxSize() || fields > limits.maxFields())) {
+            // the state before this character is where the text passed on so far stops
+            cutIn = before == State.LINE_START ? State.FIELD_START : before;
+        }
+        return cutIn == null;
+    }
+
+    /** What closes a cut record for the parser: its open quoted value, then the marker as one more value. */
+    private String ending() {
+        if (cutIn == State.COMMENT) {
+            return "";
+        }
+        cuts.add(new Cut(size, fields, droppedLineBreaks));
+        droppedLineBreaks = 0;
+        return (cutIn == State.QUOTED ? String.valueOf(quote) : "") + delimiter + marker;
+    }
+
+    @Override
+    public boolean ready() throws IOException {
+        return !pending.isEmpty() || position < end || in.ready();
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}
