@@ -21,6 +21,12 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * unknown key: 401 at once (429 once its address has failed too often). No key:
  * the request goes on anonymous, and the authorization rules decide (public pages pass, the rest is 401).
  * A key anywhere else (query string, form field) is never looked at.
+ * <p>
+ * A demo key (public, in the README) is taken only on a direct loopback request ({@link DirectLoopbackRequest}),
+ * else 403. The rule is for requests with a demo key, not for every request while demo keys are configured:
+ * the demo keys are the only keys an outsider knows, what answers without a key (the health status, the admin
+ * page's files, the OpenAPI document) is public on any address anyway, and an operator's own keys keep
+ * working behind a proxy while some demo key is still configured.
  */
 final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
 
@@ -53,11 +59,23 @@ final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
             refusals.unauthorized(request, response, "unknown API key", ApiKeys.WRONG_KEY);
             return;
         }
+        if (ApiKeys.DEMO_KEY_HASHES.contains(hash)) {
+            Optional<String> notDirect = DirectLoopbackRequest.whyNot(request);
+            if (notDirect.isPresent()) {
+                refusals.demoKeyOffLoopback(request, response, notDirect.get(), keyProperty(caller.get()));
+                return;
+            }
+        }
         SecurityContext context = SecurityContextHolder.createEmptyContext();
         context.setAuthentication(new ApiKeyAuthentication(caller.get(), hash));
         SecurityContextHolder.setContext(context);
         contexts.saveContext(context, request, response);
         request.setAttribute(Caller.REQUEST_ATTRIBUTE, caller.get());
         chain.doFilter(request, response);
+    }
+
+    /** The property that holds this caller's key hashes. */
+    private static String keyProperty(Caller caller) {
+        return caller.admin() ? "ingestor.admin.api-key-sha256" : "ingestor.suppliers." + caller.supplier() + ".api-key-sha256";
     }
 }
