@@ -46,7 +46,9 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
                     "ingestor.http.limits.failed-auth-per-window", "3",
                     "ingestor.http.limits.failed-auth-window", "1m",
                     // a stalled upload outlives its answer within the test
-                    "spring.mvc.async.request-timeout", "3s")));
+                    "spring.mvc.async.request-timeout", "3s",
+                    // a platform on which Spring Boot, left to itself, takes client addresses from X-Forwarded-For
+                    "spring.main.cloud-platform", "kubernetes")));
         }
     }
 
@@ -158,5 +160,22 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
             assertThat(logs.events().stream().filter(e -> e.getLevel() == Level.WARN
                     && e.getFormattedMessage().contains("authentication failed from 127.0.0.23"))).hasSize(1);
         }
+    }
+
+    @Test
+    void forwardingHeadersAClientWritesDoNotGiveItAnotherAddressToFailFrom() throws Exception {
+        InetAddress guesser = InetAddress.getByName("127.0.0.24");
+        List<String> answers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            String client = "203.0.113." + (i + 1);
+            try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
+                answers.add(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: guess-" + i + "\r\nX-Forwarded-For: "
+                        + client + "\r\nX-Real-IP: " + client + "\r\nForwarded: for=" + client + "\r\nConnection: close",
+                        new byte[0]).readAnswer());
+            }
+        }
+        assertThat(answers.subList(0, 3)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 401"));
+        assertThat(answers.subList(3, 8)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 429")
+                .contains("ingestor.http.limits.failed-auth-per-window"));
     }
 }
