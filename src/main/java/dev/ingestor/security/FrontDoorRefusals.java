@@ -70,6 +70,12 @@ final class FrontDoorRefusals implements AuthenticationEntryPoint, AccessDeniedH
                         + " (printf %s \"$KEY\" | sha256sum)"), Map.of());
     }
 
+    /** 403 for a metrics token anywhere but the Prometheus endpoint. */
+    void metricsTokenElsewhere(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        problems.write(request, response, Problem.of(403, "forbidden", "Forbidden",
+                "a metrics token (" + MetricsToken.PROPERTY + ") reaches /actuator/prometheus only"), Map.of());
+    }
+
     void tooManyRequests(HttpServletRequest request, HttpServletResponse response, Problem problem, long retryAfterSeconds)
             throws IOException {
         problems.write(request, response, problem, Map.of("Retry-After", Long.toString(retryAfterSeconds)));

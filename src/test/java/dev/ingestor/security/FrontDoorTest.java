@@ -328,6 +328,9 @@ class FrontDoorTest extends IngestorTestSupport {
         assertThat(rawGet("/actuator/health", "Host: rebind.example")).startsWith("HTTP/1.1 200").contains("\"status\"")
                 .doesNotContain("components");
         assertThat(rawGet("/api/v1/jobs", "Host: rebind.example", "X-Api-Key: not-a-key")).startsWith("HTTP/1.1 401");
+        // and an operator's own secret (here Prometheus' token) keeps working behind a proxy
+        assertThat(rawGet("/actuator/prometheus", "Host: metrics.example.com", "X-Forwarded-For: 203.0.113.9",
+                "Authorization: Bearer " + METRICS_TOKEN)).startsWith("HTTP/1.1 200").contains("jvm_memory_used_bytes");
     }
 
     @Test
