@@ -37,6 +37,7 @@ public class IngestorProperties {
     private final Kafka kafka = new Kafka();
     private final Http http = new Http();
     private final Admin admin = new Admin();
+    private final Metrics metrics = new Metrics();
     private final Retention retention = new Retention();
     private final Outbox outbox = new Outbox();
     private final Notifications notifications = new Notifications();
@@ -64,6 +65,7 @@ public class IngestorProperties {
     public Kafka getKafka() { return kafka; }
     public Http getHttp() { return http; }
     public Admin getAdmin() { return admin; }
+    public Metrics getMetrics() { return metrics; }
     public Retention getRetention() { return retention; }
     public Outbox getOutbox() { return outbox; }
     public Notifications getNotifications() { return notifications; }
@@ -430,6 +432,19 @@ public class IngestorProperties {
 
         public List<String> getApiKeySha256() { return apiKeySha256; }
         public void setApiKeySha256(List<String> apiKeySha256) { this.apiKeySha256 = apiKeySha256; }
+    }
+
+    /** {@code ingestor.metrics.*}: how Prometheus scrapes without the admin key. */
+    public static class Metrics {
+        /**
+         * Hex SHA-256 of each token Prometheus may scrape {@code /actuator/prometheus} with ({@code Authorization:
+         * Bearer <token>}); several allow rotation. The token reaches that endpoint only. Empty: only the admin key
+         * scrapes.
+         */
+        private List<String> bearerTokenSha256 = new ArrayList<>();
+
+        public List<String> getBearerTokenSha256() { return bearerTokenSha256; }
+        public void setBearerTokenSha256(List<String> bearerTokenSha256) { this.bearerTokenSha256 = bearerTokenSha256; }
     }
 
     /** {@code ingestor.retention.*}: housekeeping (routes/housekeeping.camel.yaml). */

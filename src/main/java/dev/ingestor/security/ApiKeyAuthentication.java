@@ -10,7 +10,7 @@ import org.springframework.security.core.authority.SimpleGrantedAuthority;
  * A caller established by its API key: the admin key is ROLE_ADMIN, a supplier's ROLE_SUPPLIER. Holds the
  * hash of the key (the configured value, not a secret) so that limits can be kept per key; never the key.
  */
-final class ApiKeyAuthentication extends AbstractAuthenticationToken {
+final class ApiKeyAuthentication extends AbstractAuthenticationToken implements KeyedAuthentication {
 
     private final Caller caller;
     private final String keyHash;
@@ -26,7 +26,8 @@ final class ApiKeyAuthentication extends AbstractAuthenticationToken {
         return caller;
     }
 
-    String keyHash() {
+    @Override
+    public String keyHash() {
         return keyHash;
     }
 

@@ -1,8 +1,11 @@
 package dev.ingestor.security;
 
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 import dev.ingestor.config.IngestorProperties;
@@ -13,18 +16,25 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
- * Failed authentications per client address, in a window that starts with an address's first failure: after
+ * Failed authentications per client, in a window that starts with a client's first failure: after
  * {@code ingestor.http.limits.failed-auth-per-window} failures the address is answered 429 until the window
  * ends, so guessing keys or flooding the log costs the guesser time, not the server. One WARN per address
  * per window (its first failure) tells the operator; the failures after it are only counted. The addresses
  * kept are bounded: windows that ended are dropped, and past {@link #MAX_ADDRESSES} the least recently seen
  * address is forgotten, so a caller with many addresses cannot make the map grow.
+ * <p>
+ * A client is its address as the servlet container gives it ({@link #clientOf}): the socket's peer, since
+ * application.yaml sets {@code server.forward-headers-strategy: none} so that no header a client writes
+ * ({@code X-Forwarded-For}) can choose it, even on a platform where Spring Boot would trust such headers by
+ * itself. An operator behind a proxy sets the strategy, and the proxies trusted, explicitly. An IPv6 client is
+ * counted by its /64: one host is given a whole /64 and could otherwise try from a new address each time.
  */
 @Component
 public class FailedAuthThrottle {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
     static final int MAX_ADDRESSES = 10_000;
+    private static final int MAX_UNPARSED = 64;
     static final String PROPERTY = "ingestor.http.limits.failed-auth-per-window";
 
     private final int limit;
@@ -56,7 +66,8 @@ public class FailedAuthThrottle {
     }
 
     /** Whole seconds until this address may try again (at least 1), or 0 when it is not refused. */
-    public synchronized long refusedForSeconds(String address) {
+    public synchronized long refusedForSeconds(String remoteAddress) {
+        String address = clientOf(remoteAddress);
         long now = nanoTime.getAsLong();
         Window current = current(address, now);
         if (current == null || current.failures < limit) {
@@ -67,7 +78,8 @@ public class FailedAuthThrottle {
     }
 
     /** Counts one failed authentication of this address. */
-    public synchronized void failed(String address, String reason, String method, String path) {
+    public synchronized void failed(String remoteAddress, String reason, String method, String path) {
+        String address = clientOf(remoteAddress);
         long now = nanoTime.getAsLong();
         Window current = current(address, now);
         if (current == null) {
@@ -78,6 +90,28 @@ public class FailedAuthThrottle {
         } else {
             current.failures++;
         }
+    }
+
+    /**
+     * The client a request's address stands for: an IPv4 address itself, an IPv6 address its /64
+     * ({@code 2001:db8:1:2::/64}; an IPv4-mapped one is its IPv4 address), anything else (a forwarding
+     * strategy may hand on whatever a header said) its first characters, so that no key grows without bound.
+     */
+    static String clientOf(String remoteAddress) {
+        Optional<InetAddress> parsed = IpLiterals.parse(remoteAddress);
+        if (parsed.isEmpty()) {
+            String text = String.valueOf(remoteAddress);
+            return text.length() <= MAX_UNPARSED ? text : text.substring(0, MAX_UNPARSED);
+        }
+        byte[] bytes = parsed.get().getAddress();
+        if (parsed.get() instanceof Inet4Address) {
+            return parsed.get().getHostAddress();
+        }
+        return String.format("%x:%x:%x:%x::/64", group(bytes, 0), group(bytes, 2), group(bytes, 4), group(bytes, 6));
+    }
+
+    private static int group(byte[] bytes, int at) {
+        return (bytes[at] & 0xff) << 8 | bytes[at + 1] & 0xff;
     }
 
     /** Addresses tracked now (for tests of the bound). */

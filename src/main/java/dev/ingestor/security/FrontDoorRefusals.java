@@ -19,7 +19,8 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
 /**
  * Every answer the front door gives instead of letting a request in, as problem+json: 401 for a missing or
  * wrong key (counted against the client address), 429 for an address that failed too often, 403 for a key
- * that may not reach the endpoint, 400 for a request the firewall refuses. None of them reads the body.
+ * that may not reach the endpoint (or a demo key not used directly on loopback), 400 for a request the
+ * firewall refuses. None of them reads the body.
  */
 final class FrontDoorRefusals implements AuthenticationEntryPoint, AccessDeniedHandler, RequestRejectedHandler {
 
@@ -58,6 +59,21 @@ final class FrontDoorRefusals implements AuthenticationEntryPoint, AccessDeniedH
                         + FailedAuthThrottle.PROPERTY + ", ingestor.http.limits.failed-auth-window)"),
                 Map.of("Retry-After", Long.toString(seconds)));
         return true;
+    }
+
+    /** 403 for a demo key on a request that is not a direct loopback request, naming the property to replace it in. */
+    void demoKeyOffLoopback(HttpServletRequest request, HttpServletResponse response, String why, String keyProperty)
+            throws IOException {
+        problems.write(request, response, Problem.of(403, "demo-key-loopback-only", "Forbidden",
+                "the demo API keys are public and answer only requests made on this machine to localhost, 127.0.0.1"
+                        + " or [::1] without a proxy; " + why + ". Set the SHA-256 of your own key in " + keyProperty
+                        + " (printf %s \"$KEY\" | sha256sum)"), Map.of());
+    }
+
+    /** 403 for a metrics token anywhere but the Prometheus endpoint. */
+    void metricsTokenElsewhere(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        problems.write(request, response, Problem.of(403, "forbidden", "Forbidden",
+                "a metrics token (" + MetricsToken.PROPERTY + ") reaches /actuator/prometheus only"), Map.of());
     }
 
     void tooManyRequests(HttpServletRequest request, HttpServletResponse response, Problem problem, long retryAfterSeconds)

@@ -5,6 +5,7 @@ import dev.ingestor.web.ApiKeys;
 import jakarta.servlet.DispatcherType;
 import org.springframework.boot.actuate.autoconfigure.security.servlet.EndpointRequest;
 import org.springframework.boot.actuate.health.HealthEndpoint;
+import org.springframework.boot.actuate.metrics.export.prometheus.PrometheusScrapeEndpoint;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
@@ -16,6 +17,7 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
 import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
+import org.springframework.security.web.util.matcher.RequestMatcher;
 import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWriter;
 
@@ -26,7 +28,8 @@ import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWrite
  *   <li>Public without a key: {@code GET /actuator/health} (status only; details and components for the
  *       admin key), the admin page's static files (they hold no data: the page asks for the key), and the
  *       OpenAPI document. Every other path, known or not, needs a key; the actuator and the admin API
- *       ({@code /api/v1/admin/**}) need the admin key.</li>
+ *       ({@code /api/v1/admin/**}) need the admin key, but for {@code /actuator/prometheus}, which a metrics
+ *       token ({@code ingestor.metrics.bearer-token-sha256}) reaches too.</li>
  *   <li>No sessions, no cookies, so no CSRF token: a key travels in a header on every request.</li>
  *   <li>Runs before every filter that could read a body (Spring's form-content filter is switched off in
  *       application.yaml; the size-limit filter only reads Content-Length and runs later).</li>
@@ -46,10 +49,12 @@ public class FrontDoorSecurity {
     }
 
     @Bean
-    SecurityFilterChain frontDoor(HttpSecurity http, ApiKeys apiKeys, KeyLimits limits, FrontDoorRefusals refusals)
-            throws Exception {
+    SecurityFilterChain frontDoor(HttpSecurity http, ApiKeys apiKeys, MetricsToken metricsToken, KeyLimits limits,
+                                  FrontDoorRefusals refusals) throws Exception {
         RequestAttributeSecurityContextRepository contexts = new RequestAttributeSecurityContextRepository();
-        ApiKeyAuthenticationFilter authentication = new ApiKeyAuthenticationFilter(apiKeys, refusals, contexts);
+        RequestMatcher scrapeEndpoint = EndpointRequest.to(PrometheusScrapeEndpoint.class);
+        ApiKeyAuthenticationFilter authentication = new ApiKeyAuthenticationFilter(apiKeys, metricsToken, scrapeEndpoint,
+                refusals, contexts);
         http.csrf(csrf -> csrf.disable())
                 .httpBasic(basic -> basic.disable())
                 .formLogin(form -> form.disable())
@@ -69,6 +74,8 @@ public class FrontDoorSecurity {
                         // the asynchronous second half of a request, and error pages, of a request already let in
                         .dispatcherTypeMatchers(DispatcherType.ASYNC, DispatcherType.ERROR).permitAll()
                         .requestMatchers(EndpointRequest.to(HealthEndpoint.class)).permitAll()
+                        // Prometheus scrapes with a token of its own (MetricsToken), or the admin key
+                        .requestMatchers(scrapeEndpoint).hasAnyRole("ADMIN", "METRICS")
                         .requestMatchers(EndpointRequest.toAnyEndpoint()).hasRole("ADMIN")
                         // HEAD as GET: a link checker or a proxy probing the public files gets the same answer
                         .requestMatchers(HttpMethod.GET, "/admin", "/admin/", "/admin/*").permitAll()

@@ -17,7 +17,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
- * What one API key may do: at most {@code max-concurrent-per-key} requests being served at once (so one
+ * What one API key (or metrics token) may do: at most {@code max-concurrent-per-key} requests being served at once (so one
  * key cannot hold every server thread and database connection), and a token bucket of
  * {@code requests-per-second} with room for {@code burst} (Bucket4j), which stops a client looping on cheap
  * requests. State is kept per configured key hash only: the set of keys is fixed at start, so it is bounded.
@@ -35,8 +35,9 @@ public class KeyLimits {
     private final Map<String, KeyState> byKeyHash;
 
     @Autowired
-    public KeyLimits(IngestorProperties properties, ApiKeys apiKeys) {
-        this(properties.getHttp().getLimits(), apiKeys.keyHashes().stream().toList());
+    public KeyLimits(IngestorProperties properties, ApiKeys apiKeys, MetricsToken metricsToken) {
+        this(properties.getHttp().getLimits(), java.util.stream.Stream.concat(apiKeys.keyHashes().stream(),
+                metricsToken.hashes().stream()).toList());
     }
 
     KeyLimits(IngestorProperties.Limits limits, java.util.Collection<String> keyHashes) {

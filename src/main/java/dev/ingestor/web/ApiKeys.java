@@ -57,13 +57,9 @@ public class ApiKeys {
 
     private void register(List<String> hashes, Caller caller, String property, Set<String> demo) {
         for (String raw : hashes) {
-            String hash = raw == null ? "" : raw.trim().toLowerCase(Locale.ROOT);
-            if (hash.isEmpty()) {
+            String hash = configuredHash(raw, property);
+            if (hash == null) {
                 continue;
-            }
-            if (!hash.matches("[0-9a-f]{64}")) {
-                throw new IllegalStateException(property + " holds a value that is not a hex SHA-256 (64 hex digits);"
-                        + " configure the hash of the key, e.g. printf %s \"$KEY\" | sha256sum");
             }
             Caller previous = byHash.put(hash, caller);
             if (previous != null && !previous.name().equals(caller.name())) {
@@ -74,6 +70,22 @@ public class ApiKeys {
                 demo.add(caller.name());
             }
         }
+    }
+
+    /**
+     * A configured key hash in lower case, or null for an empty entry; anything but 64 hex digits stops the start,
+     * naming the property. The one rule for every property that holds the SHA-256 of a secret.
+     */
+    public static String configuredHash(String raw, String property) {
+        String hash = raw == null ? "" : raw.trim().toLowerCase(Locale.ROOT);
+        if (hash.isEmpty()) {
+            return null;
+        }
+        if (!hash.matches("[0-9a-f]{64}")) {
+            throw new IllegalStateException(property + " holds a value that is not a hex SHA-256 (64 hex digits);"
+                    + " configure the hash of the key, e.g. printf %s \"$KEY\" | sha256sum");
+        }
+        return hash;
     }
 
     /**

@@ -1,7 +1,9 @@
 package dev.ingestor.operations;
 
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -11,11 +13,14 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** /actuator/prometheus (with the admin key, as Prometheus sends it): Camel's route metrics and ours, moving as files are taken in and processed. */
+/**
+ * /actuator/prometheus (with Prometheus' own token, as it sends it): Camel's route metrics and ours, moving as files
+ * are taken in and processed; the token reaches that endpoint and nothing else.
+ */
 class MetricsTest extends IngestorTestSupport {
 
     private String scrape() throws Exception {
-        var response = get("/actuator/prometheus", ADMIN_KEY);
+        var response = get("/actuator/prometheus", METRICS_TOKEN);
         assertThat(response.statusCode()).isEqualTo(200);
         return response.body();
     }
@@ -56,6 +61,25 @@ class MetricsTest extends IngestorTestSupport {
             // Spring's HTTP metrics, without Spring Security's timers around each of its filters (off: their cost)
             assertThat(after).contains("http_server_requests_seconds_count").doesNotContain("spring_security_");
         });
+    }
+
+    @Test
+    void theMetricsTokenScrapesPrometheusAndReachesNothingElse() throws Exception {
+        assertThat(scrape()).contains("jvm_memory_used_bytes");
+        // the admin key still scrapes
+        assertThat(get("/actuator/prometheus", ADMIN_KEY).statusCode()).isEqualTo(200);
+        for (String path : List.of("/actuator/metrics", "/actuator/camelroutes", "/actuator/info", "/actuator", "/actuator/health",
+                "/api/v1/jobs", "/api/v1/admin/overview", "/api/v1/admin/dead-letters", "/api/v1/nothing-here", "/admin/index.html")) {
+            HttpResponse<String> answer = get(path, METRICS_TOKEN);
+            assertProblem(answer, 403, "ingestor.metrics.bearer-token-sha256) reaches /actuator/prometheus only");
+        }
+        // refused before its body is read: no job, no stored request
+        HttpResponse<String> push = post("/api/v1/suppliers/ACME/files", METRICS_TOKEN, "text/csv",
+                "source_id,sku,quantity,delivery_date\nT-1,SKU,1,2026-12-01\n".getBytes(StandardCharsets.UTF_8));
+        assertProblem(push, 403, "reaches /actuator/prometheus only");
+        assertThat(jobCount()).isZero();
+        // the token is no key: the health details stay for the admin key
+        assertThat(JSON.readTree(get("/actuator/health", null).body()).has("components")).isFalse();
     }
 
     @Test

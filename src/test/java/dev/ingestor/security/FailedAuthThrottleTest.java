@@ -61,14 +61,39 @@ class FailedAuthThrottleTest {
     void theAddressesKeptAreBounded() {
         FailedAuthThrottle throttle = new FailedAuthThrottle(1, Duration.ofMinutes(1), now::get, 100);
         for (int i = 0; i < 1000; i++) {
-            throttle.failed("2001:db8::" + Integer.toHexString(i), "no API key", "GET", "/");
+            throttle.failed("2001:db8:" + Integer.toHexString(i) + "::1", "no API key", "GET", "/");
         }
         assertThat(throttle.tracked()).isEqualTo(100);
         // the most recent addresses are the ones kept
-        assertThat(throttle.refusedForSeconds("2001:db8::" + Integer.toHexString(999))).isPositive();
+        assertThat(throttle.refusedForSeconds("2001:db8:" + Integer.toHexString(999) + "::1")).isPositive();
         now.addAndGet(Duration.ofMinutes(1).toNanos());
-        assertThat(throttle.refusedForSeconds("2001:db8::" + Integer.toHexString(999))).isZero();
+        assertThat(throttle.refusedForSeconds("2001:db8:" + Integer.toHexString(999) + "::1")).isZero();
         assertThat(throttle.tracked()).isEqualTo(99);
+    }
+
+    @Test
+    void anIpv6ClientIsCountedByItsSlash64() {
+        FailedAuthThrottle throttle = new FailedAuthThrottle(3, Duration.ofMinutes(1), now::get, 100);
+        // one host rotating through the /64 it was given
+        throttle.failed("2001:db8:1:2::1", "unknown API key", "GET", "/");
+        throttle.failed("2001:db8:1:2:ffff:ffff:ffff:fffe", "unknown API key", "GET", "/");
+        throttle.failed("2001:0db8:0001:0002:0:0:0:7", "unknown API key", "GET", "/");
+        assertThat(throttle.refusedForSeconds("2001:db8:1:2:abcd::99")).isEqualTo(60);
+        assertThat(throttle.tracked()).isEqualTo(1);
+        assertThat(warnings("2001:db8:1:2::/64")).isEqualTo(1);
+        // the next /64 is another client
+        assertThat(throttle.refusedForSeconds("2001:db8:1:3::1")).isZero();
+    }
+
+    @Test
+    void aClientIsItsIpv4AddressOrItsIpv6Slash64() {
+        assertThat(FailedAuthThrottle.clientOf("192.0.2.7")).isEqualTo("192.0.2.7");
+        assertThat(FailedAuthThrottle.clientOf("::ffff:192.0.2.7")).isEqualTo("192.0.2.7");
+        assertThat(FailedAuthThrottle.clientOf("2001:db8:a:b:c:d:e:f")).isEqualTo("2001:db8:a:b::/64");
+        assertThat(FailedAuthThrottle.clientOf("[2001:db8::1]")).isEqualTo("2001:db8:0:0::/64");
+        // what a forwarding strategy may pass on from a header: kept short, never looked up
+        assertThat(FailedAuthThrottle.clientOf("attacker.example")).isEqualTo("attacker.example");
+        assertThat(FailedAuthThrottle.clientOf("x".repeat(10_000))).hasSize(64);
     }
 
     @Test

@@ -46,7 +46,9 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
                     "ingestor.http.limits.failed-auth-per-window", "3",
                     "ingestor.http.limits.failed-auth-window", "1m",
                     // a stalled upload outlives its answer within the test
-                    "spring.mvc.async.request-timeout", "3s")));
+                    "spring.mvc.async.request-timeout", "3s",
+                    // a platform on which Spring Boot, left to itself, takes client addresses from X-Forwarded-For
+                    "spring.main.cloud-platform", "kubernetes")));
         }
     }
 
@@ -59,7 +61,7 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
         try {
             // two pushes whose bodies never finish arriving: both in flight
             for (int i = 0; i < 2; i++) {
-                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\n"
+                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
                         + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100", "source_id".getBytes()));
             }
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
@@ -85,7 +87,7 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
         Thread.sleep(3_100);
         try {
             for (int i = 0; i < 2; i++) {
-                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\n"
+                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
                         + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100", "source_id".getBytes()));
             }
             for (RawHttp raw : held) {
@@ -133,7 +135,7 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
             for (int i = 0; i < 8; i++) {
                 String key = i % 2 == 0 ? "X-Api-Key: guess-" + i + "\r\n" : "";
                 try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
-                    answers.add(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\n" + key + "Connection: close", new byte[0]).readAnswer());
+                    answers.add(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\n" + key + "Connection: close", new byte[0]).readAnswer());
                 }
             }
             assertThat(answers.subList(0, 3)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 401"));
@@ -142,7 +144,7 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
             // a valid key from the same address (a partner behind the guesser's proxy or NAT) still passes, and
             // does not end the guesser's refusal
             try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
-                assertThat(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
+                assertThat(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
                         new byte[0]).readAnswer()).startsWith("HTTP/1.1 200");
             }
             try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
@@ -158,5 +160,22 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
             assertThat(logs.events().stream().filter(e -> e.getLevel() == Level.WARN
                     && e.getFormattedMessage().contains("authentication failed from 127.0.0.23"))).hasSize(1);
         }
+    }
+
+    @Test
+    void forwardingHeadersAClientWritesDoNotGiveItAnotherAddressToFailFrom() throws Exception {
+        InetAddress guesser = InetAddress.getByName("127.0.0.24");
+        List<String> answers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            String client = "203.0.113." + (i + 1);
+            try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
+                answers.add(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: guess-" + i + "\r\nX-Forwarded-For: "
+                        + client + "\r\nX-Real-IP: " + client + "\r\nForwarded: for=" + client + "\r\nConnection: close",
+                        new byte[0]).readAnswer());
+            }
+        }
+        assertThat(answers.subList(0, 3)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 401"));
+        assertThat(answers.subList(3, 8)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 429")
+                .contains("ingestor.http.limits.failed-auth-per-window"));
     }
 }

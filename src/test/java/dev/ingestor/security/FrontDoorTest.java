@@ -194,7 +194,7 @@ class FrontDoorTest extends IngestorTestSupport {
         try {
             // uploads whose bodies stop after a few bytes: each holds a request thread while its route reads
             for (int i = 0; i < perKey; i++) {
-                held.add(new RawHttp(null, port, Duration.ofSeconds(60)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\n"
+                held.add(new RawHttp(null, port, Duration.ofSeconds(60)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
                         + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100", "source_id".getBytes()));
             }
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
@@ -215,7 +215,7 @@ class FrontDoorTest extends IngestorTestSupport {
     void pathsTomcatRefusesAreAnsweredProblemJsonWithoutServerDetails() throws Exception {
         for (String path : List.of("/admin/..%2fapi/v1/jobs", "/api/v1/jobs%00", "/api/v1/%2e%2e/jobs%00")) {
             try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
-                String answer = raw.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
+                String answer = raw.send("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
                         new byte[0]).readAnswer();
                 assertThat(answer).as(path).startsWith("HTTP/1.1 400").contains("Content-Type: application/problem+json")
                         .contains("\"status\":400").doesNotContainIgnoringCase("tomcat").doesNotContainIgnoringCase("<html")
@@ -291,6 +291,46 @@ class FrontDoorTest extends IngestorTestSupport {
     @Test
     void withTheDemoKeysTheAppListensOnLoopbackOnly() {
         assertThat(environment.getProperty("server.address")).isEqualTo("127.0.0.1");
+    }
+
+    /** A GET over a plain socket with exactly these headers (HttpClient will not send another Host). */
+    private String rawGet(String path, String... headers) throws Exception {
+        try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
+            return raw.send("GET " + path + " HTTP/1.1\r\n" + String.join("\r\n", headers) + "\r\nConnection: close",
+                    new byte[0]).readAnswer();
+        }
+    }
+
+    @Test
+    void aDemoKeyAnswersOnlyRequestsMadeDirectlyToALoopbackName() throws Exception {
+        // DNS rebinding (a page's name resolved to 127.0.0.1) or a proxy on this host: Host is not a loopback name
+        for (String host : List.of("rebind.example", "rebind.example:" + port, "localhost.rebind.example", "127.0.0.1.nip.io",
+                "192.0.2.7:" + port, "[2001:db8::1]:" + port)) {
+            String answer = rawGet("/api/v1/admin/overview", "Host: " + host, "X-Api-Key: " + ADMIN_KEY);
+            assertThat(answer).as(host).startsWith("HTTP/1.1 403").contains("application/problem+json")
+                    .contains("urn:ingestor:problem:demo-key-loopback-only").contains("its Host is not localhost")
+                    .contains("ingestor.admin.api-key-sha256").doesNotContain("\"jobs\"");
+        }
+        assertThat(rawGet("/api/v1/jobs", "Host: rebind.example", "Authorization: Bearer " + ACME_KEY))
+                .startsWith("HTTP/1.1 403").contains("ingestor.suppliers.ACME.api-key-sha256");
+        // a proxy on this host that keeps a loopback Host still says so in the headers it adds
+        for (String forwarded : List.of("X-Forwarded-For: 203.0.113.9", "Forwarded: for=203.0.113.9", "X-Real-IP: 203.0.113.9",
+                "X-Forwarded-Host: api.example.com", "X-Forwarded-Proto: https", "Via: 1.1 proxy")) {
+            String header = forwarded.substring(0, forwarded.indexOf(':'));
+            assertThat(rawGet("/api/v1/jobs", "Host: localhost:" + port, forwarded, "X-Api-Key: " + ACME_KEY)).as(forwarded)
+                    .startsWith("HTTP/1.1 403").contains("the forwarding header " + header);
+        }
+        // made on this machine to a loopback name, with or without a port, in any case
+        for (String host : List.of("localhost", "LocalHost:" + port, "127.0.0.1:" + port, "127.0.0.1", "[::1]:" + port, "[::1]")) {
+            assertThat(rawGet("/api/v1/admin/overview", "Host: " + host, "X-Api-Key: " + ADMIN_KEY)).as(host).startsWith("HTTP/1.1 200");
+        }
+        // the rule is for demo keys: anonymous probes keep the health status, and a wrong key is still a 401
+        assertThat(rawGet("/actuator/health", "Host: rebind.example")).startsWith("HTTP/1.1 200").contains("\"status\"")
+                .doesNotContain("components");
+        assertThat(rawGet("/api/v1/jobs", "Host: rebind.example", "X-Api-Key: not-a-key")).startsWith("HTTP/1.1 401");
+        // and an operator's own secret (here Prometheus' token) keeps working behind a proxy
+        assertThat(rawGet("/actuator/prometheus", "Host: metrics.example.com", "X-Forwarded-For: 203.0.113.9",
+                "Authorization: Bearer " + METRICS_TOKEN)).startsWith("HTTP/1.1 200").contains("jvm_memory_used_bytes");
     }
 
     @Test

@@ -109,6 +109,8 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.http.in-flight-lease", () -> "3s");
         // every test client is 127.0.0.1, and many tests send requests without a key on purpose
         registry.add("ingestor.http.limits.failed-auth-per-window", () -> "100000");
+        // Prometheus' own token, which reaches /actuator/prometheus only
+        registry.add("ingestor.metrics.bearer-token-sha256", () -> dev.ingestor.web.ApiKeys.sha256(METRICS_TOKEN));
         for (String supplier : List.of("ACME", "GLOBEX")) {
             registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
             registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
@@ -284,6 +286,8 @@ public abstract class IngestorTestSupport {
     protected static final String ADMIN_KEY = "admin-demo-key";
     protected static final String ACME_KEY = "acme-demo-key";
     protected static final String GLOBEX_KEY = "globex-demo-key";
+    /** Prometheus' token (ingestor.metrics.bearer-token-sha256 holds its hash): /actuator/prometheus only. */
+    protected static final String METRICS_TOKEN = "metrics-scrape-token";
 
     /** GET with the admin key. */
     protected HttpResponse<String> get(String path) throws IOException, InterruptedException {
