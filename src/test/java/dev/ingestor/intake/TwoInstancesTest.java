@@ -202,13 +202,13 @@ class TwoInstancesTest {
                 HttpResponse<String> answer = pushItems(version % 2 == 0 ? one : two, batch.append("]}").toString());
                 assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
             }
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class))
+                    .isEqualTo((long) items * versions);
         } finally {
             for (ConfigurableApplicationContext instance : List.of(one, two)) {
                 instance.getBean(CamelContext.class).getRouteController().startRoute(ITEMS_RELAY);
             }
         }
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class))
-                .isEqualTo((long) items * versions);
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                 "SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
 
