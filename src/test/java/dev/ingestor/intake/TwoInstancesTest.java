@@ -1,20 +1,36 @@
 package dev.ingestor.intake;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.source.DuplicatePushCounts;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Route;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -26,11 +42,15 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Two application instances (two Spring and Camel contexts) on one database, polling one shared inbox, as two
- * hosts on a shared volume would. Each file must be taken by exactly one of them, and each content once.
+ * hosts on a shared volume would. Each file must be taken by exactly one of them, and each content once; and
+ * with both relays after one outbox, each event reaches Kafka once and in its item's revision order.
  */
 class TwoInstancesTest {
 
     private static final String DATABASE = "two_instances";
+    private static final String ITEMS_RELAY = "outbox-relay-items";
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static Path work;
     private static Path inbox;
     private static ConfigurableApplicationContext one;
@@ -84,10 +104,32 @@ class TwoInstancesTest {
                 "--ingestor.raw-dir=" + work.resolve("shared-raw"),
                 "--ingestor.pipeline.poll-interval=100ms",
                 "--ingestor.intake.fsync=false",
-                "--ingestor.kafka.bootstrap-servers=" + dev.ingestor.support.TestKafka.bootstrapServers(),
+                // small relay rounds, so a backlog takes many of them and the two relays meet on every one
+                "--ingestor.outbox.batch-size=20",
+                "--ingestor.outbox.poll-interval=100ms",
+                "--ingestor.kafka.bootstrap-servers=" + TestKafka.bootstrapServers(),
                 "--ingestor.suppliers.ACME.file-drop.min-age=300ms",
                 "--ingestor.suppliers.ACME.file-drop.poll-interval=50ms",
                 "--ingestor.suppliers.GLOBEX.file-drop.enabled=false");
+    }
+
+    /** Each test starts from empty tables (the instances keep polling meanwhile, so a deadlock is tried again). */
+    @BeforeEach
+    void emptyTables() throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                jdbc.execute("TRUNCATE claim_log, " + String.join(", ", IngestorTestSupport.TABLES));
+                break;
+            } catch (org.springframework.dao.PessimisticLockingFailureException e) {
+                if (attempt == 10) {
+                    throw e;
+                }
+                Thread.sleep(50L * attempt);
+            }
+        }
+        for (ConfigurableApplicationContext instance : List.of(one, two)) {
+            instance.getBean(DuplicatePushCounts.class).forgetKeptJobs();
+        }
     }
 
     @Test
@@ -136,6 +178,68 @@ class TwoInstancesTest {
                 "SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == 11);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(11);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isEqualTo(11);
+    }
+
+    @Test
+    void twoRelaysPublishEveryEventOnceInItsItemsRevisionOrder() throws Exception {
+        String run = "R" + UUID.randomUUID().toString().substring(0, 8);
+        int items = 20;
+        int versions = 10;
+        // a backlog built while both relays are held (as while Kafka was away), then both let go at once: they
+        // poll the same outbox from the first round on
+        for (ConfigurableApplicationContext instance : List.of(one, two)) {
+            instance.getBean(CamelContext.class).getRouteController().stopRoute(ITEMS_RELAY);
+        }
+        try {
+            for (int version = 1; version <= versions; version++) {
+                StringBuilder batch = new StringBuilder("{\"items\": [");
+                for (int i = 0; i < items; i++) {
+                    batch.append(i == 0 ? "" : ", ").append("{\"source_id\": \"").append(run).append('-').append(i)
+                            .append("\", \"source_version\": ").append(version).append(", \"sku\": \"SKU-").append(i)
+                            .append("\", \"quantity\": ").append(version).append(", \"delivery_date\": \"2026-12-01\"}");
+                }
+                // the versions alternate between the instances, as a load balancer would send them
+                HttpResponse<String> answer = pushItems(version % 2 == 0 ? one : two, batch.append("]}").toString());
+                assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            }
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class))
+                    .isEqualTo((long) items * versions);
+        } finally {
+            for (ConfigurableApplicationContext instance : List.of(one, two)) {
+                instance.getBean(CamelContext.class).getRouteController().startRoute(ITEMS_RELAY);
+            }
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+
+        // on Kafka: every event once (by its event_id), and each item's events in revision order 1..versions
+        String prefix = "ACME:" + run + "-";
+        Map<String, List<Integer>> revisions = new TreeMap<>();
+        List<String> eventIds = new ArrayList<>();
+        for (ConsumerRecord<String, String> record : TestKafka.readAll("ingestor.items", Duration.ofSeconds(3))) {
+            if (record.key() != null && record.key().startsWith(prefix)) {
+                JsonNode event = JSON.readTree(record.value());
+                revisions.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(event.get("revision").asInt());
+                eventIds.add(event.get("event_id").asText());
+            }
+        }
+        assertThat(eventIds).as("events sent more than once").doesNotHaveDuplicates();
+        assertThat(eventIds).containsExactlyInAnyOrderElementsOf(jdbc.queryForList("SELECT event_id::text FROM outbox"
+                + " WHERE topic = 'ingestor.items' AND event_key LIKE ?", String.class, prefix + "%"));
+        List<Integer> inOrder = IntStream.rangeClosed(1, versions).boxed().toList();
+        assertThat(revisions).hasSize(items);
+        assertThat(revisions).allSatisfy((item, seen) -> assertThat(seen).as(item).isEqualTo(inOrder));
+    }
+
+    private static HttpResponse<String> pushItems(ConfigurableApplicationContext instance, String batch) throws Exception {
+        String port = instance.getEnvironment().getProperty("local.server.port");
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/suppliers/ACME/items"))
+                .header("X-Api-Key", "acme-demo-key")
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .POST(HttpRequest.BodyPublishers.ofString(batch))
+                .build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     private static boolean polling(ConfigurableApplicationContext instance) {

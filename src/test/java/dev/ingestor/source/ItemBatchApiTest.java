@@ -182,6 +182,61 @@ class ItemBatchApiTest extends IngestorTestSupport {
     }
 
     @Test
+    void theSameKeyFromTwoSuppliersIsTwoRequests() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String globexItems = "/api/v1/suppliers/GLOBEX/items";
+        HttpResponse<String> acme = send(key, BATCH);
+        assertThat(acme.statusCode()).as(acme.body()).isEqualTo(200);
+
+        // the same key and the same items from another supplier: its own request, processed, its own items
+        HttpResponse<String> globex = post(globexItems, GLOBEX_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", key);
+        assertThat(globex.statusCode()).as(globex.body()).isEqualTo(200);
+        assertThat(globex.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        JsonNode acmeAnswer = mapper.readTree(acme.body());
+        JsonNode globexAnswer = mapper.readTree(globex.body());
+        assertThat(globexAnswer.get("jobId").asText()).isNotEqualTo(acmeAnswer.get("jobId").asText());
+        assertThat(globexAnswer.get("counts").get("accepted").asInt()).isEqualTo(3);
+        assertThat(globexAnswer.get("counts").get("replayed").asInt()).isZero();
+
+        // the same key with another payload from the second supplier is no reuse (no 422): a third request
+        String otherKey = UUID.randomUUID().toString();
+        assertThat(send(otherKey, BATCH.replace("SKU-1", "SKU-7")).statusCode()).isEqualTo(200);
+        HttpResponse<String> otherPayload = post(globexItems, GLOBEX_KEY, "application/json",
+                BATCH.replace("I-", "G-").getBytes(StandardCharsets.UTF_8), "Idempotency-Key", otherKey);
+        assertThat(otherPayload.statusCode()).as(otherPayload.body()).isEqualTo(200);
+        assertThat(otherPayload.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(mapper.readTree(otherPayload.body()).get("counts").get("accepted").asInt()).isEqualTo(3);
+
+        // bulk mode alike: one job each, not the other supplier's job
+        String bulkKey = UUID.randomUUID().toString();
+        HttpResponse<String> acmeBulk = post(ITEMS + "?mode=bulk", ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", bulkKey);
+        HttpResponse<String> globexBulk = post(globexItems + "?mode=bulk", GLOBEX_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", bulkKey);
+        assertThat(acmeBulk.statusCode()).as(acmeBulk.body()).isEqualTo(202);
+        assertThat(globexBulk.statusCode()).as(globexBulk.body()).isEqualTo(202);
+        assertThat(globexBulk.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        JsonNode globexJob = mapper.readTree(globexBulk.body());
+        assertThat(globexJob.get("id").asText()).isNotEqualTo(mapper.readTree(acmeBulk.body()).get("id").asText());
+        assertThat(globexJob.get("supplier").asText()).isEqualTo("GLOBEX");
+
+        // each key is kept once per supplier, and each request is one job of its own supplier
+        for (String k : List.of(key, otherKey, bulkKey)) {
+            assertThat(jdbc.queryForList("SELECT supplier FROM http_request WHERE idempotency_key = ? ORDER BY supplier",
+                    String.class, k)).as(k).containsExactly("ACME", "GLOBEX");
+            assertThat(jdbc.queryForList("SELECT supplier FROM import_job WHERE request_key = ? ORDER BY supplier",
+                    String.class, k)).as(k).containsExactly("ACME", "GLOBEX");
+        }
+        // and the replay of each stays with its own supplier
+        HttpResponse<String> globexRetry = post(globexItems, GLOBEX_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", key);
+        assertThat(globexRetry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(globexRetry.body()).isEqualTo(globex.body());
+        assertThat(send(key, BATCH).body()).isEqualTo(acme.body());
+    }
+
+    @Test
     void anExpiredKeyIsAFreshRequest() throws Exception {
         String key = UUID.randomUUID().toString();
         assertThat(send(key, BATCH).statusCode()).isEqualTo(200);

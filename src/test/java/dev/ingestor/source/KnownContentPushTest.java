@@ -6,8 +6,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -41,7 +52,7 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Autowired
     JobLifecycle lifecycle;
     @Autowired
-    DuplicatePushCounts duplicates;
+    DuplicatePushCounts counts;
 
     @BeforeEach
     void clean() {
@@ -98,6 +109,112 @@ class KnownContentPushTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT last_seen_at IS NOT NULL FROM import_job WHERE id = ?::uuid", Boolean.class, id)).isTrue();
         JsonNode read = mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body());
         assertThat(read.get("duplicateCount").asInt()).isEqualTo(5);
+    }
+
+    @Test
+    void concurrentRepeatedPushesAreEachCountedOnceInTheAnswersAndOnTheRow() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "many.csv").body()).get("id").asText();
+        int clients = 8;
+        int pushesEach = 25;
+        // the counts are written every few milliseconds meanwhile, not once a second: the answers race the writes
+        AtomicBoolean pushing = new AtomicBoolean(true);
+        Thread writer = new Thread(() -> {
+            while (pushing.get()) {
+                counts.flush();
+                LockSupport.parkNanos(2_000_000);
+            }
+        }, "test-duplicate-count-writer");
+        writer.start();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        List<Integer> answered = new ArrayList<>();
+        try {
+            List<Callable<List<Integer>>> calls = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                calls.add(() -> {
+                    List<Integer> mine = new ArrayList<>();
+                    for (int n = 0; n < pushesEach; n++) {
+                        HttpResponse<String> again = push(body, "many.csv");
+                        assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+                        mine.add(mapper.readTree(again.body()).get("duplicateCount").asInt());
+                    }
+                    return mine;
+                });
+            }
+            for (Future<List<Integer>> client : pool.invokeAll(calls)) {
+                answered.addAll(client.get());
+            }
+        } finally {
+            pushing.set(false);
+            writer.join();
+            pool.shutdownNow();
+        }
+        int repeats = clients * pushesEach;
+        // each arrival counted once: the answers are 1..repeats, none twice, none missed, whatever the writes did
+        assertExactly(answered, 1, repeats);
+        await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
+                "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) >= repeats);
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id))
+                .isEqualTo(repeats);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void arrivalsOfAKeptJobFromManyThreadsAtOnceAreEachCountedOnce() throws Exception {
+        byte[] body = csv();
+        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asText());
+        awaitSettled();
+        // the first repeat reads the finished job and keeps it: the arrivals after it are counted in memory only,
+        // as fast as threads can come, which HTTP alone does not reach on a busy machine
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("duplicateCount").asInt()).isEqualTo(1);
+        int threads = 8;
+        int arrivalsEach = 2_000;
+        AtomicBoolean arriving = new AtomicBoolean(true);
+        Thread writer = new Thread(() -> {
+            while (arriving.get()) {
+                counts.flush();
+                LockSupport.parkNanos(1_000_000);
+            }
+        }, "test-duplicate-count-writer");
+        writer.start();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Integer> answered = new ArrayList<>();
+        try {
+            List<Future<List<Integer>>> all = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                all.add(pool.submit(() -> {
+                    go.await();
+                    List<Integer> mine = new ArrayList<>(arrivalsEach);
+                    for (int n = 0; n < arrivalsEach; n++) {
+                        mine.add(counts.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount());
+                    }
+                    return mine;
+                }));
+            }
+            go.countDown();
+            for (Future<List<Integer>> thread : all) {
+                answered.addAll(thread.get());
+            }
+        } finally {
+            arriving.set(false);
+            writer.join();
+            pool.shutdownNow();
+        }
+        int arrivals = 1 + threads * arrivalsEach;
+        assertExactly(answered, 2, arrivals);
+        counts.flush();
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id))
+                .isEqualTo(arrivals);
+    }
+
+    /** Each count from {@code first} to {@code last} answered once: none twice, none missed. */
+    private static void assertExactly(List<Integer> answered, int first, int last) {
+        List<Integer> sorted = answered.stream().sorted().toList();
+        assertThat(sorted.equals(IntStream.rangeClosed(first, last).boxed().toList()))
+                .as("counts answered %d to %d once each; answered %d counts, %d distinct, from %d to %d", first, last,
+                        sorted.size(), sorted.stream().distinct().count(), sorted.get(0), sorted.get(sorted.size() - 1))
+                .isTrue();
     }
 
     @Test
@@ -282,7 +399,7 @@ class KnownContentPushTest extends IngestorTestSupport {
         // the copy as read may answer the pushes of one interval of writing counts (a second), no longer: the
         // count written for the job finds no row, and the copy goes
         push(body, "kept.csv");
-        duplicates.flush();
+        counts.flush();
 
         HttpResponse<String> again = push(body, "kept.csv");
         assertThat(again.statusCode()).as(again.body()).isEqualTo(202);

@@ -55,7 +55,7 @@ public abstract class IngestorTestSupport {
     protected int port;
 
     /** Every table a test may fill; new tables belong here so each test starts empty. */
-    protected static final List<String> TABLES = List.of(
+    public static final List<String> TABLES = List.of(
             "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "dead_letter", "http_request",
             "intake_failure", "item_version", "notification", "relay_stall");
 
