@@ -84,6 +84,11 @@ public class IngestorProperties {
         private final Redelivery redelivery = new Redelivery(5, Duration.ofSeconds(1), Duration.ofSeconds(30));
         /** The largest file a supplier may send by any source, unless its own {@code max-file-size} says otherwise. */
         private DataSize maxFileSize = DataSize.ofMegabytes(100);
+        /**
+         * Intake failures that kept no file (refused HTTP pushes) of one kind (supplier, source, outcome, reason)
+         * within one window of this length are one row with a count. 0: one row per arrival.
+         */
+        private Duration failureCoalesceWindow = Duration.ofMinutes(1);
 
         public DataSize getMaxFileSize() { return maxFileSize; }
         public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
@@ -94,6 +99,8 @@ public class IngestorProperties {
         public Duration getStrayScanInterval() { return strayScanInterval; }
         public void setStrayScanInterval(Duration strayScanInterval) { this.strayScanInterval = strayScanInterval; }
         public Redelivery getRedelivery() { return redelivery; }
+        public Duration getFailureCoalesceWindow() { return failureCoalesceWindow; }
+        public void setFailureCoalesceWindow(Duration failureCoalesceWindow) { this.failureCoalesceWindow = failureCoalesceWindow; }
     }
 
     /**
@@ -549,6 +556,12 @@ public class IngestorProperties {
         private Duration relayCheckInterval = Duration.ofSeconds(30);
         /** Delivered or given-up notifications are deleted this long after (every {@code ingestor.retention.interval}). */
         private Duration keepSettled = Duration.ofDays(7);
+        /**
+         * Intake notices of one kind (type, supplier, source, reason) are sent at most once per this window: the
+         * first at once, the facts after it counted into one notice sent when the window has passed. 0: one notice
+         * per fact.
+         */
+        private Duration coalesceWindow = Duration.ofMinutes(1);
 
         public String getWebhookUrl() { return webhookUrl; }
         public void setWebhookUrl(String webhookUrl) { this.webhookUrl = webhookUrl; }
@@ -574,5 +587,7 @@ public class IngestorProperties {
         public void setRelayCheckInterval(Duration relayCheckInterval) { this.relayCheckInterval = relayCheckInterval; }
         public Duration getKeepSettled() { return keepSettled; }
         public void setKeepSettled(Duration keepSettled) { this.keepSettled = keepSettled; }
+        public Duration getCoalesceWindow() { return coalesceWindow; }
+        public void setCoalesceWindow(Duration coalesceWindow) { this.coalesceWindow = coalesceWindow; }
     }
 }
