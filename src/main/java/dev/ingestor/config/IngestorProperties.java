@@ -538,7 +538,7 @@ public class IngestorProperties {
         private String secret = "";
         /** How often the delivery looks for notifications due. */
         private Duration pollInterval = Duration.ofSeconds(1);
-        /** Notifications sent together per delivery round (each round waits at most connect-timeout plus read-timeout). */
+        /** Notifications taken per delivery round; a round waits for no answer, each webhook is a lane of its own. */
         private int batchSize = 10;
         /** Time allowed to open the connection to the webhook. */
         private Duration connectTimeout = Duration.ofSeconds(5);
