@@ -180,7 +180,8 @@ public class NotificationDelivery {
         double seconds = properties.getNotifications().getKeepSettled().toMillis() / 1000.0;
         int batch = Math.max(1, properties.getRetention().getBatchSize());
         // rows of a webhook no instance has any more are never sent: given up once as old as a settled row may get
-        int orphans = jdbc.update("UPDATE notification SET gave_up_at = now(), last_error = 'no webhook is configured"
+        // (and no longer open for coalescing: a webhook configured again starts a notice of its own)
+        int orphans = jdbc.update("UPDATE notification SET gave_up_at = now(), coalescing = false, last_error = 'no webhook is configured"
                 + " for this destination' WHERE delivered_at IS NULL AND gave_up_at IS NULL AND NOT (destination = ANY (?))"
                 + " AND created_at < now() - make_interval(secs => ?)", destinations(), seconds);
         if (orphans > 0) {

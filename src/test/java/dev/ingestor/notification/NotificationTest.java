@@ -264,6 +264,36 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(listedCount).isEqualTo(300);
     }
 
+    @Autowired
+    private dev.ingestor.outbox.IntakeFailureLog intakeFailures;
+
+    @Test
+    void refusalsOfOneKindRecordedAtOnceFromManyThreadsMeetInOneRowAndOneNotice() throws Exception {
+        // as several instances recording the same refusal at the same moment: each is counted once, none is lost
+        ExecutorService eight = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Long>> recorded = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                int n = i;
+                recorded.add(eight.submit(() -> intakeFailures.record(new dev.ingestor.intake.IntakeFailureStore.Arrival(
+                        "ACME", "http", "race|" + n + ".csv", null, "rejected", "the file name contains '|'", null))));
+            }
+            for (Future<Long> row : recorded) {
+                assertThat(row.get()).isPositive();
+            }
+        } finally {
+            eight.shutdown();
+        }
+        Map<String, Object> rows = jdbc.queryForMap("SELECT count(*) AS n, sum(occurrences) AS arrivals FROM intake_failure");
+        assertThat(((Number) rows.get("arrivals")).longValue()).isEqualTo(200);
+        assertThat(((Number) rows.get("n")).longValue()).as("one row per 3 s window").isBetween(1L, 2L);
+        Map<String, Object> notices = jdbc.queryForMap("SELECT count(*) AS n, sum(occurrences) AS facts FROM notification"
+                + " WHERE destination = '*'");
+        assertThat(((Number) notices.get("facts")).longValue()).isEqualTo(200);
+        // the first, sent at once, and the open one counting the rest (a third when the burst outlasted a window)
+        assertThat(((Number) notices.get("n")).longValue()).isBetween(1L, 3L);
+    }
+
     @Test
     void aReceiverThatAnswersAfterThirtySecondsDelaysNoOtherReceiversNotice() throws Exception {
         // GLOBEX's own webhook answers 30 s late, far past connect 1 s + read 2 s
@@ -329,6 +359,18 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(jdbc.queryForList("SELECT gave_up_at IS NOT NULL FROM notification WHERE destination = 'REMOVED'"
                 + " ORDER BY created_at", Boolean.class)).as("the old one, then the new one").containsExactly(true, false);
         assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE gave_up_at IS NOT NULL", Integer.class)).isZero();
+    }
+
+    @Test
+    void anOpenNoticeGivenUpForItsRemovedWebhookCountsNoMore() {
+        jdbc.update("INSERT INTO notification (event_id, type, destination, payload, created_at, coalesce_key, coalescing)"
+                + " VALUES (?, 'intake.rejected', 'REMOVED', '{}', now() - interval '8 days', 'kind', true)", UUID.randomUUID());
+
+        delivery.forgetSettled();
+
+        // a webhook configured again under that name starts a notice of its own instead of counting into this one
+        assertThat(jdbc.queryForMap("SELECT gave_up_at IS NOT NULL AS given_up, coalescing FROM notification"))
+                .containsEntry("given_up", true).containsEntry("coalescing", false);
     }
 
     @Test
