@@ -314,7 +314,8 @@ function renderIntake(failures) {
     cell(row, f.outcome, f.outcome === 'failed' ? 'bad' : '');
     cell(row, f.reason, 'reason');
     cell(row, f.location || 'nothing kept', 'reason');
-    cell(row, f.occurredAt);
+    // a row may count repeated refusals of one kind: the first and last time, and how many
+    cell(row, f.count > 1 ? f.occurredAt + ' to ' + f.lastOccurredAt + ' (' + f.count + ' times)' : f.occurredAt);
     cell(row, f.retriedAt ? f.retriedAt + ' by ' + f.retriedBy : '', 'retried');
     const actions = cell(row, '');
     // only a dropped file in .failed/ can go back; the API refuses the rest with a reason

@@ -98,6 +98,11 @@ public class IngestorProperties {
          * {@code ingestor.suppliers.<CODE>.max-fields-per-record}.
          */
         private int maxFieldsPerRecord = 1000;
+        /**
+         * Intake failures that kept no file (refused HTTP pushes) of one kind (supplier, source, outcome, reason)
+         * within one window of this length are one row with a count. 0: one row per arrival.
+         */
+        private Duration failureCoalesceWindow = Duration.ofMinutes(1);
 
         public DataSize getMaxFileSize() { return maxFileSize; }
         public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
@@ -112,6 +117,8 @@ public class IngestorProperties {
         public Duration getStrayScanInterval() { return strayScanInterval; }
         public void setStrayScanInterval(Duration strayScanInterval) { this.strayScanInterval = strayScanInterval; }
         public Redelivery getRedelivery() { return redelivery; }
+        public Duration getFailureCoalesceWindow() { return failureCoalesceWindow; }
+        public void setFailureCoalesceWindow(Duration failureCoalesceWindow) { this.failureCoalesceWindow = failureCoalesceWindow; }
     }
 
     /**
@@ -562,7 +569,7 @@ public class IngestorProperties {
         private String secret = "";
         /** How often the delivery looks for notifications due. */
         private Duration pollInterval = Duration.ofSeconds(1);
-        /** Notifications sent together per delivery round (each round waits at most connect-timeout plus read-timeout). */
+        /** Notifications taken per delivery round; a round waits for no answer, each webhook is a lane of its own. */
         private int batchSize = 10;
         /** Time allowed to open the connection to the webhook. */
         private Duration connectTimeout = Duration.ofSeconds(5);
@@ -580,6 +587,12 @@ public class IngestorProperties {
         private Duration relayCheckInterval = Duration.ofSeconds(30);
         /** Delivered or given-up notifications are deleted this long after (every {@code ingestor.retention.interval}). */
         private Duration keepSettled = Duration.ofDays(7);
+        /**
+         * Intake notices of one kind (type, supplier, source, reason) are sent at most once per this window: the
+         * first at once, the facts after it counted into one notice sent when the window has passed. 0: one notice
+         * per fact.
+         */
+        private Duration coalesceWindow = Duration.ofMinutes(1);
 
         public String getWebhookUrl() { return webhookUrl; }
         public void setWebhookUrl(String webhookUrl) { this.webhookUrl = webhookUrl; }
@@ -605,5 +618,7 @@ public class IngestorProperties {
         public void setRelayCheckInterval(Duration relayCheckInterval) { this.relayCheckInterval = relayCheckInterval; }
         public Duration getKeepSettled() { return keepSettled; }
         public void setKeepSettled(Duration keepSettled) { this.keepSettled = keepSettled; }
+        public Duration getCoalesceWindow() { return coalesceWindow; }
+        public void setCoalesceWindow(Duration coalesceWindow) { this.coalesceWindow = coalesceWindow; }
     }
 }

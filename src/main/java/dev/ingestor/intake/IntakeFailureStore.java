@@ -5,13 +5,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.ingestor.config.IngestorProperties;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
  * Arrivals that never became a job (table intake_failure): files moved to {@code .rejected/} or {@code .failed/}
  * by a file source or the stray sweeper, and HTTP pushes refused by intake. Without a row such a file is
- * visible only in a log line and a folder nobody looks at. Rows keep the column names the admin API shows.
+ * visible only in a log line and a folder nobody looks at. Rows keep the column names the admin API shows. A row
+ * of a kept file is one arrival; refusals that kept nothing are counted per kind and window ({@link #record}).
  */
 @Component
 public class IntakeFailureStore {
@@ -20,8 +22,9 @@ public class IntakeFailureStore {
     static final int MAX_REASON = 2000;
 
     private static final String ROW = "SELECT id, supplier, source, file_name AS \"fileName\", size, outcome, reason,"
-            + " occurred_at AS \"occurredAt\", location, retried_at AS \"retriedAt\", retried_by AS \"retriedBy\""
-            + " FROM intake_failure ";
+            + " occurred_at AS \"occurredAt\", occurrences AS \"count\","
+            + " coalesce(last_occurred_at, occurred_at) AS \"lastOccurredAt\", location, retried_at AS \"retriedAt\","
+            + " retried_by AS \"retriedBy\" FROM intake_failure ";
 
     /** What is known about one failed or rejected arrival. {@code size} and {@code location} may be null. */
     public record Arrival(String supplier, String source, String fileName, Long size, String outcome, String reason,
@@ -38,17 +41,35 @@ public class IntakeFailureStore {
     }
 
     private final JdbcTemplate jdbc;
+    private final double windowSeconds;
 
-    public IntakeFailureStore(JdbcTemplate jdbc) {
+    public IntakeFailureStore(JdbcTemplate jdbc, IngestorProperties properties) {
         this.jdbc = jdbc;
+        this.windowSeconds = properties.getIntake().getFailureCoalesceWindow().toMillis() / 1000.0;
     }
 
-    /** Records one arrival; returns its id. */
+    /**
+     * Records one arrival; returns its row's id. An arrival that kept no file is counted into the row of its kind
+     * (supplier, source, outcome, reason) of the current {@code failure-coalesce-window}, when there is one: a
+     * client looping on a refused push makes one row per window, not one per attempt. Two instances counting at
+     * once meet in the unique index (ON CONFLICT), so no arrival is lost and no second row is made.
+     */
     public long record(Arrival arrival) {
-        return jdbc.queryForObject("INSERT INTO intake_failure (supplier, source, file_name, size, outcome, reason, location)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id", Long.class,
-                storable(orUnknown(arrival.supplier())), orUnknown(arrival.source()), storable(orUnknown(arrival.fileName())),
-                arrival.size(), arrival.outcome(), storable(shortened(arrival.reason())), storable(arrival.location()));
+        Object[] values = {storable(orUnknown(arrival.supplier())), orUnknown(arrival.source()),
+                storable(orUnknown(arrival.fileName())), arrival.size(), arrival.outcome(),
+                storable(shortened(arrival.reason())), storable(arrival.location())};
+        if (arrival.location() != null || windowSeconds <= 0) {
+            return jdbc.queryForObject("INSERT INTO intake_failure (supplier, source, file_name, size, outcome, reason,"
+                    + " location) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id", Long.class, values);
+        }
+        Object[] withWindow = java.util.Arrays.copyOf(values, values.length + 1);
+        withWindow[values.length] = windowSeconds;
+        return jdbc.queryForObject("INSERT INTO intake_failure (supplier, source, file_name, size, outcome, reason,"
+                + " location, window_start) VALUES (?, ?, ?, ?, ?, ?, ?,"
+                + " date_bin(make_interval(secs => ?), now(), timestamptz '2000-01-01 00:00:00+00'))"
+                + " ON CONFLICT (supplier, source, outcome, md5(reason), window_start) WHERE window_start IS NOT NULL"
+                + " DO UPDATE SET occurrences = intake_failure.occurrences + 1, last_occurred_at = now()"
+                + " RETURNING id", Long.class, withWindow);
     }
 
     /** Newest first; {@code supplier} and {@code source} null for all. */
@@ -101,7 +122,8 @@ public class IntakeFailureStore {
 
     /**
      * Intake failures per minute from {@code from} to {@code to} (both truncated to the minute, inclusive), in
-     * order, empty minutes as zeros.
+     * order, empty minutes as zeros. They are arrivals: a row that counts several counts them all in the minute of
+     * its first.
      */
     public List<Long> perMinute(java.time.Instant from, java.time.Instant to) {
         return jdbc.queryForList("""
@@ -109,7 +131,7 @@ public class IntakeFailureStore {
                   SELECT generate_series(date_trunc('minute', ?::timestamptz), date_trunc('minute', ?::timestamptz),
                                          interval '1 minute') AS minute)
                 SELECT coalesce(f.n, 0) FROM minutes m LEFT JOIN (
-                  SELECT date_trunc('minute', occurred_at) AS minute, count(*) AS n FROM intake_failure
+                  SELECT date_trunc('minute', occurred_at) AS minute, sum(occurrences) AS n FROM intake_failure
                   WHERE occurred_at >= (SELECT min(minute) FROM minutes)
                     AND occurred_at < (SELECT max(minute) FROM minutes) + interval '1 minute'
                   GROUP BY 1) f ON f.minute = m.minute

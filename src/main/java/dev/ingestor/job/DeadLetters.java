@@ -1,6 +1,7 @@
 package dev.ingestor.job;
 
 import dev.ingestor.outbox.DeadLetterWriter;
+import dev.ingestor.outbox.FailedJobError;
 import java.util.UUID;
 
 import dev.ingestor.metrics.IngestorMetrics;
@@ -13,7 +14,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The dead-letter channel's end: a failure that outlasted the redelivery policy is recorded (job, stage,
- * exception, message, attempts, time), the job is marked FAILED with the message, and an event for
+ * exception, message, attempts, time), the job is marked FAILED with an error naming the stage, the dead letter
+ * and the message ({@link FailedJobError}), and an event for
  * {@code ingestor.dead-letters} goes into the outbox ({@link DeadLetterWriter}), all in one transaction.
  */
 @Component
@@ -52,10 +54,12 @@ public class DeadLetters {
         DeadLetterWriter.Failure failure = new DeadLetterWriter.Failure(jobId, job == null ? null : job.supplier(),
                 job == null ? null : job.key().toString(), stage, exceptionType, message, attempts);
         boolean recorded = Boolean.TRUE.equals(transactions.execute(status -> {
-            if (jobId != null && !lifecycle.failed(jobId, claims.owner(), stage + " failed: " + message)) {
-                return false; // another worker owns the job now; its outcome is its own
+            // the letter first: the job's error names it
+            long letter = writer.write(failure, true);
+            if (jobId != null && !lifecycle.failed(jobId, claims.owner(), FailedJobError.of(stage, letter, message))) {
+                status.setRollbackOnly(); // another worker owns the job now; its outcome is its own
+                return false;
             }
-            writer.write(failure, true);
             return true;
         }));
         if (recorded) {

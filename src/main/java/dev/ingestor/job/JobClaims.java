@@ -1,6 +1,7 @@
 package dev.ingestor.job;
 
 import dev.ingestor.outbox.DeadLetterWriter;
+import dev.ingestor.outbox.FailedJobError;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -174,8 +175,8 @@ public class JobClaims {
             TakeoverLimitException reason = new TakeoverLimitException(stage, job.takeovers(), lifecycle.maxTakeovers());
             DeadLetterWriter.Failure failure = new DeadLetterWriter.Failure(job.jobId(), job.supplier(), job.key(), stage,
                     reason.getClass().getName(), reason.getMessage(), Math.max(1, job.attempts()));
-            lifecycle.failedPastTakeoverLimit(job.jobId(), stage + " failed: " + failure.message());
-            deadLetters.write(failure, true);
+            long letter = deadLetters.write(failure, true);
+            lifecycle.failedPastTakeoverLimit(job.jobId(), FailedJobError.of(stage, letter, failure.message()));
             return failure;
         }).orElse(null));
         if (failed != null) {

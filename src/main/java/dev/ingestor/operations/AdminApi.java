@@ -113,7 +113,7 @@ public class AdminApi {
         }
         JobPage result = jobs.list(new JobQuery(blankToNull(supplier), QueryParams.state(state),
                 instant("since", since), instant("until", until), search, pageNo, pageSize));
-        replies.json(exchange, 200, new JobApi.JobList(result.items().stream().map(JobView::of).toList(),
+        replies.json(exchange, 200, new JobApi.JobList(result.items().stream().map(JobView::whole).toList(),
                 result.page(), result.size(), result.total()));
     }
 
@@ -147,7 +147,7 @@ public class AdminApi {
         UUID jobId = QueryParams.jobId(id);
         ImportJob job = jobs.find(jobId).orElseThrow(() -> ApiProblemException.notFound("no job with id " + jobId));
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("job", JobView.of(job));
+        body.put("job", JobView.whole(job));
         body.put("quarantined", records.quarantined(jobId, 0, 100));
         body.put("deadLetters", deadLetters.ofJob(jobId));
         replies.json(exchange, 200, body);

@@ -100,7 +100,10 @@ public final class AdminViews {
             Long size,
             @Schema(example = "rejected") String outcome,
             String reason,
-            @Schema(format = "date-time") String occurredAt,
+            @Schema(format = "date-time", description = "The first arrival this row counts") String occurredAt,
+            @Schema(description = "Arrivals this row counts: refusals that kept nothing, of one supplier, source,"
+                    + " outcome and reason within ingestor.intake.failure-coalesce-window, are one row", example = "1") int count,
+            @Schema(format = "date-time", description = "The last arrival this row counts") String lastOccurredAt,
             @Schema(description = "Where the file is now; none when nothing was kept") String location,
             @Schema(format = "date-time") String retriedAt,
             String retriedBy) {

@@ -1,6 +1,7 @@
 package dev.ingestor.source;
 
 import dev.ingestor.web.ApiProblemException;
+import dev.ingestor.web.Caller;
 import dev.ingestor.web.MediaTypes;
 import dev.ingestor.web.TenantGuard;
 import java.io.ByteArrayInputStream;
@@ -171,7 +172,7 @@ public class FilePushApi {
     /** After intake: 202 for a new job, 200 for content seen before. */
     public void reply(Exchange exchange) {
         IntakeResult result = exchange.getMessage().getBody(IntakeResult.class);
-        JobView view = JobView.of(result.job());
+        JobView view = JobView.of(result.job(), exchange.getProperty(Caller.PROPERTY, Caller.class));
         replies.json(exchange, result.duplicate() ? 200 : 202, view);
         exchange.getMessage().setHeader("Location", JobView.JOBS_PATH + view.id());
     }

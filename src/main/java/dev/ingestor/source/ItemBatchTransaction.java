@@ -95,7 +95,7 @@ class ItemBatchTransaction {
     private Reply bulk(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
         ImportJob job = jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(), request.submittedBy(),
                 JobState.RECEIVED, RecordCounts.NONE);
-        return store(claim, 202, replies.toJson(JobView.of(job)), jobId, null);
+        return store(claim, 202, replies.toJson(JobView.forSupplier(job)), jobId, null);
     }
 
     private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {

@@ -37,7 +37,7 @@ public class JobApi {
         Caller caller = TenantGuard.caller(exchange);
         ImportJob job = jobs.find(jobId).filter(found -> caller.mayActFor(found.supplier()))
                 .orElseThrow(() -> ApiProblemException.notFound("no job with id " + jobId));
-        replies.json(exchange, 200, JobView.of(job));
+        replies.json(exchange, 200, JobView.of(job, caller));
     }
 
     public void list(@Header("supplier") String supplier, @Header("state") String state,
@@ -56,7 +56,7 @@ public class JobApi {
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
         JobPage result = jobs.list(new JobQuery(scope, byState, pageNo, pageSize));
-        List<JobView> items = result.items().stream().map(JobView::of).toList();
+        List<JobView> items = result.items().stream().map(job -> JobView.of(job, caller)).toList();
         replies.json(exchange, 200, new JobList(items, result.page(), result.size(), result.total()));
     }
 

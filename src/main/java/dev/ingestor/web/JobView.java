@@ -6,6 +6,8 @@ import java.util.Map;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.swagger.v3.oas.annotations.media.Schema;
 import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.JobState;
+import dev.ingestor.outbox.FailedJobError;
 import dev.ingestor.job.RecordCounts;
 
 /** The job JSON contract (docs/design.md, Contracts). */
@@ -30,7 +32,9 @@ public record JobView(
         Instant lastSeenAt,
         @Schema(requiredMode = Schema.RequiredMode.REQUIRED) RecordCounts counts,
         @Schema(requiredMode = Schema.RequiredMode.REQUIRED) Progress progress,
-        @Schema(description = "The reason, when REJECTED or FAILED") String error,
+        @Schema(description = "The reason, when REJECTED or FAILED; for a FAILED job a supplier's key is shown the stage"
+                + " that failed and the dead letter's id, the admin key the whole error",
+                example = "processing failed (dead letter 42)") String error,
         @Schema(description = "The Idempotency-Key of the item batch that made it") String requestKey,
         @Schema(requiredMode = Schema.RequiredMode.REQUIRED, description = "self: this job; records: its quarantined records") Map<String, String> links) {
 
@@ -41,10 +45,29 @@ public record JobView(
 
     public static final String JOBS_PATH = "/api/v1/jobs/";
 
-    public static JobView of(ImportJob job) {
+    /** The job as {@code caller} may see it: the admin key whole, a supplier's key {@link #forSupplier}. */
+    public static JobView of(ImportJob job, Caller caller) {
+        return caller != null && caller.admin() ? whole(job) : forSupplier(job);
+    }
+
+    /**
+     * The job as a supplier's key sees it: a FAILED job's error is a stable reason and the dead letter's id, no
+     * internal text ({@link FailedJobError}); every other error (a REJECTED file's reason) is about the file and
+     * shown as it is.
+     */
+    public static JobView forSupplier(ImportJob job) {
+        return view(job, job.state() == JobState.FAILED ? FailedJobError.shownToSupplier(job.error()) : job.error());
+    }
+
+    /** The job as the admin key sees it, its error whole. */
+    public static JobView whole(ImportJob job) {
+        return view(job, job.error());
+    }
+
+    private static JobView view(ImportJob job, String error) {
         return new JobView(job.id().toString(), job.supplier(), job.state().name(), job.key().toString(),
                 job.fileName(), job.size(), job.source(), job.submittedBy(), job.receivedAt(), job.updatedAt(), job.duplicateCount(),
-                job.lastSeenAt(), job.counts(), new Progress(job.recordsDone(), job.counts().total()), job.error(),
+                job.lastSeenAt(), job.counts(), new Progress(job.recordsDone(), job.counts().total()), error,
                 job.requestKey(), Map.of("self", JOBS_PATH + job.id(), "records", JOBS_PATH + job.id() + "/records?outcome=QUARANTINED"));
     }
 }

@@ -89,7 +89,8 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(body.path("event_id").asText()).isEqualTo(failed.eventId());
         assertThat(body.path("supplier").asText()).isEqualTo("ACME");
         assertThat(body.path("data").path("job_id").asText()).isEqualTo(job.toString());
-        assertThat(body.path("data").path("error").asText()).contains("deadlock detected (injected)");
+        assertThat(body.path("data").path("error").asText()).contains("deadlock detected (injected)")
+                .startsWith("validation failed (dead letter " + jdbc.queryForObject("SELECT id FROM dead_letter", Long.class) + "): ");
 
         WebhookReceiver.Received letter = RECEIVER.received("/hook", "dead_letter.created").get(0);
         assertSigned(letter, SECRET);
@@ -217,6 +218,137 @@ class NotificationTest extends IngestorTestSupport {
     }
 
     @Test
+    void threeHundredRefusedPushesOfOneKindAreAFewNoticesAndRowsThatCarryTheCount() throws Exception {
+        byte[] advice = (HEADER + "S1,1,SKU,1,2026-01-01\n").getBytes(StandardCharsets.UTF_8);
+        long start = System.nanoTime();
+        for (int i = 0; i < 300; i++) {
+            java.net.http.HttpResponse<String> refused = post("/api/v1/suppliers/ACME/files", ACME_KEY,
+                    "application/octet-stream", advice, "X-File-Name", "loop|" + i + ".csv");
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        // the first notice of a kind goes at once, then at most one per coalesce-window (3 s here), the last one a
+        // window after the one before it: so at most this many for the time the pushes took
+        long most = 2 + (long) Math.ceil(seconds / 3);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM notification WHERE delivered_at IS NULL", Long.class) == 0);
+        Map<String, JsonNode> notices = new java.util.LinkedHashMap<>();
+        for (WebhookReceiver.Received request : RECEIVER.received("/hook", "intake.rejected")) {
+            assertSigned(request, SECRET);
+            notices.put(request.eventId(), json.readTree(request.body()));
+        }
+        assertThat(notices.size()).as("notices for 300 refusals taking %.1f s", seconds).isBetween(1, (int) Math.min(most, 12));
+        assertThat(notices.values().stream().mapToLong(notice -> notice.path("data").path("count").asLong()).sum())
+                .as("every refusal is counted once, in some notice").isEqualTo(300);
+        for (JsonNode notice : notices.values()) {
+            JsonNode data = notice.path("data");
+            assertThat(data.path("count").asInt()).isPositive();
+            assertThat(data.path("reason").asText()).contains("the file name contains '|'");
+            java.time.Instant first = java.time.Instant.parse(data.path("first_occurred_at").asText());
+            java.time.Instant last = java.time.Instant.parse(data.path("last_occurred_at").asText());
+            assertThat(first).isBeforeOrEqualTo(last);
+        }
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE delivered_at IS NULL", Long.class)).isZero();
+
+        // the intake-failure list counts the same way: a row per kind and window, the count on the row
+        Map<String, Object> rows = jdbc.queryForMap("SELECT count(*) AS n, sum(occurrences) AS arrivals FROM intake_failure");
+        assertThat(((Number) rows.get("arrivals")).longValue()).isEqualTo(300);
+        assertThat(((Number) rows.get("n")).longValue()).isBetween(1L, Math.min(most, 12));
+        JsonNode listed = json.readTree(get("/api/v1/admin/intake-failures?supplier=ACME").body());
+        long listedCount = 0;
+        for (JsonNode item : listed.get("items")) {
+            listedCount += item.get("count").asLong();
+            assertThat(item.get("lastOccurredAt").asText()).isNotBlank();
+        }
+        assertThat(listedCount).isEqualTo(300);
+    }
+
+    @Autowired
+    private dev.ingestor.outbox.IntakeFailureLog intakeFailures;
+
+    @Test
+    void refusalsOfOneKindRecordedAtOnceFromManyThreadsMeetInOneRowAndOneNotice() throws Exception {
+        // as several instances recording the same refusal at the same moment: each is counted once, none is lost
+        ExecutorService eight = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Long>> recorded = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                int n = i;
+                recorded.add(eight.submit(() -> intakeFailures.record(new dev.ingestor.intake.IntakeFailureStore.Arrival(
+                        "ACME", "http", "race|" + n + ".csv", null, "rejected", "the file name contains '|'", null))));
+            }
+            for (Future<Long> row : recorded) {
+                assertThat(row.get()).isPositive();
+            }
+        } finally {
+            eight.shutdown();
+        }
+        Map<String, Object> rows = jdbc.queryForMap("SELECT count(*) AS n, sum(occurrences) AS arrivals FROM intake_failure");
+        assertThat(((Number) rows.get("arrivals")).longValue()).isEqualTo(200);
+        assertThat(((Number) rows.get("n")).longValue()).as("one row per 3 s window").isBetween(1L, 2L);
+        Map<String, Object> notices = jdbc.queryForMap("SELECT count(*) AS n, sum(occurrences) AS facts FROM notification"
+                + " WHERE destination = '*'");
+        assertThat(((Number) notices.get("facts")).longValue()).isEqualTo(200);
+        // the first, sent at once, and the open one counting the rest (a third when the burst outlasted a window)
+        assertThat(((Number) notices.get("n")).longValue()).isBetween(1L, 3L);
+    }
+
+    @Test
+    void aReceiverThatAnswersAfterThirtySecondsDelaysNoOtherReceiversNotice() throws Exception {
+        // GLOBEX's own webhook answers 30 s late, far past connect 1 s + read 2 s
+        RECEIVER.answer("/globex", WebhookReceiver.SLOW);
+        org.springframework.transaction.support.TransactionTemplate tx = new org.springframework.transaction.support.TransactionTemplate(
+                transactionManager);
+        UUID globexJob = UUID.randomUUID();
+        tx.executeWithoutResult(status -> notifications.jobFailed(globexJob, "GLOBEX", "GLOBEX:" + "1".repeat(64),
+                dev.ingestor.outbox.FailedJobError.of("processing", 1, "boom")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> RECEIVER.received("/globex", "job.failed").size() == 1);
+
+        // while GLOBEX's webhook keeps its POST waiting, another notice is written: it goes out at once
+        long written = System.nanoTime();
+        UUID acmeJob = UUID.randomUUID();
+        tx.executeWithoutResult(status -> notifications.jobFailed(acmeJob, "ACME", "ACME:" + "2".repeat(64),
+                dev.ingestor.outbox.FailedJobError.of("processing", 2, "boom")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> told("/hook", acmeJob) != null);
+        Duration waited = Duration.ofNanos(told("/hook", acmeJob).nanos() - written);
+        assertThat(waited).as("the installation's notice waited for GLOBEX's slow webhook").isLessThan(Duration.ofSeconds(1));
+        assertThat(RECEIVER.received("/globex", "job.failed")).as("GLOBEX's POST is still under way").hasSize(1);
+
+        // the slow POST is let go at its deadline, and the next attempt, answered at once, delivers it
+        await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
+                "SELECT delivered_at IS NOT NULL FROM notification WHERE destination = 'GLOBEX'", Boolean.class));
+        assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE destination = 'GLOBEX'", Integer.class))
+                .isEqualTo(2);
+    }
+
+    /** The job.failed request {@code path} got for {@code job}, or null. */
+    private WebhookReceiver.Received told(String path, UUID job) throws Exception {
+        for (WebhookReceiver.Received request : RECEIVER.received(path, "job.failed")) {
+            if (json.readTree(request.body()).path("data").path("job_id").asText().equals(job.toString())) {
+                return request;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void aSuppliersOwnWebhookIsToldOfAFailedJobOnlyTheStageAndTheDeadLetter() throws Exception {
+        UUID job = UUID.randomUUID();
+        String error = dev.ingestor.outbox.FailedJobError.of("processing", 42,
+                "org.postgresql.util.PSQLException: ERROR: relation \"item\" does not exist");
+        new org.springframework.transaction.support.TransactionTemplate(transactionManager).executeWithoutResult(
+                status -> notifications.jobFailed(job, "GLOBEX", "GLOBEX:" + "3".repeat(64), error));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> told("/globex", job) != null && told("/hook", job) != null);
+        JsonNode own = json.readTree(told("/globex", job).body()).path("data");
+        JsonNode operators = json.readTree(told("/hook", job).body()).path("data");
+        assertThat(own.path("error").asText()).isEqualTo("processing failed (dead letter 42)");
+        assertThat(operators.path("error").asText()).isEqualTo(error);
+        assertThat(own.path("job_id").asText()).isEqualTo(job.toString());
+    }
+
+    @Test
     void aNotificationOfAWebhookNoLongerConfiguredIsGivenUpOnceOldAndNeverSent() {
         jdbc.update("INSERT INTO notification (event_id, type, destination, payload, created_at) VALUES"
                 + " (?, 'job.failed', 'REMOVED', '{}', now() - interval '8 days'), (?, 'job.failed', 'REMOVED', '{}', now())",
@@ -227,6 +359,18 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(jdbc.queryForList("SELECT gave_up_at IS NOT NULL FROM notification WHERE destination = 'REMOVED'"
                 + " ORDER BY created_at", Boolean.class)).as("the old one, then the new one").containsExactly(true, false);
         assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE gave_up_at IS NOT NULL", Integer.class)).isZero();
+    }
+
+    @Test
+    void anOpenNoticeGivenUpForItsRemovedWebhookCountsNoMore() {
+        jdbc.update("INSERT INTO notification (event_id, type, destination, payload, created_at, coalesce_key, coalescing)"
+                + " VALUES (?, 'intake.rejected', 'REMOVED', '{}', now() - interval '8 days', 'kind', true)", UUID.randomUUID());
+
+        delivery.forgetSettled();
+
+        // a webhook configured again under that name starts a notice of its own instead of counting into this one
+        assertThat(jdbc.queryForMap("SELECT gave_up_at IS NOT NULL AS given_up, coalescing FROM notification"))
+                .containsEntry("given_up", true).containsEntry("coalescing", false);
     }
 
     @Test

@@ -17,7 +17,8 @@ class NotificationBackoffTest {
         IngestorProperties properties = new IngestorProperties();
         properties.getNotifications().setDelay(Duration.ofSeconds(10));
         properties.getNotifications().setMaximumDelay(Duration.ofSeconds(70));
-        NotificationDelivery delivery = new NotificationDelivery(null, properties, new IngestorMetrics(new SimpleMeterRegistry()));
+        NotificationDelivery delivery = new NotificationDelivery(null, properties, new IngestorMetrics(new SimpleMeterRegistry()),
+                new com.fasterxml.jackson.databind.ObjectMapper());
 
         assertThat(delivery.backoff(1)).isEqualTo(Duration.ofSeconds(10));
         assertThat(delivery.backoff(2)).isEqualTo(Duration.ofSeconds(20));

@@ -103,6 +103,9 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.notifications.connect-timeout", () -> "1s");
         registry.add("ingestor.notifications.read-timeout", () -> "2s");
         registry.add("ingestor.notifications.relay-stalled-after", () -> "1m");
+        // short enough that a test sees the notice a window counted; one notice per kind and window still
+        registry.add("ingestor.notifications.coalesce-window", () -> "3s");
+        registry.add("ingestor.intake.failure-coalesce-window", () -> "3s");
         // small limits, so the HTTP tests can cross them cheaply; a short in-flight lease for the takeover test
         registry.add("ingestor.http.max-file-size", () -> "1MB");
         registry.add("ingestor.http.max-json-size", () -> "64KB");

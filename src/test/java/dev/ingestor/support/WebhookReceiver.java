@@ -22,7 +22,9 @@ import com.sun.net.httpserver.HttpServer;
  */
 public final class WebhookReceiver {
 
-    public record Received(String path, String eventId, String eventType, String contentType, String signature, byte[] body) {
+    /** One request as it came, {@code nanos} the System.nanoTime of its arrival. */
+    public record Received(String path, String eventId, String eventType, String contentType, String signature, byte[] body,
+                           long nanos) {
         public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
@@ -63,6 +65,10 @@ public final class WebhookReceiver {
      */
     public static final int TRICKLE = -1;
 
+    /** Planned as a status: the answer, 200, comes after {@link #SLOW_SECONDS}, longer than any test's timeouts. */
+    public static final int SLOW = -2;
+    public static final int SLOW_SECONDS = 30;
+
     public void reset() {
         received.clear();
         statuses.clear();
@@ -83,14 +89,27 @@ public final class WebhookReceiver {
             received.add(new Received(path, exchange.getRequestHeaders().getFirst("X-Ingestor-Event-Id"),
                     String.valueOf(exchange.getRequestHeaders().getFirst("X-Ingestor-Event-Type")),
                     exchange.getRequestHeaders().getFirst("Content-Type"),
-                    exchange.getRequestHeaders().getFirst("X-Ingestor-Signature"), body));
+                    exchange.getRequestHeaders().getFirst("X-Ingestor-Signature"), body, System.nanoTime()));
             ConcurrentLinkedDeque<Integer> planned = statuses.get(path);
             Integer status = planned == null ? null : planned.poll();
             if (status != null && status == TRICKLE) {
                 trickle(exchange);
                 return;
             }
+            if (status != null && status == SLOW) {
+                answerLate(exchange);
+                return;
+            }
             exchange.sendResponseHeaders(status == null ? 200 : status, -1);
+        }
+    }
+
+    private static void answerLate(HttpExchange exchange) throws IOException {
+        try {
+            Thread.sleep(java.util.concurrent.TimeUnit.SECONDS.toMillis(SLOW_SECONDS));
+            exchange.sendResponseHeaders(200, -1);
+        } catch (InterruptedException | IOException e) {
+            // the caller hung up long ago: what a caller with a deadline does
         }
     }
 

@@ -61,6 +61,35 @@ class ValidationDeadLetterTest extends IngestorTestSupport {
         return jdbc.queryForMap("SELECT * FROM import_job WHERE id = ?", id);
     }
 
+    @org.springframework.beans.factory.annotation.Autowired
+    private dev.ingestor.job.DeadLetters deadLetters;
+
+    /**
+     * The dead letter is written before the job is failed (the job's error names it): when the job turns out to be
+     * another worker's, all of it is rolled back, so a worker that lost its lease leaves no letter, event or notice.
+     */
+    @Test
+    void aFailureOfAJobAnotherWorkerHoldsLeavesNoDeadLetterEventOrNotice() {
+        IntakeResult taken = producer.requestBodyAndHeaders("direct:intake",
+                (HEADER + "D-1,1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "held.csv", IntakeHeaders.SOURCE, "test"),
+                IntakeResult.class);
+        awaitSettled();
+        jdbc.update("UPDATE import_job SET state = 'PROCESSING', lease_owner = 'another-instance',"
+                + " lease_until = now() + interval '1 hour' WHERE id = ?", taken.job().id());
+
+        deadLetters.record(org.apache.camel.builder.ExchangeBuilder.anExchange(camelContext).withBody(taken.job())
+                .withProperty(org.apache.camel.Exchange.EXCEPTION_CAUGHT, new IllegalStateException("boom"))
+                .withProperty(dev.ingestor.job.DeadLetters.STAGE, "processing").build());
+
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = 'ingestor.dead-letters'", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE type IN ('dead_letter.created', 'job.failed')",
+                Long.class)).isZero();
+        assertThat(jdbc.queryForMap("SELECT state, error FROM import_job WHERE id = ?", taken.job().id()))
+                .containsEntry("state", "PROCESSING").containsEntry("error", null);
+    }
+
     @Test
     void aTransientFailureThatOutlastsThePolicyIsAValidationDeadLetterAndItsReplayValidatesAgain() throws Exception {
         failEveryValidation();

@@ -61,6 +61,47 @@ class JobApiTest extends IngestorTestSupport {
     }
 
     @Test
+    void aFailedJobShowsASupplierKeyTheStageAndItsDeadLetterAndTheAdminKeyTheWholeError() throws Exception {
+        // every validation fails as a deadlock does, until the policy is spent: a dead letter and a FAILED job
+        jdbc.execute("""
+                CREATE FUNCTION job_api_fault() RETURNS trigger AS $$
+                BEGIN RAISE EXCEPTION 'deadlock detected (injected)' USING ERRCODE = '40P01'; END
+                $$ LANGUAGE plpgsql""");
+        jdbc.execute("CREATE TRIGGER job_api_fault BEFORE UPDATE ON import_job FOR EACH ROW"
+                + " WHEN (OLD.state = 'VALIDATING' AND NEW.state NOT IN ('VALIDATING', 'FAILED', 'REJECTED'))"
+                + " EXECUTE FUNCTION job_api_fault()");
+        byte[] advice = "source_id,sku,quantity,delivery_date\nF-1,SKU,1,2026-12-01\n".getBytes(StandardCharsets.UTF_8);
+        String id;
+        try {
+            HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream", advice,
+                    "X-File-Name", "fails.csv");
+            assertThat(pushed.statusCode()).as(pushed.body()).isEqualTo(202);
+            id = mapper.readTree(pushed.body()).get("id").asText();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> "FAILED".equals(
+                    jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class, id)));
+        } finally {
+            jdbc.execute("DROP TRIGGER IF EXISTS job_api_fault ON import_job");
+            jdbc.execute("DROP FUNCTION IF EXISTS job_api_fault()");
+        }
+        long letter = jdbc.queryForObject("SELECT id FROM dead_letter WHERE job_id = ?::uuid", Long.class, id);
+        String shown = "validation failed (dead letter " + letter + ")";
+
+        assertThat(mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body()).get("error").asText()).isEqualTo(shown);
+        assertThat(mapper.readTree(get("/api/v1/jobs?state=FAILED", ACME_KEY).body()).get("items").get(0).get("error").asText())
+                .isEqualTo(shown);
+        HttpResponse<String> again = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream", advice,
+                "X-File-Name", "fails-again.csv");
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+        assertThat(mapper.readTree(again.body()).get("error").asText()).as("the answer to the same bytes pushed again")
+                .isEqualTo(shown);
+
+        String whole = mapper.readTree(get("/api/v1/jobs/" + id, ADMIN_KEY).body()).get("error").asText();
+        assertThat(whole).startsWith(shown + ": ").contains("deadlock detected (injected)");
+        assertThat(mapper.readTree(get("/api/v1/jobs?state=FAILED&supplier=ACME", ADMIN_KEY).body()).get("items").get(0)
+                .get("error").asText()).isEqualTo(whole);
+    }
+
+    @Test
     void anUnknownJobIs404ProblemJson() throws Exception {
         HttpResponse<String> response = get("/api/v1/jobs/0192f6c4-5b8e-7c3a-9d1e-2f4a6b8c0d1e");
         assertThat(response.statusCode()).isEqualTo(404);
