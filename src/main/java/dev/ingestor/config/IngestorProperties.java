@@ -41,6 +41,7 @@ public class IngestorProperties {
     private final Retention retention = new Retention();
     private final Outbox outbox = new Outbox();
     private final Notifications notifications = new Notifications();
+    private final Database database = new Database();
     /** The suppliers by code; each gets a folder under the inbox and, with a host, an SFTP route. */
     private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
 
@@ -69,6 +70,7 @@ public class IngestorProperties {
     public Retention getRetention() { return retention; }
     public Outbox getOutbox() { return outbox; }
     public Notifications getNotifications() { return notifications; }
+    public Database getDatabase() { return database; }
     public Map<String, SupplierProperties> getSuppliers() { return suppliers; }
 
     public Path rawDir() { return rawDir != null && !rawDir.toString().isBlank() ? rawDir : dataDir.resolve("raw"); }
@@ -620,5 +622,37 @@ public class IngestorProperties {
         public void setKeepSettled(Duration keepSettled) { this.keepSettled = keepSettled; }
         public Duration getCoalesceWindow() { return coalesceWindow; }
         public void setCoalesceWindow(Duration coalesceWindow) { this.coalesceWindow = coalesceWindow; }
+    }
+
+    /**
+     * Time limits of every connection to PostgreSQL, embedded or external: {@code ingestor.database.*} (applied by
+     * {@link DatabaseTimeouts}). A statement past its limit is cancelled and a server that stops answering is given
+     * up on, so a hung database answers HTTP callers 503 + Retry-After and sends a stage's step to redelivery,
+     * instead of holding a thread and a connection for as long as it hangs.
+     */
+    public static class Database {
+        /**
+         * The longest any statement may run, waits for locks included (PostgreSQL's statement_timeout); 0: no
+         * limit. Migrations at start are not bound by it.
+         */
+        private Duration statementTimeout = Duration.ofSeconds(30);
+        /**
+         * The longest a statement waits for a lock (PostgreSQL's lock_timeout); 0: only statement-timeout bounds
+         * the wait.
+         */
+        private Duration lockTimeout = Duration.ZERO;
+        /**
+         * The longest the driver waits for the server to answer (pgjdbc's socketTimeout, in whole seconds); past it
+         * the connection is closed. Longer than statement-timeout, so that a slow statement is cancelled by the
+         * server while its connection stays usable; 0: no limit.
+         */
+        private Duration socketTimeout = Duration.ofSeconds(60);
+
+        public Duration getStatementTimeout() { return statementTimeout; }
+        public void setStatementTimeout(Duration statementTimeout) { this.statementTimeout = statementTimeout; }
+        public Duration getLockTimeout() { return lockTimeout; }
+        public void setLockTimeout(Duration lockTimeout) { this.lockTimeout = lockTimeout; }
+        public Duration getSocketTimeout() { return socketTimeout; }
+        public void setSocketTimeout(Duration socketTimeout) { this.socketTimeout = socketTimeout; }
     }
 }

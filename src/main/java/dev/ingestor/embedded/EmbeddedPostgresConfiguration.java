@@ -7,14 +7,18 @@ import dev.ingestor.config.IngestorProperties;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The embedded default: with no {@code spring.datasource.url}, a real PostgreSQL is started from the binaries
  * on the class path, its data kept under {@code ingestor.data-dir}. Setting a JDBC URL switches to a real
  * server and this configuration steps aside. The app logs in as a role of its own with a generated password
- * (see {@link EmbeddedPostgresServer}).
+ * (see {@link EmbeddedPostgresServer}). Its pool is set by {@code spring.datasource.hikari.*}, as an external
+ * server's is.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnExpression("'${spring.datasource.url:}'.isEmpty()")
@@ -27,14 +31,20 @@ public class EmbeddedPostgresConfiguration {
     }
 
     @Bean
-    DataSource dataSource(EmbeddedPostgres postgres, IngestorProperties ingestor, EmbeddedPostgresProperties properties) throws Exception {
+    DataSource dataSource(EmbeddedPostgres postgres, IngestorProperties ingestor, EmbeddedPostgresProperties properties,
+                          Environment environment) throws Exception {
         EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, ingestor.getDataDir().resolve("postgres"));
         HikariDataSource dataSource = new HikariDataSource();
+        // spring.datasource.hikari.* (the pool's size among them) holds for the embedded database as for an external one
+        Binder.get(environment).bind("spring.datasource.hikari", Bindable.ofInstance(dataSource));
         dataSource.setPoolName("ingestor-embedded");
         dataSource.setJdbcUrl(login.jdbcUrl());
         dataSource.setUsername(login.username());
         dataSource.setPassword(login.password());
-        dataSource.setMaximumPoolSize(properties.getPoolSize());
+        Integer formerPoolSize = properties.poolSizeIfSet();
+        if (formerPoolSize != null) {
+            dataSource.setMaximumPoolSize(formerPoolSize);
+        }
         return dataSource;
     }
 }

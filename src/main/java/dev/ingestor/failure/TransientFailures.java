@@ -18,7 +18,7 @@ import org.springframework.transaction.TransactionSystemException;
 
 /**
  * The one answer to "will the same thing work if tried again later?": a lost or refused database connection,
- * a deadlock or serialization failure, an I/O error, a Kafka timeout, a commit or rollback that did not
+ * a deadlock or serialization failure, a statement past its time limit, an I/O error, a Kafka timeout, a commit or rollback that did not
  * complete. The stages redeliver these (error-handling.camel.yaml asks {@link #test(Exchange)} from an onWhen),
  * and the HTTP API answers them with 503 + Retry-After and never stores them as a request's outcome.
  *
@@ -31,6 +31,8 @@ public class TransientFailures {
 
     /** HikariCP's answer on a connection it has found broken (or already closed): no SQLState at all. */
     private static final String HIKARI_CLOSED_CONNECTION = "Connection is closed";
+    private static final String QUERY_CANCELED = "57014";
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     public static boolean isTransient(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
@@ -66,12 +68,15 @@ public class TransientFailures {
 
     /**
      * PostgreSQL's classes for "try again": 08 connection exception, 40 transaction rollback (serialization
-     * failure, deadlock), 53 insufficient resources, 57P operator intervention (server shut down, terminated).
+     * failure, deadlock), 53 insufficient resources, 57P operator intervention (server shut down, terminated),
+     * and a statement given up on by a time limit (ingestor.database.*): 57014 cancelled (statement_timeout) and
+     * 55P03 lock not available (lock_timeout), what a database held up by a lock or an overload answers.
      */
     private static boolean isTransientSqlState(Throwable t) {
         if (t instanceof SQLException sql && sql.getSQLState() != null) {
             String state = sql.getSQLState();
-            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57P");
+            return state.startsWith("08") || state.startsWith("40") || state.startsWith("53") || state.startsWith("57P")
+                    || state.equals(QUERY_CANCELED) || state.equals(LOCK_NOT_AVAILABLE);
         }
         return false;
     }

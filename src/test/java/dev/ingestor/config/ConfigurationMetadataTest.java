@@ -162,6 +162,13 @@ class ConfigurationMetadataTest {
     }
 
     @Test
+    void theFormerEmbeddedPoolSizeNamesTheOnePoolSizeOfEveryDatabase() {
+        assertThat(metadata.get("ingestor.embedded.postgres.pool-size").path("deprecation").path("replacement").asText())
+                .isEqualTo("spring.datasource.hikari.maximum-pool-size");
+        assertThat(bind(Map.of()).getDatabase().getStatementTimeout()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
     void theFormerSharedPipelineRedeliveryStillBindsOverBothStagesWithItsDoubling() {
         IngestorProperties properties = bind(Map.of(
                 "ingestor.pipeline.redelivery.maximum-redeliveries", "7",

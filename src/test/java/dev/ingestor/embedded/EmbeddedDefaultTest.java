@@ -40,6 +40,10 @@ class EmbeddedDefaultTest {
             JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
             assertThat(jdbc.queryForObject("SHOW synchronous_commit", String.class)).isEqualTo("on");
             assertThat(jdbc.queryForObject("SHOW fsync", String.class)).isEqualTo("on");
+            // spring.datasource.hikari.* and ingestor.database.* hold for the embedded pool as for an external one
+            assertThat(((com.zaxxer.hikari.HikariDataSource) app.getBean(javax.sql.DataSource.class)).getMaximumPoolSize())
+                    .isEqualTo(48);
+            assertThat(jdbc.queryForObject("SHOW statement_timeout", String.class)).isEqualTo("30s");
             Path drop = Files.writeString(work.resolve("staged.csv"), "source_id,sku,quantity,delivery_date\nE-1,S,1,2026-12-01\n");
             Files.createDirectories(work.resolve("inbox/ACME"));
             Files.move(drop, work.resolve("inbox/ACME/advice.csv"));

@@ -69,6 +69,18 @@ class TransientFailuresTest {
         assertThat(TransientFailures.isTransient(rollbackFailed)).isTrue();
     }
 
+    /**
+     * A statement given up on by ingestor.database.* as pgjdbc raises it, before Spring translates it (a commit, a
+     * rollback, a caller of the raw connection): cancelled by statement_timeout, or past lock_timeout.
+     */
+    @Test
+    void aStatementGivenUpOnByATimeLimitIsTransient() {
+        assertThat(TransientFailures.isTransient(new PSQLException(new ServerErrorMessage(
+                "SERROR\0C57014\0Mcanceling statement due to statement timeout\0")))).isTrue();
+        assertThat(TransientFailures.isTransient(new PSQLException(new ServerErrorMessage(
+                "SERROR\0C55P03\0Mcanceling statement due to lock timeout\0")))).isTrue();
+    }
+
     @Test
     void mistakesAreNot() {
         assertThat(TransientFailures.isTransient(new DataIntegrityViolationException("check"))).isFalse();

@@ -1,0 +1,77 @@
+package dev.ingestor.config;
+
+import java.time.Duration;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+
+/**
+ * Puts {@code ingestor.database.*} on every connection pool of the app (the embedded default's and the one Spring
+ * Boot builds for an external server) before its first connection: PostgreSQL's {@code statement_timeout} and
+ * {@code lock_timeout} as startup options of each connection, so they hold for every statement in every
+ * transaction on it, and pgjdbc's {@code socketTimeout}. Refuses to start when the socket timeout would cut a
+ * statement the server is still letting run: the server's cancel leaves the connection usable and answers a
+ * clear SQLState (57014), a cut socket loses the connection.
+ *
+ * <p>Options a deployment sets itself ({@code spring.datasource.hikari.data-source-properties.options}) are kept,
+ * after these, so they win where they set the same parameter.
+ */
+@Component
+public class DatabaseTimeouts implements BeanPostProcessor {
+
+    static final String STATEMENT_TIMEOUT = "ingestor.database.statement-timeout";
+    static final String LOCK_TIMEOUT = "ingestor.database.lock-timeout";
+    static final String SOCKET_TIMEOUT = "ingestor.database.socket-timeout";
+
+    private final long statementMillis;
+    private final long lockMillis;
+    private final long socketSeconds;
+
+    @Autowired
+    public DatabaseTimeouts(Environment environment) {
+        // read from the environment, not from IngestorProperties: a post-processor is made before other beans
+        this(Binder.get(environment).bind("ingestor.database", IngestorProperties.Database.class)
+                .orElseGet(IngestorProperties.Database::new));
+    }
+
+    DatabaseTimeouts(IngestorProperties.Database limits) {
+        this.statementMillis = millis(limits.getStatementTimeout(), STATEMENT_TIMEOUT);
+        this.lockMillis = millis(limits.getLockTimeout(), LOCK_TIMEOUT);
+        Duration socket = limits.getSocketTimeout();
+        long socketMillis = millis(socket, SOCKET_TIMEOUT);
+        this.socketSeconds = (socketMillis + 999) / 1000;
+        if (socketMillis > 0 && (statementMillis == 0 || socketSeconds * 1000 <= statementMillis)) {
+            throw new IllegalStateException(SOCKET_TIMEOUT + "=" + socket + " would close a connection whose statement"
+                    + " the server is still letting run (" + STATEMENT_TIMEOUT + "=" + limits.getStatementTimeout()
+                    + "): set " + SOCKET_TIMEOUT + " longer than " + STATEMENT_TIMEOUT + " (whole seconds), or 0");
+        }
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (bean instanceof HikariDataSource pool) {
+            apply(pool);
+        }
+        return bean;
+    }
+
+    /** Sets the limits on a pool that has not made a connection yet. */
+    public void apply(HikariDataSource pool) {
+        String own = pool.getDataSourceProperties().getProperty("options");
+        String options = "-c statement_timeout=" + statementMillis + " -c lock_timeout=" + lockMillis;
+        pool.addDataSourceProperty("options", own == null || own.isBlank() ? options : options + " " + own.trim());
+        pool.addDataSourceProperty("socketTimeout", Long.toString(socketSeconds));
+    }
+
+    private static long millis(Duration duration, String property) {
+        if (duration == null || duration.isNegative()) {
+            throw new IllegalStateException(property + " must be 0 (no limit) or a positive duration, not " + duration);
+        }
+        // a limit under a millisecond would be read as none
+        return duration.isZero() ? 0 : Math.max(1, duration.toMillis());
+    }
+}
