@@ -331,12 +331,7 @@ class DatabaseOutageChaosTest {
     }
 
     private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        StoppablePostgres.sleep(millis);
     }
 
     private static Path createWork() {

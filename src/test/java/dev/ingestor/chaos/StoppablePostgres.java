@@ -110,7 +110,7 @@ final class StoppablePostgres {
         return "jdbc:postgresql://localhost:" + port + "/postgres?user=postgres";
     }
 
-    private static void sleep(long millis) {
+    static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

@@ -302,11 +302,7 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(jobsOf(old)).isZero();
         assertThat(keysOf(old)).isZero();
         assertThat(old.path()).doesNotExist();
-        HttpResponse<String> fresh = push(content, "fresh.csv");
-        assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(202);
-        awaitSettled();
-        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class,
-                JSON.readTree(fresh.body()).get("id").asText())).isEqualTo("COMPLETED");
+        pushedAgainIsANewJobThatCompletes(content);
         assertThat(old.path()).hasContent(content);
     }
 
@@ -352,6 +348,11 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(keysOf(old)).isZero();
         assertThat(old.path()).doesNotExist();
         // and the bytes arriving once more are a new job that finds its raw file
+        pushedAgainIsANewJobThatCompletes(content);
+    }
+
+    /** The same bytes pushed again are new content: 202, and a job that finds its raw file and completes. */
+    private void pushedAgainIsANewJobThatCompletes(String content) throws Exception {
         HttpResponse<String> fresh = push(content, "fresh.csv");
         assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(202);
         awaitSettled();
