@@ -23,6 +23,13 @@ import org.springframework.stereotype.Component;
 @Component
 public class DatabaseTimeouts implements BeanPostProcessor {
 
+    /**
+     * Lifts the statement time limit for the rest of the current transaction: for the few statements whose work
+     * grows with what a supplier sent rather than with a batch size (deleting the quarantine of a file of millions
+     * of bad records, a retention batch of such jobs), which must finish however long they take.
+     */
+    public static final String NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION = "SET LOCAL statement_timeout = 0";
+
     static final String STATEMENT_TIMEOUT = "ingestor.database.statement-timeout";
     static final String LOCK_TIMEOUT = "ingestor.database.lock-timeout";
     static final String SOCKET_TIMEOUT = "ingestor.database.socket-timeout";
@@ -59,12 +66,23 @@ public class DatabaseTimeouts implements BeanPostProcessor {
         return bean;
     }
 
-    /** Sets the limits on a pool that has not made a connection yet. */
+    /**
+     * Sets the limits on a pool that has not made a connection yet. A limit of 0 adds nothing, so with all three at
+     * 0 the connections carry no startup option at all (a pooler such as PgBouncer in transaction mode refuses one).
+     */
     public void apply(HikariDataSource pool) {
+        String options = (statementMillis > 0 ? "-c statement_timeout=" + statementMillis + " " : "")
+                + (lockMillis > 0 ? "-c lock_timeout=" + lockMillis + " " : "");
         String own = pool.getDataSourceProperties().getProperty("options");
-        String options = "-c statement_timeout=" + statementMillis + " -c lock_timeout=" + lockMillis;
-        pool.addDataSourceProperty("options", own == null || own.isBlank() ? options : options + " " + own.trim());
-        pool.addDataSourceProperty("socketTimeout", Long.toString(socketSeconds));
+        if (own != null && !own.isBlank()) {
+            options = options + own.trim();
+        }
+        if (!options.isBlank()) {
+            pool.addDataSourceProperty("options", options.trim());
+        }
+        if (socketSeconds > 0) {
+            pool.addDataSourceProperty("socketTimeout", Long.toString(socketSeconds));
+        }
     }
 
     private static long millis(Duration duration, String property) {

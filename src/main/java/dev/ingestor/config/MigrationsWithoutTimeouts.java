@@ -33,7 +33,7 @@ public class MigrationsWithoutTimeouts implements Callback {
     public void handle(Event event, Context context) {
         Connection connection = context.getConnection();
         try (Statement statement = connection.createStatement()) {
-            statement.execute("SET LOCAL statement_timeout = 0");
+            statement.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
             statement.execute("SET LOCAL lock_timeout = 0");
             connection.setNetworkTimeout(Runnable::run, 0);
         } catch (SQLException e) {

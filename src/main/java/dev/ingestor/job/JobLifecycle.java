@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
+import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.outbox.NotificationWriter;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -345,6 +346,8 @@ public class JobLifecycle {
                     + " replayed = 0, quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
                     + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state IN " + AT_REST, jobId);
             if (moved == 1) {
+                // a file of millions of bad records has that many quarantined
+                jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
                 jdbc.update("DELETE FROM job_record WHERE job_id = ?", jobId);
             }
             return sentBack(moved == 1);

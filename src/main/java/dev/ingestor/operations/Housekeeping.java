@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 
+import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.ContentKey;
@@ -131,6 +132,8 @@ public class Housekeeping implements CamelContextConfiguration {
         String[] ids = expired.stream().map(row -> row.get("id").toString()).toArray(String[]::new);
         List<String> candidateKeys = expired.stream().map(row -> (String) row.get("key")).distinct().sorted().toList();
         return transactions.execute(status -> {
+            // a job's quarantine goes with it, and a file of millions of bad records has that many
+            jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
             // one order for every batch: two retention runs on two instances never wait on each other in a circle
             for (String key : candidateKeys) {
                 contentKeyLock.lock(key);

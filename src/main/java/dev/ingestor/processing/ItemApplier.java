@@ -103,8 +103,8 @@ public class ItemApplier {
         Set<String> sourceIds = new HashSet<>();
         boolean repeats = false;
         for (RawRecord record : all) {
-            String id = record.fields().get("source_id");
-            repeats |= id != null && !sourceIds.add(id.strip());
+            String id = DeliveryAdviceValidator.sourceIdOf(record);
+            repeats |= id != null && !sourceIds.add(id);
         }
         if (repeats) {
             // an item named twice splits the records into several statements: its items are locked first, in the

@@ -18,6 +18,7 @@ import dev.ingestor.job.LeaseLostException;
 import dev.ingestor.job.RecordCounts;
 import dev.ingestor.logging.SafeText;
 import dev.ingestor.metrics.IngestorMetrics;
+import dev.ingestor.validation.DeliveryAdviceValidator;
 import dev.ingestor.validation.JobRecords;
 import dev.ingestor.validation.RawRecord;
 import dev.ingestor.validation.RecordReader;
@@ -169,9 +170,9 @@ public class SmallFileGroup {
         for (Read read : group) {
             Set<String> supplierIds = sourceIds.computeIfAbsent(read.job().supplier(), supplier -> new TreeSet<>());
             for (RawRecord record : read.records()) {
-                String id = record.fields().get("source_id");
-                if (id != null && !id.isBlank()) {
-                    supplierIds.add(id.strip());
+                String id = DeliveryAdviceValidator.sourceIdOf(record);
+                if (id != null) {
+                    supplierIds.add(id);
                 }
             }
         }

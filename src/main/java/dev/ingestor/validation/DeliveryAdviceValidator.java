@@ -143,6 +143,14 @@ public final class DeliveryAdviceValidator {
         return t.equalsIgnoreCase("true") ? Boolean.TRUE : null;
     }
 
+    /**
+     * The item a record names, as validation reads it (its {@code source_id} trimmed), or null when it names none;
+     * for whoever must know a record's item before applying it (the item locks taken in order).
+     */
+    public static String sourceIdOf(RawRecord record) {
+        return trimmed(record.fields().get("source_id"));
+    }
+
     private static String trimmed(String value) {
         if (value == null) {
             return null;

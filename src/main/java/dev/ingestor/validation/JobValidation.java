@@ -64,7 +64,7 @@ public class JobValidation {
         Attempts.count(exchange);
         Timer.Sample timing = Timer.start();
         // a re-run (redelivery, takeover, re-validation) starts from a clean slate
-        jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
+        quarantine.clear(job.id());
         long total = 0;
         long quarantined = 0;
         List<Object[]> pending = new ArrayList<>();
@@ -114,7 +114,7 @@ public class JobValidation {
 
     /** The route's answer to an {@link UnreadableFileException}: a final error, no retry. */
     public void reject(@Body ImportJob job, @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception cause) {
-        jdbc.update("DELETE FROM job_record WHERE job_id = ?", job.id());
+        quarantine.clear(job.id());
         if (lifecycle.rejected(job.id(), claims.owner(), cause.getMessage())) {
             LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(), cause.getMessage());
         }

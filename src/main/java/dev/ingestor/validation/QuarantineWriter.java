@@ -8,7 +8,10 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ingestor.config.DatabaseTimeouts;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.stereotype.Component;
 
 /** Keeps quarantined records with their reasons (job_record), for the records API. */
@@ -18,9 +21,22 @@ public class QuarantineWriter {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
 
-    public QuarantineWriter(JdbcTemplate jdbc) {
+    public QuarantineWriter(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
+        this.transactions = new TransactionTemplate(transactionManager);
+    }
+
+    /**
+     * Deletes a job's quarantine, for a run that starts from a clean slate: in a transaction of its own without the
+     * statement time limit, since a file of millions of bad records has that many rows to delete.
+     */
+    public void clear(UUID jobId) {
+        transactions.executeWithoutResult(status -> {
+            jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
+            jdbc.update("DELETE FROM job_record WHERE job_id = ?", jobId);
+        });
     }
 
     /** Inserts the rows made by {@link #row} in one batch and empties the list. */

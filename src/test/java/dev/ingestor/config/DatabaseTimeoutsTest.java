@@ -114,6 +114,18 @@ class DatabaseTimeoutsTest {
         assertThat(pool.getDataSourceProperties().getProperty("socketTimeout")).isEqualTo("9");
     }
 
+    /** Limits of 0 add nothing to the connections: no startup option (a pooler may refuse one), no socket timeout. */
+    @Test
+    void limitsOfZeroAddNoOptionAndNoSocketTimeout() {
+        HikariDataSource pool = new HikariDataSource();
+        new DatabaseTimeouts(limits("0s", "0s", "0s")).apply(pool);
+        assertThat(pool.getDataSourceProperties()).doesNotContainKeys("options", "socketTimeout");
+        pool.addDataSourceProperty("options", "-c work_mem=7MB");
+        new DatabaseTimeouts(limits("0s", "0s", "0s")).apply(pool);
+        assertThat(pool.getDataSourceProperties().getProperty("options")).isEqualTo("-c work_mem=7MB");
+        pool.close();
+    }
+
     /** A migration longer than both limits runs through; the limits hold again for the pool afterwards. */
     @Test
     void aMigrationAtStartRunsWithoutTheLimitsAndTheyHoldAgainAfterIt() {
