@@ -84,7 +84,14 @@ public class IngestorProperties {
         private final Redelivery redelivery = new Redelivery(5, Duration.ofSeconds(1), Duration.ofSeconds(30));
         /** The largest file a supplier may send by any source, unless its own {@code max-file-size} says otherwise. */
         private DataSize maxFileSize = DataSize.ofMegabytes(100);
+        /**
+         * The most files one poll of a supplier's folder (file drop or SFTP) takes; the rest wait for the next poll.
+         * A folder of a million files is then claimed and queued a thousand files at a time, never all at once.
+         */
+        private int maxFilesPerPoll = 1000;
 
+        public int getMaxFilesPerPoll() { return maxFilesPerPoll; }
+        public void setMaxFilesPerPoll(int maxFilesPerPoll) { this.maxFilesPerPoll = maxFilesPerPoll; }
         public DataSize getMaxFileSize() { return maxFileSize; }
         public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
         public Duration getClaimLease() { return claimLease; }

@@ -84,7 +84,11 @@ class SftpIntakeTest extends IngestorTestSupport {
         // about a refused login, not host keys: the explicit opt-out
         registry.add("ingestor.suppliers.GLOBEX.sftp.strict-host-key-checking", () -> "false");
         registry.add("ingestor.suppliers.GLOBEX.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.intake.max-files-per-poll", () -> String.valueOf(FILES_PER_POLL));
     }
+
+    /** Not the default, so that the consumers' limit is seen to come from the property. */
+    private static final int FILES_PER_POLL = 777;
 
     private static final Path OUTBOX = SFTP.root().resolve("outbox");
 
@@ -128,6 +132,16 @@ class SftpIntakeTest extends IngestorTestSupport {
 
     private static byte[] advice(String id) {
         return ("source_id,sku,quantity,delivery_date\n" + id + ",SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A poll takes at most ingestor.intake.max-files-per-poll entries, over SFTP as from the inbox. */
+    @Test
+    void everyPollIsBoundedByTheMaxFilesPerPoll() {
+        for (String route : java.util.List.of("sftp-ACME", "sftp-INITECH", "file-drop-ACME")) {
+            org.apache.camel.Endpoint endpoint = camelContext.getRoute(route).getEndpoint();
+            assertThat(((org.apache.camel.component.file.GenericFileEndpoint<?>) endpoint).getMaxMessagesPerPoll())
+                    .as("maxMessagesPerPoll of %s", route).isEqualTo(FILES_PER_POLL);
+        }
     }
 
     @Test
