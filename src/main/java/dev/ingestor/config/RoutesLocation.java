@@ -52,12 +52,14 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         Map<String, Object> settings = new java.util.HashMap<>();
         settings.put(PATTERN, pattern);
         if (hasRoutes(dir) && Boolean.parseBoolean(environment.getProperty("ingestor.routes-reload", "false"))) {
-            // Camel's route reload, watching the routes folder and suppliers/ below it. Only the routes of a changed
-            // file are replaced: removing all routes would also remove the ones made from templates in Java (one
-            // per supplier and stage), which no file would bring back
+            // Camel's route reload, watching the routes folder itself: its pattern matches a file's name only, so a
+            // recursive watch would load a route file from any folder below (a backup, a scratch folder).
+            // suppliers/ gets a watch of its own (SupplierRoutesReload). Only the routes of a changed file are
+            // replaced: removing all routes would also remove the ones made from templates in Java (one per
+            // supplier and stage), which no file would bring back
             settings.put("camel.main.routes-reload-enabled", "true");
             settings.put("camel.main.routes-reload-directory", dir.toString());
-            settings.put("camel.main.routes-reload-directory-recursive", "true");
+            settings.put("camel.main.routes-reload-directory-recursive", "false");
             settings.put("camel.main.routes-reload-pattern", "*.camel.yaml");
             settings.put("camel.main.routes-reload-remove-all-routes", "false");
         }
