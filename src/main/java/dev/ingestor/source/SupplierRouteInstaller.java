@@ -141,8 +141,7 @@ public class SupplierRouteInstaller {
                 camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
                 camelContext.getRegistry().lookupByNameAndType(ClaimReleaseConfiguration.NAME, ScheduledExecutorService.class),
                 CLAIM_RELEASE_DELAY_MILLIS,
-                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000),
-                camelContext.getRegistry().lookupByNameAndType("linkRefusals", LinkRefusals.class)));
+                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
         route.parameter("readLock", readLock);
         route.add();
         LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code, sftp.getUsername(),
