@@ -20,6 +20,8 @@ RUN groupadd --system --gid 10001 ingestor \
  && chmod 0750 /app/inbox /app/data
 COPY --from=build /src/target/ingestor.jar /app/ingestor.jar
 COPY routes /app/routes
+# the app refuses a routes folder others than its owner may write to (a checkout made with umask 002 has them so)
+RUN chmod -R go-w /app/routes
 USER 10001:10001
 EXPOSE 8080
 ENTRYPOINT ["java", "-jar", "/app/ingestor.jar"]

@@ -105,7 +105,14 @@ public class IngestorProperties {
          * within one window of this length are one row with a count. 0: one row per arrival.
          */
         private Duration failureCoalesceWindow = Duration.ofMinutes(1);
+        /**
+         * The most files one poll of a supplier's folder (file drop or SFTP) takes; the rest wait for the next poll.
+         * A folder of a million files is then claimed and queued a thousand files at a time, never all at once.
+         */
+        private int maxFilesPerPoll = 1000;
 
+        public int getMaxFilesPerPoll() { return maxFilesPerPoll; }
+        public void setMaxFilesPerPoll(int maxFilesPerPoll) { this.maxFilesPerPoll = maxFilesPerPoll; }
         public DataSize getMaxFileSize() { return maxFileSize; }
         public void setMaxFileSize(DataSize maxFileSize) { this.maxFileSize = maxFileSize; }
         public DataSize getMaxRecordSize() { return maxRecordSize; }

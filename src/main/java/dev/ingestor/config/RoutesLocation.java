@@ -4,7 +4,11 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.env.EnvironmentPostProcessor;
@@ -19,6 +23,10 @@ import org.springframework.core.env.MapPropertySource;
  * {@code suppliers/} pattern is added only when that folder exists; a missing classpath folder simply matches
  * nothing.
  * An explicit {@code camel.main.routes-include-pattern} always wins.
+ * <p>
+ * A route runs with the app's rights (a route file can call any bean and write anywhere the app may), so the
+ * folders it is read from must be writable by their owner alone: a routes folder or {@code suppliers/} that its
+ * group or everyone may write to fails the start, naming the folder and the fix.
  */
 public class RoutesLocation implements EnvironmentPostProcessor {
 
@@ -32,6 +40,8 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         Path dir = Path.of(environment.getProperty("ingestor.routes-dir", "routes")).toAbsolutePath().normalize();
         String pattern;
         if (hasRoutes(dir)) {
+            requireOwnerOnlyWritable(dir);
+            requireOwnerOnlyWritable(dir.resolve("suppliers"));
             pattern = "file:" + dir + "/*.camel.yaml";
             if (Files.isDirectory(dir.resolve("suppliers"))) {
                 pattern += ",file:" + dir + "/suppliers/*.camel.yaml";
@@ -42,17 +52,42 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         Map<String, Object> settings = new java.util.HashMap<>();
         settings.put(PATTERN, pattern);
         if (hasRoutes(dir) && Boolean.parseBoolean(environment.getProperty("ingestor.routes-reload", "false"))) {
-            // Camel's route reload, watching the routes folder and suppliers/ below it. Only the routes of a changed
-            // file are replaced: removing all routes would also remove the ones made from templates in Java (one
-            // per supplier and stage), which no file would bring back
+            // Camel's route reload, watching the routes folder itself: its pattern matches a file's name only, so a
+            // recursive watch would load a route file from any folder below (a backup, a scratch folder).
+            // suppliers/ gets a watch of its own (SupplierRoutesReload). Only the routes of a changed file are
+            // replaced: removing all routes would also remove the ones made from templates in Java (one per
+            // supplier and stage), which no file would bring back
             settings.put("camel.main.routes-reload-enabled", "true");
             settings.put("camel.main.routes-reload-directory", dir.toString());
-            settings.put("camel.main.routes-reload-directory-recursive", "true");
+            settings.put("camel.main.routes-reload-directory-recursive", "false");
             settings.put("camel.main.routes-reload-pattern", "*.camel.yaml");
             settings.put("camel.main.routes-reload-remove-all-routes", "false");
         }
         // last: an operator's own camel.main.* settings win
         environment.getPropertySources().addLast(new MapPropertySource("ingestor-routes", settings));
+    }
+
+    private static final Set<PosixFilePermission> WRITABLE_BY_OTHERS = EnumSet.of(
+            PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
+
+    /** Fails when {@code folder} exists and its group or everyone may write to it (on file systems with POSIX rights). */
+    static void requireOwnerOnlyWritable(Path folder) {
+        PosixFileAttributeView posix = Files.getFileAttributeView(folder, PosixFileAttributeView.class);
+        if (posix == null || !Files.isDirectory(folder)) {
+            return;
+        }
+        Set<PosixFilePermission> permissions;
+        try {
+            permissions = posix.readAttributes().permissions();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the rights of the routes folder " + folder + ": " + e.getMessage(), e);
+        }
+        if (permissions.stream().anyMatch(WRITABLE_BY_OTHERS::contains)) {
+            throw new IllegalStateException("the routes folder " + folder + " may be written by others than its owner"
+                    + " (" + java.nio.file.attribute.PosixFilePermissions.toString(permissions) + "): a route runs with the"
+                    + " app's rights, so whoever can add one there could run anything the app can. Fix: chmod go-w "
+                    + folder + " (ingestor.routes-dir)");
+        }
     }
 
     private static boolean hasRoutes(Path dir) {

@@ -80,6 +80,7 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
                     .setPrintStream(System.out)
                     .run();
         }
+        BrokerShutdownNotice.install();
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
         server.startup();
         String bootstrap = "127.0.0.1:" + brokerPort;
@@ -98,8 +99,10 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
 
     @Override
     public void close() {
+        LOG.info("stopping the embedded Kafka broker at {}", bootstrapServers);
         server.shutdown();
         server.awaitShutdown();
+        LOG.info("embedded Kafka broker stopped");
     }
 
     private static int freePort() throws IOException {

@@ -76,6 +76,10 @@ public final class EmbeddedPostgresServer {
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setDataDirectory(dir)
                 .setCleanDataDirectory(false)
+                // its closer would stop the server as soon as the JVM is told to stop, beside Spring's own hook:
+                // the app's last work (handing back its jobs) would find no database. Whoever starts it closes
+                // it: the app after everything that uses it (EmbeddedServersStopLast)
+                .setRegisterShutdownHook(false)
                 .setPGStartupWait(Duration.ofSeconds(60))
                 .setServerConfig("synchronous_commit", "on")
                 .setServerConfig("fsync", "on")

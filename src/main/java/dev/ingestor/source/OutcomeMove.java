@@ -76,7 +76,8 @@ public class OutcomeMove {
     private void refuseLinks(Path file, Path... folders) {
         for (Path checked : folders) {
             if (Files.isSymbolicLink(checked)) {
-                refusals.refuse(checked.toString(), "a symbolic link where a file was to be moved; the file is left in place");
+                refusals.refuse(String.valueOf(checked.getParent()), "a symbolic link where a file was to be moved; the file"
+                        + " is left in place", String.valueOf(checked.getFileName()));
                 throw notMoved(file, checked + " is a symbolic link");
             }
         }

@@ -10,7 +10,6 @@ import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.component.file.GenericFileExclusiveReadLockStrategy;
 import org.apache.camel.component.file.GenericFileOperations;
-import org.apache.camel.component.file.remote.SftpRemoteFile;
 import org.apache.camel.component.file.remote.strategy.SftpChangedExclusiveReadLockStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,11 +33,9 @@ public class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<C
     private final long releaseDelayMillis;
     /** Null with a done file: the marker says the file is complete. */
     private final SftpChangedExclusiveReadLockStrategy changed;
-    private final LinkRefusals refusals;
 
     public SftpClaimReadLock(FileClaimRepository claims, ScheduledExecutorService releases, long releaseDelayMillis,
-                             SftpChangedExclusiveReadLockStrategy changed, LinkRefusals refusals) {
-        this.refusals = refusals;
+                             SftpChangedExclusiveReadLockStrategy changed) {
         this.claims = claims;
         this.releases = releases;
         this.releaseDelayMillis = releaseDelayMillis;
@@ -74,9 +71,10 @@ public class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<C
     public boolean acquireExclusiveReadLock(GenericFileOperations<ChannelSftp.LsEntry> operations,
                                             GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {
         String key = key(file, exchange);
-        if (isLink(file)) {
-            // a link on the supplier's server may point anywhere the login can read; it is never taken
-            refusals.refuse(key, "the remote entry is a symbolic link; links are never followed");
+        if (RegularRemoteFilesOnly.isLink(file)) {
+            // the route's filter refuses and reports links before they count against the poll's limit; this keeps a
+            // link untaken should a route be written without that filter
+            LOG.debug("{} is a symbolic link; not taken", key);
             return false;
         }
         if (!claims.add(key)) {
@@ -94,15 +92,6 @@ public class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<C
             claims.remove(key);
         }
         return complete;
-    }
-
-    /** Whether the listing showed the entry as a symbolic link (the listing does not follow links). */
-    static boolean isLink(GenericFile<?> file) {
-        Object entry = file.getFile();
-        if (entry instanceof SftpRemoteFile<?> remote) {
-            entry = remote.getRemoteFile();
-        }
-        return entry instanceof ChannelSftp.LsEntry lsEntry && lsEntry.getAttrs() != null && lsEntry.getAttrs().isLink();
     }
 
     @Override

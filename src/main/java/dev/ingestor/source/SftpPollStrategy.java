@@ -9,7 +9,6 @@ import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.ExceptionHandler;
 import org.apache.camel.spi.PollingConsumerPollStrategy;
-import org.apache.camel.spi.RouteIdAware;
 import org.apache.camel.util.URISupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +18,8 @@ import org.springframework.stereotype.Component;
  * How the SFTP routes report a poll that failed (server unreachable, login refused, directory missing):
  * one WARN line per failed poll, naming the supplier, the server and the cause, never the password; one
  * INFO line when the server answers again. With the route's back-off, a server that stays down is tried and
- * logged once per back-off step, not once per poll interval.
+ * logged once per back-off step, not once per poll interval. The links a poll refused are reported when it
+ * ends ({@link LinkRefusals}).
  */
 @Component("sftpPollStrategy")
 public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler {
@@ -29,18 +29,22 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
     /** Consecutive failed polls per route. */
     private final Map<String, Integer> failures = new ConcurrentHashMap<>();
     private final IngestorMetrics metrics;
+    private final LinkRefusals refusals;
 
-    public SftpPollStrategy(IngestorMetrics metrics) {
+    public SftpPollStrategy(IngestorMetrics metrics, LinkRefusals refusals) {
         this.metrics = metrics;
+        this.refusals = refusals;
     }
 
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
+        refusals.beginPoll();
         return true;
     }
 
     @Override
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
+        refusals.endPoll(routeId(consumer), PollingRoute.sawEverything(endpoint, polledMessages));
         Integer failed = failures.remove(routeId(consumer));
         metrics.sftpUp(supplier(consumer), true);
         if (failed != null) {
@@ -50,6 +54,7 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
 
     @Override
     public boolean rollback(Consumer consumer, Endpoint endpoint, int retryCounter, Exception cause) {
+        refusals.abandonPoll();
         int failed = failures.merge(routeId(consumer), 1, Integer::sum);
         metrics.sftpUp(supplier(consumer), false);
         LOG.warn("sftp {} cannot be polled (failure {} in a row): {}; polling goes on with back-off",
@@ -83,10 +88,7 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
     }
 
     private static String routeId(Consumer consumer) {
-        if (consumer instanceof RouteIdAware aware && aware.getRouteId() != null) {
-            return aware.getRouteId();
-        }
-        return String.valueOf(System.identityHashCode(consumer));
+        return PollingRoute.id(consumer);
     }
 
     private static String supplier(Consumer consumer) {

@@ -25,8 +25,8 @@ import org.springframework.stereotype.Component;
  * Files in the inbox that no supplier route will ever take: at the inbox root, or in a folder that is no
  * configured supplier. They are moved to a {@code .rejected/} folder beside them with a log line saying
  * why, so a supplier with a misnamed folder sees its files answered instead of silently ignored. Symbolic
- * links are never followed: a linked file or folder, or a linked {@code .rejected/}, is left in place and
- * logged once.
+ * links are never followed: a linked file or folder, or a linked {@code .rejected/}, is left in place; a sweep
+ * counts them as a poll does and reports a count per folder when it changes ({@link LinkRefusals}).
  */
 @Component
 public class StrayFileSweeper {
@@ -36,6 +36,10 @@ public class StrayFileSweeper {
     private static final long SETTLE_MILLIS = 2_000;
     /** The source a stray is recorded and counted under: it reached no supplier's route. */
     static final String SOURCE = "stray";
+    /** The name a sweep's refusals are reported under, as a route's are under its id. */
+    static final String SWEEP = "file-drop-strays";
+    static final String LINK_IN_INBOX = "a symbolic link in the inbox; links are never followed";
+    static final String LINKED_REJECTED = "the outcome folder .rejected is a symbolic link; nothing is moved through it";
 
     private final Path inbox;
     private final IntakeGate gate;
@@ -54,6 +58,22 @@ public class StrayFileSweeper {
 
     /** Returns how many files were moved. */
     public int sweep() throws IOException {
+        refusals.beginPoll();
+        boolean done = false;
+        try {
+            int moved = sweepInbox();
+            done = true;
+            return moved;
+        } finally {
+            if (done) {
+                refusals.endPoll(SWEEP, true);
+            } else {
+                refusals.abandonPoll();
+            }
+        }
+    }
+
+    private int sweepInbox() throws IOException {
         if (!Files.isDirectory(inbox)) {
             return 0;
         }
@@ -71,7 +91,7 @@ public class StrayFileSweeper {
                 if (attributes.isSymbolicLink()) {
                     // a supplier's linked folder is reported by its route, which refuses it
                     if (!gate.isSupplier(name)) {
-                        refusals.refuse(entry.toString(), "a symbolic link in the inbox; links are never followed");
+                        refusals.refuse(inbox.toString(), LINK_IN_INBOX, name);
                     }
                 } else if (attributes.isRegularFile()) {
                     moved += reject(entry, "it is at the inbox root; files belong in a supplier folder "
@@ -100,7 +120,7 @@ public class StrayFileSweeper {
                     continue;
                 }
                 if (attributes.isSymbolicLink()) {
-                    refusals.refuse(file.toString(), "a symbolic link in the inbox; links are never followed");
+                    refusals.refuse(folder.toString(), LINK_IN_INBOX, file.getFileName().toString());
                 } else if (attributes.isRegularFile()) {
                     moved += reject(file, reason);
                 }
@@ -116,7 +136,7 @@ public class StrayFileSweeper {
         }
         Path folder = file.resolveSibling(".rejected");
         if (Files.isSymbolicLink(folder)) {
-            refusals.refuse(folder.toString(), "the outcome folder is a symbolic link; nothing is moved through it");
+            refusals.refuse(file.getParent().toString(), LINKED_REJECTED, file.getFileName().toString());
             return 0;
         }
         Path target = folder.resolve(KeptName.stamped(file.getFileName().toString(), LocalDateTime.now()));

@@ -62,6 +62,7 @@ public class SupplierRouteInstaller {
                 .parameter("directory", directory)
                 .parameter("minAge", drop.getMinAge().toMillis())
                 .parameter("pollDelay", drop.getPollInterval().toMillis())
+                .parameter("maxFilesPerPoll", maxFilesPerPoll())
                 .parameter("executor", registerFileDropThreads(code, drop));
         if (drop.getReadLock() == SupplierProperties.ReadLock.DONE_FILE) {
             route.parameter("readLock", "idempotent")
@@ -118,6 +119,7 @@ public class SupplierRouteInstaller {
                 .parameter("username", sftp.getUsername())
                 .parameter("strictHostKeyChecking", strict ? "yes" : "no")
                 .parameter("pollDelay", sftp.getPollInterval().toMillis())
+                .parameter("maxFilesPerPoll", maxFilesPerPoll())
                 .parameter("backoffMultiplier", Math.max(1, sftp.getBackoffMultiplier()))
                 .parameter("delete", sftp.getAfterPickup() == SupplierProperties.AfterPickup.DELETE);
         // always given, empty when unused: the YAML DSL wraps these secret options in RAW(), inside which an
@@ -139,14 +141,18 @@ public class SupplierRouteInstaller {
                 camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
                 camelContext.getRegistry().lookupByNameAndType(ClaimReleaseConfiguration.NAME, ScheduledExecutorService.class),
                 CLAIM_RELEASE_DELAY_MILLIS,
-                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000),
-                camelContext.getRegistry().lookupByNameAndType("linkRefusals", LinkRefusals.class)));
+                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
         route.parameter("readLock", readLock);
         route.add();
         LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code, sftp.getUsername(),
                 sftp.getHost(), sftp.getPort(), sftp.getDirectory(), sftp.getPollInterval(),
                 strict ? "checked against " + sftp.getKnownHostsFile() : "NOT checked",
                 sftp.getAfterPickup().name().toLowerCase());
+    }
+
+    /** {@code ingestor.intake.max-files-per-poll}, at least 1. */
+    private int maxFilesPerPoll() {
+        return Math.max(1, properties.getIntake().getMaxFilesPerPoll());
     }
 
     private static String nullToEmpty(String s) {

@@ -29,6 +29,8 @@ class RouteReloadTest extends IngestorTestSupport {
 
     private static final Path ROUTES = copyOfRoutes();
     private static final Path PROBE = ROUTES.resolve("suppliers/RELOADED.camel.yaml");
+    /** A folder below routes/ that is neither routes/ nor suppliers/: a backup, a scratch copy. */
+    private static final Path OTHER = ROUTES.resolve("other");
 
     private static Path copyOfRoutes() {
         Path target = Path.of("target/reload-test-routes");
@@ -39,6 +41,8 @@ class RouteReloadTest extends IngestorTestSupport {
                 }
             }
             Files.createDirectories(target.resolve("suppliers"));
+            // there from the start, as a folder an engineer keeps beside the routes would be
+            Files.createDirectories(target.resolve("other"));
             try (Stream<Path> routes = Files.list(Path.of("routes"))) {
                 for (Path route : routes.filter(p -> p.toString().endsWith(".camel.yaml")).toList()) {
                     Files.copy(route, target.resolve(route.getFileName()));
@@ -53,26 +57,50 @@ class RouteReloadTest extends IngestorTestSupport {
     @AfterAll
     static void removeProbe() throws IOException {
         Files.deleteIfExists(PROBE);
+        Files.deleteIfExists(OTHER.resolve("STRAY.camel.yaml"));
+        Files.deleteIfExists(ROUTES.resolve("ZZ-RELOADED.camel.yaml"));
     }
 
     private static void writeProbe(String answer) throws IOException {
-        Files.writeString(PROBE, """
+        writeRoute(PROBE, "reload-probe", answer);
+    }
+
+    /** A route file whose route {@code id} answers {@code direct:<id>} with {@code answer}. */
+    private static void writeRoute(Path file, String id, String answer) throws IOException {
+        Files.writeString(file, """
                 - route:
-                    id: reload-probe
+                    id: %s
                     from:
-                      uri: direct:reload-probe
+                      uri: direct:%s
                       steps:
                         - setBody:
                             constant: "%s"
-                """.formatted(answer));
+                """.formatted(id, id, answer));
     }
 
     private String probe() {
+        return call("reload-probe");
+    }
+
+    private String call(String id) {
         try {
-            return producer.requestBody("direct:reload-probe", "", String.class);
+            return producer.requestBody("direct:" + id, "", String.class);
         } catch (RuntimeException e) {
             return "no route";
         }
+    }
+
+    @Test
+    void onlyTheRoutesFolderAndSuppliersAreWatched() throws Exception {
+        writeRoute(OTHER.resolve("STRAY.camel.yaml"), "stray-probe", "stray");
+        // on purpose: the watch of routes/ would have seen the stray file by now, had it watched other/
+        Thread.sleep(1000);
+        writeRoute(ROUTES.resolve("ZZ-RELOADED.camel.yaml"), "root-probe", "root");
+        await().atMost(Duration.ofSeconds(30)).until(() -> "root".equals(call("root-probe")));
+        // on purpose: a watch that saw other/ had its event before routes/'s, and more time to load it
+        Thread.sleep(1000);
+        assertThat(camelContext.getRoute("stray-probe")).as("a route file in routes/other/").isNull();
+        assertThat(call("stray-probe")).isEqualTo("no route");
     }
 
     @Test

@@ -53,6 +53,9 @@ class RouteTemplateParametersTest {
         assertThat(defaultOf(sftpPull, "sftp-pull.pollDelay")).isEqualTo(String.valueOf(sftp.getPollInterval().toMillis()));
         assertThat(defaultOf(sftpPull, "sftp-pull.backoffMultiplier")).isEqualTo(String.valueOf(sftp.getBackoffMultiplier()));
         assertThat(defaultOf(sftpPull, "sftp-pull.strictHostKeyChecking")).isEqualTo(sftp.isStrictHostKeyChecking() ? "yes" : "no");
+        String maxFilesPerPoll = String.valueOf(new IngestorProperties().getIntake().getMaxFilesPerPoll());
+        assertThat(defaultOf(fileDrop, "file-drop.maxFilesPerPoll")).isEqualTo(maxFilesPerPoll);
+        assertThat(defaultOf(sftpPull, "sftp-pull.maxFilesPerPoll")).isEqualTo(maxFilesPerPoll);
         assertThat(defaultOf(sftpPull, "sftp-pull.delete"))
                 .isEqualTo(String.valueOf(sftp.getAfterPickup() == SupplierProperties.AfterPickup.DELETE));
     }

@@ -2,6 +2,7 @@ package dev.ingestor.config;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RoutesLocationTest {
 
@@ -37,6 +39,29 @@ class RoutesLocationTest {
         Files.createDirectories(dir.resolve("suppliers"));
         pattern = patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString()));
         assertThat(pattern).isEqualTo("file:" + normal + "/*.camel.yaml,file:" + normal + "/suppliers/*.camel.yaml");
+    }
+
+    /** A route runs with the app's rights: a folder of routes others may write to fails the start, naming the fix. */
+    @Test
+    void aRoutesFolderWritableByOthersThanItsOwnerIsRefused() throws Exception {
+        Files.writeString(dir.resolve("intake.camel.yaml"), "- route: {}\n");
+        Path suppliers = Files.createDirectories(dir.resolve("suppliers"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(suppliers, PosixFilePermissions.fromString("rwxr-xr-x"));
+        MockEnvironment ownerOnly = new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString());
+        assertThat(patternFor(ownerOnly)).startsWith("file:");
+
+        for (Path folder : List.of(dir, suppliers)) {
+            for (String rights : List.of("rwxrwxr-x", "rwxr-xrwx")) {
+                Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString(rights));
+                MockEnvironment environment = new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString());
+                assertThatThrownBy(() -> patternFor(environment)).as("%s with %s", folder, rights)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining(folder.toAbsolutePath().normalize().toString())
+                        .hasMessageContaining("chmod go-w");
+            }
+            Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
     }
 
     @Test

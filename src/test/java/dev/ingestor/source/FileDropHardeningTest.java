@@ -65,16 +65,26 @@ class FileDropHardeningTest extends IngestorTestSupport {
         return logs.events().stream().filter(e -> e.getFormattedMessage().contains(text)).count();
     }
 
+    /** The refusal lines about {@code folder} whose reason contains {@code reason}. */
+    private List<String> refusalLines(Path folder, String reason) {
+        return logs.messages().stream().filter(m -> m.startsWith("intake refused")
+                && m.contains("folder=\"" + folder + "\"") && m.contains(reason)).toList();
+    }
+
     /**
-     * Reported, and not again at every poll (polls run every 100 ms). Other test classes' application contexts
-     * may still poll the same inbox and report it once each, so the count is checked not to grow.
+     * Reported with {@code entries} and {@code example}, and not again at later polls (polls run every 100 ms, stray
+     * sweeps every 300 ms) while the count stays. A line with a smaller count may come first, from a poll that ran
+     * while the test was still making the links.
      */
-    private void reportedOnce(String path) throws InterruptedException {
-        await().atMost(Duration.ofSeconds(10)).until(() -> linesNaming(path) >= 1);
-        long reported = linesNaming(path);
-        // on purpose: ten more polls (100 ms apart) pass, and none of them may report the path again
+    private void reportedOnce(Path folder, String reason, int entries, String example) throws InterruptedException {
+        String expected = "entries=" + entries + " ";
+        await().atMost(Duration.ofSeconds(10)).until(() -> refusalLines(folder, reason).stream().anyMatch(m -> m.contains(expected)));
+        assertThat(refusalLines(folder, reason)).filteredOn(m -> m.contains(expected)).singleElement().asString()
+                .contains("example=\"" + example + "\"");
+        long reported = refusalLines(folder, reason).size();
+        // on purpose: ten more polls pass, and none of them may report the folder and reason again
         Thread.sleep(1000);
-        assertThat(linesNaming(path)).as("lines naming " + path).isEqualTo(reported);
+        assertThat(refusalLines(folder, reason)).as("lines about " + folder).hasSize((int) reported);
     }
 
     private static byte[] advice(String id) {
@@ -95,8 +105,43 @@ class FileDropHardeningTest extends IngestorTestSupport {
                 .noneMatch(error -> error.contains("TOP-SECRET"));
         assertThat(link).isSymbolicLink();
         assertThat(SECRET).hasContent("root:x:0:0:TOP-SECRET:/root:/bin/bash");
-        reportedOnce("leak.csv");
+        reportedOnce(INBOX.resolve("ACME"), RegularFilesOnly.LINKED_FILE, 1, "leak.csv");
         assertThat(logs.events()).noneMatch(e -> e.getFormattedMessage().contains("TOP-SECRET"));
+    }
+
+    /**
+     * 300 links in one supplier folder: one line with their count, not 300 lines, and the polls after it, which
+     * see the same links, log nothing new. The route is suspended while the links are made, so that its first poll
+     * sees all 300.
+     */
+    @Test
+    void threeHundredLinksInOneFolderAreOneLineWithTheirCount() throws Exception {
+        Path folder = INBOX.resolve("ACME");
+        List<Path> links = new java.util.ArrayList<>();
+        camelContext.getRouteController().suspendRoute("file-drop-ACME");
+        try {
+            // on purpose: a poll under way when the route was suspended ends before the links are made
+            Thread.sleep(300);
+            for (int i = 0; i < 300; i++) {
+                links.add(Files.createSymbolicLink(folder.resolve("many-" + i + ".csv"), SECRET));
+            }
+            camelContext.getRouteController().resumeRoute("file-drop-ACME");
+            await().atMost(Duration.ofSeconds(10)).until(() -> !refusalLines(folder, RegularFilesOnly.LINKED_FILE).isEmpty());
+            // on purpose: ten more polls (100 ms apart) see the same 300 links, and none of them may log again
+            Thread.sleep(1000);
+            assertThat(refusalLines(folder, RegularFilesOnly.LINKED_FILE)).singleElement().asString()
+                    .contains("entries=300 ").containsPattern("example=\"many-[0-9]+\\.csv\"").contains("route=file-drop-ACME");
+            assertThat(linesNaming("many-")).as("lines naming one of the links").isEqualTo(1);
+            assertThat(refusals.reported("file-drop-ACME", folder.toString(), RegularFilesOnly.LINKED_FILE)).isEqualTo(300);
+        } finally {
+            camelContext.getRouteController().resumeRoute("file-drop-ACME");
+            for (Path link : links) {
+                Files.deleteIfExists(link);
+            }
+            // gone, and seen gone, so that a later test's link in this folder is a change to report
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    refusals.reported("file-drop-ACME", folder.toString(), RegularFilesOnly.LINKED_FILE) == 0);
+        }
     }
 
     @Test
@@ -109,7 +154,7 @@ class FileDropHardeningTest extends IngestorTestSupport {
             Thread.sleep(2000);
             assertThat(list(elsewhere)).isEmpty();
             assertThat(INBOX.resolve("ACME/waits.csv")).isRegularFile();
-            reportedOnce(done.toString());
+            reportedOnce(INBOX.resolve("ACME"), RegularFilesOnly.linkedOutcomeFolder(".done"), 1, "waits.csv");
 
             // a real folder again: the file is taken
             Files.delete(done);
@@ -132,10 +177,10 @@ class FileDropHardeningTest extends IngestorTestSupport {
         assertThat(jdbc.queryForList("SELECT supplier FROM import_job", String.class)).containsExactly("ACME");
         assertThat(LINKED_TARGET.resolve("through-link.csv")).isRegularFile();
         assertThat(list(LINKED_TARGET)).hasSize(1);
-        // reported when the route first polled, maybe before this test began listening: not again since
-        String linked = INBOX.resolve("LINKED").toString();
-        assertThat(refusals.isReported(linked)).isTrue();
-        assertThat(linesNaming(linked)).isLessThanOrEqualTo(1);
+        // the file behind the linked folder is counted and reported once (maybe before this test began listening)
+        await().atMost(Duration.ofSeconds(10)).until(() -> refusals.reported("file-drop-LINKED",
+                INBOX.resolve("LINKED").toString(), RegularFilesOnly.LINKED_SUPPLIER_FOLDER) == 1);
+        assertThat(refusalLines(INBOX.resolve("LINKED"), RegularFilesOnly.LINKED_SUPPLIER_FOLDER)).hasSizeLessThanOrEqualTo(1);
     }
 
     @Test
@@ -159,9 +204,13 @@ class FileDropHardeningTest extends IngestorTestSupport {
             assertThat(INBOX.resolve(".rejected")).doesNotExist();
             assertThat(list(elsewhere)).isEmpty();
             assertThat(stray).isRegularFile();
-            reportedOnce(linkedFolder.toString());
-            reportedOnce(linkedFile.toString());
-            reportedOnce(rejected.toString());
+            // both links at the inbox root on one line, the first seen as the example
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    refusals.reported(StrayFileSweeper.SWEEP, INBOX.toString(), StrayFileSweeper.LINK_IN_INBOX) == 2);
+            assertThat(refusalLines(INBOX, StrayFileSweeper.LINK_IN_INBOX)).last().asString().contains("entries=2 ")
+                    .containsAnyOf("example=\"NOBODY-LINK\"", "example=\"root-link.csv\"");
+            reportedOnce(nobody, StrayFileSweeper.LINKED_REJECTED, 1, "stray.csv");
+            assertThat(refusalLines(INBOX, StrayFileSweeper.LINK_IN_INBOX)).as("no line since").hasSizeLessThanOrEqualTo(2);
         } finally {
             Files.deleteIfExists(linkedFolder);
             Files.deleteIfExists(linkedFile);

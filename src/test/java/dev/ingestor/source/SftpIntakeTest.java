@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 import dev.ingestor.IngestorApplication;
@@ -84,7 +86,14 @@ class SftpIntakeTest extends IngestorTestSupport {
         // about a refused login, not host keys: the explicit opt-out
         registry.add("ingestor.suppliers.GLOBEX.sftp.strict-host-key-checking", () -> "false");
         registry.add("ingestor.suppliers.GLOBEX.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.intake.max-files-per-poll", () -> String.valueOf(FILES_PER_POLL));
     }
+
+    /**
+     * Not the default, so that the consumers' limit is seen to come from the property; small, so that links that
+     * counted against it would fill every poll.
+     */
+    private static final int FILES_PER_POLL = 5;
 
     private static final Path OUTBOX = SFTP.root().resolve("outbox");
 
@@ -128,6 +137,16 @@ class SftpIntakeTest extends IngestorTestSupport {
 
     private static byte[] advice(String id) {
         return ("source_id,sku,quantity,delivery_date\n" + id + ",SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A poll takes at most ingestor.intake.max-files-per-poll entries, over SFTP as from the inbox. */
+    @Test
+    void everyPollIsBoundedByTheMaxFilesPerPoll() {
+        for (String route : java.util.List.of("sftp-ACME", "sftp-INITECH", "file-drop-ACME")) {
+            org.apache.camel.Endpoint endpoint = camelContext.getRoute(route).getEndpoint();
+            assertThat(((org.apache.camel.component.file.GenericFileEndpoint<?>) endpoint).getMaxMessagesPerPoll())
+                    .as("maxMessagesPerPoll of %s", route).isEqualTo(FILES_PER_POLL);
+        }
     }
 
     @Test
@@ -271,12 +290,19 @@ class SftpIntakeTest extends IngestorTestSupport {
         }
     }
 
+    /** The refusal lines of route sftp-ACME, for links. */
+    private static List<String> linkLines(CapturedLogs logs) {
+        return logs.messages().stream().filter(m -> m.startsWith("intake refused") && m.contains("route=sftp-ACME")
+                && m.contains(RegularRemoteFilesOnly.LINKED_FILE)).toList();
+    }
+
     @Test
     void aSymbolicLinkOnTheServerIsNotTakenAndReportedOnce() throws Exception {
         Path secret = Files.createDirectories(SFTP.root().resolve("private")).resolve("secret.csv");
         Files.writeString(secret, "source_id,sku,quantity,delivery_date\nTOP-SECRET,SKU,1,2026-12-01\n");
-        Path link = Files.createSymbolicLink(OUTBOX.resolve("leak.csv"), secret);
+        // listening before the link exists: the first poll that sees it reports it
         CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
+        Path link = Files.createSymbolicLink(OUTBOX.resolve("leak.csv"), secret);
         try {
             publish("real.csv", advice("R-1"));
             awaitFiles(OUTBOX.resolve(".done"), 1);
@@ -285,10 +311,53 @@ class SftpIntakeTest extends IngestorTestSupport {
             assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
             assertThat(link).isSymbolicLink();
             assertThat(secret).exists();
-            assertThat(logs.events().stream().filter(e -> e.getFormattedMessage().contains("leak.csv")).count()).isEqualTo(1);
+            assertThat(linkLines(logs)).singleElement().asString().contains("entries=1 ").contains("example=\"leak.csv\"");
+            assertThat(logs.count("leak.csv")).isEqualTo(1);
         } finally {
             logs.close();
             Files.deleteIfExists(link);
+        }
+    }
+
+    /**
+     * 300 links and one real file in the remote folder, with a limit of 5 files per poll: the links are filtered
+     * while the folder is listed, so they never fill a poll and the real file is taken; their refusal is one line
+     * with the count 300, which the polls after it (same links) do not repeat. The route is suspended while the
+     * links are made, so that its first poll sees all 300.
+     */
+    @Test
+    void threeHundredLinksOnTheServerAreOneLineAndStarveNoFile() throws Exception {
+        Path secret = Files.createDirectories(SFTP.root().resolve("private")).resolve("secret.csv");
+        Files.writeString(secret, "source_id,sku,quantity,delivery_date\nTOP-SECRET,SKU,1,2026-12-01\n");
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
+        List<Path> links = new ArrayList<>();
+        camelContext.getRouteController().suspendRoute("sftp-ACME");
+        try {
+            // on purpose: a poll under way when the route was suspended ends before the links are made
+            Thread.sleep(500);
+            publish("real.csv", advice("M-1"));
+            for (int i = 0; i < 300; i++) {
+                links.add(Files.createSymbolicLink(OUTBOX.resolve("many-" + i + ".csv"), secret));
+            }
+            camelContext.getRouteController().resumeRoute("sftp-ACME");
+            awaitFiles(OUTBOX.resolve(".done"), 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !linkLines(logs).isEmpty());
+            // on purpose: several more polls (200 ms apart) see the same 300 links, and none of them may log again
+            Thread.sleep(1500);
+            assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
+            assertThat(linkLines(logs)).singleElement().asString().contains("entries=300 ")
+                    .containsPattern("example=\"many-[0-9]+\\.csv\"");
+            assertThat(logs.count("many-")).as("lines naming one of the links").isEqualTo(1);
+            assertThat(logs.messages()).noneMatch(m -> m.contains("TOP-SECRET"));
+        } finally {
+            logs.close();
+            // removed while no poll lists the folder: entries that vanish under a listing fail that poll
+            camelContext.getRouteController().suspendRoute("sftp-ACME");
+            Thread.sleep(500);
+            for (Path link : links) {
+                Files.deleteIfExists(link);
+            }
+            camelContext.getRouteController().resumeRoute("sftp-ACME");
         }
     }
 

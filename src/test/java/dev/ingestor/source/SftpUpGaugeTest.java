@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SftpUpGaugeTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final SftpPollStrategy strategy = new SftpPollStrategy(new IngestorMetrics(registry));
+    private final SftpPollStrategy strategy = new SftpPollStrategy(new IngestorMetrics(registry), new LinkRefusals());
 
     private static Consumer consumerOf(String routeId) {
         return (Consumer) Proxy.newProxyInstance(SftpUpGaugeTest.class.getClassLoader(),
