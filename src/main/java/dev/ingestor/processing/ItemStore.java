@@ -42,7 +42,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * whatever the order of the file (its events keep the file's order), and a transaction that applies several
  * statements (a group of small files) first locks every item it will touch that exists, in that order
  * ({@link #lockInOrder}). Jobs that carry the same items in other orders (full snapshots resent) then wait for
- * each other instead of deadlocking.
+ * each other instead of deadlocking. An item that does not exist yet cannot be locked before it is written, so two
+ * transactions of several statements that create the same new items in other orders can still deadlock; PostgreSQL
+ * ends one, and its group is done again one file at a time.
  */
 @Component
 public class ItemStore {
