@@ -28,6 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * requests are served.
  */
 @Timeout(180)
+// a context of its own (short time limits), closed after the class: left running it would poll the shared inbox
+// beside the other contexts and take their files
+@org.springframework.test.annotation.DirtiesContext
 class DatabaseHangTest extends IngestorTestSupport {
 
     /** The database of every context of IngestorTestSupport; their workers wait on the lock too, for its seconds. */
