@@ -254,6 +254,29 @@ class SftpIntakeTest extends IngestorTestSupport {
                 || health().path("consumer:sftp-ACME").asText().equals("UP"));
     }
 
+    /**
+     * A poll whose listing of the remote folder fails (entries vanished under it) is one failed poll: the polls
+     * after it list the folder again and take a file published afterwards.
+     */
+    @Test
+    void aListingThatFailsOnceLeavesTheNextPollsWorking() throws Exception {
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
+        try {
+            SFTP.failNextListingOf("outbox");
+            await().atMost(Duration.ofSeconds(10)).until(() -> logs.messages().stream().anyMatch(m ->
+                    m.contains("supplier=ACME") && m.contains("cannot be polled") && m.contains("Cannot list directory")));
+            publish("after-failed-listing.csv", advice("L-1"));
+            awaitJobs(1);
+            awaitFiles(OUTBOX.resolve(".done"), 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> logs.messages().stream().anyMatch(m ->
+                    m.contains("supplier=ACME") && m.contains("answers again")));
+            assertThat(logs.messages()).filteredOn(m -> m.contains("supplier=ACME") && m.contains("cannot be polled"))
+                    .as("failed polls after the one failed listing").hasSize(1);
+        } finally {
+            logs.close();
+        }
+    }
+
     @Test
     void twoInstancesPollingOneFolderTakeEachFileOnce() throws Exception {
         try (ConfigurableApplicationContext second = new SpringApplicationBuilder(IngestorApplication.class).run(

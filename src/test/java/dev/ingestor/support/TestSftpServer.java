@@ -4,22 +4,32 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.DirectoryStream;
+import java.nio.file.LinkOption;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.sshd.common.file.virtualfs.VirtualFileSystemFactory;
 import org.apache.sshd.server.SshServer;
 import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
+import org.apache.sshd.sftp.server.DirectoryHandle;
+import org.apache.sshd.sftp.server.SftpFileSystemAccessor;
 import org.apache.sshd.sftp.server.SftpSubsystemFactory;
+import org.apache.sshd.sftp.server.SftpSubsystemProxy;
 
 /**
  * A real SFTP server in the test JVM (Apache MINA SSHD, as Camel's own tests use), serving a temporary
- * folder. It can be stopped and started again on the same port, to be a server that goes away and returns.
+ * folder. It can be stopped and started again on the same port, to be a server that goes away and returns, and
+ * a listing of a folder can be made to fail once, as when entries vanish while a client lists it.
  */
 public final class TestSftpServer {
 
     private final Path root;
     private final String username;
     private final String password;
+    /** Names of folders whose next listing fails. */
+    private final Set<String> failingListings = ConcurrentHashMap.newKeySet();
     private SshServer server;
     private int port;
 
@@ -39,7 +49,18 @@ public final class TestSftpServer {
         sshd.setHost("127.0.0.1");
         sshd.setPort(port); // 0 the first time, then the same port again
         sshd.setKeyPairProvider(new SimpleGeneratorHostKeyProvider(root.resolveSibling(root.getFileName() + "-hostkey.ser")));
-        sshd.setSubsystemFactories(List.of(new SftpSubsystemFactory()));
+        SftpSubsystemFactory sftp = new SftpSubsystemFactory();
+        sftp.setFileSystemAccessor(new SftpFileSystemAccessor() {
+            @Override
+            public DirectoryStream<Path> openDirectory(SftpSubsystemProxy subsystem, DirectoryHandle dirHandle, Path dir,
+                                                       String handle, LinkOption... linkOptions) throws IOException {
+                if (dir.getFileName() != null && failingListings.remove(dir.getFileName().toString())) {
+                    throw new IOException("entries of " + dir + " vanished while it was listed");
+                }
+                return SftpFileSystemAccessor.super.openDirectory(subsystem, dirHandle, dir, handle, linkOptions);
+            }
+        });
+        sshd.setSubsystemFactories(List.of(sftp));
         sshd.setFileSystemFactory(new VirtualFileSystemFactory(root));
         sshd.setPasswordAuthenticator((user, pass, session) -> username.equals(user) && password.equals(pass));
         try {
@@ -67,6 +88,11 @@ public final class TestSftpServer {
         } catch (Exception e) {
             throw new IllegalStateException("host key of the test SFTP server", e);
         }
+    }
+
+    /** The next listing of a folder named {@code name} fails once; the ones after it succeed. */
+    public void failNextListingOf(String name) {
+        failingListings.add(name);
     }
 
     public int port() {
