@@ -61,20 +61,12 @@ class NotificationTest extends IngestorTestSupport {
 
     @AfterEach
     void removeFault() {
-        jdbc.execute("DROP TRIGGER IF EXISTS notification_fault ON import_job");
-        jdbc.execute("DROP FUNCTION IF EXISTS notification_fault()");
+        removeValidationFault("notification_fault");
     }
 
     @Test
     void aJobThatEndsFailedIsDeliveredOnceSignedAndNamesTheJob() throws Exception {
-        // every validation fails as a deadlock does, until the policy is spent: a dead letter and a FAILED job
-        jdbc.execute("""
-                CREATE FUNCTION notification_fault() RETURNS trigger AS $$
-                BEGIN RAISE EXCEPTION 'deadlock detected (injected)' USING ERRCODE = '40P01'; END
-                $$ LANGUAGE plpgsql""");
-        jdbc.execute("CREATE TRIGGER notification_fault BEFORE UPDATE ON import_job FOR EACH ROW"
-                + " WHEN (OLD.state = 'VALIDATING' AND NEW.state NOT IN ('VALIDATING', 'FAILED', 'REJECTED'))"
-                + " EXECUTE FUNCTION notification_fault()");
+        failEveryValidation("notification_fault", "");
         UUID job = producer.requestBodyAndHeaders("direct:intake", (HEADER + "N-1,1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8),
                 Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "fails.csv", IntakeHeaders.SOURCE, "test"),
                 IntakeResult.class).job().id();

@@ -254,6 +254,26 @@ public abstract class IngestorTestSupport {
     }
 
     /**
+     * Every validation ends as a deadlock does (SQLSTATE 40P01, transient, its message "deadlock detected (injected)"
+     * and {@code detail}) until the stage's redelivery is spent: a dead letter and a FAILED job. {@code fault} names
+     * the trigger and its function; {@link #removeValidationFault} drops them.
+     */
+    protected void failEveryValidation(String fault, String detail) {
+        jdbc.execute("""
+                CREATE FUNCTION %s() RETURNS trigger AS $$
+                BEGIN RAISE EXCEPTION 'deadlock detected (injected%s)' USING ERRCODE = '40P01'; END
+                $$ LANGUAGE plpgsql""".formatted(fault, detail));
+        jdbc.execute("CREATE TRIGGER " + fault + " BEFORE UPDATE ON import_job FOR EACH ROW"
+                + " WHEN (OLD.state = 'VALIDATING' AND NEW.state NOT IN ('VALIDATING', 'FAILED', 'REJECTED'))"
+                + " EXECUTE FUNCTION " + fault + "()");
+    }
+
+    protected void removeValidationFault(String fault) {
+        jdbc.execute("DROP TRIGGER IF EXISTS " + fault + " ON import_job");
+        jdbc.execute("DROP FUNCTION IF EXISTS " + fault + "()");
+    }
+
+    /**
      * Deadlocks PostgreSQL detected in the test database so far, once its statistics have caught up: a backend sends
      * them at the end of its transaction and they are gathered about every half second.
      */

@@ -31,8 +31,7 @@ class ValidationDeadLetterTest extends IngestorTestSupport {
 
     @AfterEach
     void removeFault() {
-        jdbc.execute("DROP TRIGGER IF EXISTS validation_fault ON import_job");
-        jdbc.execute("DROP FUNCTION IF EXISTS validation_fault()");
+        removeValidationFault("validation_fault");
     }
 
     /**
@@ -40,13 +39,7 @@ class ValidationDeadLetterTest extends IngestorTestSupport {
      * failure paths write) fails as a deadlock does: transient, so the stage redelivers until its policy is spent.
      */
     private void failEveryValidation() {
-        jdbc.execute("""
-                CREATE FUNCTION validation_fault() RETURNS trigger AS $$
-                BEGIN RAISE EXCEPTION 'deadlock detected (injected into validation)' USING ERRCODE = '40P01'; END
-                $$ LANGUAGE plpgsql""");
-        jdbc.execute("CREATE TRIGGER validation_fault BEFORE UPDATE ON import_job FOR EACH ROW"
-                + " WHEN (OLD.state = 'VALIDATING' AND NEW.state NOT IN ('VALIDATING', 'FAILED', 'REJECTED'))"
-                + " EXECUTE FUNCTION validation_fault()");
+        failEveryValidation("validation_fault", " into validation");
     }
 
     private UUID ingest(String content) {

@@ -62,14 +62,7 @@ class JobApiTest extends IngestorTestSupport {
 
     @Test
     void aFailedJobShowsASupplierKeyTheStageAndItsDeadLetterAndTheAdminKeyTheWholeError() throws Exception {
-        // every validation fails as a deadlock does, until the policy is spent: a dead letter and a FAILED job
-        jdbc.execute("""
-                CREATE FUNCTION job_api_fault() RETURNS trigger AS $$
-                BEGIN RAISE EXCEPTION 'deadlock detected (injected)' USING ERRCODE = '40P01'; END
-                $$ LANGUAGE plpgsql""");
-        jdbc.execute("CREATE TRIGGER job_api_fault BEFORE UPDATE ON import_job FOR EACH ROW"
-                + " WHEN (OLD.state = 'VALIDATING' AND NEW.state NOT IN ('VALIDATING', 'FAILED', 'REJECTED'))"
-                + " EXECUTE FUNCTION job_api_fault()");
+        failEveryValidation("job_api_fault", "");
         byte[] advice = "source_id,sku,quantity,delivery_date\nF-1,SKU,1,2026-12-01\n".getBytes(StandardCharsets.UTF_8);
         String id;
         try {
@@ -80,8 +73,7 @@ class JobApiTest extends IngestorTestSupport {
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> "FAILED".equals(
                     jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class, id)));
         } finally {
-            jdbc.execute("DROP TRIGGER IF EXISTS job_api_fault ON import_job");
-            jdbc.execute("DROP FUNCTION IF EXISTS job_api_fault()");
+            removeValidationFault("job_api_fault");
         }
         long letter = jdbc.queryForObject("SELECT id FROM dead_letter WHERE job_id = ?::uuid", Long.class, id);
         String shown = "validation failed (dead letter " + letter + ")";
