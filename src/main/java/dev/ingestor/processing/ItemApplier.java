@@ -75,8 +75,7 @@ public class ItemApplier {
      */
     public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
                             BatchCommit commit) {
-        Run run = new Run(job.supplier(), job.id(), batchSize, commit, false);
-        run.committed = checkpoint;
+        Run run = new Run(job.supplier(), job.id(), batchSize, commit, false, checkpoint);
         long skip = checkpoint;
         while (records.hasNext()) {
             RawRecord record = records.next();
@@ -97,7 +96,7 @@ public class ItemApplier {
      * records are quarantined under it.
      */
     public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records, Consumer<RecordCounts> recordJob) {
-        Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true);
+        Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, 0);
         List<RawRecord> all = new ArrayList<>();
         records.forEachRemaining(all::add);
         Set<String> sourceIds = new HashSet<>();
@@ -140,7 +139,8 @@ public class ItemApplier {
         private long updated;
         private long replayed;
 
-        Run(String supplier, UUID jobId, int batchSize, BatchCommit commit, boolean keep) {
+        Run(String supplier, UUID jobId, int batchSize, BatchCommit commit, boolean keep, long committed) {
+            this.committed = committed;
             this.supplier = supplier;
             this.jobId = jobId;
             this.batchSize = Math.max(1, batchSize);

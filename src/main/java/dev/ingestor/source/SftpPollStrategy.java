@@ -44,8 +44,8 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
 
     @Override
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
-        refusals.endPoll(routeId(consumer), PollingRoute.sawEverything(endpoint, polledMessages));
-        Integer failed = failures.remove(routeId(consumer));
+        refusals.endPoll(PollingRoute.id(consumer), PollingRoute.sawEverything(endpoint, polledMessages));
+        Integer failed = failures.remove(PollingRoute.id(consumer));
         metrics.sftpUp(supplier(consumer), true);
         if (failed != null) {
             LOG.info("sftp {} answers again after {} failed poll(s)", where(consumer, endpoint), failed);
@@ -55,7 +55,7 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
     @Override
     public boolean rollback(Consumer consumer, Endpoint endpoint, int retryCounter, Exception cause) {
         refusals.abandonPoll();
-        int failed = failures.merge(routeId(consumer), 1, Integer::sum);
+        int failed = failures.merge(PollingRoute.id(consumer), 1, Integer::sum);
         metrics.sftpUp(supplier(consumer), false);
         LOG.warn("sftp {} cannot be polled (failure {} in a row): {}; polling goes on with back-off",
                 where(consumer, endpoint), failed, describe(cause));
@@ -87,12 +87,8 @@ public class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionH
         }
     }
 
-    private static String routeId(Consumer consumer) {
-        return PollingRoute.id(consumer);
-    }
-
     private static String supplier(Consumer consumer) {
-        String route = routeId(consumer);
+        String route = PollingRoute.id(consumer);
         return route.startsWith("sftp-") ? route.substring(5) : route;
     }
 
