@@ -2,8 +2,8 @@ package dev.ingestor;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
 
 // no user names and passwords: callers are API keys (dev.ingestor.security), so Spring Boot's generated user is not wanted
 @SpringBootApplication(exclude = UserDetailsServiceAutoConfiguration.class)

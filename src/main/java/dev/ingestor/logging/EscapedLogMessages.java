@@ -25,7 +25,6 @@ public class EscapedLogMessages implements ApplicationListener<ApplicationStarti
     public static void install() {
         for (String word : MESSAGE_WORDS) {
             PatternLayout.DEFAULT_CONVERTER_SUPPLIER_MAP.put(word, EscapedMessageConverter::new);
-            PatternLayout.DEFAULT_CONVERTER_MAP.put(word, EscapedMessageConverter.class.getName());
         }
     }
 }

@@ -24,7 +24,6 @@ public class RedeliveryCounter extends EventNotifierSupport implements CamelCont
         setIgnoreExchangeFailedEvents(true);
         setIgnoreExchangeSendingEvents(true);
         setIgnoreExchangeSentEvents(true);
-        setIgnoreExchangeAsyncProcessingStartedEvents(true);
     }
 
     @Override

@@ -23,8 +23,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
 import jakarta.annotation.PreDestroy;
 
 import dev.ingestor.config.IngestorProperties;
@@ -35,6 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import tools.jackson.core.JacksonException;
 
 /**
  * Sends the notifications that are due (routes/notifications.camel.yaml), each a signed JSON POST. A 2xx answer
@@ -231,7 +232,7 @@ public class NotificationDelivery {
             data.put("first_occurred_at", String.valueOf(due.firstAt()));
             data.put("last_occurred_at", String.valueOf(due.lastAt()));
             return json.writeValueAsBytes(event);
-        } catch (java.io.IOException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException("notification " + due.id() + " holds no JSON object", e);
         }
     }

@@ -15,12 +15,12 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import tools.jackson.core.JacksonException;
 
 /**
  * Queues a webhook notification (table notification) in the caller's transaction, so it exists exactly when the
@@ -210,7 +210,7 @@ public class NotificationWriter {
     private String text(Map<String, Object> event) {
         try {
             return json.writeValueAsString(event);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException(e);
         }
     }

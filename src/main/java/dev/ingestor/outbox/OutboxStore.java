@@ -4,8 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.logging.SafeText;
@@ -87,8 +87,8 @@ public class OutboxStore {
      */
     public void refuse(String topic, OutboxEvent event, Throwable refusal) {
         JsonNode payload = parse(event.payload());
-        UUID jobId = uuid(payload.path("job_id").asText(null));
-        String supplier = payload.path("supplier").asText(null);
+        UUID jobId = uuid(payload.path("job_id").asString(null));
+        String supplier = payload.path("supplier").asString(null);
         int bytes = event.payload().getBytes(StandardCharsets.UTF_8).length;
         String message = "Kafka refused event " + event.eventId() + " (key " + event.key() + ", " + bytes
                 + " bytes) for topic " + topic + " for good: " + refusal.getMessage()

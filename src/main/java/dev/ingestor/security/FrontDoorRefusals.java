@@ -3,7 +3,7 @@ package dev.ingestor.security;
 import java.io.IOException;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.web.Problem;
 import dev.ingestor.web.ApiKeys;
 import dev.ingestor.web.ProblemResponse;

@@ -1,19 +1,23 @@
 package dev.ingestor.source;
 
 import dev.ingestor.web.ApiProblemException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.databind.node.StringNode;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.json.JsonWriteFeature;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.cfg.JsonNodeFeature;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Strict JSON reading with positions in its errors, and the canonical form a request fingerprint is taken
@@ -23,10 +27,13 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 public final class CanonicalJson {
 
     private static final JsonMapper MAPPER = JsonMapper.builder()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .configure(JsonNodeFeature.WRITE_PROPERTIES_SORTED, true)
+            // the canonical form is stored (request fingerprints) and must not change with the library: these two
+            // keep what Jackson 2 wrote (1.50 as 1.5, characters beyond U+FFFF as escaped surrogate pairs)
+            .enable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+            .disable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
             .build();
 
     private CanonicalJson() {
@@ -40,14 +47,12 @@ public final class CanonicalJson {
                 throw ApiProblemException.badRequest("malformed-json", "the body is empty; expected a JSON object");
             }
             return node;
-        } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
+        } catch (JacksonException e) {
+            TokenStreamLocation at = e.getLocation();
             String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
                     + " (byte " + at.getByteOffset() + ")";
             throw ApiProblemException.badRequest("malformed-json", "the body is not valid JSON" + where + ": "
                     + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw ApiProblemException.badRequest("malformed-json", "the body cannot be read as JSON: " + e.getMessage());
         }
     }
 
@@ -70,22 +75,22 @@ public final class CanonicalJson {
      * A generator writing characters as they are (no escaping of non-ASCII), so what a parser read can be
      * copied and read again unchanged, unpaired surrogates included.
      */
-    static com.fasterxml.jackson.core.JsonGenerator copier(java.io.Writer out) throws IOException {
-        return MAPPER.getFactory().createGenerator(out);
+    static tools.jackson.core.JsonGenerator copier(java.io.Writer out) throws IOException {
+        return MAPPER.createGenerator(out);
     }
 
     /** One value inside a document: what follows it is the rest of the document, not trailing content. */
-    private static final com.fasterxml.jackson.databind.ObjectReader VALUE_READER =
+    private static final tools.jackson.databind.ObjectReader VALUE_READER =
             MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     /** The JSON form of a text (a quoted, escaped string), as a key is written in the canonical form. */
     static byte[] quoted(String text) {
-        return canonical(com.fasterxml.jackson.databind.node.TextNode.valueOf(text));
+        return canonical(StringNode.valueOf(text));
     }
 
     /** A body that is not JSON: a 400 naming where it broke. */
-    static ApiProblemException malformed(JsonProcessingException e) {
-        JsonLocation at = e.getLocation();
+    static ApiProblemException malformed(JacksonException e) {
+        TokenStreamLocation at = e.getLocation();
         String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
                 + " (byte " + at.getByteOffset() + ")";
         return ApiProblemException.badRequest("malformed-json", "the body is not valid JSON" + where + ": "
@@ -95,7 +100,7 @@ public final class CanonicalJson {
     public static byte[] canonical(JsonNode node) {
         try {
             return MAPPER.writeValueAsBytes(node);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException("a parsed tree is always writable", e);
         }
     }

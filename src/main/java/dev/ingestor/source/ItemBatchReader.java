@@ -1,6 +1,9 @@
 package dev.ingestor.source;
 
 import dev.ingestor.web.ApiProblemException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.JacksonIOException;
+
 import java.io.BufferedOutputStream;
 import java.io.CharArrayWriter;
 import java.io.IOException;
@@ -16,11 +19,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Reads the body of an item batch {@code {"items": [...]}} item by item, so a batch is never held whole in
@@ -57,7 +59,11 @@ final class ItemBatchReader {
             int count = readObject(parser, out, others);
             out.flush();
             return new Batch(lines, count, fingerprint(fingerprintPrefix, others, lines));
-        } catch (JsonProcessingException e) {
+        } catch (JacksonIOException e) {
+            // the body could not be read (a client gone, a limit reached): not a JSON mistake
+            Files.deleteIfExists(lines);
+            throw e.getCause();
+        } catch (JacksonException e) {
             Files.deleteIfExists(lines);
             throw CanonicalJson.malformed(e);
         } catch (IOException | RuntimeException e) {
@@ -76,7 +82,7 @@ final class ItemBatchReader {
         }
         int count = -1;
         long othersSize = 0;
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
             String name = parser.currentName();
             parser.nextToken();
             if (name.equals("items") && parser.currentToken() == JsonToken.START_ARRAY) {
@@ -136,9 +142,9 @@ final class ItemBatchReader {
                 JsonToken token = parser.currentToken();
                 switch (token) {
                     // strings as characters and numbers as their text: nothing is decoded or rounded on the way
-                    case VALUE_STRING -> generator.writeString(parser.getTextCharacters(), parser.getTextOffset(),
-                            parser.getTextLength());
-                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> generator.writeNumber(parser.getText());
+                    case VALUE_STRING -> generator.writeString(parser.getStringCharacters(), parser.getStringOffset(),
+                            parser.getStringLength());
+                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> generator.writeNumber(parser.getString());
                     default -> generator.copyCurrentEvent(parser);
                 }
                 if (token.isStructStart()) {

@@ -99,7 +99,7 @@ class ItemBatchTransaction {
     }
 
     private Reply processNow(ItemBatchRequest request, RequestClaim claim, StoredContent content, UUID jobId, String fileName) {
-        try (BufferedReader lines = Files.newBufferedReader(request.items(), StandardCharsets.UTF_8)) {
+        try (BufferedReader lines = Files.newBufferedReader(request.items())) {
             ItemApplier.Applied applied = applier.applyBatch(request.supplier(), jobId, records(lines, request.itemCount()),
                     counts -> jobs.createForRequest(jobId, content, fileName, request.idempotencyKey(),
                             request.submittedBy(), finished(counts), counts));

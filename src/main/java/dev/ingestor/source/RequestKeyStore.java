@@ -11,9 +11,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.web.HttpReplies;
 import dev.ingestor.web.Problem;
 import dev.ingestor.config.IngestorProperties;
@@ -26,6 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import tools.jackson.core.JacksonException;
 
 /**
  * Request-level idempotency on (supplier, Idempotency-Key), in PostgreSQL (table http_request).
@@ -44,7 +45,7 @@ public class RequestKeyStore {
     private static final Logger ADMIN_LOG = LoggerFactory.getLogger("dev.ingestor.admin");
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() { };
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new JsonMapper();
 
     /** Inserts, or takes over an expired row or a dead owner's row of the same request; returns whether ours. */
     private static final String CLAIM = """
@@ -211,7 +212,7 @@ public class RequestKeyStore {
         }
         try {
             return JSON.readValue(json, HEADERS);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException("stored response headers are not JSON", e);
         }
     }
@@ -219,7 +220,7 @@ public class RequestKeyStore {
     private static String writeHeaders(Map<String, String> headers) {
         try {
             return JSON.writeValueAsString(headers);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException("a map of strings is always JSON", e);
         }
     }

@@ -8,8 +8,9 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.core.JacksonException;
 
 /**
  * A valid delivery advice line: the record type Ingestor ships with. A tombstone ({@code deleted}) retires its
@@ -24,7 +25,7 @@ public record DeliveryAdvice(
         Map<String, String> attributes,
         boolean deleted) {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new JsonMapper();
 
     /** A live record. */
     public DeliveryAdvice(String sourceId, Long sourceVersion, String sku, long quantity, LocalDate deliveryDate,
@@ -57,7 +58,7 @@ public record DeliveryAdvice(
         }
         try {
             return JSON.writeValueAsString(fields);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException("a record of strings and numbers is always JSON", e);
         }
     }

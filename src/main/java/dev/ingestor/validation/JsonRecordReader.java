@@ -15,14 +15,18 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.NoSuchElementException;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.util.TokenBuffer;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.StreamWriteFeature;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.util.TokenBuffer;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.core.json.JsonFactory;
 
 /**
  * JSON records: an array of objects ({@code [ {...}, {...} ]}), or JSON Lines (one object per line). An array
@@ -32,7 +36,7 @@ import com.fasterxml.jackson.databind.util.TokenBuffer;
  */
 final class JsonRecordReader implements RecordReader {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = new JsonMapper();
 
     /** Parsers whose strings and names may be as long as a record may be, by record size limit. */
     private static final Map<Long, JsonFactory> FACTORIES = new ConcurrentHashMap<>();
@@ -84,7 +88,7 @@ final class JsonRecordReader implements RecordReader {
                 throw new UnreadableFileException("the file is not JSON: it starts with '" + (char) first
                         + "', expected '[' (an array of records) or '{' (JSON Lines)");
             }
-        } catch (IOException e) {
+        } catch (IOException | JacksonException e) {
             throw unreadable(e, "at the start");
         }
     }
@@ -103,7 +107,7 @@ final class JsonRecordReader implements RecordReader {
 
     private JsonParser arrayParser(Reader text) throws IOException {
         strings = new JsonStringLimit(text, limits.maxSize());
-        return factory.createParser(strings);
+        return factory.createParser(ObjectReadContext.empty(), strings);
     }
 
     /**
@@ -114,7 +118,7 @@ final class JsonRecordReader implements RecordReader {
      */
     private RawRecord boundedRecord(JsonParser parser, long line, String start) throws IOException {
         long from = parser.currentTokenLocation().getCharOffset();
-        TokenBuffer copy = new TokenBuffer(parser);
+        TokenBuffer copy = TokenBuffer.forBuffering(parser, parser.objectReadContext());
         int depth = 0;
         long fields = 0;
         boolean over = false;
@@ -124,7 +128,7 @@ final class JsonRecordReader implements RecordReader {
                 depth++;
             } else if (token.isStructEnd()) {
                 depth--;
-            } else if (token == JsonToken.FIELD_NAME && depth == 1) {
+            } else if (token == JsonToken.PROPERTY_NAME && depth == 1) {
                 fields++;
             }
             if (!over && (fields > limits.maxFields() || parser.currentLocation().getCharOffset() - from > limits.maxSize())) {
@@ -140,16 +144,15 @@ final class JsonRecordReader implements RecordReader {
         if (over || dropped > 0) {
             return limits.overLimit(index, line, to - from + dropped, fields, start != null ? start : text(copy));
         }
-        return RawRecord.ofJson(MAPPER.readTree(copy.asParser(MAPPER)), index, line);
+        return RawRecord.ofJson(MAPPER.readTree(copy.asParser()), index, line);
     }
 
     /** The JSON of the tokens copied so far, as far as they go. */
     private static String text(TokenBuffer copy) {
         CharArrayWriter out = new CharArrayWriter();
-        try (JsonGenerator generator = MAPPER.getFactory().createGenerator(out)) {
-            generator.disable(JsonGenerator.Feature.AUTO_CLOSE_JSON_CONTENT);
+        try (JsonGenerator generator = MAPPER.writer().without(StreamWriteFeature.AUTO_CLOSE_CONTENT).createGenerator(out)) {
             copy.serialize(generator);
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             // what was written before the copy ran out is the start shown
         }
         return out.toString();
@@ -163,7 +166,7 @@ final class JsonRecordReader implements RecordReader {
         for (int step = 0; step < path.size(); step++) {
             String where = String.join(".", path.subList(0, step + 1));
             boolean found = false;
-            for (JsonToken token = parser.nextToken(); token == JsonToken.FIELD_NAME; token = parser.nextToken()) {
+            for (JsonToken token = parser.nextToken(); token == JsonToken.PROPERTY_NAME; token = parser.nextToken()) {
                 JsonToken value = parser.nextToken();
                 if (parser.currentName().equals(path.get(step))) {
                     JsonToken expected = step == path.size() - 1 ? JsonToken.START_ARRAY : JsonToken.START_OBJECT;
@@ -218,7 +221,7 @@ final class JsonRecordReader implements RecordReader {
                 return new UnreadableFileException("the file is not valid text in the supplier's charset (" + where + ")", e);
             }
         }
-        String detail = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+        String detail = e instanceof JacksonException j ? j.getOriginalMessage() : e.getMessage();
         return new UnreadableFileException("the file cannot be read as JSON " + where + ": " + detail, e);
     }
 
@@ -241,7 +244,7 @@ final class JsonRecordReader implements RecordReader {
                 if (next == JsonToken.END_ARRAY) {
                     finishDocument();
                 }
-            } catch (IOException e) {
+            } catch (IOException | JacksonException e) {
                 throw unreadable(e, "at line " + parser.currentLocation().getLineNr());
             }
         }
@@ -252,7 +255,7 @@ final class JsonRecordReader implements RecordReader {
          * document a supplier meant to send, whatever the records before it were.
          */
         private void finishDocument() throws IOException {
-            while (!parser.getParsingContext().inRoot()) {
+            while (!parser.streamReadContext().inRoot()) {
                 JsonToken token = parser.nextToken();
                 if (token == null) {
                     throw new UnreadableFileException("the JSON document is not closed: the file ends inside it");
@@ -281,7 +284,7 @@ final class JsonRecordReader implements RecordReader {
             RawRecord record;
             try {
                 record = boundedRecord(parser, line, null);
-            } catch (IOException e) {
+            } catch (IOException | JacksonException e) {
                 throw unreadable(e, "at line " + parser.currentLocation().getLineNr());
             }
             advance();
@@ -305,7 +308,7 @@ final class JsonRecordReader implements RecordReader {
                     pending = lines.next();
                     lineNumber++;
                 } while (pending != null && !pending.cut() && pending.text().isBlank());
-            } catch (IOException e) {
+            } catch (IOException | JacksonException e) {
                 throw unreadable(e, "at line " + lineNumber);
             }
         }
@@ -327,10 +330,13 @@ final class JsonRecordReader implements RecordReader {
                 index++;
                 return limits.overLimit(index, line, text.length(), 0, text.text());
             }
-            try (JsonParser parser = factory.createParser(text.text())) {
+            try (JsonParser parser = factory.createParser(ObjectReadContext.empty(), text.text())) {
                 parser.nextToken();
                 return boundedRecord(parser, line, text.text());
-            } catch (JsonProcessingException e) {
+            } catch (JacksonIOException e) {
+                // the text itself could not be read (its charset), not one record's JSON
+                throw unreadable(e, "at line " + line);
+            } catch (JacksonException e) {
                 index++;
                 return RawRecord.broken(index, line, "is not valid JSON: " + e.getOriginalMessage());
             } catch (IOException | UncheckedIOException e) {

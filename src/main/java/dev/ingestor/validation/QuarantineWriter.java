@@ -6,19 +6,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.config.DatabaseTimeouts;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.core.JacksonException;
 import org.springframework.stereotype.Component;
 
 /** Keeps quarantined records with their reasons (job_record), for the records API. */
 @Component
 public class QuarantineWriter {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new JsonMapper();
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
@@ -56,7 +57,7 @@ public class QuarantineWriter {
         try {
             return new Object[] {jobId, raw.index(), Math.max(raw.line(), 0), SafeText.of(sourceId, 128),
                     SafeText.of(record.reason()), JSON.writeValueAsString(fields)};
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException("a map of strings is always JSON", e);
         }
     }

@@ -34,13 +34,13 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
     }
 
     /** An object of a JSON document as a record: field names in lower case, values as text. */
-    public static RawRecord ofJson(com.fasterxml.jackson.databind.JsonNode node, long index, long line) {
+    public static RawRecord ofJson(tools.jackson.databind.JsonNode node, long index, long line) {
         if (!node.isObject()) {
             return broken(index, line, "is a JSON " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
         }
         Map<String, String> fields = new java.util.LinkedHashMap<>();
-        node.fields().forEachRemaining(e -> fields.put(e.getKey().toLowerCase(java.util.Locale.ROOT),
-                e.getValue().isNull() ? null : e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString()));
+        node.properties().iterator().forEachRemaining(e -> fields.put(e.getKey().toLowerCase(java.util.Locale.ROOT),
+                e.getValue().isNull() ? null : e.getValue().isValueNode() ? e.getValue().asString() : e.getValue().toString()));
         return new RawRecord(index, line, fields, null);
     }
 }

@@ -3,18 +3,20 @@ package dev.ingestor.web;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import org.apache.catalina.Container;
 import org.apache.catalina.Valve;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.valves.ErrorReportValve;
-import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
+import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
+import tools.jackson.core.JacksonException;
 
 /**
  * Errors Tomcat answers itself, before any filter or servlet runs (a path it refuses such as {@code /a/..%2fb}
@@ -50,7 +52,7 @@ public class ContainerErrorsAsProblems implements WebServerFactoryCustomizer<Tom
     /** Writes the error status as problem+json; nothing of the request, the exception or the server in it. */
     public static class ProblemReportValve extends ErrorReportValve {
 
-        private static final ObjectMapper JSON = new ObjectMapper();
+        private static final ObjectMapper JSON = new JsonMapper();
 
         public ProblemReportValve() {
             setShowReport(false);
@@ -82,7 +84,7 @@ public class ContainerErrorsAsProblems implements WebServerFactoryCustomizer<Tom
                 response.setContentLength(body.length);
                 response.getOutputStream().write(body);
                 response.finishResponse();
-            } catch (IOException | IllegalStateException e) {
+            } catch (JacksonException | IOException | IllegalStateException e) {
                 // the client is gone or the answer was already under way: nothing more to tell it
             }
         }

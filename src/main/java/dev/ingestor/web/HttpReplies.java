@@ -2,8 +2,7 @@ package dev.ingestor.web;
 
 import java.util.Map;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.intake.ContentTooLargeException;
@@ -18,6 +17,7 @@ import org.apache.camel.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
+import tools.jackson.core.JacksonException;
 
 /**
  * Writes HTTP replies for the API routes: JSON bodies, and problem+json errors in one place ({@link #failure},
@@ -65,7 +65,7 @@ public class HttpReplies {
     public byte[] toJson(Object body) {
         try {
             return json.writeValueAsBytes(body);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException("reply cannot be written as JSON", e);
         }
     }

@@ -2,7 +2,6 @@ package dev.ingestor.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -44,7 +43,7 @@ final class BenchReport {
     private void write() {
         try {
             Files.createDirectories(file.getParent());
-            Files.write(file, lines, StandardCharsets.UTF_8);
+            Files.write(file, lines);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
         }

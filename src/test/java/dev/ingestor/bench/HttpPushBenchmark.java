@@ -27,7 +27,6 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
-import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,7 +54,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code bench.connections} (32), {@code bench.duplicates} (5,000 distinct bodies re-sent).
  */
 @Tag("benchmark")
-@CamelSpringBootTest
 // one INFO line per file and stage would go to the console of the build, which costs more than the line itself
 // (set here: logging levels from a DynamicPropertySource come too late for the logging system)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {

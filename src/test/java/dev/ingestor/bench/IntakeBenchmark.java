@@ -32,7 +32,6 @@ import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Route;
-import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -77,7 +76,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * embedded production server is configured).
  */
 @Tag("benchmark")
-@CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 // no @TestInstance(PER_CLASS): with it, CamelSpringBootExecutionListener's beforeTestClass runs after the
 // instance is prepared and leaves SpringCamelContext in no-start mode, so the routes never start

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +15,6 @@ import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import javax.sql.DataSource;
 
-import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
@@ -37,7 +35,6 @@ import static org.awaitility.Awaitility.await;
  * ({@link MachineLimits}) and prints every rate as a fraction of them.
  */
 @Tag("benchmark")
-@CamelSpringBootTest
 // one INFO line per file and stage would go to the console of the build, which costs more than the line itself
 // (as in HttpPushBenchmark; set here: levels from a DynamicPropertySource come too late for the logging system)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = {
@@ -294,7 +291,7 @@ class PipelineBenchmark {
     private static void append(String text) throws IOException {
         Path out = Path.of("target", "benchmarks");
         Files.createDirectories(out);
-        Files.writeString(out.resolve("pipeline.txt"), text + System.lineSeparator(), StandardCharsets.UTF_8,
+        Files.writeString(out.resolve("pipeline.txt"), text + System.lineSeparator(),
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
     }
 

@@ -29,8 +29,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.support.TestKafka;
-import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,7 +53,6 @@ import static org.awaitility.Awaitility.await;
  * outage hits (a connect, a statement, a commit), the caller is told to retry, never 500, and in the end every
  * acknowledged file is exactly one job and every item exactly one event.
  */
-@CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 // its own database server and folders: closed afterwards, so nothing of it keeps polling while other classes run
 @DirtiesContext
@@ -64,7 +63,7 @@ class DatabaseOutageChaosTest {
     private static final Path INBOX = WORK.resolve("inbox");
     private static final String ITEMS_TOPIC = "ingestor.items";
     private static final String ACME_KEY = "acme-demo-key";
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final tools.jackson.databind.ObjectMapper JSON = new JsonMapper();
     private static final Set<Integer> EXPECTED_STATUSES = Set.of(200, 202, 409, 503);
 
     @DynamicPropertySource
@@ -184,7 +183,7 @@ class DatabaseOutageChaosTest {
         for (ConsumerRecord<String, String> record : TestKafka.readAll(ITEMS_TOPIC, Duration.ofSeconds(3))) {
             if (record.key() != null && record.key().startsWith(prefix)) {
                 eventIds.computeIfAbsent(record.key().substring("ACME:".length()), k -> new java.util.HashSet<>())
-                        .add(JSON.readTree(record.value()).get("event_id").asText());
+                        .add(JSON.readTree(record.value()).get("event_id").asString());
             }
         }
         assertThat(eventIds.keySet()).isEqualTo(union(acknowledgedSourceIds, droppedSourceIds));

@@ -13,8 +13,9 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.embedded.EmbeddedKafkaProperties;
 import dev.ingestor.embedded.EmbeddedPostgresProperties;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,8 +55,8 @@ class ConfigurationMetadataTest {
         }
         metadata = new HashMap<>();
         try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
-            for (JsonNode property : new ObjectMapper().readTree(in).get("properties")) {
-                metadata.put(property.get("name").asText(), property);
+            for (JsonNode property : new JsonMapper().readTree(in).get("properties")) {
+                metadata.put(property.get("name").asString(), property);
             }
         }
     }
@@ -77,8 +78,8 @@ class ConfigurationMetadataTest {
     @Test
     void everyIngestorPropertyHasADescriptionAndNoneOfApplicationYamlIsDeprecated() {
         List<String> undescribed = metadata.values().stream()
-                .filter(p -> p.get("name").asText().startsWith("ingestor.") && !p.hasNonNull("description"))
-                .map(p -> p.get("name").asText()).sorted().collect(Collectors.toList());
+                .filter(p -> p.get("name").asString().startsWith("ingestor.") && !p.hasNonNull("description"))
+                .map(p -> p.get("name").asString()).sorted().collect(Collectors.toList());
         assertThat(undescribed).isEmpty();
         assertThat(ingestorDefaults.keySet())
                 .noneMatch(name -> metadata.containsKey(name) && metadata.get(name).path("deprecated").asBoolean());
@@ -100,6 +101,7 @@ class ConfigurationMetadataTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation") // the former shared redelivery keys are read here on purpose: they stay unset
     void theDefaultsKeepTheirMeaning() {
         IngestorProperties properties = bind(Map.of());
         assertThat(properties.getIntake().getRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(1));
@@ -156,14 +158,14 @@ class ConfigurationMetadataTest {
                 "ingestor.pipeline.redelivery.maximum-delay")) {
             JsonNode property = metadata.get(former);
             assertThat(property).as(former).isNotNull();
-            assertThat(property.path("deprecation").path("replacement").asText()).as(former).isNotEmpty();
-            assertThat(metadata).containsKey(property.path("deprecation").path("replacement").asText());
+            assertThat(property.path("deprecation").path("replacement").asString()).as(former).isNotEmpty();
+            assertThat(metadata).containsKey(property.path("deprecation").path("replacement").asString());
         }
     }
 
     @Test
     void theFormerEmbeddedPoolSizeNamesTheOnePoolSizeOfEveryDatabase() {
-        assertThat(metadata.get("ingestor.embedded.postgres.pool-size").path("deprecation").path("replacement").asText())
+        assertThat(metadata.get("ingestor.embedded.postgres.pool-size").path("deprecation").path("replacement").asString())
                 .isEqualTo("spring.datasource.hikari.maximum-pool-size");
         assertThat(bind(Map.of()).getDatabase().getStatementTimeout()).isEqualTo(Duration.ofSeconds(30));
     }

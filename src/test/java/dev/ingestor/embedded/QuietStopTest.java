@@ -2,7 +2,6 @@ package dev.ingestor.embedded;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -120,7 +119,7 @@ class QuietStopTest {
     }
 
     private static List<String> lines(Path log) throws IOException {
-        return Files.exists(log) ? List.of(Files.readString(log, StandardCharsets.UTF_8).split("\n")) : List.of();
+        return Files.exists(log) ? List.of(Files.readString(log).split("\n")) : List.of();
     }
 
     private static int freePort() throws IOException {

@@ -18,8 +18,9 @@ import java.util.UUID;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.source.DuplicatePushCounts;
 import dev.ingestor.support.IngestorTestSupport;
@@ -50,7 +51,7 @@ class TwoInstancesTest {
     private static final String DATABASE = "two_instances";
     private static final String ITEMS_RELAY = "outbox-relay-items";
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new JsonMapper();
     private static Path work;
     private static Path inbox;
     private static ConfigurableApplicationContext one;
@@ -220,7 +221,7 @@ class TwoInstancesTest {
             if (record.key() != null && record.key().startsWith(prefix)) {
                 JsonNode event = JSON.readTree(record.value());
                 revisions.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(event.get("revision").asInt());
-                eventIds.add(event.get("event_id").asText());
+                eventIds.add(event.get("event_id").asString());
             }
         }
         assertThat(eventIds).as("events sent more than once").doesNotHaveDuplicates();

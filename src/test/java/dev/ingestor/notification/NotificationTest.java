@@ -14,8 +14,8 @@ import java.util.concurrent.Future;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
 import dev.ingestor.operations.RelayStallWatch;
@@ -77,16 +77,16 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(failed.contentType()).isEqualTo("application/json");
         assertSigned(failed, SECRET);
         JsonNode body = json.readTree(failed.body());
-        assertThat(body.path("type").asText()).isEqualTo("job.failed");
-        assertThat(body.path("event_id").asText()).isEqualTo(failed.eventId());
-        assertThat(body.path("supplier").asText()).isEqualTo("ACME");
-        assertThat(body.path("data").path("job_id").asText()).isEqualTo(job.toString());
-        assertThat(body.path("data").path("error").asText()).contains("deadlock detected (injected)")
+        assertThat(body.path("type").asString()).isEqualTo("job.failed");
+        assertThat(body.path("event_id").asString()).isEqualTo(failed.eventId());
+        assertThat(body.path("supplier").asString()).isEqualTo("ACME");
+        assertThat(body.path("data").path("job_id").asString()).isEqualTo(job.toString());
+        assertThat(body.path("data").path("error").asString()).contains("deadlock detected (injected)")
                 .startsWith("validation failed (dead letter " + jdbc.queryForObject("SELECT id FROM dead_letter", Long.class) + "): ");
 
         WebhookReceiver.Received letter = RECEIVER.received("/hook", "dead_letter.created").get(0);
         assertSigned(letter, SECRET);
-        assertThat(json.readTree(letter.body()).path("data").path("stage").asText()).isEqualTo("validation");
+        assertThat(json.readTree(letter.body()).path("data").path("stage").asString()).isEqualTo("validation");
 
         Thread.sleep(500); // nothing more arrives: delivered means sent once
         assertThat(RECEIVER.received("/hook", "job.failed")).hasSize(1);
@@ -109,7 +109,7 @@ class NotificationTest extends IngestorTestSupport {
         Map<String, Object> row = jdbc.queryForMap("SELECT * FROM notification");
         assertThat(row).containsEntry("attempts", 3).containsEntry("event_id", UUID.fromString(attempts.get(0).eventId()));
         assertThat(row.get("gave_up_at")).isNull();
-        assertThat(json.readTree(attempts.get(0).body()).path("data").path("file_name").asText()).isEqualTo("bad|name.csv");
+        assertThat(json.readTree(attempts.get(0).body()).path("data").path("file_name").asString()).isEqualTo("bad|name.csv");
     }
 
     @Test
@@ -141,7 +141,7 @@ class NotificationTest extends IngestorTestSupport {
         assertSigned(own, GLOBEX_SECRET);
         assertSigned(installation, SECRET);
         assertThat(own.eventId()).as("one event, two receivers").isEqualTo(installation.eventId());
-        assertThat(json.readTree(own.body()).path("supplier").asText()).isEqualTo("GLOBEX");
+        assertThat(json.readTree(own.body()).path("supplier").asString()).isEqualTo("GLOBEX");
     }
 
     @Test
@@ -157,13 +157,13 @@ class NotificationTest extends IngestorTestSupport {
             assertSigned(request, SECRET);
             told.add(json.readTree(request.body()));
         }
-        assertThat(told).extracting(event -> event.path("data").path("source").asText()).containsExactlyInAnyOrder("http", "stray");
-        assertThat(told).extracting(event -> event.path("data").path("file_name").asText())
+        assertThat(told).extracting(event -> event.path("data").path("source").asString()).containsExactlyInAnyOrder("http", "stray");
+        assertThat(told).extracting(event -> event.path("data").path("file_name").asString())
                 .containsExactlyInAnyOrder("a|b.csv", "lost.csv");
         // each notice names the row an operator finds in the intake-failure list
         for (JsonNode event : told) {
             assertThat(jdbc.queryForObject("SELECT file_name FROM intake_failure WHERE id = ?", String.class,
-                    event.path("data").path("intake_failure_id").asLong())).isEqualTo(event.path("data").path("file_name").asText());
+                    event.path("data").path("intake_failure_id").asLong())).isEqualTo(event.path("data").path("file_name").asString());
         }
     }
 
@@ -201,11 +201,11 @@ class NotificationTest extends IngestorTestSupport {
                 && RECEIVER.received("/hook", "dead_letter.created").size() == 1);
         JsonNode own = json.readTree(RECEIVER.received("/globex", "dead_letter.created").get(0).body()).path("data");
         JsonNode operators = json.readTree(RECEIVER.received("/hook", "dead_letter.created").get(0).body()).path("data");
-        assertThat(operators.path("exception").asText()).isEqualTo("org.postgresql.util.PSQLException");
-        assertThat(operators.path("message").asText()).contains("relation");
+        assertThat(operators.path("exception").asString()).isEqualTo("org.postgresql.util.PSQLException");
+        assertThat(operators.path("message").asString()).contains("relation");
         assertThat(own.has("exception")).isFalse();
         assertThat(own.has("message")).isFalse();
-        assertThat(own.path("stage").asText()).isEqualTo("processing");
+        assertThat(own.path("stage").asString()).isEqualTo("processing");
         assertThat(own.path("dead_letter_id").asLong()).isEqualTo(42L);
     }
 
@@ -236,9 +236,9 @@ class NotificationTest extends IngestorTestSupport {
         for (JsonNode notice : notices.values()) {
             JsonNode data = notice.path("data");
             assertThat(data.path("count").asInt()).isPositive();
-            assertThat(data.path("reason").asText()).contains("the file name contains '|'");
-            java.time.Instant first = java.time.Instant.parse(data.path("first_occurred_at").asText());
-            java.time.Instant last = java.time.Instant.parse(data.path("last_occurred_at").asText());
+            assertThat(data.path("reason").asString()).contains("the file name contains '|'");
+            java.time.Instant first = java.time.Instant.parse(data.path("first_occurred_at").asString());
+            java.time.Instant last = java.time.Instant.parse(data.path("last_occurred_at").asString());
             assertThat(first).isBeforeOrEqualTo(last);
         }
         assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE delivered_at IS NULL", Long.class)).isZero();
@@ -251,7 +251,7 @@ class NotificationTest extends IngestorTestSupport {
         long listedCount = 0;
         for (JsonNode item : listed.get("items")) {
             listedCount += item.get("count").asLong();
-            assertThat(item.get("lastOccurredAt").asText()).isNotBlank();
+            assertThat(item.get("lastOccurredAt").asString()).isNotBlank();
         }
         assertThat(listedCount).isEqualTo(300);
     }
@@ -317,7 +317,7 @@ class NotificationTest extends IngestorTestSupport {
     /** The job.failed request {@code path} got for {@code job}, or null. */
     private WebhookReceiver.Received told(String path, UUID job) throws Exception {
         for (WebhookReceiver.Received request : RECEIVER.received(path, "job.failed")) {
-            if (json.readTree(request.body()).path("data").path("job_id").asText().equals(job.toString())) {
+            if (json.readTree(request.body()).path("data").path("job_id").asString().equals(job.toString())) {
                 return request;
             }
         }
@@ -335,9 +335,9 @@ class NotificationTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(20)).until(() -> told("/globex", job) != null && told("/hook", job) != null);
         JsonNode own = json.readTree(told("/globex", job).body()).path("data");
         JsonNode operators = json.readTree(told("/hook", job).body()).path("data");
-        assertThat(own.path("error").asText()).isEqualTo("processing failed (dead letter 42)");
-        assertThat(operators.path("error").asText()).isEqualTo(error);
-        assertThat(own.path("job_id").asText()).isEqualTo(job.toString());
+        assertThat(own.path("error").asString()).isEqualTo("processing failed (dead letter 42)");
+        assertThat(operators.path("error").asString()).isEqualTo(error);
+        assertThat(own.path("job_id").asString()).isEqualTo(job.toString());
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.ingestor.notification;
 import java.time.Instant;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.outbox.DeadLetterWriter;

@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
@@ -90,10 +90,10 @@ class AdminApiTest extends IngestorTestSupport {
         awaitState(id, "FAILED");
 
         JsonNode failed = mapper.readTree(admin("GET", "/failed-jobs").body()).get("items").get(0);
-        assertThat(failed.get("id").asText()).isEqualTo(id.toString());
-        assertThat(failed.get("stage").asText()).isEqualTo("processing");
-        assertThat(failed.get("message").asText()).contains("item table misconfigured");
-        assertThat(failed.get("exception").asText()).isNotBlank();
+        assertThat(failed.get("id").asString()).isEqualTo(id.toString());
+        assertThat(failed.get("stage").asString()).isEqualTo("processing");
+        assertThat(failed.get("message").asString()).contains("item table misconfigured");
+        assertThat(failed.get("exception").asString()).isNotBlank();
         assertThat(failed.get("attempts").asInt()).isPositive();
         JsonNode overview = mapper.readTree(admin("GET", "/overview").body());
         assertThat(overview.get("states").get("FAILED").asInt()).isEqualTo(1);
@@ -108,7 +108,7 @@ class AdminApiTest extends IngestorTestSupport {
         // the same dead letter twice: refused, nothing happens again
         assertProblem(admin("POST", "/dead-letters/" + letter + "/replay"), 409, "already replayed");
         JsonNode detail = mapper.readTree(admin("GET", "/jobs/" + id).body());
-        assertThat(detail.get("deadLetters").get(0).get("replayedBy").asText()).startsWith("admin(key ");
+        assertThat(detail.get("deadLetters").get(0).get("replayedBy").asString()).startsWith("admin(key ");
     }
 
     @Test
@@ -166,8 +166,8 @@ class AdminApiTest extends IngestorTestSupport {
         assertThat(second.get("total").asInt()).isEqualTo(3);
         assertThat(second.get("items")).hasSize(1);
         Set<String> listed = new HashSet<>();
-        first.get("items").forEach(job -> listed.add(job.get("id").asText()));
-        second.get("items").forEach(job -> listed.add(job.get("id").asText()));
+        first.get("items").forEach(job -> listed.add(job.get("id").asString()));
+        second.get("items").forEach(job -> listed.add(job.get("id").asString()));
         assertThat(listed).isEqualTo(failed);
         // without paging parameters: the first page of the default size, and the same total
         JsonNode all = mapper.readTree(admin("GET", "/failed-jobs?supplier=ACME").body());
@@ -184,7 +184,7 @@ class AdminApiTest extends IngestorTestSupport {
         Instant later = Instant.now().plusSeconds(3600);
         JsonNode before = mapper.readTree(admin("GET", "/jobs?until=" + later).body());
         assertThat(before.get("total").asInt()).isEqualTo(1);
-        assertThat(before.get("items").get(0).get("id").asText()).isEqualTo(id.toString());
+        assertThat(before.get("items").get(0).get("id").asString()).isEqualTo(id.toString());
         assertThat(mapper.readTree(admin("GET", "/jobs?since=" + later).body()).get("total").asInt()).isZero();
         assertThat(mapper.readTree(admin("GET", "/jobs?since=" + later.minusSeconds(7200) + "&supplier=ACME").body())
                 .get("total").asInt()).isEqualTo(1);
@@ -196,7 +196,7 @@ class AdminApiTest extends IngestorTestSupport {
         jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
                 + " VALUES ('ACME', 'stuck-1', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
         JsonNode key = mapper.readTree(admin("GET", "/idempotency-keys/ACME/stuck-1").body());
-        assertThat(key.get("state").asText()).isEqualTo("IN_PROGRESS");
+        assertThat(key.get("state").asString()).isEqualTo("IN_PROGRESS");
         assertThat(admin("DELETE", "/idempotency-keys/ACME/stuck-1").statusCode()).isEqualTo(202);
         assertProblem(admin("GET", "/idempotency-keys/ACME/stuck-1"), 404, "stuck-1");
         assertProblem(admin("DELETE", "/idempotency-keys/ACME/stuck-1"), 409, "not in progress");
@@ -212,7 +212,7 @@ class AdminApiTest extends IngestorTestSupport {
     static JsonNode minuteOf(JsonNode throughput, Instant at) {
         String minute = at.truncatedTo(java.time.temporal.ChronoUnit.MINUTES).toString();
         for (JsonNode item : throughput.get("items")) {
-            if (Instant.parse(item.get("minute").asText()).toString().equals(minute)) {
+            if (Instant.parse(item.get("minute").asString()).toString().equals(minute)) {
                 return item;
             }
         }
@@ -312,7 +312,7 @@ class AdminApiTest extends IngestorTestSupport {
 
     static java.util.List<String> ids(JsonNode page) {
         java.util.List<String> ids = new java.util.ArrayList<>();
-        page.get("items").forEach(item -> ids.add(item.get("id").asText()));
+        page.get("items").forEach(item -> ids.add(item.get("id").asString()));
         return ids;
     }
 }

@@ -357,6 +357,6 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(202);
         awaitSettled();
         assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class,
-                JSON.readTree(fresh.body()).get("id").asText())).isEqualTo("COMPLETED");
+                JSON.readTree(fresh.body()).get("id").asString())).isEqualTo("COMPLETED");
     }
 }

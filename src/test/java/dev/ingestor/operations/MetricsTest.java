@@ -87,19 +87,19 @@ class MetricsTest extends IngestorTestSupport {
         // a file consumer counts as DOWN (not ready) until its first poll, a second after the context starts
         await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
             var components = JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components");
-            assertThat(components.get("db").get("status").asText()).isEqualTo("UP");
-            assertThat(components.get("kafka").get("status").asText()).isEqualTo("UP");
-            assertThat(components.get("camelHealth").get("status").asText()).as(components.get("camelHealth").toString())
+            assertThat(components.get("db").get("status").asString()).isEqualTo("UP");
+            assertThat(components.get("kafka").get("status").asString()).isEqualTo("UP");
+            assertThat(components.get("camelHealth").get("status").asString()).as(components.get("camelHealth").toString())
                     .isEqualTo("UP");
         });
         dev.ingestor.support.TestKafka.stop();
         try {
             await().atMost(Duration.ofSeconds(15)).until(() ->
-                    JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asText().equals("DOWN"));
+                    JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asString().equals("DOWN"));
         } finally {
             dev.ingestor.support.TestKafka.start();
         }
         await().atMost(Duration.ofSeconds(30)).until(() ->
-                JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asText().equals("UP"));
+                JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asString().equals("UP"));
     }
 }

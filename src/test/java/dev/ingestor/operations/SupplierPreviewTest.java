@@ -5,8 +5,9 @@ import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SupplierPreviewTest extends IngestorTestSupport {
 
-    private final ObjectMapper json = new ObjectMapper();
+    private final ObjectMapper json = new JsonMapper();
 
     @Test
     void aGermanSampleShowsTheSuppliersFieldsTheMappedRecordAndTheOutcomeInTheSuppliersWords() throws Exception {
@@ -27,8 +28,8 @@ class SupplierPreviewTest extends IngestorTestSupport {
 
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         JsonNode preview = json.readTree(answer.body());
-        assertThat(preview.path("supplier").asText()).isEqualTo("HANSA");
-        assertThat(preview.path("format").asText()).isEqualTo("CSV");
+        assertThat(preview.path("supplier").asString()).isEqualTo("HANSA");
+        assertThat(preview.path("format").asString()).isEqualTo("CSV");
         assertThat(preview.path("more").asBoolean()).as("a fifth record follows").isTrue();
         assertThat(preview.path("fileOutcome").isNull()).isTrue();
         JsonNode records = preview.path("records");
@@ -36,19 +37,19 @@ class SupplierPreviewTest extends IngestorTestSupport {
 
         JsonNode first = records.get(0);
         assertThat(first.path("line").asLong()).isEqualTo(2);
-        assertThat(first.path("supplierFields").path("menge").asText()).isEqualTo("1.200");
-        assertThat(first.path("supplierFields").path("liefertermin").asText()).isEqualTo("24.12.2026");
-        assertThat(first.path("record").path("quantity").asText()).isEqualTo("1200");
-        assertThat(first.path("record").path("delivery_date").asText()).isEqualTo("2026-12-24");
-        assertThat(first.path("record").path("sku").asText()).isEqualTo("4711-A");
-        assertThat(first.path("outcome").asText()).isEqualTo("VALID");
+        assertThat(first.path("supplierFields").path("menge").asString()).isEqualTo("1.200");
+        assertThat(first.path("supplierFields").path("liefertermin").asString()).isEqualTo("24.12.2026");
+        assertThat(first.path("record").path("quantity").asString()).isEqualTo("1200");
+        assertThat(first.path("record").path("delivery_date").asString()).isEqualTo("2026-12-24");
+        assertThat(first.path("record").path("sku").asString()).isEqualTo("4711-A");
+        assertThat(first.path("outcome").asString()).isEqualTo("VALID");
 
         JsonNode negative = records.get(2);
-        assertThat(negative.path("outcome").asText()).isEqualTo("QUARANTINED");
-        assertThat(negative.path("reason").asText()).contains("Menge").contains("'-1'").contains("line 4");
+        assertThat(negative.path("outcome").asString()).isEqualTo("QUARANTINED");
+        assertThat(negative.path("reason").asString()).contains("Menge").contains("'-1'").contains("line 4");
         JsonNode noSuchDay = records.get(3);
-        assertThat(noSuchDay.path("outcome").asText()).isEqualTo("QUARANTINED");
-        assertThat(noSuchDay.path("reason").asText()).contains("Liefertermin").contains("31.02.2026");
+        assertThat(noSuchDay.path("outcome").asString()).isEqualTo("QUARANTINED");
+        assertThat(noSuchDay.path("reason").asString()).contains("Liefertermin").contains("31.02.2026");
 
         for (String table : java.util.List.of("import_job", "content_key", "job_record", "item", "item_version", "outbox",
                 "intake_failure", "notification")) {
@@ -64,9 +65,9 @@ class SupplierPreviewTest extends IngestorTestSupport {
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         JsonNode records = json.readTree(answer.body()).path("records");
         assertThat(records).hasSize(3);
-        assertThat(records.get(0).path("record").path("source_id").asText()).isEqualTo("ORB-88231-1");
-        assertThat(records.get(0).path("record").path("quantity").asText()).isEqualTo("40");
-        assertThat(records.get(2).path("outcome").asText()).as("0 pieces").isEqualTo("QUARANTINED");
+        assertThat(records.get(0).path("record").path("source_id").asString()).isEqualTo("ORB-88231-1");
+        assertThat(records.get(0).path("record").path("quantity").asString()).isEqualTo("40");
+        assertThat(records.get(2).path("outcome").asString()).as("0 pieces").isEqualTo("QUARANTINED");
         assertThat(json.readTree(answer.body()).path("more").asBoolean()).isFalse();
     }
 
@@ -78,12 +79,12 @@ class SupplierPreviewTest extends IngestorTestSupport {
 
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         JsonNode records = json.readTree(answer.body()).path("records");
-        assertThat(records.get(0).path("supplierFields").path("source_id").asText()).isEqualTo("SP-1@3");
-        assertThat(records.get(0).path("record").path("source_id").asText()).isEqualTo("SP-1");
-        assertThat(records.get(0).path("record").path("source_version").asText()).isEqualTo("3");
-        assertThat(records.get(0).path("outcome").asText()).isEqualTo("VALID");
-        assertThat(records.get(1).path("outcome").asText()).isEqualTo("QUARANTINED");
-        assertThat(records.get(1).path("reason").asText()).contains("hook map-SPLITCO failed").contains("SP-2");
+        assertThat(records.get(0).path("supplierFields").path("source_id").asString()).isEqualTo("SP-1@3");
+        assertThat(records.get(0).path("record").path("source_id").asString()).isEqualTo("SP-1");
+        assertThat(records.get(0).path("record").path("source_version").asString()).isEqualTo("3");
+        assertThat(records.get(0).path("outcome").asString()).isEqualTo("VALID");
+        assertThat(records.get(1).path("outcome").asString()).isEqualTo("QUARANTINED");
+        assertThat(records.get(1).path("reason").asString()).contains("hook map-SPLITCO failed").contains("SP-2");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class)).isZero();
     }
 
@@ -98,9 +99,9 @@ class SupplierPreviewTest extends IngestorTestSupport {
         JsonNode preview = json.readTree(answer.body());
         assertThat(preview.path("fileOutcome").isNull()).as(answer.body()).isTrue();
         JsonNode first = preview.path("records").get(0);
-        assertThat(first.path("supplierFields").path("artikelnummer").asText()).isEqualTo("4711-A");
-        assertThat(first.path("record").path("quantity").asText()).isEqualTo("1200");
-        assertThat(first.path("outcome").asText()).isEqualTo("VALID");
+        assertThat(first.path("supplierFields").path("artikelnummer").asString()).isEqualTo("4711-A");
+        assertThat(first.path("record").path("quantity").asString()).isEqualTo("1200");
+        assertThat(first.path("outcome").asString()).isEqualTo("VALID");
     }
 
     /** The preview reads a sample with the record limits a job would: a huge record is shown quarantined naming it. */
@@ -114,11 +115,11 @@ class SupplierPreviewTest extends IngestorTestSupport {
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         JsonNode records = json.readTree(answer.body()).path("records");
         assertThat(records).hasSize(3);
-        assertThat(records.get(1).path("outcome").asText()).isEqualTo("QUARANTINED");
-        assertThat(records.get(1).path("reason").asText()).startsWith("line 3 is larger than the limit of 65536 characters"
+        assertThat(records.get(1).path("outcome").asString()).isEqualTo("QUARANTINED");
+        assertThat(records.get(1).path("reason").asString()).startsWith("line 3 is larger than the limit of 65536 characters"
                 + " (ingestor.intake.max-record-size)");
-        assertThat(records.get(1).path("supplierFields").path("first_characters").asText()).startsWith("4711-B;1;");
-        assertThat(records.get(2).path("outcome").asText()).isEqualTo("VALID");
+        assertThat(records.get(1).path("supplierFields").path("first_characters").asString()).startsWith("4711-B;1;");
+        assertThat(records.get(2).path("outcome").asString()).isEqualTo("VALID");
     }
 
     @Test
@@ -128,11 +129,11 @@ class SupplierPreviewTest extends IngestorTestSupport {
 
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         JsonNode preview = json.readTree(answer.body());
-        assertThat(preview.path("fileOutcome").asText()).isEqualTo("REJECTED");
-        assertThat(preview.path("reason").asText()).contains("Menge").contains("Liefertermin");
+        assertThat(preview.path("fileOutcome").asString()).isEqualTo("REJECTED");
+        assertThat(preview.path("reason").asString()).contains("Menge").contains("Liefertermin");
 
         HttpResponse<String> empty = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv", new byte[0]);
-        assertThat(json.readTree(empty.body()).path("fileOutcome").asText()).as(empty.body()).isEqualTo("REJECTED");
+        assertThat(json.readTree(empty.body()).path("fileOutcome").asString()).as(empty.body()).isEqualTo("REJECTED");
     }
 
     @Test

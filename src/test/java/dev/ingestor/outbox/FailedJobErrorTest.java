@@ -9,8 +9,11 @@ class FailedJobErrorTest {
 
     @Test
     void aSupplierIsShownTheStageAndTheDeadLetterOfAnErrorWrittenHere() {
-        String error = FailedJobError.of("processing", 42, "org.postgresql.util.PSQLException: ERROR: relation \"item\""
-                + " does not exist\n  Where: SQL statement \"INSERT INTO item ...\"");
+        String error = FailedJobError.of("processing", 42, """
+                org.postgresql.util.PSQLException: ERROR: relation "item"\
+                 does not exist
+                  Where: SQL statement "INSERT INTO item ..."\
+                """);
         assertThat(error).startsWith("processing failed (dead letter 42): org.postgresql");
         assertThat(FailedJobError.shownToSupplier(error)).isEqualTo("processing failed (dead letter 42)");
     }

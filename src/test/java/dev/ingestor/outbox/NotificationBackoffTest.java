@@ -2,6 +2,7 @@ package dev.ingestor.outbox;
 
 import java.time.Duration;
 
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.metrics.IngestorMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -18,7 +19,7 @@ class NotificationBackoffTest {
         properties.getNotifications().setDelay(Duration.ofSeconds(10));
         properties.getNotifications().setMaximumDelay(Duration.ofSeconds(70));
         NotificationDelivery delivery = new NotificationDelivery(null, properties, new IngestorMetrics(new SimpleMeterRegistry()),
-                new com.fasterxml.jackson.databind.ObjectMapper());
+                new JsonMapper());
 
         assertThat(delivery.backoff(1)).isEqualTo(Duration.ofSeconds(10));
         assertThat(delivery.backoff(2)).isEqualTo(Duration.ofSeconds(20));

@@ -3,7 +3,8 @@ package dev.ingestor.outbox;
 import java.util.List;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.support.IngestorTestSupport;
@@ -77,6 +78,6 @@ class RelayBatchBoundsTest extends IngestorTestSupport {
         IngestorProperties properties = new IngestorProperties();
         properties.getOutbox().setBatchSize(batchSize);
         properties.getOutbox().setBatchBytes(batchBytes);
-        return new OutboxStore(jdbc, deadLetters, new ObjectMapper(), metrics, properties);
+        return new OutboxStore(jdbc, deadLetters, new JsonMapper(), metrics, properties);
     }
 }

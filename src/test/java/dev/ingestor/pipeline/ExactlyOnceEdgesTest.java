@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.outbox.DeadLetterWriter;
@@ -86,16 +86,16 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(written).hasSize(3).doesNotHaveDuplicates();
         awaitPublished();
         List<ConsumerRecord<String, String>> sent = recordsOf(id, 3);
-        assertThat(sent).extracting(r -> json(r.value()).get("event_id").asText()).containsExactlyElementsOf(written);
+        assertThat(sent).extracting(r -> json(r.value()).get("event_id").asString()).containsExactlyElementsOf(written);
         assertThat(sent).extracting(r -> json(r.value()).get("revision").asLong()).containsExactly(1L, 2L, 3L);
-        assertThat(sent).extracting(r -> json(r.value()).get("record").get("note").asText()).containsExactly("A", "B", "A");
+        assertThat(sent).extracting(r -> json(r.value()).get("record").get("note").asString()).containsExactly("A", "B", "A");
         assertThat(sent).allSatisfy(r -> assertThat(new String(r.headers().lastHeader("event_id").value(), StandardCharsets.UTF_8))
-                .isEqualTo(json(r.value()).get("event_id").asText()));
+                .isEqualTo(json(r.value()).get("event_id").asString()));
 
         // the relay crashed after the send, before it recorded it: the events go again, with the same ids
         jdbc.update("UPDATE outbox SET published_at = NULL WHERE event_key = ?", "ACME:" + id);
         awaitPublished();
-        List<String> resent = recordsOf(id, 6).stream().map(r -> json(r.value()).get("event_id").asText()).toList();
+        List<String> resent = recordsOf(id, 6).stream().map(r -> json(r.value()).get("event_id").asString()).toList();
         assertThat(resent).hasSize(6);
         assertThat(Set.copyOf(resent)).isEqualTo(Set.copyOf(written));
     }
@@ -113,8 +113,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         jdbc.update("UPDATE outbox SET published_at = NULL WHERE topic = 'ingestor.dead-letters'");
         awaitPublished();
         List<String> sent = awaitEvents("ingestor.dead-letters",
-                e -> Set.of(job.toString(), other.toString()).contains(e.path("job_id").asText()), 4).stream()
-                .map(e -> e.get("event_id").asText()).toList();
+                e -> Set.of(job.toString(), other.toString()).contains(e.path("job_id").asString()), 4).stream()
+                .map(e -> e.get("event_id").asString()).toList();
         assertThat(sent).hasSize(4);
         assertThat(Set.copyOf(sent)).isEqualTo(Set.copyOf(written));
     }
@@ -172,8 +172,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat((String) letter.get("message")).contains("ingestor.pipeline.max-takeovers");
         // the dead letter goes out like any other
         awaitPublished();
-        assertThat(awaitEvents("ingestor.dead-letters", e -> poison.toString().equals(e.path("job_id").asText()), 1))
-                .singleElement().satisfies(e -> assertThat(e.get("stage").asText()).isEqualTo("validation"));
+        assertThat(awaitEvents("ingestor.dead-letters", e -> poison.toString().equals(e.path("job_id").asString()), 1))
+                .singleElement().satisfies(e -> assertThat(e.get("stage").asString()).isEqualTo("validation"));
 
         // under the limit the job is taken over as before, and finishes
         assertThat(awaitState(survivor, "COMPLETED")).containsEntry("accepted", 1L);
@@ -306,18 +306,18 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         // the job's effects stand
         assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, job)).isEqualTo("COMPLETED");
 
-        List<String> sent = awaitEvents(ITEMS_TOPIC, e -> job.toString().equals(e.path("job_id").asText()), 2).stream()
-                .map(e -> e.get("source_id").asText()).toList();
+        List<String> sent = awaitEvents(ITEMS_TOPIC, e -> job.toString().equals(e.path("job_id").asString()), 2).stream()
+                .map(e -> e.get("source_id").asString()).toList();
         assertThat(sent).containsExactlyInAnyOrder("S1-" + run, "S2-" + run);
-        assertThat(awaitEvents("ingestor.dead-letters", e -> job.toString().equals(e.path("job_id").asText()), 1))
-                .singleElement().satisfies(e -> assertThat(e.get("stage").asText()).isEqualTo("relay"));
+        assertThat(awaitEvents("ingestor.dead-letters", e -> job.toString().equals(e.path("job_id").asString()), 1))
+                .singleElement().satisfies(e -> assertThat(e.get("stage").asString()).isEqualTo("relay"));
 
         // later events still flow
         UUID later = ingest("later.csv", HEADER + "S3-" + run + ",1,SKU,1,2026-12-01,small\n");
         awaitState(later, "COMPLETED");
         awaitPublished();
-        assertThat(awaitEvents(ITEMS_TOPIC, e -> e.path("source_id").asText().endsWith(run), 3))
-                .extracting(e -> e.get("source_id").asText())
+        assertThat(awaitEvents(ITEMS_TOPIC, e -> e.path("source_id").asString().endsWith(run), 3))
+                .extracting(e -> e.get("source_id").asString())
                 .containsExactlyInAnyOrder("S1-" + run, "S2-" + run, "S3-" + run);
     }
 
@@ -358,7 +358,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 ("{\"items\":[" + item + "]}").getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return json(response.body()).get("items").get(0).get("outcome").asText();
+        return json(response.body()).get("items").get(0).get("outcome").asString();
     }
 
     private void awaitPublished() {

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
 import dev.ingestor.support.CapturedLogs;
@@ -62,7 +62,7 @@ class PipelineTest extends IngestorTestSupport {
                 jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
         return TestKafka.readAll(topic, Duration.ofSeconds(1)).stream()
                 .map(ConsumerRecord::value).map(this::json)
-                .filter(e -> jobId == null || jobId.toString().equals(e.path("job_id").asText()))
+                .filter(e -> jobId == null || jobId.toString().equals(e.path("job_id").asString()))
                 .toList();
     }
 
@@ -101,21 +101,21 @@ class PipelineTest extends IngestorTestSupport {
 
         JsonNode quarantined = json(get("/api/v1/jobs/" + first + "/records?outcome=QUARANTINED").body());
         assertThat(quarantined.get("total").asLong()).isEqualTo(2);
-        assertThat(quarantined.get("items").get(0).get("reason").asText())
+        assertThat(quarantined.get("items").get(0).get("reason").asString())
                 .isEqualTo("line 3: quantity: '0' is not a whole number greater than 0");
-        assertThat(quarantined.get("items").get(1).get("reason").asText())
+        assertThat(quarantined.get("items").get(1).get("reason").asString())
                 .isEqualTo("line 5: delivery_date: '2026-13-45' is not an ISO date (YYYY-MM-DD)");
 
         List<JsonNode> events = eventsOf("ingestor.items", first);
         assertThat(events).hasSize(3);
-        assertThat(events).extracting(e -> e.get("source_id").asText()).containsExactlyInAnyOrder("P-1", "P-3", "P-5");
+        assertThat(events).extracting(e -> e.get("source_id").asString()).containsExactlyInAnyOrder("P-1", "P-3", "P-5");
         assertThat(events).allSatisfy(e -> {
-            assertThat(e.get("outcome").asText()).isEqualTo("ACCEPTED");
-            assertThat(e.get("supplier").asText()).isEqualTo("ACME");
-            assertThat(e.get("event_id").asText()).isNotBlank();
+            assertThat(e.get("outcome").asString()).isEqualTo("ACCEPTED");
+            assertThat(e.get("supplier").asString()).isEqualTo("ACME");
+            assertThat(e.get("event_id").asString()).isNotBlank();
         });
-        JsonNode p1 = events.stream().filter(e -> e.get("source_id").asText().equals("P-1")).findFirst().orElseThrow();
-        assertThat(p1.get("record").get("colour").asText()).isEqualTo("red");
+        JsonNode p1 = events.stream().filter(e -> e.get("source_id").asString().equals("P-1")).findFirst().orElseThrow();
+        assertThat(p1.get("record").get("colour").asString()).isEqualTo("red");
         assertThat(p1.get("source_version").asLong()).isEqualTo(1);
 
         // the same records in another file (other bytes: another order): all replays, nothing published
@@ -136,7 +136,7 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(awaitJob(update, "COMPLETED")).containsEntry("updated", 2L).containsEntry("replayed", 1L)
                 .containsEntry("accepted", 1L);
         List<JsonNode> updates = eventsOf("ingestor.items", update);
-        assertThat(updates).extracting(e -> e.get("source_id").asText() + " " + e.get("outcome").asText())
+        assertThat(updates).extracting(e -> e.get("source_id").asString() + " " + e.get("outcome").asString())
                 .containsExactlyInAnyOrder("P-1 UPDATED", "P-5 UPDATED", "P-2 ACCEPTED");
         assertThat(jdbc.queryForObject("SELECT record::jsonb->>'quantity' FROM item WHERE source_id = 'P-3'", String.class)).isEqualTo("5");
         // every event is keyed supplier:source_id
@@ -167,7 +167,7 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isZero();
         List<JsonNode> deadEvents = eventsOf("ingestor.dead-letters", id);
         assertThat(deadEvents).hasSize(1);
-        assertThat(deadEvents.get(0).get("stage").asText()).isEqualTo("processing");
+        assertThat(deadEvents.get(0).get("stage").asString()).isEqualTo("processing");
         assertThat(eventsOf("ingestor.items", id)).isEmpty();
     }
 
@@ -210,7 +210,7 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(jdbc.queryForList("SELECT source_id FROM item ORDER BY source_id", String.class)).containsExactly("W-1", "W-2");
         assertThat(jdbc.queryForList("SELECT event_key FROM outbox WHERE topic = 'ingestor.items' ORDER BY event_key",
                 String.class)).containsExactly("ACME:W-1", "ACME:W-2");
-        assertThat(eventsOf("ingestor.items", id)).extracting(e -> e.get("source_id").asText())
+        assertThat(eventsOf("ingestor.items", id)).extracting(e -> e.get("source_id").asString())
                 .containsExactlyInAnyOrder("W-1", "W-2");
     }
 
@@ -247,7 +247,7 @@ class PipelineTest extends IngestorTestSupport {
         // claimed for validation, let go to wait, claimed for processing, let go at rest
         assertThat(leaseOwners(big)).containsExactly("- > " + claims.owner(), claims.owner() + " > -",
                 "- > " + claims.owner(), claims.owner() + " > -");
-        assertThat(eventsOf("ingestor.items", small)).extracting(e -> e.get("source_id").asText()).containsExactly("H-1");
+        assertThat(eventsOf("ingestor.items", small)).extracting(e -> e.get("source_id").asString()).containsExactly("H-1");
         // the small file's records came from validation, the larger file was read again
         try (processed) {
             assertThat(processed.messages()).anyMatch(m -> m.contains("job=" + small) && m.endsWith("reads=1"))
@@ -306,7 +306,7 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(job).containsEntry("accepted", 4L).containsEntry("replayed", 0L).containsEntry("records_done", 4L);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(4);
         List<JsonNode> events = eventsOf("ingestor.items", id);
-        assertThat(events).extracting(e -> e.get("source_id").asText()).containsExactlyInAnyOrder("R-1", "R-2", "R-3", "R-4");
+        assertThat(events).extracting(e -> e.get("source_id").asString()).containsExactlyInAnyOrder("R-1", "R-2", "R-3", "R-4");
     }
 
     @Test
@@ -358,10 +358,10 @@ class PipelineTest extends IngestorTestSupport {
         }
         List<JsonNode> events = eventsOf("ingestor.items", id);
         // nothing is lost; a batch that failed mid-send may arrive again, and its stable event ids say so
-        assertThat(events).extracting(e -> e.get("source_id").asText()).contains("K-1", "K-2", "K-3");
-        assertThat(events.stream().map(e -> e.get("event_id").asText()).distinct()).hasSize(3);
-        assertThat(events).allSatisfy(e -> assertThat(e.get("event_id").asText())
+        assertThat(events).extracting(e -> e.get("source_id").asString()).contains("K-1", "K-2", "K-3");
+        assertThat(events.stream().map(e -> e.get("event_id").asString()).distinct()).hasSize(3);
+        assertThat(events).allSatisfy(e -> assertThat(e.get("event_id").asString())
                 .isEqualTo(jdbc.queryForObject("SELECT event_id::text FROM outbox WHERE event_key = ?", String.class,
-                        "ACME:" + e.get("source_id").asText())));
+                        "ACME:" + e.get("source_id").asString())));
     }
 }

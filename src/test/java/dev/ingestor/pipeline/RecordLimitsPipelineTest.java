@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 
@@ -38,10 +38,10 @@ class RecordLimitsPipelineTest extends IngestorTestSupport {
         JsonNode records = JSON.readTree(get("/api/v1/jobs/" + id + "/records?outcome=QUARANTINED").body());
         assertThat(records.path("total").asLong()).isEqualTo(1);
         JsonNode big = records.path("items").get(0);
-        assertThat(big.path("reason").asText()).isEqualTo("line 3 is larger than the limit of 65536 characters"
+        assertThat(big.path("reason").asString()).isEqualTo("line 3 is larger than the limit of 65536 characters"
                 + " (ingestor.intake.max-record-size): 300027 characters; only its first 1000 are kept");
         assertThat(big.path("line").asLong()).isEqualTo(3);
-        assertThat(big.path("fields").path("first_characters").asText()).startsWith("BIG-2,SKU-2,2,2026-12-01,vvv");
+        assertThat(big.path("fields").path("first_characters").asString()).startsWith("BIG-2,SKU-2,2,2026-12-01,vvv");
         assertThat(jdbc.queryForObject("SELECT max(length(fields::text)) FROM job_record WHERE job_id = ?", Integer.class, id))
                 .isLessThan(1100);
         assertThat(jdbc.queryForList("SELECT line FROM job_record WHERE job_id = ?", Long.class, id)).isEqualTo(List.of(3L));

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.RecordCounts;
@@ -57,11 +57,11 @@ class ItemApplierTest extends IngestorTestSupport {
 
         JsonNode answer = JSON.readTree(sync.body());
         List<String> outcomes = new ArrayList<>();
-        answer.get("items").forEach(item -> outcomes.add(item.get("outcome").asText()));
+        answer.get("items").forEach(item -> outcomes.add(item.get("outcome").asString()));
         assertThat(outcomes).containsExactly("ACCEPTED", "ACCEPTED", "REPLAY", "UPDATED", "QUARANTINED", "UPDATED", "REPLAY");
 
-        UUID syncJob = UUID.fromString(answer.get("jobId").asText());
-        UUID bulkJob = UUID.fromString(JSON.readTree(bulk.body()).get("id").asText());
+        UUID syncJob = UUID.fromString(answer.get("jobId").asString());
+        UUID bulkJob = UUID.fromString(JSON.readTree(bulk.body()).get("id").asString());
         await().atMost(Duration.ofSeconds(30)).until(() -> "COMPLETED_WITH_ERRORS".equals(
                 jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, bulkJob)));
         String counts = "SELECT total || '/' || accepted || '/' || updated || '/' || replayed || '/' || quarantined"
@@ -165,14 +165,14 @@ class ItemApplierTest extends IngestorTestSupport {
         String payload = jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class, "ACME:" + id);
         String stored = jdbc.queryForObject("SELECT record FROM item WHERE supplier = 'ACME' AND source_id = ?", String.class, id);
         JsonNode event = JSON.readTree(payload);
-        assertThat(event.get("source_id").asText()).isEqualTo(id);
-        assertThat(event.get("supplier").asText()).isEqualTo("ACME");
-        assertThat(event.get("job_id").asText()).isEqualTo(job.toString());
+        assertThat(event.get("source_id").asString()).isEqualTo(id);
+        assertThat(event.get("supplier").asString()).isEqualTo("ACME");
+        assertThat(event.get("job_id").asString()).isEqualTo(job.toString());
         assertThat(event.get("source_version").asLong()).isEqualTo(7);
         assertThat(event.get("revision").asLong()).isEqualTo(1);
-        assertThat(event.get("outcome").asText()).isEqualTo("ACCEPTED");
-        assertThat(event.get("record").get("note").asText()).isEqualTo(hostile);
-        assertThat(event.get("record").get("sku").asText()).isEqualTo(hostile);
+        assertThat(event.get("outcome").asString()).isEqualTo("ACCEPTED");
+        assertThat(event.get("record").get("note").asString()).isEqualTo(hostile);
+        assertThat(event.get("record").get("sku").asString()).isEqualTo(hostile);
         assertThat(event.get("record")).isEqualTo(JSON.readTree(stored));
         // PostgreSQL reads it as JSON too, and the stored record is the text that was hashed
         assertThat(jdbc.queryForObject("SELECT payload::jsonb->'record'->>'note' FROM outbox WHERE event_key = ?",

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +29,7 @@ class TombstoneTest extends IngestorTestSupport {
                 body.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         List<String> outcomes = new ArrayList<>();
-        JSON.readTree(response.body()).get("items").forEach(item -> outcomes.add(item.get("outcome").asText()));
+        JSON.readTree(response.body()).get("items").forEach(item -> outcomes.add(item.get("outcome").asString()));
         return outcomes;
     }
 
@@ -66,9 +66,9 @@ class TombstoneTest extends IngestorTestSupport {
                 ]}""".getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         JsonNode answer = JSON.readTree(deletes.body());
         List<String> deleted = new ArrayList<>();
-        answer.get("items").forEach(item -> deleted.add(item.get("outcome").asText()));
+        answer.get("items").forEach(item -> deleted.add(item.get("outcome").asString()));
         assertThat(deleted).containsExactly("DELETED", "DELETED", "DELETED", "QUARANTINED");
-        assertThat(answer.get("items").get(3).get("reason").asText()).contains("deleted: 'maybe' is neither true nor false");
+        assertThat(answer.get("items").get(3).get("reason").asString()).contains("deleted: 'maybe' is neither true nor false");
         // the job counts keep their shape: a DELETED is counted with the updates
         assertThat(answer.get("counts").get("updated").asInt()).isEqualTo(3);
         assertThat(answer.get("counts").get("accepted").asInt()).isZero();

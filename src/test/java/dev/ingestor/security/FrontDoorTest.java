@@ -11,6 +11,7 @@ import java.util.UUID;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.support.IngestorTestSupport;
+import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -158,7 +159,15 @@ class FrontDoorTest extends IngestorTestSupport {
     void anonymousCallersSeeTheHealthStatusOnlyAndTheRestOfTheActuatorNeedsTheAdminKey() throws Exception {
         HttpResponse<String> anonymous = get("/actuator/health", null);
         assertThat(anonymous.statusCode()).isEqualTo(200);
-        assertThat(JSON.readTree(anonymous.body()).fieldNames()).toIterable().containsExactly("status");
+        // the status, and the names of Kubernetes' probe groups (Spring Boot 4 has them on by default)
+        assertThat(JSON.readTree(anonymous.body()).propertyNames().iterator()).toIterable().containsExactly("groups", "status");
+        assertThat(JSON.readTree(anonymous.body()).path("groups").values()).extracting(JsonNode::asString)
+                .containsExactly("liveness", "readiness");
+        for (String probe : List.of("/actuator/health/liveness", "/actuator/health/readiness")) {
+            HttpResponse<String> answer = get(probe, null);
+            assertThat(answer.statusCode()).as(probe).isEqualTo(200);
+            assertThat(JSON.readTree(answer.body()).propertyNames().iterator()).toIterable().as(probe).containsExactly("status");
+        }
         HttpResponse<String> admin = get("/actuator/health", ADMIN_KEY);
         assertThat(JSON.readTree(admin.body()).path("components").path("db").path("details").isMissingNode()).isFalse();
         assertThat(JSON.readTree(get("/actuator/health", ACME_KEY).body()).has("components")).isFalse();

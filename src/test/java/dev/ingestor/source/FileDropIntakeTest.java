@@ -84,7 +84,7 @@ class FileDropIntakeTest extends IngestorTestSupport {
         awaitJobs(1);
         HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv", ADVICE);
         assertThat(pushed.statusCode()).isEqualTo(200);
-        assertThat(JSON.readTree(pushed.body()).get("submittedBy").asText()).isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
+        assertThat(JSON.readTree(pushed.body()).get("submittedBy").asString()).isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
         assertThat(JSON.readTree(pushed.body()).get("duplicateCount").asInt()).isEqualTo(1);
         // a repeated push's count is written behind, within about a second
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() ->

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestPostgres;
@@ -65,7 +65,7 @@ class FilePushUnavailableTest extends IngestorTestSupport {
         assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
         JsonNode job = JSON.readTree(retry.body());
         assertThat(push(content).statusCode()).as("the same bytes again are the same job").isEqualTo(200);
-        assertThat(jdbc.queryForList("SELECT id::text FROM import_job", String.class)).containsExactly(job.get("id").asText());
+        assertThat(jdbc.queryForList("SELECT id::text FROM import_job", String.class)).containsExactly(job.get("id").asString());
         assertThat(keyCount()).isEqualTo(1);
     }
 

@@ -20,8 +20,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -52,25 +52,25 @@ class HttpFilePushTest extends IngestorTestSupport {
         HttpResponse<String> first = push(FILES, ACME_KEY, body, "X-File-Name", "advice-1.csv");
         assertThat(first.statusCode()).isEqualTo(202);
         JsonNode job = mapper.readTree(first.body());
-        assertThat(job.get("state").asText()).isEqualTo("RECEIVED");
-        assertThat(job.get("key").asText()).isEqualTo("ACME:" + sha256(body));
-        assertThat(job.get("fileName").asText()).isEqualTo("advice-1.csv");
-        assertThat(job.get("source").asText()).isEqualTo("http");
-        assertThat(job.get("submittedBy").asText()).as("who submitted: the key's supplier").isEqualTo("supplier:ACME");
-        assertThat(job.get("links").get("self").asText()).isEqualTo("/api/v1/jobs/" + job.get("id").asText());
-        assertThat(first.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asText());
+        assertThat(job.get("state").asString()).isEqualTo("RECEIVED");
+        assertThat(job.get("key").asString()).isEqualTo("ACME:" + sha256(body));
+        assertThat(job.get("fileName").asString()).isEqualTo("advice-1.csv");
+        assertThat(job.get("source").asString()).isEqualTo("http");
+        assertThat(job.get("submittedBy").asString()).as("who submitted: the key's supplier").isEqualTo("supplier:ACME");
+        assertThat(job.get("links").get("self").asString()).isEqualTo("/api/v1/jobs/" + job.get("id").asString());
+        assertThat(first.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asString());
 
         // another name, another connection: the same content is the same job, and a success (docs/design.md, Idempotency rules)
         HttpResponse<String> again = push(FILES, ACME_KEY, body, "X-File-Name", "advice-1-retry.csv");
         assertThat(again.statusCode()).isEqualTo(200);
-        assertThat(mapper.readTree(again.body()).get("id").asText()).isEqualTo(job.get("id").asText());
+        assertThat(mapper.readTree(again.body()).get("id").asString()).isEqualTo(job.get("id").asString());
         assertThat(mapper.readTree(again.body()).get("duplicateCount").asInt()).isEqualTo(1);
         assertThat(jobCount()).isEqualTo(1);
 
         // the same bytes pushed by the admin for ACME: a duplicate, and the first submitter stays
         HttpResponse<String> byAdmin = push(FILES, ADMIN_KEY, body);
         assertThat(byAdmin.statusCode()).isEqualTo(200);
-        assertThat(mapper.readTree(byAdmin.body()).get("submittedBy").asText()).isEqualTo("supplier:ACME");
+        assertThat(mapper.readTree(byAdmin.body()).get("submittedBy").asString()).isEqualTo("supplier:ACME");
     }
 
     @Test
@@ -78,8 +78,8 @@ class HttpFilePushTest extends IngestorTestSupport {
         HttpResponse<String> pushed = push(FILES, ADMIN_KEY, CSV.getBytes(StandardCharsets.UTF_8), "X-File-Name", "by-admin.csv");
         assertThat(pushed.statusCode()).isEqualTo(202);
         JsonNode job = mapper.readTree(pushed.body());
-        assertThat(job.get("submittedBy").asText()).isEqualTo("admin");
-        assertThat(mapper.readTree(get("/api/v1/jobs/" + job.get("id").asText(), ACME_KEY).body()).get("submittedBy").asText())
+        assertThat(job.get("submittedBy").asString()).isEqualTo("admin");
+        assertThat(mapper.readTree(get("/api/v1/jobs/" + job.get("id").asString(), ACME_KEY).body()).get("submittedBy").asString())
                 .isEqualTo("admin");
         assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class)).isEqualTo("admin");
     }
@@ -107,7 +107,7 @@ class HttpFilePushTest extends IngestorTestSupport {
             for (Future<HttpResponse<String>> f : pool.invokeAll(pushes)) {
                 HttpResponse<String> r = f.get();
                 statuses.add(r.statusCode());
-                ids.add(mapper.readTree(r.body()).get("id").asText());
+                ids.add(mapper.readTree(r.body()).get("id").asString());
             }
             assertThat(statuses).filteredOn(s -> s == 202).hasSize(1);
             assertThat(statuses).filteredOn(s -> s == 200).hasSize(49);
@@ -131,12 +131,12 @@ class HttpFilePushTest extends IngestorTestSupport {
         HttpResponse<String> viaForm = post(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary, multipart);
         assertThat(viaForm.statusCode()).as(viaForm.body()).isEqualTo(202);
         JsonNode job = mapper.readTree(viaForm.body());
-        assertThat(job.get("fileName").asText()).isEqualTo("form.csv");
+        assertThat(job.get("fileName").asString()).isEqualTo("form.csv");
         assertThat(job.get("size").asLong()).isEqualTo(body.length);
 
         HttpResponse<String> viaRaw = post(FILES, ACME_KEY, "text/csv", body);
         assertThat(viaRaw.statusCode()).isEqualTo(200);
-        assertThat(mapper.readTree(viaRaw.body()).get("id").asText()).isEqualTo(job.get("id").asText());
+        assertThat(mapper.readTree(viaRaw.body()).get("id").asString()).isEqualTo(job.get("id").asString());
 
         drop("ACME", "dropped.csv", body);
         awaitFiles(INBOX.resolve("ACME").resolve(".duplicate"), 1);
@@ -152,7 +152,7 @@ class HttpFilePushTest extends IngestorTestSupport {
         HttpResponse<String> response = http.send(postRequest(FILES, ACME_KEY, "application/octet-stream",
                 HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
-        assertThat(mapper.readTree(response.body()).get("key").asText()).isEqualTo("ACME:" + sha256(body));
+        assertThat(mapper.readTree(response.body()).get("key").asString()).isEqualTo("ACME:" + sha256(body));
         String sha = sha256(body);
         assertThat(DATA.resolve("raw").resolve("ACME").resolve(sha.substring(0, 2)).resolve(sha)).hasBinaryContent(body);
     }
@@ -235,7 +235,7 @@ class HttpFilePushTest extends IngestorTestSupport {
                 .header("Content-Type", "text/csv").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(accepted.statusCode()).isEqualTo(202);
-        String id = mapper.readTree(accepted.body()).get("id").asText();
+        String id = mapper.readTree(accepted.body()).get("id").asString();
 
         assertThat(get("/api/v1/jobs/" + id, ACME_KEY).statusCode()).isEqualTo(200);
         assertProblem(get("/api/v1/jobs/" + id, GLOBEX_KEY), 404, "no job");

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -130,19 +130,19 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
         assertThat(page.get("page").asInt()).isZero();
         assertThat(page.get("size").asInt()).isEqualTo(1);
         assertThat(page.get("items")).hasSize(1);
-        assertThat(page.get("items").get(0).get("fileName").asText()).isEqualTo("second|.csv");
-        assertThat(page.get("items").get(0).get("reason").asText()).contains("the file name contains '|'");
+        assertThat(page.get("items").get(0).get("fileName").asString()).isEqualTo("second|.csv");
+        assertThat(page.get("items").get(0).get("reason").asString()).contains("the file name contains '|'");
 
         JsonNode next = JSON.readTree(get("/api/v1/admin/intake-failures?supplier=ACME&page=1&size=1").body());
-        assertThat(next.get("items").get(0).get("fileName").asText()).isEqualTo("first|.csv");
+        assertThat(next.get("items").get(0).get("fileName").asString()).isEqualTo("first|.csv");
 
         JsonNode all = JSON.readTree(get("/api/v1/admin/intake-failures").body());
         assertThat(all.get("total").asLong()).isEqualTo(3);
-        assertThat(all.get("items").get(0).get("fileName").asText()).isEqualTo("third.csv");
-        assertThat(all.get("items").get(0).get("supplier").asText()).isEqualTo("nobody");
+        assertThat(all.get("items").get(0).get("fileName").asString()).isEqualTo("third.csv");
+        assertThat(all.get("items").get(0).get("supplier").asString()).isEqualTo("nobody");
         JsonNode drops = JSON.readTree(get("/api/v1/admin/intake-failures?source=file-drop").body());
         assertThat(drops.get("total").asLong()).isEqualTo(2);
-        assertThat(drops.get("items").get(0).get("fileName").asText()).isEqualTo("second|.csv");
+        assertThat(drops.get("items").get(0).get("fileName").asString()).isEqualTo("second|.csv");
 
         assertThat(get("/api/v1/admin/intake-failures", ACME_KEY).statusCode()).isEqualTo(403);
         assertThat(get("/api/v1/admin/intake-failures?size=0").statusCode()).isEqualTo(400);

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.CommittedKeys;
 import dev.ingestor.intake.ContentKey;
 import dev.ingestor.intake.RawStore;
@@ -78,7 +78,7 @@ class KnownContentPushTest extends IngestorTestSupport {
         HttpResponse<String> first = push(body, "first.csv");
         assertThat(first.statusCode()).isEqualTo(202);
         JsonNode job = mapper.readTree(first.body());
-        assertThat(committedKeys.jobOf(key(body))).hasToString(job.get("id").asText());
+        assertThat(committedKeys.jobOf(key(body))).hasToString(job.get("id").asString());
 
         // the raw file gone: intake would put the pushed bytes back in place, the answer from the key does not touch the store
         Path raw = rawStore.pathOf(ContentKey.parse(key(body)));
@@ -86,11 +86,11 @@ class KnownContentPushTest extends IngestorTestSupport {
         HttpResponse<String> again = push(body, "retry.csv");
         assertThat(again.statusCode()).isEqualTo(200);
         JsonNode answered = mapper.readTree(again.body());
-        assertThat(answered.get("id").asText()).isEqualTo(job.get("id").asText());
-        assertThat(answered.get("fileName").asText()).as("the job's, not the retry's").isEqualTo("first.csv");
+        assertThat(answered.get("id").asString()).isEqualTo(job.get("id").asString());
+        assertThat(answered.get("fileName").asString()).as("the job's, not the retry's").isEqualTo("first.csv");
         assertThat(answered.get("duplicateCount").asInt()).isEqualTo(1);
-        assertThat(answered.get("state").asText()).isNotBlank();
-        assertThat(again.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asText());
+        assertThat(answered.get("state").asString()).isNotBlank();
+        assertThat(again.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asString());
         assertThat(Files.exists(raw)).as("no bytes stored for a duplicate").isFalse();
         assertThat(jobCount()).isEqualTo(1);
     }
@@ -98,7 +98,7 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Test
     void theDuplicateCountOfAnswersIsExactAndTheJobRowCatchesUpWithinSeconds() throws Exception {
         byte[] body = csv();
-        String id = mapper.readTree(push(body, "count.csv").body()).get("id").asText();
+        String id = mapper.readTree(push(body, "count.csv").body()).get("id").asString();
         for (int n = 1; n <= 5; n++) {
             HttpResponse<String> again = push(body, "count.csv");
             assertThat(again.statusCode()).isEqualTo(200);
@@ -114,7 +114,7 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Test
     void concurrentRepeatedPushesAreEachCountedOnceInTheAnswersAndOnTheRow() throws Exception {
         byte[] body = csv();
-        String id = mapper.readTree(push(body, "many.csv").body()).get("id").asText();
+        String id = mapper.readTree(push(body, "many.csv").body()).get("id").asString();
         int clients = 8;
         int pushesEach = 25;
         // the counts are written every few milliseconds meanwhile, not once a second: the answers race the writes
@@ -162,7 +162,7 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Test
     void arrivalsOfAKeptJobFromManyThreadsAtOnceAreEachCountedOnce() throws Exception {
         byte[] body = csv();
-        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asText());
+        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
         awaitSettled();
         // the first repeat reads the finished job and keeps it: the arrivals after it are counted in memory only,
         // as fast as threads can come, which HTTP alone does not reach on a busy machine
@@ -245,32 +245,32 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Test
     void aFinishedJobIsAnsweredAsReadUntilThisInstanceSendsAJobBackToWork() throws Exception {
         byte[] body = csv();
-        String id = mapper.readTree(push(body, "kept.csv").body()).get("id").asText();
+        String id = mapper.readTree(push(body, "kept.csv").body()).get("id").asString();
         awaitSettled();
-        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asText()).isEqualTo("kept.csv");
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asString()).isEqualTo("kept.csv");
 
         // changed behind the instance's back: the finished job's answer comes from the row as read, not read again
         jdbc.update("UPDATE import_job SET file_name = 'changed-behind.csv' WHERE id = ?::uuid", id);
         JsonNode second = mapper.readTree(push(body, "kept.csv").body());
-        assertThat(second.get("fileName").asText()).isEqualTo("kept.csv");
+        assertThat(second.get("fileName").asString()).isEqualTo("kept.csv");
         assertThat(second.get("duplicateCount").asInt()).as("the count goes on with the arrivals").isEqualTo(2);
-        assertThat(second.get("state").asText()).isEqualTo("COMPLETED");
+        assertThat(second.get("state").asString()).isEqualTo("COMPLETED");
 
         // an operator sends the job round again here (reprocess: one statement, no transaction of its own): the
         // next answer reads it
         assertThat(lifecycle.reprocess(UUID.fromString(id))).isTrue();
         JsonNode third = mapper.readTree(push(body, "kept.csv").body());
-        assertThat(third.get("fileName").asText()).isEqualTo("changed-behind.csv");
+        assertThat(third.get("fileName").asString()).isEqualTo("changed-behind.csv");
         assertThat(third.get("duplicateCount").asInt()).isEqualTo(3);
 
         // the same once more through a transition counted after its transaction commits (revalidate)
         awaitSettled();
         assertThat(push(body, "kept.csv").statusCode()).isEqualTo(200);
         jdbc.update("UPDATE import_job SET file_name = 'changed-again.csv' WHERE id = ?::uuid", id);
-        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asText()).isEqualTo("changed-behind.csv");
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asString()).isEqualTo("changed-behind.csv");
         assertThat(lifecycle.revalidate(UUID.fromString(id))).isTrue();
         JsonNode sixth = mapper.readTree(push(body, "kept.csv").body());
-        assertThat(sixth.get("fileName").asText()).isEqualTo("changed-again.csv");
+        assertThat(sixth.get("fileName").asString()).isEqualTo("changed-again.csv");
         assertThat(sixth.get("duplicateCount").asInt()).as("exact across the copies and the batches written").isEqualTo(6);
         await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
                 "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 6);
@@ -279,31 +279,31 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Test
     void aJobAWorkerHoldsIsReadForEveryRepeatedPush() throws Exception {
         byte[] body = csv();
-        String id = mapper.readTree(push(body, "held.csv").body()).get("id").asText();
+        String id = mapper.readTree(push(body, "held.csv").body()).get("id").asString();
         awaitSettled();
         // as if a worker of another instance held it in processing for the next hour
         jdbc.update("UPDATE import_job SET state = 'PROCESSING', lease_owner = 'another-instance',"
                 + " lease_until = now() + interval '1 hour' WHERE id = ?::uuid", id);
-        assertThat(mapper.readTree(push(body, "held.csv").body()).get("state").asText()).isEqualTo("PROCESSING");
+        assertThat(mapper.readTree(push(body, "held.csv").body()).get("state").asString()).isEqualTo("PROCESSING");
 
         jdbc.update("UPDATE import_job SET state = 'COMPLETED', lease_owner = NULL, lease_until = NULL,"
                 + " file_name = 'finished-behind.csv' WHERE id = ?::uuid", id);
         JsonNode after = mapper.readTree(push(body, "held.csv").body());
-        assertThat(after.get("state").asText()).isEqualTo("COMPLETED");
-        assertThat(after.get("fileName").asText()).isEqualTo("finished-behind.csv");
+        assertThat(after.get("state").asString()).isEqualTo("COMPLETED");
+        assertThat(after.get("fileName").asString()).isEqualTo("finished-behind.csv");
     }
 
     @Test
     void aFinishedJobNearItsRetentionAgeIsReadForEveryRepeatedPush() throws Exception {
         byte[] body = csv();
-        String id = mapper.readTree(push(body, "old.csv").body()).get("id").asText();
+        String id = mapper.readTree(push(body, "old.csv").body()).get("id").asString();
         awaitSettled();
         // a job retention may delete within minutes (ingestor.retention.job-max-age, 365 days)
         jdbc.update("UPDATE import_job SET updated_at = now() - interval '365 days' + interval '5 minutes' WHERE id = ?::uuid", id);
         assertThat(push(body, "old.csv").statusCode()).isEqualTo(200);
 
         jdbc.update("UPDATE import_job SET file_name = 'changed-behind.csv' WHERE id = ?::uuid", id);
-        assertThat(mapper.readTree(push(body, "old.csv").body()).get("fileName").asText()).isEqualTo("changed-behind.csv");
+        assertThat(mapper.readTree(push(body, "old.csv").body()).get("fileName").asString()).isEqualTo("changed-behind.csv");
         // and once retention has taken it, its content is new again
         jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", id);
         jdbc.update("DELETE FROM content_key WHERE key = ?", key(body));
@@ -313,7 +313,7 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Test
     void aKeyWhoseJobWasDeletedSinceIsTakenAsNewContent() throws Exception {
         byte[] body = csv();
-        String first = mapper.readTree(push(body, "kept.csv").body()).get("id").asText();
+        String first = mapper.readTree(push(body, "kept.csv").body()).get("id").asString();
         awaitSettled();
         // what retention does to an old job: the job, its key and its raw file go together
         jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
@@ -321,14 +321,14 @@ class KnownContentPushTest extends IngestorTestSupport {
 
         HttpResponse<String> again = push(body, "kept.csv");
         assertThat(again.statusCode()).isEqualTo(202);
-        assertThat(mapper.readTree(again.body()).get("id").asText()).isNotEqualTo(first);
-        assertThat(committedKeys.jobOf(key(body))).hasToString(mapper.readTree(again.body()).get("id").asText());
+        assertThat(mapper.readTree(again.body()).get("id").asString()).isNotEqualTo(first);
+        assertThat(committedKeys.jobOf(key(body))).hasToString(mapper.readTree(again.body()).get("id").asString());
     }
 
     @Test
     void aJobRowDeletedByHandLeavesItsKeyAndTheSameBytesAreANewJob() throws Exception {
         byte[] body = csv();
-        String first = mapper.readTree(push(body, "gone.csv").body()).get("id").asText();
+        String first = mapper.readTree(push(body, "gone.csv").body()).get("id").asString();
         awaitSettled();
         // the key stays without its job, as an operator's DELETE leaves it
         jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
@@ -336,12 +336,12 @@ class KnownContentPushTest extends IngestorTestSupport {
 
         HttpResponse<String> again = push(body, "again.csv");
         assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
-        String second = mapper.readTree(again.body()).get("id").asText();
+        String second = mapper.readTree(again.body()).get("id").asString();
         assertThat(second).isNotEqualTo(first);
         assertThat(committedKeys.jobOf(key(body))).hasToString(second);
         HttpResponse<String> repeated = push(body, "again.csv");
         assertThat(repeated.statusCode()).isEqualTo(200);
-        assertThat(mapper.readTree(repeated.body()).get("id").asText()).isEqualTo(second);
+        assertThat(mapper.readTree(repeated.body()).get("id").asString()).isEqualTo(second);
         awaitSettled();
         assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class, second))
                 .isEqualTo("COMPLETED");
@@ -352,7 +352,7 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Test
     void pushesRacingAfterTheirJobWasDeletedMakeOneNewJob() throws Exception {
         byte[] body = csv();
-        String first = mapper.readTree(push(body, "gone.csv").body()).get("id").asText();
+        String first = mapper.readTree(push(body, "gone.csv").body()).get("id").asString();
         awaitSettled();
         jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
 
@@ -378,7 +378,7 @@ class KnownContentPushTest extends IngestorTestSupport {
                 HttpResponse<String> r = answer.get();
                 assertThat(r.statusCode()).as(r.body()).isIn(200, 202);
                 statuses.add(r.statusCode());
-                ids.add(mapper.readTree(r.body()).get("id").asText());
+                ids.add(mapper.readTree(r.body()).get("id").asString());
             }
             assertThat(statuses).filteredOn(s -> s == 202).hasSize(1);
             assertThat(statuses).filteredOn(s -> s == 200).hasSize(racers - 1);
@@ -392,7 +392,7 @@ class KnownContentPushTest extends IngestorTestSupport {
     @Test
     void aJobKeptAsReadAndDeletedByHandIsNotAnsweredOnceItsCountsAreWritten() throws Exception {
         byte[] body = csv();
-        String first = mapper.readTree(push(body, "kept.csv").body()).get("id").asText();
+        String first = mapper.readTree(push(body, "kept.csv").body()).get("id").asString();
         awaitSettled();
         assertThat(push(body, "kept.csv").statusCode()).isEqualTo(200);
         jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
@@ -403,7 +403,7 @@ class KnownContentPushTest extends IngestorTestSupport {
 
         HttpResponse<String> again = push(body, "kept.csv");
         assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
-        assertThat(mapper.readTree(again.body()).get("id").asText()).isNotEqualTo(first);
+        assertThat(mapper.readTree(again.body()).get("id").asString()).isNotEqualTo(first);
         assertThat(jobCount()).isEqualTo(1);
     }
 }

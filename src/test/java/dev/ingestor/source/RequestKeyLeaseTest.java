@@ -62,7 +62,7 @@ class RequestKeyLeaseTest extends IngestorTestSupport {
         }
         HttpResponse<String> done = first.get();
         assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
-        assertThat(JSON.readTree(done.body()).get("items").get(0).get("outcome").asText()).isEqualTo("UPDATED");
+        assertThat(JSON.readTree(done.body()).get("items").get(0).get("outcome").asString()).isEqualTo("UPDATED");
         HttpResponse<String> replay = http.send(request("lease-1", batch("L-1", 2)), HttpResponse.BodyHandlers.ofString());
         assertThat(replay.statusCode()).isEqualTo(200);
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");

@@ -198,8 +198,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         // STRICT knows the key: takes the file; FORGED knows another key for the same address: refuses to log in
         awaitJobs(1);
         assertThat(jdbc.queryForObject("SELECT supplier FROM import_job", String.class)).isEqualTo("STRICT");
-        await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-FORGED").asText().equals("DOWN"));
-        assertThat(health().path("consumer:sftp-STRICT").asText()).isNotEqualTo("DOWN");
+        await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-FORGED").asString().equals("DOWN"));
+        assertThat(health().path("consumer:sftp-STRICT").asString()).isNotEqualTo("DOWN");
     }
 
     @Test
@@ -219,15 +219,12 @@ class SftpIntakeTest extends IngestorTestSupport {
 
     @Test
     void aRefusedLoginIsLoggedWithoutThePasswordAndTheRouteIsDown() throws Exception {
-        CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
-        try {
-            await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-GLOBEX").asText().equals("DOWN"));
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp")) {
+            await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-GLOBEX").asString().equals("DOWN"));
             await().atMost(Duration.ofSeconds(15)).until(() -> logs.events().stream().anyMatch(e ->
                     e.getFormattedMessage().contains("supplier=GLOBEX") && e.getFormattedMessage().contains("Auth fail")));
             assertThat(logs.events()).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
             assertThat(get("/actuator/health", ADMIN_KEY).body()).doesNotContain("wrong-pw-123");
-        } finally {
-            logs.close();
         }
     }
 
@@ -238,7 +235,7 @@ class SftpIntakeTest extends IngestorTestSupport {
             SFTP.stop();
             await().atMost(Duration.ofSeconds(20)).until(() -> logs.events().stream().anyMatch(e ->
                     e.getFormattedMessage().contains("supplier=ACME") && e.getFormattedMessage().contains("cannot be polled")));
-            assertThat(health().path("consumer:sftp-ACME").asText()).isEqualTo("DOWN");
+            assertThat(health().path("consumer:sftp-ACME").asString()).isEqualTo("DOWN");
             long failures = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
             Thread.sleep(2000); // on purpose: the window in which failed polls are counted
             // back-off: with a 200 ms poll and multiplier 2, about one failed poll (and line) per 600 ms, not 10
@@ -251,7 +248,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         publish("after-outage.csv", advice("S-3"));
         awaitJobs(1);
         await().atMost(Duration.ofSeconds(20)).until(() -> health().path("consumer:sftp-ACME").isMissingNode()
-                || health().path("consumer:sftp-ACME").asText().equals("UP"));
+                || health().path("consumer:sftp-ACME").asString().equals("UP"));
     }
 
     /**
@@ -264,8 +261,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         publish("before-failed-listing.csv", advice("L-0"));
         awaitJobs(1);
         awaitFiles(OUTBOX.resolve(".done"), 1);
-        CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
-        try {
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp")) {
             SFTP.failNextListingOf("outbox");
             await().atMost(Duration.ofSeconds(20)).until(() -> logs.messages().stream().anyMatch(m ->
                     m.contains("supplier=ACME") && m.contains("cannot be polled") && m.contains("Cannot list directory")));
@@ -276,8 +272,6 @@ class SftpIntakeTest extends IngestorTestSupport {
                     m.contains("supplier=ACME") && m.contains("answers again")));
             assertThat(logs.messages()).filteredOn(m -> m.contains("supplier=ACME") && m.contains("cannot be polled"))
                     .as("failed polls after the one failed listing").hasSize(1);
-        } finally {
-            logs.close();
         }
     }
 
@@ -330,7 +324,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         // listening before the link exists: the first poll that sees it reports it
         CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
         Path link = Files.createSymbolicLink(OUTBOX.resolve("leak.csv"), secret);
-        try {
+        try (logs) {
             publish("real.csv", advice("R-1"));
             awaitFiles(OUTBOX.resolve(".done"), 1);
             // on purpose: more polls pass, and the link must be neither taken nor reported again
@@ -341,7 +335,6 @@ class SftpIntakeTest extends IngestorTestSupport {
             assertThat(linkLines(logs)).singleElement().asString().contains("entries=1 ").contains("example=\"leak.csv\"");
             assertThat(logs.count("leak.csv")).isEqualTo(1);
         } finally {
-            logs.close();
             Files.deleteIfExists(link);
         }
     }
@@ -359,7 +352,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
         List<Path> links = new ArrayList<>();
         camelContext.getRouteController().suspendRoute("sftp-ACME");
-        try {
+        try (logs) {
             // on purpose: a poll under way when the route was suspended ends before the links are made
             Thread.sleep(500);
             publish("real.csv", advice("M-1"));
@@ -377,7 +370,6 @@ class SftpIntakeTest extends IngestorTestSupport {
             assertThat(logs.count("many-")).as("lines naming one of the links").isEqualTo(1);
             assertThat(logs.messages()).noneMatch(m -> m.contains("TOP-SECRET"));
         } finally {
-            logs.close();
             // removed while no poll lists the folder: entries that vanish under a listing fail that poll
             camelContext.getRouteController().suspendRoute("sftp-ACME");
             Thread.sleep(500);
@@ -390,8 +382,7 @@ class SftpIntakeTest extends IngestorTestSupport {
 
     @Test
     void aRemoteFileOverTheLimitIsRejectedOnceNamingTheProperty() throws Exception {
-        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
-        try {
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake")) {
             publish("huge.csv", advice("H-" + "x".repeat(8000)));
             awaitFiles(OUTBOX.resolve(".rejected"), 1);
             // on purpose: more polls pass, and the rejection must not be logged again
@@ -410,12 +401,10 @@ class SftpIntakeTest extends IngestorTestSupport {
                 assertThat((String) row.get("location")).startsWith("sftp://127.0.0.1:" + SFTP.port() + "/")
                         .endsWith("/.rejected/" + moved);
             });
-        } finally {
-            logs.close();
         }
     }
 
-    private com.fasterxml.jackson.databind.JsonNode health() throws Exception {
+    private tools.jackson.databind.JsonNode health() throws Exception {
         return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth").path("details");
     }
 }

@@ -13,10 +13,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.source.DuplicatePushCounts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
-import org.apache.camel.test.spring.junit5.CamelSpringBootTest;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -33,10 +33,9 @@ import static org.awaitility.Awaitility.await;
  * own. Every test class extending this shares one Spring context (same properties), and each test starts
  * from empty tables and an empty inbox.
  */
-@CamelSpringBootTest
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 // metrics are exported as in production (Spring Boot's tests switch exporters off by default)
-@org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability(tracing = false)
+@org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics
 public abstract class IngestorTestSupport {
 
     protected static final Path WORK = createWork();
@@ -352,16 +351,16 @@ public abstract class IngestorTestSupport {
         org.assertj.core.api.Assertions.assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
         org.assertj.core.api.Assertions.assertThat(response.headers().firstValue("Content-Type"))
                 .hasValueSatisfying(t -> org.assertj.core.api.Assertions.assertThat(t).startsWith("application/problem+json"));
-        com.fasterxml.jackson.databind.JsonNode problem = JSON.readTree(response.body());
+        tools.jackson.databind.JsonNode problem = JSON.readTree(response.body());
         org.assertj.core.api.Assertions.assertThat(problem.get("status").asInt()).isEqualTo(status);
-        org.assertj.core.api.Assertions.assertThat(problem.get("title").asText()).isNotBlank();
-        org.assertj.core.api.Assertions.assertThat(problem.get("type").asText()).isNotBlank();
-        org.assertj.core.api.Assertions.assertThat(problem.get("detail").asText()).contains(detail);
+        org.assertj.core.api.Assertions.assertThat(problem.get("title").asString()).isNotBlank();
+        org.assertj.core.api.Assertions.assertThat(problem.get("type").asString()).isNotBlank();
+        org.assertj.core.api.Assertions.assertThat(problem.get("detail").asString()).contains(detail);
         org.assertj.core.api.Assertions.assertThat(response.body()).doesNotContain("Exception:").doesNotContain("\tat ");
     }
 
     /** For reading answers in tests. */
-    protected static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    protected static final tools.jackson.databind.ObjectMapper JSON = new JsonMapper();
 
     protected URI uri(String path) {
         return URI.create("http://127.0.0.1:" + port + path);

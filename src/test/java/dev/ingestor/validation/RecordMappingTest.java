@@ -106,11 +106,14 @@ class RecordMappingTest {
 
     @Test
     void aRecordIsNamedByTheLineItStartsOnAfterBlankLinesAndMultiLineValues() {
-        List<Validated> records = read(RecordFormat.CSV, "source_id,sku,quantity,delivery_date\n"
-                + "\n\n"
-                + "A,S,0,2026-12-24\n"
-                + "B,\"two\nlines\",0,2026-12-24\n"
-                + "C,S,0,2026-12-24", ',', new SupplierProperties.Mapping());
+        List<Validated> records = read(RecordFormat.CSV, """
+                source_id,sku,quantity,delivery_date
+                
+                
+                A,S,0,2026-12-24
+                B,"two
+                lines",0,2026-12-24
+                C,S,0,2026-12-24""", ',', new SupplierProperties.Mapping());
         assertThat(records).extracting(Validated::reason).containsExactly(
                 "line 4: quantity: '0' is not a whole number greater than 0",
                 "line 5: sku: contains the control character U+000A; quantity: '0' is not a whole number greater than 0",

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
@@ -103,8 +103,8 @@ class ValidationDeadLetterTest extends IngestorTestSupport {
         List<String> events = jdbc.queryForList("SELECT payload FROM outbox WHERE topic = 'ingestor.dead-letters'", String.class);
         assertThat(events).singleElement().satisfies(event -> {
             JsonNode payload = JSON.readTree(event);
-            assertThat(payload.get("job_id").asText()).isEqualTo(id.toString());
-            assertThat(payload.get("stage").asText()).isEqualTo("validation");
+            assertThat(payload.get("job_id").asString()).isEqualTo(id.toString());
+            assertThat(payload.get("stage").asString()).isEqualTo("validation");
         });
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = 'ingestor.items'", Long.class)).isZero();

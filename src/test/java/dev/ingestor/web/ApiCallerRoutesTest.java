@@ -8,6 +8,7 @@ import org.apache.camel.Consumer;
 import org.apache.camel.Exchange;
 import org.apache.camel.Route;
 import org.apache.camel.component.platform.http.springboot.PlatformHttpMessage;
+import org.apache.camel.component.platform.http.springboot.SpringBootPlatformHttpBinding;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -66,7 +67,7 @@ class ApiCallerRoutesTest extends IngestorTestSupport {
         }
         Consumer consumer = camelContext.getRoute(routeId).getConsumer();
         Exchange exchange = consumer.createExchange(false);
-        exchange.setIn(new PlatformHttpMessage(request, new MockHttpServletResponse(), exchange, null, true));
+        exchange.setIn(new PlatformHttpMessage(request, new MockHttpServletResponse(), exchange, new SpringBootPlatformHttpBinding(), true));
         try {
             consumer.getProcessor().process(exchange);
         } catch (Exception e) {

@@ -11,15 +11,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +37,7 @@ class ApiKeyRotationTest {
 
     private static final String OLD_KEY = "acme-demo-key";
     private static final String NEW_KEY = "acme-rotated-" + UUID.randomUUID();
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new JsonMapper();
 
     private final Path work = createWork();
     private final HttpClient http = HttpClient.newHttpClient();
@@ -52,11 +53,11 @@ class ApiKeyRotationTest {
                     .POST(HttpRequest.BodyPublishers.ofString("source_id,sku,quantity,delivery_date\nR-1,SKU,1,2026-12-01\n"
                             + UUID.randomUUID() + "\n", StandardCharsets.UTF_8)).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(pushed.statusCode()).as(pushed.body()).isEqualTo(202);
-            jobPath = "/api/v1/jobs/" + JSON.readTree(pushed.body()).get("id").asText();
+            jobPath = "/api/v1/jobs/" + JSON.readTree(pushed.body()).get("id").asString();
 
             HttpResponse<String> readWithOld = get(port, jobPath, OLD_KEY);
             assertThat(readWithOld.statusCode()).as(readWithOld.body()).isEqualTo(200);
-            assertThat(JSON.readTree(readWithOld.body()).get("supplier").asText()).isEqualTo("ACME");
+            assertThat(JSON.readTree(readWithOld.body()).get("supplier").asString()).isEqualTo("ACME");
             assertThat(get(port, jobPath, NEW_KEY).statusCode()).isEqualTo(200);
             // and a key of neither is still refused
             assertThat(get(port, jobPath, "acme-guessed-key").statusCode()).isEqualTo(401);
@@ -67,13 +68,13 @@ class ApiKeyRotationTest {
             HttpResponse<String> old = get(port, jobPath, OLD_KEY);
             assertThat(old.statusCode()).as(old.body()).isEqualTo(401);
             assertThat(old.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
-            assertThat(JSON.readTree(old.body()).get("detail").asText()).contains("not valid");
+            assertThat(JSON.readTree(old.body()).get("detail").asString()).contains("not valid");
             assertThat(get(port, "/api/v1/jobs", OLD_KEY).statusCode()).isEqualTo(401);
 
             HttpResponse<String> current = get(port, jobPath, NEW_KEY);
             assertThat(current.statusCode()).as(current.body()).isEqualTo(200);
             JsonNode job = JSON.readTree(current.body());
-            assertThat(job.get("supplier").asText()).isEqualTo("ACME");
+            assertThat(job.get("supplier").asString()).isEqualTo("ACME");
         }
     }
 

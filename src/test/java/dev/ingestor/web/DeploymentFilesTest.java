@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
@@ -54,23 +55,23 @@ class DeploymentFilesTest {
         assertThat(String.valueOf(map(map(services, "postgres"), "environment").get("POSTGRES_PASSWORD"))).matches(REQUIRED_VARIABLE);
 
         // every supplier of application.yaml with a (demo) key gets its own key from the environment
-        JsonNode suppliers = new ObjectMapper().readTree(interpolate((String) app.get("SPRING_APPLICATION_JSON")))
+        JsonNode suppliers = new JsonMapper().readTree(interpolate((String) app.get("SPRING_APPLICATION_JSON")))
                 .path("ingestor").path("suppliers");
         Map<String, Object> defaults = map(map(new Yaml().<Map<String, Object>>load(
                 Files.readString(Path.of("src/main/resources/application.yaml"))), "ingestor"), "suppliers");
         assertThat(defaults).isNotEmpty();
         defaults.forEach((code, supplier) -> {
             if (((Map<?, ?>) supplier).containsKey("api-key-sha256")) {
-                assertThat(suppliers.path(code).path("api-key-sha256").asText()).as("key of " + code).startsWith("required:");
+                assertThat(suppliers.path(code).path("api-key-sha256").asString()).as("key of " + code).startsWith("required:");
             }
         });
         // and every SFTP supplier checks the server's host key
-        suppliers.fields().forEachRemaining(supplier -> {
+        suppliers.properties().iterator().forEachRemaining(supplier -> {
             JsonNode sftp = supplier.getValue().path("sftp");
             if (!sftp.isMissingNode()) {
-                assertThat(sftp.path("known-hosts-file").asText()).as("known hosts of " + supplier.getKey()).isNotBlank();
-                assertThat(sftp.path("strict-host-key-checking").asText("true")).isEqualTo("true");
-                assertThat(sftp.path("password").asText()).startsWith("required:");
+                assertThat(sftp.path("known-hosts-file").asString()).as("known hosts of " + supplier.getKey()).isNotBlank();
+                assertThat(sftp.path("strict-host-key-checking").asString("true")).isEqualTo("true");
+                assertThat(sftp.path("password").asString()).startsWith("required:");
             }
         });
     }

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 
@@ -46,15 +46,15 @@ class ItemVersionApiTest extends IngestorTestSupport {
         assertThat(page.get("total").asLong()).isEqualTo(4);
         List<String> versions = new ArrayList<>();
         page.get("items").forEach(v -> versions.add("r" + v.get("revision").asLong() + " v" + v.get("sourceVersion").asLong()
-                + " " + v.get("outcome").asText() + " " + v.get("state").asText() + " q" + v.get("record").path("quantity").asText("-")));
+                + " " + v.get("outcome").asString() + " " + v.get("state").asString() + " q" + v.get("record").path("quantity").asString("-")));
         assertThat(versions).containsExactly("r4 v4 UPDATED ACTIVE q4", "r3 v3 DELETED INACTIVE q-", "r2 v2 UPDATED ACTIVE q2",
                 "r1 v1 ACCEPTED ACTIVE q1");
         // each version names the event that told Kafka of it
         List<String> eventIds = new ArrayList<>();
-        page.get("items").forEach(v -> eventIds.add(v.get("eventId").asText()));
+        page.get("items").forEach(v -> eventIds.add(v.get("eventId").asString()));
         assertThat(eventIds).containsExactlyElementsOf(jdbc.queryForList("SELECT event_id::text FROM outbox"
                 + " WHERE event_key = 'ACME:V-1' ORDER BY id DESC", String.class));
-        assertThat(page.get("items").get(0).get("jobId").asText()).isEqualTo(jdbc.queryForObject(
+        assertThat(page.get("items").get(0).get("jobId").asString()).isEqualTo(jdbc.queryForObject(
                 "SELECT job_id::text FROM item WHERE supplier = 'ACME' AND source_id = 'V-1'", String.class));
 
         // paged like every list

@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
@@ -36,28 +36,28 @@ class JobApiTest extends IngestorTestSupport {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
         JsonNode job = mapper.readTree(response.body());
-        assertThat(job.get("id").asText()).isEqualTo(first.job().id().toString());
-        assertThat(job.get("supplier").asText()).isEqualTo("ACME");
-        assertThat(job.get("state").asText()).isEqualTo("REJECTED");
-        assertThat(job.get("error").asText()).contains("lacks the column(s) [sku, quantity, delivery_date]");
-        assertThat(job.get("key").asText()).isEqualTo(first.job().key().toString());
-        assertThat(job.get("fileName").asText()).isEqualTo("a.csv");
+        assertThat(job.get("id").asString()).isEqualTo(first.job().id().toString());
+        assertThat(job.get("supplier").asString()).isEqualTo("ACME");
+        assertThat(job.get("state").asString()).isEqualTo("REJECTED");
+        assertThat(job.get("error").asString()).contains("lacks the column(s) [sku, quantity, delivery_date]");
+        assertThat(job.get("key").asString()).isEqualTo(first.job().key().toString());
+        assertThat(job.get("fileName").asString()).isEqualTo("a.csv");
         assertThat(job.get("size").asLong()).isEqualTo(12);
-        assertThat(job.get("source").asText()).isEqualTo("test");
-        assertThat(job.get("receivedAt").asText()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
-        assertThat(job.get("updatedAt").asText()).isNotBlank();
+        assertThat(job.get("source").asString()).isEqualTo("test");
+        assertThat(job.get("receivedAt").asString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+        assertThat(job.get("updatedAt").asString()).isNotBlank();
         assertThat(job.get("duplicateCount").asInt()).isEqualTo(1);
         assertThat(job.get("counts").get("total").asLong()).isZero();
         assertThat(job.get("counts").has("quarantined")).isTrue();
-        assertThat(job.get("links").get("self").asText()).isEqualTo("/api/v1/jobs/" + first.job().id());
+        assertThat(job.get("links").get("self").asString()).isEqualTo("/api/v1/jobs/" + first.job().id());
     }
 
     @Test
     void aRejectedJobCarriesItsReason() throws Exception {
         IntakeResult empty = ingest("ACME", "empty.csv", "");
         JsonNode job = mapper.readTree(get("/api/v1/jobs/" + empty.job().id()).body());
-        assertThat(job.get("state").asText()).isEqualTo("REJECTED");
-        assertThat(job.get("error").asText()).isEqualTo("the file is empty (0 bytes)");
+        assertThat(job.get("state").asString()).isEqualTo("REJECTED");
+        assertThat(job.get("error").asString()).isEqualTo("the file is empty (0 bytes)");
     }
 
     @Test
@@ -69,7 +69,7 @@ class JobApiTest extends IngestorTestSupport {
             HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream", advice,
                     "X-File-Name", "fails.csv");
             assertThat(pushed.statusCode()).as(pushed.body()).isEqualTo(202);
-            id = mapper.readTree(pushed.body()).get("id").asText();
+            id = mapper.readTree(pushed.body()).get("id").asString();
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> "FAILED".equals(
                     jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class, id)));
         } finally {
@@ -78,19 +78,19 @@ class JobApiTest extends IngestorTestSupport {
         long letter = jdbc.queryForObject("SELECT id FROM dead_letter WHERE job_id = ?::uuid", Long.class, id);
         String shown = "validation failed (dead letter " + letter + ")";
 
-        assertThat(mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body()).get("error").asText()).isEqualTo(shown);
-        assertThat(mapper.readTree(get("/api/v1/jobs?state=FAILED", ACME_KEY).body()).get("items").get(0).get("error").asText())
+        assertThat(mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body()).get("error").asString()).isEqualTo(shown);
+        assertThat(mapper.readTree(get("/api/v1/jobs?state=FAILED", ACME_KEY).body()).get("items").get(0).get("error").asString())
                 .isEqualTo(shown);
         HttpResponse<String> again = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream", advice,
                 "X-File-Name", "fails-again.csv");
         assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
-        assertThat(mapper.readTree(again.body()).get("error").asText()).as("the answer to the same bytes pushed again")
+        assertThat(mapper.readTree(again.body()).get("error").asString()).as("the answer to the same bytes pushed again")
                 .isEqualTo(shown);
 
-        String whole = mapper.readTree(get("/api/v1/jobs/" + id, ADMIN_KEY).body()).get("error").asText();
+        String whole = mapper.readTree(get("/api/v1/jobs/" + id, ADMIN_KEY).body()).get("error").asString();
         assertThat(whole).startsWith(shown + ": ").contains("deadlock detected (injected)");
         assertThat(mapper.readTree(get("/api/v1/jobs?state=FAILED&supplier=ACME", ADMIN_KEY).body()).get("items").get(0)
-                .get("error").asText()).isEqualTo(whole);
+                .get("error").asString()).isEqualTo(whole);
     }
 
     @Test
@@ -100,16 +100,16 @@ class JobApiTest extends IngestorTestSupport {
         assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         JsonNode problem = mapper.readTree(response.body());
         assertThat(problem.get("status").asInt()).isEqualTo(404);
-        assertThat(problem.get("title").asText()).isEqualTo("Not Found");
-        assertThat(problem.get("type").asText()).isNotBlank();
-        assertThat(problem.get("detail").asText()).contains("0192f6c4-5b8e-7c3a-9d1e-2f4a6b8c0d1e");
+        assertThat(problem.get("title").asString()).isEqualTo("Not Found");
+        assertThat(problem.get("type").asString()).isNotBlank();
+        assertThat(problem.get("detail").asString()).contains("0192f6c4-5b8e-7c3a-9d1e-2f4a6b8c0d1e");
     }
 
     @Test
     void aMalformedIdIs400NamingTheId() throws Exception {
         HttpResponse<String> response = get("/api/v1/jobs/not-a-uuid");
         assertThat(response.statusCode()).isEqualTo(400);
-        assertThat(mapper.readTree(response.body()).get("detail").asText()).contains("not-a-uuid");
+        assertThat(mapper.readTree(response.body()).get("detail").asString()).contains("not-a-uuid");
     }
 
     @Test
@@ -141,11 +141,11 @@ class JobApiTest extends IngestorTestSupport {
     void badListParametersAre400WithTheReason() throws Exception {
         HttpResponse<String> state = get("/api/v1/jobs?state=DONE");
         assertThat(state.statusCode()).isEqualTo(400);
-        assertThat(mapper.readTree(state.body()).get("detail").asText()).contains("DONE").contains("RECEIVED");
+        assertThat(mapper.readTree(state.body()).get("detail").asString()).contains("DONE").contains("RECEIVED");
 
         HttpResponse<String> size = get("/api/v1/jobs?size=5000");
         assertThat(size.statusCode()).isEqualTo(400);
-        assertThat(mapper.readTree(size.body()).get("detail").asText()).contains("1000");
+        assertThat(mapper.readTree(size.body()).get("detail").asString()).contains("1000");
 
         HttpResponse<String> page = get("/api/v1/jobs?page=abc");
         assertThat(page.statusCode()).isEqualTo(400);
@@ -154,7 +154,7 @@ class JobApiTest extends IngestorTestSupport {
 
     private static List<String> names(JsonNode list) {
         return java.util.stream.StreamSupport.stream(list.get("items").spliterator(), false)
-                .map(item -> item.get("fileName").asText()).toList();
+                .map(item -> item.get("fileName").asString()).toList();
     }
 
     @Test
@@ -167,7 +167,7 @@ class JobApiTest extends IngestorTestSupport {
             assertThat(response.statusCode()).isEqualTo(503);
             assertThat(response.headers().firstValue("Retry-After")).hasValue("5");
             assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-            assertThat(mapper.readTree(response.body()).get("detail").asText()).contains("database");
+            assertThat(mapper.readTree(response.body()).get("detail").asString()).contains("database");
             assertThat(response.body()).doesNotContain("Exception").doesNotContain("at org.");
         } finally {
             admin.execute("ALTER DATABASE ingestor ALLOW_CONNECTIONS true");
