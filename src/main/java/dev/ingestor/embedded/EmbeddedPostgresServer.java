@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Starts embedded PostgreSQL for real use rather than for a test: the data directory is kept between runs
  * (zonky's builder wipes it by default) and commits are durable (its default is {@code synchronous_commit=off},
- * fine for tests, wrong for the keys and jobs Ingestor holds).
+ * fine for tests, wrong for the keys and jobs Ingestor holds). A data directory made by another PostgreSQL major
+ * is refused before anything touches it ({@link DataFolderMajor}).
  * <p>
  * zonky's defaults trust every local user (any process on the host could log in as the superuser and run
  * {@code COPY ... TO PROGRAM}). Here the server listens on 127.0.0.1 only, has no Unix socket, and takes
@@ -58,6 +59,8 @@ public final class EmbeddedPostgresServer {
 
     public static EmbeddedPostgres start(Path dataDir, int port) throws IOException {
         Path dir = dataDir.toAbsolutePath();
+        // before anything touches the folder: one made by another PostgreSQL major is refused, never initialised over
+        DataFolderMajor.requireStartable(dir, PostgresBinaries::major);
         Files.createDirectories(dir);
         stopOrphanedPostmaster(dir);
         Path superuserFile = superuserPasswordFile(dir);

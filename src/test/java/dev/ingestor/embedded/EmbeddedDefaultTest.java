@@ -8,14 +8,19 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import dev.ingestor.IngestorApplication;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -53,7 +58,63 @@ class EmbeddedDefaultTest {
         try (ConfigurableApplicationContext app = start(work)) {
             JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
             assertThat(jdbc.queryForObject("SELECT id FROM import_job", UUID.class)).isEqualTo(jobId);
+            // the folder made at the first start is of the binaries' major, and they are PostgreSQL 18
+            assertThat(jdbc.queryForObject("SHOW server_version", String.class)).startsWith("18.");
+            assertThat(Files.readString(work.resolve("data/postgres/PG_VERSION")).trim())
+                    .isEqualTo(PostgresBinaries.major()).isEqualTo("18");
         }
+    }
+
+    /**
+     * A data folder made by another PostgreSQL major (14, as the embedded default ran before) is refused at start
+     * with what to do, and nothing in it or beside it is touched: no initdb, no lock file, no pg_hba.conf, no server.
+     * The folder is a real cluster whose PG_VERSION says 14, so without the check the start would go on to open it.
+     */
+    @Test
+    void aDataFolderOfAnotherPostgresMajorIsRefusedAndLeftAsItWas() throws Exception {
+        Path work = Files.createTempDirectory("ingestor-pg-major-");
+        Path data = work.resolve("data/postgres");
+        EmbeddedPostgresServer.start(data, 0).close();
+        Files.writeString(data.resolve("PG_VERSION"), "14\n");
+        Files.writeString(data.resolve("operator-notes.txt"), "kept as it is\n");
+        Map<String, String> before = snapshot(work.resolve("data"), data);
+
+        assertThatThrownBy(() -> start(work).close())
+                .rootCause().isInstanceOf(IllegalStateException.class)
+                .hasMessage(DataFolderMajor.otherMajor(data.toAbsolutePath(), "14", "18"))
+                .hasMessageContaining(data.toAbsolutePath() + " was made by PostgreSQL 14")
+                .hasMessageContaining("runs PostgreSQL 18")
+                .hasMessageContaining("pg_dumpall").hasMessageContaining("pg_upgrade")
+                .hasMessageContaining("spring.datasource.url");
+
+        assertThat(snapshot(work.resolve("data"), data)).isEqualTo(before);
+        assertThat(data.resolve("postmaster.pid")).doesNotExist();
+    }
+
+    /** A folder with files but no PG_VERSION is no cluster to start nor an empty folder to initialise: refused as it is. */
+    @Test
+    void aFolderWithFilesButNoPgVersionIsNeitherStartedNorInitialisedOver() throws Exception {
+        Path data = Files.createTempDirectory("ingestor-pg-stray-").resolve("postgres");
+        Files.createDirectories(data.resolve("base"));
+        Files.writeString(data.resolve("postgresql.conf"), "# not made by initdb\n");
+        Files.writeString(data.resolve("base/something"), "someone's data\n");
+        Map<String, String> before = snapshot(data.getParent(), data);
+
+        assertThatThrownBy(() -> EmbeddedPostgresServer.start(data, 0).close())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(data.toAbsolutePath() + " holds files but no PG_VERSION")
+                .hasMessageContaining("ingestor.data-dir");
+
+        assertThat(snapshot(data.getParent(), data)).isEqualTo(before);
+    }
+
+    @Test
+    void theMajorIsReadFromWhatPostgresSaysOfItsVersion() throws Exception {
+        assertThat(PostgresBinaries.majorOf("postgres (PostgreSQL) 18.1")).isEqualTo("18");
+        assertThat(PostgresBinaries.majorOf("postgres (PostgreSQL) 10.23")).isEqualTo("10");
+        assertThat(PostgresBinaries.majorOf("postgres (PostgreSQL) 19beta1")).isEqualTo("19");
+        assertThat(PostgresBinaries.majorOf("postgres (PostgreSQL) 9.6.24")).isEqualTo("9.6");
+        assertThatThrownBy(() -> PostgresBinaries.majorOf("no such file")).isInstanceOf(IOException.class);
     }
 
     @Test
@@ -150,6 +211,24 @@ class EmbeddedDefaultTest {
             rs.next();
             return rs.getString(1);
         }
+    }
+
+    /**
+     * Every file and folder of {@code folder} (its contents' SHA-256 and times), and the password files the server
+     * keeps beside it in {@code dataDir}.
+     */
+    private static Map<String, String> snapshot(Path dataDir, Path folder) throws Exception {
+        Map<String, String> state = new TreeMap<>();
+        try (Stream<Path> paths = Stream.concat(Files.walk(folder),
+                Stream.of(EmbeddedPostgresServer.superuserPasswordFile(folder), EmbeddedPostgresServer.appPasswordFile(folder))
+                        .filter(Files::exists))) {
+            for (Path path : paths.toList()) {
+                String what = Files.isDirectory(path) ? "folder"
+                        : HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(path)));
+                state.put(dataDir.relativize(path).toString(), what + " " + Files.getLastModifiedTime(path));
+            }
+        }
+        return state;
     }
 
     static List<InetAddress> nonLoopbackAddresses() throws IOException {
