@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -32,20 +33,22 @@ final class PostgresBinaries {
     /** The major version, as PostgreSQL writes it into a data folder's PG_VERSION: "18", or "9.6" before 10. */
     static String major() throws IOException {
         Path postgres = folder().resolve("bin").resolve(System.getProperty("os.name").startsWith("Windows") ? "postgres.exe" : "postgres");
-        Process process = new ProcessBuilder(postgres.toString(), "--version").redirectErrorStream(true).start();
-        String output;
+        // its answer goes to a file, so that a process that never ends cannot hold the read past the time limit
+        Path answer = Files.createTempFile("ingestor-postgres-version", ".txt");
         try {
-            output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            Process process = new ProcessBuilder(postgres.toString(), "--version").redirectErrorStream(true)
+                    .redirectOutput(answer.toFile()).start();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new IOException(postgres + " --version did not answer within 30 s");
             }
+            return majorOf(Files.readString(answer, StandardCharsets.UTF_8).trim());
         } catch (InterruptedException e) {
-            process.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while asking " + postgres + " for its version", e);
+        } finally {
+            Files.deleteIfExists(answer);
         }
-        return majorOf(output);
     }
 
     /** "postgres (PostgreSQL) 18.1" is major "18"; "postgres (PostgreSQL) 9.6.24" is major "9.6". */

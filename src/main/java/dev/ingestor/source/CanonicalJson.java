@@ -1,5 +1,6 @@
 package dev.ingestor.source;
 
+import dev.ingestor.config.JsonNesting;
 import dev.ingestor.web.ApiProblemException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.TokenStreamLocation;
@@ -26,7 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class CanonicalJson {
 
-    private static final JsonMapper MAPPER = JsonMapper.builder()
+    private static final JsonMapper MAPPER = JsonMapper.builder(JsonNesting.factory())
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .configure(JsonNodeFeature.WRITE_PROPERTIES_SORTED, true)

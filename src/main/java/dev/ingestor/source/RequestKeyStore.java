@@ -1,5 +1,6 @@
 package dev.ingestor.source;
 
+import dev.ingestor.config.JsonNesting;
 import dev.ingestor.web.ApiProblemException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +46,7 @@ public class RequestKeyStore {
     private static final Logger ADMIN_LOG = LoggerFactory.getLogger("dev.ingestor.admin");
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() { };
-    private static final ObjectMapper JSON = new JsonMapper();
+    private static final ObjectMapper JSON = JsonNesting.mapper();
 
     /** Inserts, or takes over an expired row or a dead owner's row of the same request; returns whether ours. */
     private static final String CLAIM = """

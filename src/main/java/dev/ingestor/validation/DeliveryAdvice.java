@@ -1,5 +1,6 @@
 package dev.ingestor.validation;
 
+import dev.ingestor.config.JsonNesting;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -25,7 +26,7 @@ public record DeliveryAdvice(
         Map<String, String> attributes,
         boolean deleted) {
 
-    private static final ObjectMapper JSON = new JsonMapper();
+    private static final ObjectMapper JSON = JsonNesting.mapper();
 
     /** A live record. */
     public DeliveryAdvice(String sourceId, Long sourceVersion, String sku, long quantity, LocalDate deliveryDate,

@@ -24,6 +24,7 @@ import tools.jackson.core.StreamWriteFeature;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.util.TokenBuffer;
+import dev.ingestor.config.JsonNesting;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.JacksonIOException;
 import tools.jackson.core.json.JsonFactory;
@@ -36,7 +37,7 @@ import tools.jackson.core.json.JsonFactory;
  */
 final class JsonRecordReader implements RecordReader {
 
-    private static final ObjectMapper MAPPER = new JsonMapper();
+    private static final ObjectMapper MAPPER = JsonNesting.mapper();
 
     /** Parsers whose strings and names may be as long as a record may be, by record size limit. */
     private static final Map<Long, JsonFactory> FACTORIES = new ConcurrentHashMap<>();
@@ -100,8 +101,8 @@ final class JsonRecordReader implements RecordReader {
     private static JsonFactory factory(long maxSize) {
         return FACTORIES.computeIfAbsent(maxSize, size -> {
             int most = (int) Math.min(Integer.MAX_VALUE - 64, size + 16);
-            return JsonFactory.builder().streamReadConstraints(StreamReadConstraints.builder()
-                    .maxStringLength(most).maxNameLength(most).build()).build();
+            return JsonFactory.builder().streamReadConstraints(JsonNesting.READ.rebuild()
+                    .maxStringLength(most).maxNameLength(most).build()).streamWriteConstraints(JsonNesting.WRITE).build();
         });
     }
 

@@ -1,5 +1,6 @@
 package dev.ingestor.validation;
 
+import dev.ingestor.config.JsonNesting;
 import dev.ingestor.logging.SafeText;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +20,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class QuarantineWriter {
 
-    private static final ObjectMapper JSON = new JsonMapper();
+    private static final ObjectMapper JSON = JsonNesting.mapper();
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;

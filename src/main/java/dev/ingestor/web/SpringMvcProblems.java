@@ -1,6 +1,7 @@
 package dev.ingestor.web;
 
 import java.net.URI;
+import java.util.Locale;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -32,6 +33,6 @@ public class SpringMvcProblems extends ResponseEntityExceptionHandler {
 
     private static String slug(HttpStatusCode status) {
         HttpStatus known = HttpStatus.resolve(status.value());
-        return known == null ? "http-" + status.value() : known.name().toLowerCase().replace('_', '-');
+        return known == null ? "http-" + status.value() : known.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

@@ -102,4 +102,14 @@ class MetricsTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asString().equals("UP"));
     }
+
+    /** camel-micrometer's route policy and route event notifier, as its starter wired them (CamelRouteMetrics). */
+    @Test
+    void camelsRouteMetricsAreScraped() throws Exception {
+        String scrape = scrape();
+        assertThat(scrape).containsPattern("(?m)^camel_routes_running_routes\\{[^}]*\\} [1-9][0-9]")
+                .containsPattern("(?m)^camel_routes_added_routes\\{[^}]*\\} [1-9][0-9]")
+                .containsPattern("camel_exchanges_succeeded_total\\{[^}]*routeId=\"intake\"")
+                .containsPattern("camel_route_policy_seconds_count\\{[^}]*eventType=\"context\"");
+    }
 }

@@ -2,10 +2,12 @@ package dev.ingestor.source;
 
 import java.nio.charset.StandardCharsets;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The canonical form is stored: a request's fingerprint is kept with its Idempotency-Key, and a retry sent
@@ -35,5 +37,16 @@ class CanonicalJsonFormTest {
     void twoSpellingsOfOneRequestHaveOneFingerprint(String one, String other) {
         assertThat(CanonicalJson.fingerprint("p", CanonicalJson.parse(one.getBytes(StandardCharsets.UTF_8))))
                 .isEqualTo(CanonicalJson.fingerprint("p", CanonicalJson.parse(other.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    /** Jackson 3 refuses 500 levels by default; the product took 1,000 before and still does, and no more. */
+    @Test
+    void aBodyNestedAsDeepAsBeforeIsTakenAndOneLevelMoreIsRefused() {
+        String deep = "{\"a\":" + "[".repeat(998) + "1" + "]".repeat(998) + "}";
+        assertThat(new String(CanonicalJson.canonical(CanonicalJson.parse(deep.getBytes(StandardCharsets.UTF_8))),
+                StandardCharsets.UTF_8)).isEqualTo(deep);
+        String deeper = "{\"a\":" + "[".repeat(1000) + "1" + "]".repeat(1000) + "}";
+        assertThatThrownBy(() -> CanonicalJson.parse(deeper.getBytes(StandardCharsets.UTF_8)))
+                .hasMessageContaining("nesting depth");
     }
 }
