@@ -37,7 +37,8 @@ import static org.awaitility.Awaitility.await;
 @Tag("benchmark")
 // one INFO line per file and stage would go to the console of the build, which costs more than the line itself
 // (as in HttpPushBenchmark; set here: levels from a DynamicPropertySource come too late for the logging system)
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = {
+// the app as it runs, with its HTTP server (idle here): Camel's platform-http needs the server's settings
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "logging.level.dev.ingestor.intake=WARN", "logging.level.dev.ingestor.validation=WARN",
         "logging.level.dev.ingestor.processing=WARN"})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
