@@ -45,7 +45,7 @@ public class PoolAboveKeyConcurrency implements BeanPostProcessor {
             throw new IllegalStateException(POOL_SIZE + "=" + poolSize + " is not above " + PER_KEY + "=" + perKey
                     + ": the requests of one API key could hold every database connection, and other keys, the stage"
                     + " workers and the outbox relay would wait for one. Set " + POOL_SIZE + " above " + PER_KEY
-                    + " (by the stage workers, the relay and what other keys need; README, Database connections), or"
+                    + " (by the stage workers, the relay and what other keys need; docs/operations.md, Database connections), or"
                     + " lower " + PER_KEY);
         }
     }

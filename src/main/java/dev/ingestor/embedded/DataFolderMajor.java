@@ -72,8 +72,8 @@ final class DataFolderMajor {
                 + " runs it and restore the dump into a fresh folder made by PostgreSQL " + binariesMajor + ", or (b) convert"
                 + " it with pg_upgrade, which needs the binaries of both PostgreSQL " + folderMajor + " and "
                 + binariesMajor + ", or (c) run on an external PostgreSQL: set spring.datasource.url (and its"
-                + " username and password), which turns the embedded database off. The README's \"Upgrading the"
-                + " embedded PostgreSQL\" has the commands";
+                + " username and password), which turns the embedded database off. \"Upgrading the embedded"
+                + " PostgreSQL\" in docs/operations.md has the commands";
     }
 
     private static boolean isEmpty(Path dir) {

@@ -25,7 +25,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * A key anywhere else (query string, form field) is never looked at. A metrics token ({@link MetricsToken}) is
  * taken on the Prometheus endpoint only; anywhere else it is refused 403 here, before any body is read.
  * <p>
- * A demo key (public, in the README) is taken only on a direct loopback request ({@link DirectLoopbackRequest}),
+ * A demo key (public, in the README and docs/http-api.md) is taken only on a direct loopback request ({@link DirectLoopbackRequest}),
  * else 403. The rule is for requests with a demo key, not for every request while demo keys are configured:
  * the demo keys are the only keys an outsider knows, what answers without a key (the health status, the admin
  * page's files, the OpenAPI document) is public on any address anyway, and an operator's own keys keep

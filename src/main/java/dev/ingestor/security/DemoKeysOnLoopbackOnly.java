@@ -23,7 +23,7 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * The shipped demo keys are public (they are in the README), so they must never work from another machine.
+ * The shipped demo keys are public (they are in the README and docs/http-api.md), so they must never work from another machine.
  * While any of them is configured: with no {@code server.address} the app listens on 127.0.0.1 only (so
  * {@code java -jar} still works for a newcomer), and with a {@code server.address} that is not a loopback
  * address (0.0.0.0 included) it refuses to start, naming the properties that hold demo keys. The same for

@@ -33,7 +33,7 @@ public class ApiKeys {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
     public static final String API_KEY_HEADER = "X-Api-Key";
-    /** The shipped demo keys: acme-demo-key, globex-demo-key, admin-demo-key (see the README). */
+    /** The shipped demo keys: acme-demo-key, globex-demo-key, admin-demo-key (see docs/http-api.md, Push over HTTP). */
     public static final Set<String> DEMO_KEY_HASHES = Set.of(
             "8676d15d94dabdd1283e6c407e2bb08a7b5c13b4e3667d4795c17172e080a3d4",
             "2e2764ef486a4aa498e60ef5ed6b88ce7dd8bfc8b3309c5c15950a5c3d1a8c20",
