@@ -1,6 +1,5 @@
 package dev.ingestor.source;
 
-import dev.ingestor.config.JsonNesting;
 import dev.ingestor.web.ApiProblemException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.web.HttpReplies;
 import dev.ingestor.web.Problem;
+import dev.ingestor.config.JsonNesting;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.logging.SafeText;

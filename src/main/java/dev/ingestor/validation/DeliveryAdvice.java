@@ -1,6 +1,5 @@
 package dev.ingestor.validation;
 
-import dev.ingestor.config.JsonNesting;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -9,9 +8,9 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
 
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
+import dev.ingestor.config.JsonNesting;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * A valid delivery advice line: the record type Ingestor ships with. A tombstone ({@code deleted}) retires its

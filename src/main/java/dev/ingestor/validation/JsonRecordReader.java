@@ -15,19 +15,17 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.NoSuchElementException;
 
+import dev.ingestor.config.JsonNesting;
+import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
-import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamWriteFeature;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.util.TokenBuffer;
-import dev.ingestor.config.JsonNesting;
-import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.JacksonIOException;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.util.TokenBuffer;
 
 /**
  * JSON records: an array of objects ({@code [ {...}, {...} ]}), or JSON Lines (one object per line). An array

@@ -1,6 +1,5 @@
 package dev.ingestor.validation;
 
-import dev.ingestor.config.JsonNesting;
 import dev.ingestor.logging.SafeText;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
+import dev.ingestor.config.JsonNesting;
 import dev.ingestor.config.DatabaseTimeouts;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;

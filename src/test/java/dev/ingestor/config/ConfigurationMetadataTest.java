@@ -14,7 +14,6 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.embedded.EmbeddedKafkaProperties;
 import dev.ingestor.embedded.EmbeddedPostgresProperties;

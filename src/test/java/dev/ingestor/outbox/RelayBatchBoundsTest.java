@@ -3,7 +3,6 @@ package dev.ingestor.outbox;
 import java.util.List;
 import java.util.UUID;
 
-import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.metrics.IngestorMetrics;
