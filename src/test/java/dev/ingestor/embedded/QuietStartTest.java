@@ -3,7 +3,6 @@ package dev.ingestor.embedded;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.FreePorts;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,10 +46,7 @@ class QuietStartTest {
     }
 
     private static List<String> warningsWhileStarting(Path work) throws Exception {
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
+        int port = FreePorts.outsideTheEphemeralRange();
         // logback's console appender writes to whatever System.out is at the time of each line
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream original = System.out;

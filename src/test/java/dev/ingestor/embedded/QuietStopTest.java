@@ -1,7 +1,6 @@
 package dev.ingestor.embedded;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.FreePorts;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -41,12 +41,12 @@ class QuietStopTest {
         Path work = Files.createTempDirectory("ingestor-quiet-stop-");
         Path data = work.resolve("data");
         Path log = work.resolve("app.log");
-        int postgresPort = freePort();
+        int postgresPort = FreePorts.outsideTheEphemeralRange();
         String instance = "quiet-stop-" + UUID.randomUUID().toString().substring(0, 8);
         UUID held = UUID.randomUUID();
         Process app = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), IngestorApplication.class.getName(),
-                "--server.port=" + freePort(),
+                "--server.port=" + FreePorts.outsideTheEphemeralRange(),
                 "--ingestor.embedded.kafka.port=0",
                 "--ingestor.embedded.postgres.port=" + postgresPort,
                 "--ingestor.instance-id=" + instance,
@@ -120,11 +120,5 @@ class QuietStopTest {
 
     private static List<String> lines(Path log) throws IOException {
         return Files.exists(log) ? List.of(Files.readString(log).split("\n")) : List.of();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
