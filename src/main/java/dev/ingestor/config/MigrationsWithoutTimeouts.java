@@ -17,7 +17,7 @@ import org.springframework.stereotype.Component;
  * Flyway returns the connection. A migration that runs outside a transaction keeps the limits.
  */
 @Component
-public class MigrationsWithoutTimeouts implements Callback {
+class MigrationsWithoutTimeouts implements Callback {
 
     @Override
     public boolean supports(Event event, Context context) {

@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
  * refuses to start, naming both properties.
  */
 @Component
-public class PoolAboveKeyConcurrency implements BeanPostProcessor {
+class PoolAboveKeyConcurrency implements BeanPostProcessor {
 
     static final String POOL_SIZE = "spring.datasource.hikari.maximum-pool-size";
     static final String PER_KEY = "ingestor.http.limits.max-concurrent-per-key";

@@ -1,6 +1,5 @@
 package dev.ingestor.config;
 
-import dev.ingestor.failure.RedeliveryPolicies;
 import java.time.Duration;
 
 import org.springframework.stereotype.Component;
@@ -8,7 +7,7 @@ import org.springframework.stereotype.Component;
 /**
  * The durations of {@link IngestorProperties} in the milliseconds some route options take: the scheduler's
  * {@code delay} and the Kafka producer's timeouts, read by the routes as {@code {{bean:routeTimings.<method>}}},
- * and the redelivery delays, read by {@link RedeliveryPolicies}. Configuration stays typed ({@code 500ms},
+ * and the redelivery delays, read by the redelivery policies of the {@code failure} package. Configuration stays typed ({@code 500ms},
  * {@code 1s}); only here does it become a number.
  */
 @Component("routeTimings")

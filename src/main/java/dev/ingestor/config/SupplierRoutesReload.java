@@ -17,7 +17,7 @@ import org.springframework.stereotype.Component;
  * {@code suppliers/} folder made after the start is read at the next start, as its routes are.
  */
 @Component
-public class SupplierRoutesReload implements CamelContextConfiguration {
+class SupplierRoutesReload implements CamelContextConfiguration {
 
     static final String SUPPLIERS = "suppliers";
 

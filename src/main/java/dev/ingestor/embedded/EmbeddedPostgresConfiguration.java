@@ -23,7 +23,7 @@ import org.springframework.core.env.Environment;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnExpression("'${spring.datasource.url:}'.isEmpty()")
 @EnableConfigurationProperties(EmbeddedPostgresProperties.class)
-public class EmbeddedPostgresConfiguration {
+class EmbeddedPostgresConfiguration {
 
     @Bean(destroyMethod = "close")
     EmbeddedPostgres embeddedPostgres(IngestorProperties ingestor, EmbeddedPostgresProperties postgres) throws Exception {

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * the data directory: {@code <dir>-superuser.password} for setup, {@code <dir>-app.password} for the role
  * {@value #APP_ROLE} (no superuser, no role or database creation) that owns the database the app uses.
  */
-public final class EmbeddedPostgresServer {
+final class EmbeddedPostgresServer {
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
     static final String SUPERUSER = "postgres";

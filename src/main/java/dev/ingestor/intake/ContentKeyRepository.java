@@ -1,5 +1,6 @@
 package dev.ingestor.intake;
 
+import dev.ingestor.job.ContentKey;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.service.ServiceSupport;
@@ -19,7 +20,7 @@ import dev.ingestor.config.InstanceId;
  * concurrent arrival of the same content waits on the uncommitted key and then sees it as a duplicate.
  */
 @Component("contentKeyRepository")
-public class ContentKeyRepository extends ServiceSupport implements IdempotentRepository {
+class ContentKeyRepository extends ServiceSupport implements IdempotentRepository {
 
     private final JdbcTemplate jdbc;
     private final String instanceId;

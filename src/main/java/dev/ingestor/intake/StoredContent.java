@@ -1,5 +1,6 @@
 package dev.ingestor.intake;
 
+import dev.ingestor.job.ContentKey;
 import java.nio.file.Path;
 
 /** A file's bytes, safely in the raw store, with the identity computed while they were written. */

@@ -3,7 +3,6 @@ package dev.ingestor.job;
 import java.time.Instant;
 import java.util.UUID;
 
-import dev.ingestor.intake.ContentKey;
 import dev.ingestor.config.RecordFormat;
 
 /**

@@ -15,22 +15,14 @@ import java.util.UUID;
 
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
-import dev.ingestor.intake.ContentKey;
-import dev.ingestor.intake.IntakeHeaders;
-import dev.ingestor.intake.StoredContent;
 import dev.ingestor.config.RecordFormat;
-import org.apache.camel.Body;
-import org.apache.camel.Header;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Component;
 
 /**
- * Import jobs in PostgreSQL. Intake calls {@link #create} and {@link #recordDuplicate} inside the transaction
- * that inserted the content key, so a key is written with its job; retention deletes them together. A key
- * found without its job all the same is healed by {@link #recordDuplicate}.
+ * Import jobs in PostgreSQL. Intake opens a job and counts arrivals on it inside the transaction that inserted the
+ * content key, so a key is written with its job; retention deletes them together.
  */
 @Component
 public class ImportJobStore {
@@ -38,8 +30,6 @@ public class ImportJobStore {
     public static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
             + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error, records_done,"
             + " request_key, format, submitted_by";
-
-    private static final Logger LOG = LoggerFactory.getLogger(ImportJobStore.class);
 
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
@@ -50,19 +40,18 @@ public class ImportJobStore {
         this.jdbc = jdbc;
     }
 
-    public IntakeResult create(@Body StoredContent content,
-                               @Header(IntakeHeaders.FILE_NAME) String fileName,
-                               @Header(IntakeHeaders.SOURCE) String source,
-                               @Header(IntakeHeaders.SUBMITTED_BY) String submittedBy) {
-        boolean empty = content.size() == 0;
+    /**
+     * A new job for content intake took in: RECEIVED, or REJECTED at once when the file is empty (0 bytes).
+     */
+    public ImportJob open(ContentKey key, long size, String fileName, String source, String submittedBy) {
+        boolean empty = size == 0;
         JobState state = empty ? JobState.REJECTED : JobState.RECEIVED;
         String error = empty ? "the file is empty (0 bytes)" : null;
-        ImportJob job = jdbc.queryForObject(
+        return jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error, submitted_by)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
-                JOB, IDS.generate(), content.supplier(), state.name(), content.key().toString(), fileName,
-                content.size(), source, error, submittedBy);
-        return new IntakeResult(job, false);
+                JOB, IDS.generate(), key.supplier(), state.name(), key.toString(), fileName, size, source, error,
+                submittedBy);
     }
 
     public static UUID newId() {
@@ -73,40 +62,27 @@ public class ImportJobStore {
      * A job for an HTTP item batch, keyed by its request: {@code state} RECEIVED for a bulk batch, which the
      * stages then take like a file, or the end state of a batch processed while the caller waited.
      */
-    public ImportJob createForRequest(UUID id, StoredContent content, String fileName, String requestKey,
+    public ImportJob createForRequest(UUID id, ContentKey key, long size, String fileName, String requestKey,
                                       String submittedBy, JobState state, RecordCounts counts) {
         return jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, format,"
                         + " submitted_by, total, accepted, updated, replayed, quarantined, records_done)"
                         + " VALUES (?, ?, ?, ?, ?, ?, 'http-items', ?, 'JSON', ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
-                JOB, id, content.supplier(), state.name(), content.key().toString(), fileName, content.size(), requestKey,
+                JOB, id, key.supplier(), state.name(), key.toString(), fileName, size, requestKey,
                 submittedBy,
                 counts.total(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined(),
                 state == JobState.RECEIVED ? 0 : counts.total());
     }
 
     /**
-     * Intake's answer to content whose key is registered already: one more arrival counted on the key's job (who
-     * submitted the job stays the first submitter). A key can outlive its job: a job row deleted by hand, or a
-     * file's key kept while an item batch's job shares it. Then the bytes intake holds (in place under the key)
-     * are taken as new content, a new job of this arrival. Intake holds the key's lock, so of arrivals racing
-     * here one makes the job and the others count on it (and the unique index on a file job's key stands behind).
+     * One more arrival counted on the file job of {@code key} (who submitted the job stays the first submitter);
+     * empty when that job is gone.
      */
-    public IntakeResult recordDuplicate(@Body StoredContent content,
-                                        @Header(IntakeHeaders.FILE_NAME) String fileName,
-                                        @Header(IntakeHeaders.SOURCE) String source,
-                                        @Header(IntakeHeaders.SUBMITTED_BY) String submittedBy) {
-        String key = content.key().toString();
-        List<ImportJob> jobs = jdbc.query(
+    public Optional<ImportJob> countArrival(ContentKey key) {
+        return jdbc.query(
                 "UPDATE import_job SET duplicate_count = duplicate_count + 1, last_seen_at = clock_timestamp()"
-                        + " WHERE key = ? AND request_key IS NULL RETURNING " + COLUMNS, JOB, key);
-        if (!jobs.isEmpty()) {
-            return new IntakeResult(jobs.get(0), true);
-        }
-        IntakeResult taken = create(content, fileName, source, submittedBy);
-        LOG.warn("content key {} had no import job (deleted other than by retention): its bytes are taken as new"
-                + " content, job {}", key, taken.job().id());
-        return taken;
+                        + " WHERE key = ? AND request_key IS NULL RETURNING " + COLUMNS, JOB, key.toString())
+                .stream().findFirst();
     }
 
     public Optional<ImportJob> find(UUID id) {

@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
 
 import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.outbox.NotificationWriter;
+import dev.ingestor.notification.NotificationWriter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;

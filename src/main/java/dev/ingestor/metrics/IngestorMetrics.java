@@ -1,6 +1,5 @@
 package dev.ingestor.metrics;
 
-import dev.ingestor.intake.IntakeHeaders;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -10,7 +9,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.apache.camel.Exchange;
 import org.springframework.stereotype.Component;
 
 /**
@@ -39,15 +37,9 @@ public class IngestorMetrics {
 
     /**
      * End of intake: one arrival of a file, by supplier, source and outcome (done, duplicate, rejected, or failed
-     * when a transient failure outlasted the redelivery policy).
+     * when a transient failure outlasted the redelivery policy). The supplier is null for an arrival that reached
+     * no supplier, e.g. a stray file in no supplier's folder.
      */
-    public void intake(Exchange exchange) {
-        intake(exchange.getMessage().getHeader(IntakeHeaders.SUPPLIER, String.class),
-                exchange.getMessage().getHeader(IntakeHeaders.SOURCE, String.class),
-                exchange.getProperty(IntakeHeaders.OUTCOME, String.class));
-    }
-
-    /** One arrival that reached no intake route, e.g. a stray file in no supplier's folder (supplier null). */
     public void intake(String supplier, String source, String outcome) {
         String s = tag(supplier);
         String from = tag(source);

@@ -9,7 +9,7 @@ import org.springframework.stereotype.Component;
 
 /** Counts Camel's redelivery attempts per route into {@code ingestor_redeliveries_total}. */
 @Component
-public class RedeliveryCounter extends EventNotifierSupport implements CamelContextConfiguration {
+class RedeliveryCounter extends EventNotifierSupport implements CamelContextConfiguration {
 
     private final IngestorMetrics metrics;
 

@@ -6,7 +6,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /** The admin page, static files under /admin/ served by the app itself; /admin opens it. */
 @Configuration
-public class AdminPage implements WebMvcConfigurer {
+class AdminPage implements WebMvcConfigurer {
 
     @Override
     public void addViewControllers(ViewControllerRegistry registry) {

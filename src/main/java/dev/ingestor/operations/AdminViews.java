@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import dev.ingestor.web.JobView;
-import dev.ingestor.web.QuarantineView;
+import dev.ingestor.api.JobView;
+import dev.ingestor.api.QuarantineView;
 import io.swagger.v3.oas.annotations.media.Schema;
 
 /**

@@ -20,7 +20,7 @@ import org.springframework.stereotype.Component;
  * {@code ingestor_outbox_lag_seconds}). One snapshot serves every gauge for a few seconds, whatever the scrape rate.
  */
 @Component
-public class BacklogGauges {
+class BacklogGauges {
 
     private static final Duration SNAPSHOT_AGE = Duration.ofSeconds(5);
 

@@ -8,7 +8,7 @@ import java.util.Map;
 import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
-import dev.ingestor.intake.ContentKey;
+import dev.ingestor.job.ContentKey;
 import dev.ingestor.intake.ContentKeyLock;
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.job.JobState;
@@ -36,7 +36,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * by the stages, which take over any job whose lease has run out.
  */
 @Component("housekeeping")
-public class Housekeeping implements CamelContextConfiguration {
+class Housekeeping implements CamelContextConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.housekeeping");
 

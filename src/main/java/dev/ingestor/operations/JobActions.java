@@ -17,7 +17,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The jobs' state changes, with the guards that say which job may be sent round, are {@link JobLifecycle}'s.
  */
 @Component
-public class JobActions {
+class JobActions {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.admin");
 

@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
 
 /** {@code kafka} in /actuator/health: UP when the cluster answers within two seconds, with its node count. */
 @Component("kafka")
-public class KafkaHealth implements HealthIndicator, DisposableBean {
+class KafkaHealth implements HealthIndicator, DisposableBean {
 
     private final String servers;
     private final Admin admin;

@@ -4,7 +4,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.outbox.NotificationWriter;
+import dev.ingestor.notification.NotificationWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;

@@ -8,6 +8,7 @@ import java.util.UUID;
 
 import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
@@ -26,16 +27,23 @@ public class DeadLetterWriter {
                           int attempts) {
     }
 
+    /**
+     * Published in the writer's thread and transaction once a letter is recorded: its webhook notice is written
+     * by a listener in the same transaction (the notification package sits above the outbox and listens).
+     */
+    public record Recorded(long id, Failure failure) {
+    }
+
     private final JdbcTemplate jdbc;
     private final OutboxWriter outbox;
     private final ObjectMapper json;
     private final String topic;
-    private final NotificationWriter notifications;
+    private final ApplicationEventPublisher events;
 
     public DeadLetterWriter(JdbcTemplate jdbc, OutboxWriter outbox, ObjectMapper json, IngestorProperties properties,
-                            NotificationWriter notifications) {
+                            ApplicationEventPublisher events) {
         this.jdbc = jdbc;
-        this.notifications = notifications;
+        this.events = events;
         this.outbox = outbox;
         this.json = json;
         this.topic = properties.getKafka().getDeadLettersTopic();
@@ -68,7 +76,7 @@ public class DeadLetterWriter {
         }
         // the webhook is told in the same transaction; it has an outbox of its own, so a Kafka that refuses
         // events (the case of withEvent false) does not keep it from being told
-        notifications.deadLetter(id == null ? 0 : id, failure);
+        events.publishEvent(new Recorded(id == null ? 0 : id, failure));
         return id == null ? 0 : id;
     }
 

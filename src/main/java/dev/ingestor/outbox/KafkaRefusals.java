@@ -12,7 +12,7 @@ import org.apache.kafka.common.errors.SerializationException;
  * treated as passing: the event waits in the outbox and is sent again, so a misconfiguration never turns the
  * whole backlog into dead letters.
  */
-public final class KafkaRefusals {
+final class KafkaRefusals {
 
     private KafkaRefusals() {
     }

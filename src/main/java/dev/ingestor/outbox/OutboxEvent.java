@@ -3,5 +3,5 @@ package dev.ingestor.outbox;
 import java.util.UUID;
 
 /** One row of the outbox on its way to Kafka. */
-public record OutboxEvent(long id, UUID eventId, String key, String payload) {
+record OutboxEvent(long id, UUID eventId, String key, String payload) {
 }

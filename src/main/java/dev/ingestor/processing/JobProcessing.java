@@ -31,7 +31,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * or counted twice.
  */
 @Component
-public class JobProcessing {
+class JobProcessing {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.processing");
 

@@ -30,7 +30,7 @@ import org.springframework.stereotype.Component;
  * counted by its /64: one host is given a whole /64 and could otherwise try from a new address each time.
  */
 @Component
-public class FailedAuthThrottle {
+class FailedAuthThrottle {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
     static final int MAX_ADDRESSES = 10_000;

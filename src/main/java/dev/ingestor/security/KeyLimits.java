@@ -23,7 +23,7 @@ import org.springframework.stereotype.Component;
  * requests. State is kept per configured key hash only: the set of keys is fixed at start, so it is bounded.
  */
 @Component
-public class KeyLimits {
+class KeyLimits {
 
     static final String CONCURRENT_PROPERTY = "ingestor.http.limits.max-concurrent-per-key";
     static final String RATE_PROPERTY = "ingestor.http.limits.requests-per-second";

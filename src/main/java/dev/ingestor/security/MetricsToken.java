@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
  * scrapes too.
  */
 @Component
-public class MetricsToken {
+class MetricsToken {
 
     static final String PROPERTY = "ingestor.metrics.bearer-token-sha256";
 

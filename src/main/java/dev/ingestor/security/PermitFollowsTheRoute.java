@@ -19,7 +19,7 @@ import org.springframework.web.context.request.RequestContextHolder;
  * decorator and customizer to its task executor, the one platform-http uses.
  */
 @Component
-public class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecutorCustomizer {
+class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecutorCustomizer {
 
     /** The hold of the task this thread runs, while it runs one. */
     private static final ThreadLocal<KeyLimits.Hold> RUNNING = new ThreadLocal<>();

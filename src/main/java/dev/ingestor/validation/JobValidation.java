@@ -30,7 +30,7 @@ import org.springframework.stereotype.Component;
  * processing worker, which reads it again batch by batch.
  */
 @Component
-public class JobValidation {
+class JobValidation {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.validation");
     private static final int INSERT_BATCH = 1000;

@@ -11,7 +11,7 @@ import dev.ingestor.logging.SafeText;
  * with the properties that say so. The readers check both while reading, so a record over either is never held
  * whole: it becomes a record quarantined naming the limit, keeping only its first characters and its size.
  */
-public record RecordLimits(long maxSize, String sizeProperty, int maxFields, String fieldsProperty) {
+record RecordLimits(long maxSize, String sizeProperty, int maxFields, String fieldsProperty) {
 
     static final String GLOBAL_SIZE = "ingestor.intake.max-record-size";
     static final String GLOBAL_FIELDS = "ingestor.intake.max-fields-per-record";

@@ -24,7 +24,7 @@ import dev.ingestor.logging.SafeText;
  * per supplier from {@code ingestor.suppliers.<CODE>.mapping.*}; a setting that cannot work fails the start.
  * The validator then checks the canonical record, and names each problem with the supplier's own field.
  */
-public final class RecordMapping {
+final class RecordMapping {
 
     /** No mapping: the file already uses the record's names, ISO dates and plain whole numbers. */
     public static final RecordMapping NONE = of("", new SupplierProperties.Mapping());

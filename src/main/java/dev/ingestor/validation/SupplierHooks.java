@@ -16,7 +16,7 @@ import org.springframework.stereotype.Component;
  * deterministic (a small file's records are read once and handed on, {@link ReadRecords}).
  */
 @Component
-public class SupplierHooks {
+class SupplierHooks {
 
     private final CamelContext camelContext;
     private final ProducerTemplate producer;

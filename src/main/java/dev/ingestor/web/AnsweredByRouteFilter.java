@@ -33,7 +33,7 @@ import org.springframework.web.servlet.HandlerMapping;
  * handler that is not a Camel route.
  */
 @Component
-public class AnsweredByRouteFilter extends OncePerRequestFilter implements Ordered {
+class AnsweredByRouteFilter extends OncePerRequestFilter implements Ordered {
 
     @Override
     public int getOrder() {

@@ -17,7 +17,7 @@ import org.springframework.web.context.request.async.AsyncRequestTimeoutExceptio
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
-public class BusyProblems {
+class BusyProblems {
 
     private static final MediaType PROBLEM = MediaType.parseMediaType(Problem.MEDIA_TYPE);
 

@@ -25,7 +25,7 @@ import tools.jackson.core.JacksonException;
  * the host's error report valve, in place of Tomcat's (and after Spring Boot's own customizer, which adds one).
  */
 @Component
-public class ContainerErrorsAsProblems implements WebServerFactoryCustomizer<TomcatServletWebServerFactory>, Ordered {
+class ContainerErrorsAsProblems implements WebServerFactoryCustomizer<TomcatServletWebServerFactory>, Ordered {
 
     @Override
     public void customize(TomcatServletWebServerFactory factory) {

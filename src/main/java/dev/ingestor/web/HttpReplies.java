@@ -7,7 +7,7 @@ import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.intake.ContentTooLargeException;
 import dev.ingestor.intake.IntakeFailureStore;
-import dev.ingestor.outbox.IntakeFailureLog;
+import dev.ingestor.intake.IntakeFailureLog;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RejectedDropException;
 import dev.ingestor.logging.SafeText;
@@ -110,7 +110,7 @@ public class HttpReplies {
         }
         String supplier = message.getHeader(IntakeHeaders.SUPPLIER, String.class);
         exchange.setProperty(IntakeHeaders.OUTCOME, "rejected");
-        metrics.intake(exchange);
+        metrics.intake(supplier, "http", "rejected");
         try {
             intakeFailures.record(new IntakeFailureStore.Arrival(supplier, "http",
                     message.getHeader(IntakeHeaders.FILE_NAME, String.class), null, "rejected", reason, null));

@@ -35,7 +35,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * release with the fix, this filter goes and {@code MultipartCleanupTest} stays as the check.
  */
 @Component
-public class MultipartCleanupFilter extends OncePerRequestFilter implements Ordered {
+class MultipartCleanupFilter extends OncePerRequestFilter implements Ordered {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
 

@@ -20,7 +20,7 @@ import org.springframework.web.multipart.MultipartException;
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
-public class MultipartProblems {
+class MultipartProblems {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
     private static final MediaType PROBLEM = MediaType.parseMediaType(Problem.MEDIA_TYPE);

@@ -45,7 +45,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Runs after authentication (the security filter chain), so none of this is done for an anonymous caller.
  */
 @Component
-public class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
+class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
 
     /** After Spring Security's chain (order -100): an unauthenticated body is never read. */
     public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;

@@ -1,5 +1,6 @@
 package dev.ingestor.intake;
 
+import dev.ingestor.job.ContentKey;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

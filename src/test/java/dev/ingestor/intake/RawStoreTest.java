@@ -1,5 +1,6 @@
 package dev.ingestor.intake;
 
+import dev.ingestor.job.ContentKey;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -22,7 +22,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.IngestorApplication;
-import dev.ingestor.source.DuplicatePushCounts;
+import dev.ingestor.source.http.DuplicatePushCounts;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;

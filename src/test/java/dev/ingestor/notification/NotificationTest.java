@@ -1,5 +1,7 @@
 package dev.ingestor.notification;
 
+import org.springframework.transaction.support.TransactionTemplate;
+import dev.ingestor.outbox.DeadLetterWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +19,7 @@ import javax.crypto.spec.SecretKeySpec;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
-import dev.ingestor.job.IntakeResult;
+import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.operations.RelayStallWatch;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.WebhookReceiver;
@@ -48,9 +50,9 @@ class NotificationTest extends IngestorTestSupport {
     @Autowired
     private RelayStallWatch relayStallWatch;
     @Autowired
-    private dev.ingestor.outbox.NotificationDelivery delivery;
+    private dev.ingestor.notification.NotificationDelivery delivery;
     @Autowired
-    private dev.ingestor.outbox.NotificationWriter notifications;
+    private dev.ingestor.notification.NotificationWriter notifications;
     @Autowired
     private org.springframework.transaction.PlatformTransactionManager transactionManager;
 
@@ -190,12 +192,11 @@ class NotificationTest extends IngestorTestSupport {
 
     @Test
     void aSuppliersOwnWebhookIsNotToldInternalFailureText() throws Exception {
-        dev.ingestor.outbox.DeadLetterWriter.Failure failure = new dev.ingestor.outbox.DeadLetterWriter.Failure(
+        DeadLetterWriter.Failure failure = new DeadLetterWriter.Failure(
                 null, "GLOBEX", "GLOBEX:" + "0".repeat(64), "processing", "org.postgresql.util.PSQLException",
                 "ERROR: relation \"item\" does not exist", 3);
-        org.springframework.transaction.support.TransactionTemplate tx = new org.springframework.transaction.support.TransactionTemplate(
-                transactionManager);
-        tx.executeWithoutResult(status -> notifications.deadLetter(42L, failure));
+        TransactionTemplate tx = new TransactionTemplate(transactionManager);
+        tx.executeWithoutResult(status -> notifications.deadLetter(new DeadLetterWriter.Recorded(42L, failure)));
 
         await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVER.received("/globex", "dead_letter.created").size() == 1
                 && RECEIVER.received("/hook", "dead_letter.created").size() == 1);
@@ -257,7 +258,7 @@ class NotificationTest extends IngestorTestSupport {
     }
 
     @Autowired
-    private dev.ingestor.outbox.IntakeFailureLog intakeFailures;
+    private dev.ingestor.intake.IntakeFailureLog intakeFailures;
 
     @Test
     void refusalsOfOneKindRecordedAtOnceFromManyThreadsMeetInOneRowAndOneNotice() throws Exception {
@@ -290,8 +291,7 @@ class NotificationTest extends IngestorTestSupport {
     void aReceiverThatAnswersAfterThirtySecondsDelaysNoOtherReceiversNotice() throws Exception {
         // GLOBEX's own webhook answers 30 s late, far past connect 1 s + read 2 s
         RECEIVER.answer("/globex", WebhookReceiver.SLOW);
-        org.springframework.transaction.support.TransactionTemplate tx = new org.springframework.transaction.support.TransactionTemplate(
-                transactionManager);
+        TransactionTemplate tx = new TransactionTemplate(transactionManager);
         UUID globexJob = UUID.randomUUID();
         tx.executeWithoutResult(status -> notifications.jobFailed(globexJob, "GLOBEX", "GLOBEX:" + "1".repeat(64),
                 dev.ingestor.outbox.FailedJobError.of("processing", 1, "boom")));

@@ -7,7 +7,6 @@ import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.outbox.DeadLetterWriter;
-import dev.ingestor.outbox.NotificationWriter;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,7 +33,7 @@ class NotificationsOffTest extends IngestorTestSupport {
     void noWebhookNoNotificationRows() {
         NotificationWriter writer = new NotificationWriter(jdbc, json, new IngestorProperties());
         writer.jobFailed(UUID.randomUUID(), "ACME", "ACME:00", "validation failed");
-        writer.deadLetter(1, new DeadLetterWriter.Failure(null, "ACME", null, "validation", "E", "m", 1));
+        writer.deadLetter(new DeadLetterWriter.Recorded(1, new DeadLetterWriter.Failure(null, "ACME", null, "validation", "E", "m", 1)));
         writer.intakeFailure(1, "ACME", "file-drop", "a.csv", "rejected", "unusable name");
         writer.relayStalled(Instant.now(), 1);
         assertThat(rows()).isZero();

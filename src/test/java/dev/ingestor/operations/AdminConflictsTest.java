@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.ingestor.intake.IntakeHeaders;
-import dev.ingestor.job.IntakeResult;
+import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

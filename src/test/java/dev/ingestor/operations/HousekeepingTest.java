@@ -19,7 +19,7 @@ import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.intake.StoredContent;
-import dev.ingestor.job.IntakeResult;
+import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestPostgres;
 import org.apache.camel.Exchange;
@@ -214,7 +214,7 @@ class HousekeepingTest extends IngestorTestSupport {
 
         assertThat(exchange.getException()).isNull();
         assertThat(retained[0]).isTrue();
-        dev.ingestor.job.IntakeResult result = exchange.getMessage().getBody(dev.ingestor.job.IntakeResult.class);
+        dev.ingestor.intake.IntakeResult result = exchange.getMessage().getBody(dev.ingestor.intake.IntakeResult.class);
         assertThat(result.duplicate()).isFalse();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE file_name = 'f.csv'", Long.class)).isZero();
         assertThat(old.path()).hasContent(content);

@@ -9,7 +9,7 @@ import java.util.UUID;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
-import dev.ingestor.job.IntakeResult;
+import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;

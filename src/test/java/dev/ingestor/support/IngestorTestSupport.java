@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import tools.jackson.databind.json.JsonMapper;
-import dev.ingestor.source.DuplicatePushCounts;
+import dev.ingestor.source.http.DuplicatePushCounts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.junit.jupiter.api.BeforeEach;
@@ -244,11 +244,11 @@ public abstract class IngestorTestSupport {
 
     /** Takes {@code content} in through the shared intake route, as a source would, and answers its job's id. */
     protected java.util.UUID intake(String supplier, String name, String content) {
-        dev.ingestor.job.IntakeResult result = producer.requestBodyAndHeaders("direct:intake",
+        dev.ingestor.intake.IntakeResult result = producer.requestBodyAndHeaders("direct:intake",
                 content.getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 java.util.Map.of(dev.ingestor.intake.IntakeHeaders.SUPPLIER, supplier, dev.ingestor.intake.IntakeHeaders.FILE_NAME,
                         name, dev.ingestor.intake.IntakeHeaders.SOURCE, "test"),
-                dev.ingestor.job.IntakeResult.class);
+                dev.ingestor.intake.IntakeResult.class);
         return result.job().id();
     }
 

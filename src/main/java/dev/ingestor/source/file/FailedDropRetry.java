@@ -1,0 +1,142 @@
+package dev.ingestor.source.file;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Optional;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.IntakeFailureStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Sends a dropped file that failed at intake in again: from {@code inbox/<supplier>/.failed/} back into
+ * {@code inbox/<supplier>/} under the name the supplier gave it, where the supplier's route takes it as if it
+ * had just arrived (nothing of the failed attempt was committed). Only a failure, never a rejection (no retry
+ * fixes those); only a regular file, never through a symbolic link; never over a file of the same name.
+ */
+@Component
+public class FailedDropRetry {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.admin");
+
+    /** What became of a retry: the file's place in the inbox, or why it was refused. */
+    public record Result(Path movedTo, String refusal) {
+        static Result refused(String why) {
+            return new Result(null, why);
+        }
+    }
+
+    private final IngestorProperties properties;
+    private final IntakeFailureStore failures;
+    private final TransactionTemplate transactions;
+
+    public FailedDropRetry(IngestorProperties properties, IntakeFailureStore failures, PlatformTransactionManager transactionManager) {
+        this.properties = properties;
+        this.failures = failures;
+        this.transactions = new TransactionTemplate(transactionManager);
+    }
+
+    /** Empty when there is no such record. */
+    public Optional<Result> retry(long id, String who) {
+        Optional<Result> result;
+        try {
+            result = transactions.execute(status -> failures.lock(id).map(failure -> {
+                String refusal = refusal(failure);
+                if (refusal != null) {
+                    return Result.refused(refusal);
+                }
+                Path inboxFolder = properties.getInboxDir().toAbsolutePath().normalize().resolve(failure.supplier());
+                Path target = inboxFolder.resolve(failure.fileName());
+                // the row first: when the move is refused or fails the transaction rolls the mark back
+                failures.markRetried(failure.id(), who, target.toString());
+                return move(Path.of(failure.location()).toAbsolutePath().normalize(), inboxFolder, target, failure.supplier());
+            }));
+        } catch (RetryRefusedException e) {
+            result = Optional.of(Result.refused(e.getMessage()));
+        }
+        result.ifPresent(r -> LOG.info("admin action=retry-intake-failure id={} by={} result={}", id, who,
+                r.movedTo() != null ? "moved back to " + FileNameRule.printable(r.movedTo().toString()) : "refused (" + r.refusal() + ")"));
+        return result;
+    }
+
+    private String refusal(IntakeFailureStore.Failure failure) {
+        if (!"failed".equals(failure.outcome())) {
+            return "intake failure " + failure.id() + " was " + failure.outcome() + ", which no retry fixes; the supplier has to send a new file";
+        }
+        if (failure.retried()) {
+            return "intake failure " + failure.id() + " was retried already";
+        }
+        SupplierProperties supplier = properties.getSuppliers().get(failure.supplier());
+        if (!"file-drop".equals(failure.source()) || supplier == null || !supplier.getFileDrop().isEnabled()
+                || failure.location() == null) {
+            return "intake failure " + failure.id() + " is no dropped file of a supplier with a file drop; only those are moved back";
+        }
+        if (FileNameRule.problem(failure.fileName()).isPresent()) {
+            return "intake failure " + failure.id() + " has a file name that cannot go back into the inbox";
+        }
+        return null;
+    }
+
+    /** Moves the file back (or throws {@link RetryRefusedException}), refusing anything that is not a regular file in the supplier's own .failed folder. */
+    private Result move(Path file, Path inboxFolder, Path target, String supplier) {
+        Path failedFolder = inboxFolder.resolve(".failed");
+        if (!failedFolder.equals(file.getParent())) {
+            throw new RetryRefusedException("the file is no longer in " + failedFolder);
+        }
+        if (Files.isSymbolicLink(inboxFolder) || Files.isSymbolicLink(failedFolder)) {
+            throw new RetryRefusedException("a folder on the way is a symbolic link; nothing is moved through it");
+        }
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new RetryRefusedException("the file is gone from " + failedFolder);
+        }
+        if (!attributes.isRegularFile()) {
+            throw new RetryRefusedException("the file is no regular file (a link or a folder took its place)");
+        }
+        try {
+            // not atomic on purpose: an atomic rename would silently replace a file of the same name in the inbox
+            Files.move(file, target, LinkOption.NOFOLLOW_LINKS);
+            doneMarker(target, supplier);
+        } catch (FileAlreadyExistsException e) {
+            throw new RetryRefusedException("a file named " + FileNameRule.printable(target.getFileName().toString())
+                    + " is in the inbox already");
+        } catch (NoSuchFileException e) {
+            throw new RetryRefusedException("the file is gone from " + failedFolder);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Result(target, null);
+    }
+
+    /** A supplier whose files are taken once their marker exists gets the marker too: the file is complete. */
+    private void doneMarker(Path target, String supplier) throws IOException {
+        SupplierProperties.FileDrop drop = properties.getSuppliers().get(supplier).getFileDrop();
+        if (drop.getReadLock() == SupplierProperties.ReadLock.DONE_FILE) {
+            Path marker = target.resolveSibling(target.getFileName() + drop.getDoneFileSuffix());
+            if (!Files.exists(marker, LinkOption.NOFOLLOW_LINKS)) {
+                Files.createFile(marker);
+            }
+        }
+    }
+
+    /** The move was refused after the row was marked: thrown so the mark rolls back. */
+    static class RetryRefusedException extends RuntimeException {
+        RetryRefusedException(String message) {
+            super(message);
+        }
+    }
+}

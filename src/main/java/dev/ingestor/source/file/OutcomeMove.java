@@ -1,0 +1,121 @@
+package dev.ingestor.source.file;
+
+import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.IntakeHeaders;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.component.file.FileComponent;
+import org.apache.camel.component.file.GenericFile;
+import org.springframework.stereotype.Component;
+
+/**
+ * Where the file sources move an answered file, evaluated by Camel right before each move (the routes' move
+ * and moveFailed options): {@code .<outcome>/<stamped name>}, the name shortened to fit ({@link KeptName}). For
+ * a dropped file the folders are checked first: a supplier or outcome folder that is a symbolic link is
+ * refused, so no file is ever moved through a link (the file stays in place).
+ */
+@Component("outcomeMove")
+class OutcomeMove {
+
+    /** Exchange property: the move planned before the file is moved, so a record of it names the right place. */
+    static final String PLANNED = "IngestorPlannedMove";
+
+    private final LinkRefusals refusals;
+
+    public OutcomeMove(LinkRefusals refusals) {
+        this.refusals = refusals;
+    }
+
+    /** A dropped file after intake: {@code .done/}, {@code .duplicate/} or {@code .rejected/}. */
+    public String fileDrop(Exchange exchange) {
+        return local(exchange, exchange.getProperty(IntakeHeaders.OUTCOME, "done", String.class));
+    }
+
+    /** A dropped file whose intake failed past its redelivery. */
+    public String fileDropFailed(Exchange exchange) {
+        return local(exchange, "failed");
+    }
+
+    /** A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). */
+    public String sftp(Exchange exchange) {
+        String outcome = "rejected".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class)) ? "rejected" : "done";
+        return planned(exchange, outcome);
+    }
+
+    /**
+     * Where the file of this exchange goes for {@code outcome}, relative to its folder: {@code .<outcome>/<stamped name>}.
+     * The first call decides the stamped name and later calls for the same outcome return it, so the move and a
+     * record written before it name the same file.
+     */
+    public String planned(Exchange exchange, String outcome) {
+        String folder = "." + outcome + "/";
+        String plan = exchange.getProperty(PLANNED, String.class);
+        if (plan == null || !plan.startsWith(folder)) {
+            plan = folder + KeptName.stamped(file(exchange).getFileNameOnly(), LocalDateTime.now());
+            exchange.setProperty(PLANNED, plan);
+        }
+        return plan;
+    }
+
+    private String local(Exchange exchange, String outcome) {
+        GenericFile<?> file = file(exchange);
+        Path path = ((File) file.getFile()).toPath().toAbsolutePath();
+        Path folder = path.getParent();
+        Path target = folder.resolve("." + outcome);
+        refuseLinks(path, folder, target);
+        createOutcomeFolder(path, target);
+        return planned(exchange, outcome);
+    }
+
+    /** Refuses the move of {@code file} when one of {@code folders} is a symbolic link. */
+    private void refuseLinks(Path file, Path... folders) {
+        for (Path checked : folders) {
+            if (Files.isSymbolicLink(checked)) {
+                refusals.refuse(String.valueOf(checked.getParent()), "a symbolic link where a file was to be moved; the file"
+                        + " is left in place", String.valueOf(checked.getFileName()));
+                throw notMoved(file, checked + " is a symbolic link");
+            }
+        }
+    }
+
+    /**
+     * Makes the outcome folder before Camel moves the file into it. Camel checks that a folder is missing and then
+     * makes it, and fails the move when another consumer made it in between: two files answered at once into a
+     * folder not there yet (the supplier's concurrency, or a second instance) left one in place, to be taken again
+     * as a duplicate of itself. {@code createDirectory} makes the folder or finds it made, and never follows a link
+     * that took its place (a link there is an existing entry); the check after it catches one made meanwhile.
+     * Anything else in the way (a plain file of that name, no permission) is left to Camel's move, whose failure
+     * names the file and leaves it in place.
+     */
+    private void createOutcomeFolder(Path file, Path target) {
+        try {
+            Files.createDirectory(target);
+        } catch (IOException inTheWay) {
+            // made meanwhile by a sibling consumer, there from the start, or something Camel's move will report
+        }
+        refuseLinks(file, target);
+    }
+
+    /**
+     * Stops the move. Camel takes the failure of its move expression as a file with no new name (it logs a failed
+     * commit without this message), so the link's own refusal line ({@link LinkRefusals}) is what tells an operator;
+     * the message names the file for a caller that does read it.
+     */
+    private static IllegalStateException notMoved(Path file, String why) {
+        return new IllegalStateException("not moved, left in place: " + FileNameRule.printable(file.toString())
+                + ": " + FileNameRule.printable(why));
+    }
+
+    static GenericFile<?> file(Exchange exchange) {
+        GenericFile<?> file = exchange.getProperty(FileComponent.FILE_EXCHANGE_FILE, GenericFile.class);
+        if (file == null) {
+            throw new IllegalStateException("no file on this exchange: only file routes move files");
+        }
+        return file;
+    }
+}

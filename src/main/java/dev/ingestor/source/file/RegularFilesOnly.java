@@ -1,0 +1,68 @@
+package dev.ingestor.source.file;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.apache.camel.component.file.GenericFile;
+import org.apache.camel.component.file.GenericFileFilter;
+import org.springframework.stereotype.Component;
+
+/**
+ * The file-drop routes' filter: only regular files in a real supplier folder whose outcome folders are real
+ * folders. Camel's file consumer follows symbolic links, so without this a link in the inbox would feed intake
+ * whatever it points at, and a linked {@code .done/} would move files wherever it points. A refused file is
+ * left in place and counted for the poll ({@link LinkRefusals}); being filtered while the folder is listed, it
+ * does not count against the poll's limit of files.
+ */
+@Component("regularFilesOnly")
+public class RegularFilesOnly implements GenericFileFilter<File> {
+
+    /** Where a file goes after intake (see the file-drop route's move options). */
+    public static final List<String> OUTCOME_FOLDERS = List.of(".done", ".duplicate", ".rejected", ".failed");
+
+    static final String LINKED_SUPPLIER_FOLDER = "the supplier folder is a symbolic link; no file in it is taken until"
+            + " it is a real folder";
+    static final String LINKED_FILE = "the file is a symbolic link; links are never followed";
+
+    private final LinkRefusals refusals;
+
+    public RegularFilesOnly(LinkRefusals refusals) {
+        this.refusals = refusals;
+    }
+
+    /** Why no file of a supplier is taken while its outcome folder {@code outcome} is a symbolic link. */
+    static String linkedOutcomeFolder(String outcome) {
+        return "the outcome folder " + outcome + " is a symbolic link; no file of this supplier is taken until it is"
+                + " a real folder, so none is moved through it";
+    }
+
+    @Override
+    public boolean accept(GenericFile<File> file) {
+        if (file.isDirectory()) {
+            return false;
+        }
+        Path path = file.getFile().toPath().toAbsolutePath();
+        String why = refusal(path);
+        if (why != null) {
+            refusals.refuse(path.getParent().toString(), why, path.getFileName().toString());
+            return false;
+        }
+        return true;
+    }
+
+    /** Why the file at {@code path} is not taken, or null when it may be. */
+    private static String refusal(Path path) {
+        Path folder = path.getParent();
+        if (Files.isSymbolicLink(folder)) {
+            return LINKED_SUPPLIER_FOLDER;
+        }
+        for (String outcome : OUTCOME_FOLDERS) {
+            if (Files.isSymbolicLink(folder.resolve(outcome))) {
+                return linkedOutcomeFolder(outcome);
+            }
+        }
+        return Files.isSymbolicLink(path) ? LINKED_FILE : null;
+    }
+}

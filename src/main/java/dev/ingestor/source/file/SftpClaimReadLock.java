@@ -1,0 +1,154 @@
+package dev.ingestor.source.file;
+
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import com.jcraft.jsch.ChannelSftp;
+import org.apache.camel.Exchange;
+import org.apache.camel.LoggingLevel;
+import org.apache.camel.component.file.GenericFile;
+import org.apache.camel.component.file.GenericFileEndpoint;
+import org.apache.camel.component.file.GenericFileExclusiveReadLockStrategy;
+import org.apache.camel.component.file.GenericFileOperations;
+import org.apache.camel.component.file.remote.strategy.SftpChangedExclusiveReadLockStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The read lock of an SFTP route: a claim on the remote file in PostgreSQL ({@link FileClaimRepository}), so
+ * two instances polling one server never both take a file, then (without a done file) Camel's own "changed"
+ * check, so a file still being written is not taken.
+ *
+ * <p>Camel's sftp component offers only the none, rename and changed read locks (its idempotent ones are for
+ * local files), hence this class. The claim key names the server and the path. A finished file's claim is let
+ * go after a delay: Camel releases the lock before it moves the file, and a peer that listed the folder
+ * before the move must still find the file claimed.
+ */
+class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelSftp.LsEntry> {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.sftp");
+
+    private final FileClaimRepository claims;
+    private final ScheduledExecutorService releases;
+    private final long releaseDelayMillis;
+    /** Null with a done file: the marker says the file is complete. */
+    private final SftpChangedExclusiveReadLockStrategy changed;
+
+    public SftpClaimReadLock(FileClaimRepository claims, ScheduledExecutorService releases, long releaseDelayMillis,
+                             SftpChangedExclusiveReadLockStrategy changed) {
+        this.claims = claims;
+        this.releases = releases;
+        this.releaseDelayMillis = releaseDelayMillis;
+        this.changed = changed;
+    }
+
+    /** Camel's changed check for SFTP, as the route's readLock* options would configure it. */
+    public static SftpChangedExclusiveReadLockStrategy changed(long minAgeMillis, long checkIntervalMillis, long timeoutMillis) {
+        SftpChangedExclusiveReadLockStrategy strategy = new SftpChangedExclusiveReadLockStrategy();
+        strategy.setMinAge(minAgeMillis);
+        strategy.setMinLength(0);
+        strategy.setCheckInterval(checkIntervalMillis);
+        strategy.setTimeout(timeoutMillis);
+        strategy.setReadLockLoggingLevel(LoggingLevel.DEBUG);
+        return strategy;
+    }
+
+    static String key(GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
+        String server = exchange.getFromEndpoint() != null ? exchange.getFromEndpoint().getEndpointBaseUri() : "sftp:";
+        int query = server.indexOf('?');
+        return (query < 0 ? server : server.substring(0, query)) + " " + file.getAbsoluteFilePath();
+    }
+
+    @Override
+    public void prepareOnStartup(GenericFileOperations<ChannelSftp.LsEntry> operations,
+                                 GenericFileEndpoint<ChannelSftp.LsEntry> endpoint) throws Exception {
+        if (changed != null) {
+            changed.prepareOnStartup(operations, endpoint);
+        }
+    }
+
+    @Override
+    public boolean acquireExclusiveReadLock(GenericFileOperations<ChannelSftp.LsEntry> operations,
+                                            GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {
+        String key = key(file, exchange);
+        if (RegularRemoteFilesOnly.isLink(file)) {
+            // the route's filter refuses and reports links before they count against the poll's limit; this keeps a
+            // link untaken should a route be written without that filter
+            LOG.debug("{} is a symbolic link; not taken", key);
+            return false;
+        }
+        if (!claims.add(key)) {
+            LOG.debug("{} is claimed by another instance", key);
+            return false;
+        }
+        boolean complete;
+        try {
+            complete = changed == null || changed.acquireExclusiveReadLock(operations, file, exchange);
+        } catch (Exception | Error e) {
+            claims.remove(key);
+            throw e;
+        }
+        if (!complete) {
+            claims.remove(key);
+        }
+        return complete;
+    }
+
+    @Override
+    public void releaseExclusiveReadLockOnAbort(GenericFileOperations<ChannelSftp.LsEntry> operations,
+                                                GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
+        claims.remove(key(file, exchange));
+    }
+
+    @Override
+    public void releaseExclusiveReadLockOnRollback(GenericFileOperations<ChannelSftp.LsEntry> operations,
+                                                   GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
+        // the file stays where it is and is tried again at a later poll, by any instance
+        claims.remove(key(file, exchange));
+    }
+
+    @Override
+    public void releaseExclusiveReadLockOnCommit(GenericFileOperations<ChannelSftp.LsEntry> operations,
+                                                 GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
+        String key = key(file, exchange);
+        releases.schedule(() -> {
+            try {
+                claims.remove(key);
+            } catch (RuntimeException e) {
+                // the claim's lease lets it go in the end
+                LOG.warn("cannot release claim {}: {}", key, e.getMessage());
+            }
+        }, releaseDelayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void setTimeout(long timeout) {
+        if (changed != null) {
+            changed.setTimeout(timeout);
+        }
+    }
+
+    @Override
+    public void setCheckInterval(long checkInterval) {
+        if (changed != null) {
+            changed.setCheckInterval(checkInterval);
+        }
+    }
+
+    @Override
+    public void setReadLockLoggingLevel(LoggingLevel level) {
+        if (changed != null) {
+            changed.setReadLockLoggingLevel(level);
+        }
+    }
+
+    @Override
+    public void setMarkerFiler(boolean markerFile) {
+        // no marker files on the supplier's server
+    }
+
+    @Override
+    public void setDeleteOrphanLockFiles(boolean deleteOrphanLockFiles) {
+        // no marker files on the supplier's server
+    }
+}

@@ -1,0 +1,116 @@
+package dev.ingestor.source.file;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ingestor.metrics.IngestorMetrics;
+import org.apache.camel.Consumer;
+import org.apache.camel.Endpoint;
+import org.apache.camel.Exchange;
+import org.apache.camel.spi.ExceptionHandler;
+import org.apache.camel.spi.PollingConsumerPollStrategy;
+import org.apache.camel.util.URISupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * How the SFTP routes report a poll that failed (server unreachable, login refused, directory missing):
+ * one WARN line per failed poll, naming the supplier, the server and the cause, never the password; one
+ * INFO line when the server answers again. With the route's back-off, a server that stays down is tried and
+ * logged once per back-off step, not once per poll interval. The links a poll refused are reported when it
+ * ends ({@link LinkRefusals}).
+ */
+@Component("sftpPollStrategy")
+class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.sftp");
+
+    /** Consecutive failed polls per route. */
+    private final Map<String, Integer> failures = new ConcurrentHashMap<>();
+    private final IngestorMetrics metrics;
+    private final LinkRefusals refusals;
+
+    public SftpPollStrategy(IngestorMetrics metrics, LinkRefusals refusals) {
+        this.metrics = metrics;
+        this.refusals = refusals;
+    }
+
+    @Override
+    public boolean begin(Consumer consumer, Endpoint endpoint) {
+        refusals.beginPoll();
+        return true;
+    }
+
+    @Override
+    public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
+        refusals.endPoll(PollingRoute.id(consumer), PollingRoute.sawEverything(endpoint, polledMessages));
+        Integer failed = failures.remove(PollingRoute.id(consumer));
+        metrics.sftpUp(supplier(consumer), true);
+        if (failed != null) {
+            LOG.info("sftp {} answers again after {} failed poll(s)", where(consumer, endpoint), failed);
+        }
+    }
+
+    @Override
+    public boolean rollback(Consumer consumer, Endpoint endpoint, int retryCounter, Exception cause) {
+        refusals.abandonPoll();
+        int failed = failures.merge(PollingRoute.id(consumer), 1, Integer::sum);
+        metrics.sftpUp(supplier(consumer), false);
+        LOG.warn("sftp {} cannot be polled (failure {} in a row): {}; polling goes on with back-off",
+                where(consumer, endpoint), failed, describe(cause));
+        // no immediate retry: the next scheduled poll (after the back-off) tries again
+        return false;
+    }
+
+    /**
+     * The consumer's exception handler. A failed poll (no exchange) was reported by {@link #rollback} already;
+     * anything else (a file that could not be moved after intake, say) is logged here, without secrets.
+     */
+    @Override
+    public void handleException(Throwable exception) {
+        handleException(null, null, exception);
+    }
+
+    @Override
+    public void handleException(String message, Throwable exception) {
+        handleException(message, null, exception);
+    }
+
+    @Override
+    public void handleException(String message, Exchange exchange, Throwable exception) {
+        if (exchange == null) {
+            LOG.debug("{}: {}", URISupport.sanitizeUri(String.valueOf(message)), describe(exception));
+        } else {
+            LOG.warn("sftp {} file={}: {}", URISupport.sanitizeUri(String.valueOf(message)),
+                    exchange.getMessage().getHeader(Exchange.FILE_NAME), describe(exception));
+        }
+    }
+
+    private static String supplier(Consumer consumer) {
+        String route = PollingRoute.id(consumer);
+        return route.startsWith("sftp-") ? route.substring(5) : route;
+    }
+
+    private static String where(Consumer consumer, Endpoint endpoint) {
+        return "supplier=" + supplier(consumer) + " server=" + URISupport.sanitizeUri(endpoint.getEndpointBaseUri());
+    }
+
+    /** The causes' messages, outermost first, with anything that looks like a password masked. */
+    static String describe(Throwable cause) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = cause; t != null && text.length() < 600; t = t.getCause()) {
+            if (!text.isEmpty()) {
+                text.append(" <- ");
+            }
+            text.append(t.getClass().getSimpleName());
+            if (t.getMessage() != null) {
+                text.append(": ").append(URISupport.sanitizeUri(t.getMessage()));
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,165 @@
+package dev.ingestor.source.file;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.apache.camel.spi.ThreadPoolProfile;
+import org.apache.camel.util.concurrent.ThreadPoolRejectedPolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.stereotype.Component;
+
+/**
+ * Turns supplier configuration into routes: one route per supplier from the {@code file-drop} template in
+ * {@code routes/source-file-drop.camel.yaml}. Adding a supplier is configuration only.
+ */
+@Component
+public class SupplierRouteInstaller {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SupplierRouteInstaller.class);
+    static final String FILE_DROP_TEMPLATE = "file-drop";
+    static final String SFTP_TEMPLATE = "sftp-pull";
+    /** As readLockIdempotentReleaseDelay in the file-drop template. */
+    static final long CLAIM_RELEASE_DELAY_MILLIS = 2000;
+
+    private final IngestorProperties properties;
+    private final CamelContext camelContext;
+
+    public SupplierRouteInstaller(IngestorProperties properties, CamelContext camelContext) {
+        this.properties = properties;
+        this.camelContext = camelContext;
+    }
+
+    /**
+     * Runs once the YAML routes (and so the template) are loaded. A failure here fails the start of the
+     * application: an instance that silently ignores a supplier is worse than one that does not start.
+     */
+    @EventListener(ApplicationReadyEvent.class)
+    public void install() throws Exception {
+        for (Map.Entry<String, SupplierProperties> supplier : properties.getSuppliers().entrySet()) {
+            SupplierProperties.FileDrop drop = supplier.getValue().getFileDrop();
+            if (drop.isEnabled()) {
+                addFileDrop(camelContext, supplier.getKey(), drop);
+            }
+            SupplierProperties.Sftp sftp = supplier.getValue().getSftp();
+            if (sftp.isEnabled()) {
+                addSftp(camelContext, supplier.getKey(), sftp);
+            }
+        }
+    }
+
+    private void addFileDrop(CamelContext camelContext, String code, SupplierProperties.FileDrop drop) throws Exception {
+        String directory = properties.getInboxDir().resolve(code).toAbsolutePath().toString();
+        TemplatedRouteBuilder route = TemplatedRouteBuilder.builder(camelContext, FILE_DROP_TEMPLATE)
+                .routeId("file-drop-" + code)
+                .parameter("supplier", code)
+                .parameter("directory", directory)
+                .parameter("minAge", drop.getMinAge().toMillis())
+                .parameter("pollDelay", drop.getPollInterval().toMillis())
+                .parameter("maxFilesPerPoll", maxFilesPerPoll())
+                .parameter("executor", registerFileDropThreads(code, drop));
+        if (drop.getReadLock() == SupplierProperties.ReadLock.DONE_FILE) {
+            route.parameter("readLock", "idempotent")
+                 .parameter("doneFileName", "${file:name}" + drop.getDoneFileSuffix());
+        } else {
+            route.parameter("readLock", "idempotent-changed");
+        }
+        route.add();
+        LOG.info("file drop for supplier={} watches {} (read lock {}, {} in parallel)", code, directory,
+                drop.getReadLock().name().toLowerCase().replace('_', '-'), drop.getConcurrency());
+    }
+
+    /**
+     * The thread pool profile the template's {@code threads} step names: the supplier's concurrency as core and
+     * maximum pool size, a full queue running the task in the polling thread (back-pressure on the poller);
+     * the rest from Camel's default profile. A profile rather than numbers in the route because the route
+     * schema takes only literal numbers for a pool size.
+     */
+    private String registerFileDropThreads(String code, SupplierProperties.FileDrop drop) {
+        ThreadPoolProfile profile = new ThreadPoolProfile("file-drop-" + code);
+        int threads = Math.max(1, drop.getConcurrency());
+        profile.setPoolSize(threads);
+        profile.setMaxPoolSize(threads);
+        profile.setRejectedPolicy(ThreadPoolRejectedPolicy.CallerRuns);
+        camelContext.getExecutorServiceManager().registerThreadPoolProfile(profile);
+        return profile.getId();
+    }
+
+    private void addSftp(CamelContext camelContext, String code, SupplierProperties.Sftp sftp) throws Exception {
+        if (sftp.getUsername() == null || sftp.getUsername().isBlank()) {
+            throw new IllegalStateException("ingestor.suppliers." + code + ".sftp.username is required with sftp.host");
+        }
+        if (isBlank(sftp.getPassword()) && isBlank(sftp.getPrivateKeyFile())) {
+            throw new IllegalStateException("ingestor.suppliers." + code + ".sftp needs password or private-key-file");
+        }
+        boolean strict = sftp.isStrictHostKeyChecking();
+        String prefix = "ingestor.suppliers." + code + ".sftp.";
+        if (strict && isBlank(sftp.getKnownHostsFile())) {
+            throw new IllegalStateException(prefix + "known-hosts-file is required: the SFTP server's host key is checked"
+                    + " against it (a known_hosts file, e.g. from ssh-keyscan); to take any host key instead, set "
+                    + prefix + "strict-host-key-checking: false");
+        }
+        if (!strict) {
+            LOG.warn("sftp for supplier={} does NOT check the host key of {}:{} ({}strict-host-key-checking=false):"
+                    + " whoever can redirect that address can pose as the server and receive the login",
+                    code, sftp.getHost(), sftp.getPort(), prefix);
+        }
+        TemplatedRouteBuilder route = TemplatedRouteBuilder.builder(camelContext, SFTP_TEMPLATE)
+                .routeId("sftp-" + code)
+                .parameter("supplier", code)
+                .parameter("host", sftp.getHost())
+                .parameter("port", sftp.getPort())
+                .parameter("directory", sftp.getDirectory() == null ? "" : sftp.getDirectory())
+                .parameter("username", sftp.getUsername())
+                .parameter("strictHostKeyChecking", strict ? "yes" : "no")
+                .parameter("pollDelay", sftp.getPollInterval().toMillis())
+                .parameter("maxFilesPerPoll", maxFilesPerPoll())
+                .parameter("backoffMultiplier", Math.max(1, sftp.getBackoffMultiplier()))
+                .parameter("delete", sftp.getAfterPickup() == SupplierProperties.AfterPickup.DELETE);
+        // always given, empty when unused: the YAML DSL wraps these secret options in RAW(), inside which an
+        // optional {{?placeholder}} is not resolved (RAW() also keeps any character of a password as it is)
+        route.parameter("password", nullToEmpty(sftp.getPassword()))
+             .parameter("privateKeyFile", nullToEmpty(sftp.getPrivateKeyFile()))
+             .parameter("knownHostsFile", strict ? sftp.getKnownHostsFile() : "");
+        if (sftp.getAfterPickup() == SupplierProperties.AfterPickup.MOVE) {
+            // .done/ (.rejected/ for a rejected file), the name shortened to fit (dev.ingestor.source.file.OutcomeMove)
+            route.parameter("move", "${bean:outcomeMove.sftp}");
+        }
+        boolean doneFile = !isBlank(sftp.getDoneFileName());
+        if (doneFile) {
+            route.parameter("doneFileName", sftp.getDoneFileName());
+        }
+        // the claim in PostgreSQL, then (without a done file) Camel's changed check
+        String readLock = "sftpReadLock-" + code;
+        camelContext.getRegistry().bind(readLock, new SftpClaimReadLock(
+                camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
+                camelContext.getRegistry().lookupByNameAndType(ClaimReleaseConfiguration.NAME, ScheduledExecutorService.class),
+                CLAIM_RELEASE_DELAY_MILLIS,
+                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
+        route.parameter("readLock", readLock);
+        route.add();
+        LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code, sftp.getUsername(),
+                sftp.getHost(), sftp.getPort(), sftp.getDirectory(), sftp.getPollInterval(),
+                strict ? "checked against " + sftp.getKnownHostsFile() : "NOT checked",
+                sftp.getAfterPickup().name().toLowerCase());
+    }
+
+    /** {@code ingestor.intake.max-files-per-poll}, at least 1. */
+    private int maxFilesPerPoll() {
+        return Math.max(1, properties.getIntake().getMaxFilesPerPoll());
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+}

@@ -1,0 +1,252 @@
+package dev.ingestor.source.http;
+
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.ImportJobStore;
+import dev.ingestor.job.JobLifecycle;
+
+import jakarta.annotation.PreDestroy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Repeated pushes answered without a transaction ({@link FilePushApi}), counted on their jobs in batches: a
+ * job's {@code duplicate_count} and {@code last_seen_at} catch up within {@link #FLUSH_INTERVAL_MS} and on an
+ * orderly shutdown. The counts of the last interval are lost if the process dies: they are statistics of
+ * arrivals that changed nothing, and the job, the key and the answer the caller got do not depend on them.
+ * A count that cannot be written (the database is away) is kept and written with the next batch.
+ *
+ * <p>The job a repeated push is answered with carries the count as it will be once written (the row's plus
+ * this instance's unwritten ones): a batch is written while no answer is being made, so none is counted
+ * twice or missed. Arrivals at another instance show once that instance has written them.
+ *
+ * <p>A job at rest leaves its state only when an operator sends it back to work, so its row, once read, answers
+ * the repeated pushes of the next {@code ingestor.http.duplicate-answer-max-age} without being read again, its
+ * count carried on by the arrivals here (the row's count when read, what this instance wrote of its arrivals
+ * since, and what it has not written yet). The copy is dropped as soon as this instance sends any job back to
+ * work ({@link JobLifecycle#sentBackToWork}); another instance's operator action, and duplicates counted on the
+ * row by others (other instances, intake), show once it is older than that. Retention cannot take the job away
+ * meanwhile: a copy is kept only of a job that stays well within {@code ingestor.retention.job-max-age} for
+ * longer than it is kept (every instance with the same age, clocks within {@link #RETENTION_MARGIN}). A job
+ * deleted by hand answers from its copy only until its counts are next written: the batch finds no row and
+ * drops the copy, so the next push reads the row, finds it gone, and intake takes the bytes as new content.
+ */
+@Component
+public class DuplicatePushCounts {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DuplicatePushCounts.class);
+    static final long FLUSH_INTERVAL_MS = 1000;
+
+    /** Arrivals of one job not yet written, and when the last of them came. */
+    record Pending(int count, Instant lastSeen) {
+        Pending plus(Pending other) {
+            return new Pending(count + other.count, lastSeen.isAfter(other.lastSeen) ? lastSeen : other.lastSeen);
+        }
+    }
+
+    /** Most jobs kept as read; beyond, a repeated push reads its job as before. */
+    static final int MAX_KEPT = 20_000;
+    /** How far a kept job stays from the retention age, besides its time kept: clocks of instances differ a little. */
+    private static final Duration RETENTION_MARGIN = Duration.ofMinutes(10);
+
+    /**
+     * A job as read, at rest ({@code job} null when it was not: a later answer reads it again): with the row's count
+     * then, what this instance has written of its arrivals since, the moment it was read, the operator transitions
+     * this instance had made before, and the order of the read among all reads here (an earlier read that ends
+     * later never replaces what a later one saw).
+     */
+    private record Kept(ImportJob job, int rowCount, AtomicInteger writtenSince, long readAt, long sentBackBefore, long read) {
+    }
+
+    private final JdbcTemplate jdbc;
+    private final ImportJobStore jobs;
+    private final JobLifecycle lifecycle;
+    private final long keepNanos;
+    private final Duration jobMaxAge;
+    private final Map<UUID, Kept> kept = new ConcurrentHashMap<>();
+    private final AtomicLong reads = new AtomicLong();
+    /** Answers share it; a batch being written takes it alone. */
+    private final ReadWriteLock writing = new ReentrantReadWriteLock();
+    private final Map<UUID, Pending> pending = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "duplicate-push-counts");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, IngestorProperties properties) {
+        this.jdbc = jdbc;
+        this.jobs = jobs;
+        this.lifecycle = lifecycle;
+        this.keepNanos = Math.max(0, properties.getHttp().getDuplicateAnswerMaxAge().toNanos());
+        this.jobMaxAge = properties.getRetention().getJobMaxAge();
+        flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Counts one more arrival of the content of job {@code jobId} (key {@code key}) and returns the job as it
+     * stands with it; empty, and nothing counted, when there is no such job (any more).
+     */
+    public Optional<ImportJob> arrival(UUID jobId, String key, Instant seen) {
+        writing.readLock().lock();
+        try {
+            long now = System.nanoTime();
+            Kept copy = kept.get(jobId);
+            if (copy != null && copy.job() != null && answers(copy.job(), key) && current(copy, now)) {
+                int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
+                return Optional.of(withCount(copy.job(), copy.rowCount() + copy.writtenSince().get() + unwritten, seen));
+            }
+            long read = reads.incrementAndGet();
+            long sentBackBefore = lifecycle.sentBackToWork();
+            Optional<ImportJob> row = jobs.find(jobId).filter(j -> answers(j, key));
+            if (row.isEmpty()) {
+                kept.remove(jobId);
+                return row;
+            }
+            int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
+            ImportJob job = row.get();
+            if (keepNanos > 0 && kept.size() < MAX_KEPT) {
+                Kept fresh = new Kept(keepable(job, seen) ? job : null, job.duplicateCount(), new AtomicInteger(), now,
+                        sentBackBefore, read);
+                kept.merge(jobId, fresh, (older, newer) -> older.read() > newer.read() ? older : newer);
+            } else {
+                kept.remove(jobId);
+            }
+            return Optional.of(withCount(job, job.duplicateCount() + unwritten, seen));
+        } finally {
+            writing.readLock().unlock();
+        }
+    }
+
+    /**
+     * Drops every job kept as read, so the next repeated push of each reads its row: for jobs deleted other than
+     * by retention (a test emptying the tables), which the retention guard cannot see and no count may be
+     * written for.
+     */
+    public void forgetKeptJobs() {
+        kept.clear();
+    }
+
+    /** The job of these bytes: the key matches, and it is a file's job, not an item batch's (those have a request key). */
+    private static boolean answers(ImportJob job, String key) {
+        return key.equals(String.valueOf(job.key())) && job.requestKey() == null;
+    }
+
+    /** A copy still answers: young enough, and no job sent back to work here since it was read. */
+    private boolean current(Kept copy, long now) {
+        return now - copy.readAt() < keepNanos && lifecycle.sentBackToWork() == copy.sentBackBefore();
+    }
+
+    /** At rest, and far enough from the retention age that no retention run can delete it while kept. */
+    private boolean keepable(ImportJob job, Instant now) {
+        if (!job.state().isAtRest()) {
+            return false;
+        }
+        if (jobMaxAge.isZero() || jobMaxAge.isNegative()) {
+            return true; // retention keeps jobs for ever
+        }
+        Instant deletableFrom = job.updatedAt().plus(jobMaxAge);
+        return now.plusNanos(keepNanos).plus(RETENTION_MARGIN).isBefore(deletableFrom);
+    }
+
+    private static ImportJob withCount(ImportJob job, int duplicateCount, Instant seen) {
+        return new ImportJob(job.id(), job.supplier(), job.state(), job.key(), job.fileName(), job.size(),
+                job.source(), job.receivedAt(), job.updatedAt(), duplicateCount, seen, job.counts(),
+                job.error(), job.recordsDone(), job.requestKey(), job.format(), job.submittedBy());
+    }
+
+    /** Arrivals of the job counted here and not written yet. */
+    public int pendingOf(UUID job) {
+        Pending p = pending.get(job);
+        return p == null ? 0 : p.count();
+    }
+
+    /** Writes what is pending, one statement per job, in one batch; returns how many arrivals were written. */
+    public int flush() {
+        writing.writeLock().lock();
+        try {
+            return writeBatch();
+        } finally {
+            writing.writeLock().unlock();
+        }
+    }
+
+    private int writeBatch() {
+        List<Map.Entry<UUID, Pending>> taken = new ArrayList<>();
+        for (UUID job : List.copyOf(pending.keySet())) {
+            Pending p = pending.remove(job);
+            if (p != null) {
+                taken.add(Map.entry(job, p));
+            }
+        }
+        if (taken.isEmpty()) {
+            return 0;
+        }
+        // in id order, so two instances writing the same jobs at once take their row locks in the same order
+        taken.sort(Map.Entry.comparingByKey());
+        int[][] updated;
+        try {
+            updated = jdbc.batchUpdate("UPDATE import_job SET duplicate_count = duplicate_count + ?,"
+                            + " last_seen_at = greatest(last_seen_at, ?) WHERE id = ?", taken, taken.size(),
+                    (ps, e) -> {
+                        ps.setInt(1, e.getValue().count());
+                        ps.setTimestamp(2, Timestamp.from(e.getValue().lastSeen()));
+                        ps.setObject(3, e.getKey());
+                    });
+        } catch (RuntimeException e) {
+            taken.forEach(t -> pending.merge(t.getKey(), t.getValue(), Pending::plus));
+            throw e;
+        }
+        // the rows now hold these arrivals, which the copies read before did not see (no answer is being made);
+        // a job whose row is gone (deleted by hand) is not answered from its copy again: the next push reads it,
+        // finds it gone, and intake takes the bytes as new content
+        int n = 0;
+        for (int[] counts : updated) {
+            for (int count : counts) {
+                Map.Entry<UUID, Pending> t = taken.get(n++);
+                Kept copy = kept.get(t.getKey());
+                if (copy != null && count == 0) {
+                    kept.remove(t.getKey());
+                } else if (copy != null) {
+                    copy.writtenSince().addAndGet(t.getValue().count());
+                }
+            }
+        }
+        return taken.stream().mapToInt(t -> t.getValue().count()).sum();
+    }
+
+    private void flushQuietly() {
+        long now = System.nanoTime();
+        kept.values().removeIf(copy -> !current(copy, now));
+        try {
+            flush();
+        } catch (RuntimeException e) {
+            LOG.warn("duplicate counts of {} job(s) not written yet, kept for the next try: {}", pending.size(), e.toString());
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        flusher.shutdownNow();
+        flushQuietly();
+    }
+}

@@ -1,0 +1,230 @@
+package dev.ingestor.source.http;
+
+import dev.ingestor.web.ApiProblemException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.ObjectMapper;
+import dev.ingestor.web.HttpReplies;
+import dev.ingestor.web.Problem;
+import dev.ingestor.config.JsonNesting;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.InstanceId;
+import dev.ingestor.logging.SafeText;
+import jakarta.annotation.PreDestroy;
+import org.apache.camel.Body;
+import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import tools.jackson.core.JacksonException;
+
+/**
+ * Request-level idempotency on (supplier, Idempotency-Key), in PostgreSQL (table http_request).
+ *
+ * <p>The row is inserted first, IN_PROGRESS and leased to this request; the primary key, not a read before
+ * the write, decides which of several racing requests does the work. The owner stores its response with the
+ * effects in one transaction ({@link #complete}); a transient failure deletes the row ({@link #release}) so
+ * that the retry runs again. The others get the stored response verbatim, 422 for another payload under the
+ * same key, or 409 while the first is still in flight. A row whose lease ran out (its instance died) or whose
+ * TTL passed is taken over by the next request with that key.
+ */
+@Component("requestKeys")
+public class RequestKeyStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
+    private static final Logger ADMIN_LOG = LoggerFactory.getLogger("dev.ingestor.admin");
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() { };
+    private static final ObjectMapper JSON = JsonNesting.mapper();
+
+    /** Inserts, or takes over an expired row or a dead owner's row of the same request; returns whether ours. */
+    private static final String CLAIM = """
+            INSERT INTO http_request AS r (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)
+            VALUES (?, ?, ?, 'IN_PROGRESS', ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
+            ON CONFLICT (supplier, idempotency_key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, state = 'IN_PROGRESS', owner = EXCLUDED.owner,
+                  lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at, status = NULL,
+                  headers = NULL, body = NULL, job_id = NULL, created_at = now(), completed_at = NULL
+              WHERE r.expires_at < now()
+                 OR (r.state = 'IN_PROGRESS' AND r.lease_until < now() AND r.fingerprint = EXCLUDED.fingerprint)
+            RETURNING owner
+            """;
+
+    private final JdbcTemplate jdbc;
+    private final HttpReplies replies;
+    private final String instance;
+    private final double leaseSeconds;
+    private final double ttlSeconds;
+    /** Renews the leases of the requests running here; one thread, the renewals are one short UPDATE each. */
+    private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "request-key-lease");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, IngestorProperties properties) {
+        this.jdbc = jdbc;
+        this.replies = replies;
+        this.instance = instanceId.value();
+        this.leaseSeconds = properties.getHttp().getInFlightLease().toMillis() / 1000.0;
+        this.ttlSeconds = properties.getHttp().getIdempotencyTtl().toMillis() / 1000.0;
+    }
+
+    @PreDestroy
+    void stopRenewals() {
+        renewals.shutdownNow();
+    }
+
+    /**
+     * Keeps the claim's lease alive while its request runs, so a batch that takes longer than the in-flight
+     * lease keeps its key (a retry meanwhile gets 409) and only a request whose instance died loses it. The
+     * renewal runs every third of the lease on a pooled connection of its own, outside the request's
+     * transaction, so it commits at once. Close the returned handle when the request is done.
+     */
+    public AutoCloseable keepAlive(RequestClaim claim) {
+        long period = Math.max(100, (long) (leaseSeconds * 1000 / 3));
+        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(claim), period, period, TimeUnit.MILLISECONDS);
+        return () -> renewal.cancel(false);
+    }
+
+    private void renew(RequestClaim claim) {
+        try {
+            jdbc.update("UPDATE http_request SET lease_until = now() + make_interval(secs => ?)"
+                            + " WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+                    leaseSeconds, claim.supplier(), claim.idempotencyKey(), claim.owner());
+        } catch (RuntimeException e) {
+            LOG.warn("cannot renew the lease of request key supplier={} key={}: {}", claim.supplier(), claim.idempotencyKey(),
+                    e.getMessage());
+        }
+    }
+
+    /**
+     * Claims the request's key. When this request owns it, sets {@link RequestClaim#PROPERTY}; when the key
+     * was answered before, writes the stored response and leaves the property unset; otherwise refuses the
+     * request (409 in flight, 422 another payload).
+     */
+    public void claim(@Body ItemBatchRequest request, Exchange exchange) {
+        String owner = instance + "/" + UUID.randomUUID();
+        for (int attempt = 0; attempt < 3; attempt++) {
+            List<String> ours = jdbc.queryForList(CLAIM, String.class, request.supplier(), request.idempotencyKey(),
+                    request.fingerprint(), owner, leaseSeconds, ttlSeconds);
+            if (!ours.isEmpty()) {
+                exchange.setProperty(RequestClaim.PROPERTY, new RequestClaim(request.supplier(), request.idempotencyKey(), owner));
+                return;
+            }
+            List<Stored> existing = jdbc.query("SELECT fingerprint, state, status, headers, body"
+                            + " FROM http_request WHERE supplier = ? AND idempotency_key = ?",
+                    (rs, i) -> new Stored(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getBytes(5)),
+                    request.supplier(), request.idempotencyKey());
+            if (existing.isEmpty()) {
+                continue; // released between the two statements: claim again
+            }
+            answer(exchange, request, existing.get(0));
+            return;
+        }
+        throw new IllegalStateException("the key of request " + request.idempotencyKey() + " changed hands three times in a row");
+    }
+
+    private void answer(Exchange exchange, ItemBatchRequest request, Stored stored) {
+        if (!stored.fingerprint().equals(request.fingerprint())) {
+            LOG.info("request key reused for another payload supplier={} key={}", request.supplier(), request.idempotencyKey());
+            throw new ApiProblemException(Problem.of(422, "idempotency-key-reused", "Unprocessable Content",
+                    "Idempotency-Key '" + request.idempotencyKey() + "' was already used for a different request"
+                            + " (another body, path or mode); use a fresh key for a new request"));
+        } else if ("COMPLETED".equals(stored.state())) {
+            Map<String, String> headers = new LinkedHashMap<>(readHeaders(stored.headers()));
+            headers.put(REPLAYED_HEADER, "true");
+            replies.raw(exchange, stored.status(), headers, stored.body());
+        } else {
+            throw new ApiProblemException(Problem.of(409, "request-in-flight", "Conflict",
+                    "a request with Idempotency-Key '" + request.idempotencyKey() + "' is still being processed;"
+                            + " retry after " + replies.retryAfterSeconds() + " seconds to get its response"),
+                    Map.of("Retry-After", replies.retryAfterSeconds()));
+        }
+    }
+
+    /**
+     * Stores the response of the owner. Runs inside the transaction of the effects: if the claim was lost
+     * (the lease ran out and another request took the key), this throws and the effects roll back.
+     */
+    public void complete(RequestClaim claim, int status, Map<String, String> headers, byte[] body, UUID jobId) {
+        int updated = jdbc.update("UPDATE http_request SET state = 'COMPLETED', status = ?, headers = ?, body = ?, job_id = ?,"
+                        + " completed_at = now(), lease_until = NULL"
+                        + " WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+                status, writeHeaders(headers), body, jobId, claim.supplier(), claim.idempotencyKey(), claim.owner());
+        if (updated != 1) {
+            // the effects roll back with this exception; the request that took the key over answers for it
+            LOG.warn("request key supplier={} key={} was taken over while this request ran; its effects are rolled back",
+                    claim.supplier(), claim.idempotencyKey());
+            throw new ApiProblemException(Problem.of(409, "request-key-lost", "Conflict", "Idempotency-Key '"
+                    + claim.idempotencyKey() + "' was taken over by a retry of this request while it ran (its lease,"
+                    + " ingestor.http.in-flight-lease, could not be renewed); nothing of this attempt was kept,"
+                    + " retry after " + replies.retryAfterSeconds() + " seconds to get the response"),
+                    Map.of("Retry-After", replies.retryAfterSeconds()));
+        }
+    }
+
+    /** Lets the key go after a failure that is not the request's outcome, so a retry runs again. */
+    public void release(RequestClaim claim) {
+        try {
+            jdbc.update("DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+                    claim.supplier(), claim.idempotencyKey(), claim.owner());
+        } catch (RuntimeException e) {
+            // the database is likely gone; the lease lets a retry take the key over once it runs out
+            LOG.warn("cannot release request key supplier={} key={} ({}); a retry takes it over after the in-flight lease",
+                    claim.supplier(), claim.idempotencyKey(), e.getMessage());
+        }
+    }
+
+    /** One key as an operator looks at it: state, fingerprint, owner and lease, stored status, job, expiry. */
+    public Optional<Map<String, Object>> find(String supplier, String key) {
+        return jdbc.queryForList("SELECT supplier, idempotency_key AS \"key\", state, fingerprint,"
+                + " owner, lease_until AS \"leaseUntil\", status, job_id AS \"jobId\", created_at AS \"createdAt\","
+                + " completed_at AS \"completedAt\", expires_at AS \"expiresAt\" FROM http_request"
+                + " WHERE supplier = ? AND idempotency_key = ?", supplier, key).stream().findFirst();
+    }
+
+    /**
+     * An operator lets go of a key stuck IN_PROGRESS (whoever owns it), so the supplier's retry runs; a key that
+     * completed is left alone, its stored response is the answer. Logged with who did it.
+     */
+    public boolean releaseInProgress(String supplier, String key, String who) {
+        int deleted = jdbc.update("DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
+                supplier, key);
+        ADMIN_LOG.info("admin action=release-request-key supplier={} key={} by={} result={}", SafeText.of(supplier, 80),
+                SafeText.of(key, 200), who, deleted == 1 ? "released" : "refused (not in progress, or unknown)");
+        return deleted == 1;
+    }
+
+    private static Map<String, String> readHeaders(String json) {
+        if (json == null) {
+            return Map.of();
+        }
+        try {
+            return JSON.readValue(json, HEADERS);
+        } catch (JacksonException e) {
+            throw new IllegalStateException("stored response headers are not JSON", e);
+        }
+    }
+
+    private static String writeHeaders(Map<String, String> headers) {
+        try {
+            return JSON.writeValueAsString(headers);
+        } catch (JacksonException e) {
+            throw new IllegalStateException("a map of strings is always JSON", e);
+        }
+    }
+
+    private record Stored(String fingerprint, String state, int status, String headers, byte[] body) {
+    }
+}

@@ -1,0 +1,30 @@
+package dev.ingestor.notification;
+
+import java.time.Duration;
+
+import tools.jackson.databind.json.JsonMapper;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.metrics.IngestorMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The wait before the next attempt of a notification: delay, doubled per failed attempt, never over maximum-delay. */
+class NotificationBackoffTest {
+
+    @Test
+    void theWaitDoublesUpToTheMaximum() {
+        IngestorProperties properties = new IngestorProperties();
+        properties.getNotifications().setDelay(Duration.ofSeconds(10));
+        properties.getNotifications().setMaximumDelay(Duration.ofSeconds(70));
+        NotificationDelivery delivery = new NotificationDelivery(null, properties, new IngestorMetrics(new SimpleMeterRegistry()),
+                new JsonMapper());
+
+        assertThat(delivery.backoff(1)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(delivery.backoff(2)).isEqualTo(Duration.ofSeconds(20));
+        assertThat(delivery.backoff(3)).isEqualTo(Duration.ofSeconds(40));
+        assertThat(delivery.backoff(4)).isEqualTo(Duration.ofSeconds(70));
+        assertThat(delivery.backoff(1000)).isEqualTo(Duration.ofSeconds(70));
+    }
+}

@@ -1,0 +1,77 @@
+package dev.ingestor.source.file;
+
+import java.time.Duration;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.InstanceId;
+import dev.ingestor.support.TestPostgres;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The claim table that keeps two instances from taking one inbox file, on a real PostgreSQL. */
+class FileClaimRepositoryTest {
+
+    private static JdbcTemplate jdbc;
+
+    @BeforeAll
+    static void database() {
+        DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl("claims"));
+        Flyway.configure().dataSource(dataSource).load().migrate();
+        jdbc = new JdbcTemplate(dataSource);
+    }
+
+    @BeforeEach
+    void empty() {
+        jdbc.execute("TRUNCATE file_claim");
+    }
+
+    private static FileClaimRepository instance(String name, Duration lease) {
+        IngestorProperties properties = new IngestorProperties();
+        properties.setInstanceId(name);
+        properties.getIntake().setClaimLease(lease);
+        return new FileClaimRepository(jdbc, new InstanceId(properties), properties);
+    }
+
+    @Test
+    void aFileClaimedByOneInstanceCannotBeClaimedByAnother() {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
+        FileClaimRepository two = instance("two", Duration.ofMinutes(10));
+
+        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(two.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.add("/inbox/ACME/b.csv")).isTrue();
+    }
+
+    @Test
+    void onlyTheOwnerReleasesAClaim() {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
+        FileClaimRepository two = instance("two", Duration.ofMinutes(10));
+        one.add("/inbox/ACME/a.csv");
+
+        assertThat(two.remove("/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.remove("/inbox/ACME/a.csv")).isTrue();
+        assertThat(two.add("/inbox/ACME/a.csv")).isTrue();
+    }
+
+    @Test
+    void aClaimOlderThanTheLeaseIsTakenOverFromADeadInstance() {
+        FileClaimRepository dead = instance("dead", Duration.ofMinutes(10));
+        FileClaimRepository alive = instance("alive", Duration.ofSeconds(30));
+        dead.add("/inbox/ACME/a.csv");
+        assertThat(alive.add("/inbox/ACME/a.csv")).isFalse();
+
+        jdbc.update("UPDATE file_claim SET claimed_at = now() - interval '31 seconds'");
+        assertThat(alive.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo("alive");
+        // the dead instance, should it wake up, no longer owns the claim
+        assertThat(dead.remove("/inbox/ACME/a.csv")).isFalse();
+    }
+}

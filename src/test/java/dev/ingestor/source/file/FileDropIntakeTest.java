@@ -1,0 +1,285 @@
+package dev.ingestor.source.file;
+
+import dev.ingestor.intake.IntakeHeaders;
+import java.io.OutputStream;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import dev.ingestor.intake.IntakeResult;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import dev.ingestor.support.CapturedLogs;
+import dev.ingestor.support.IngestorTestSupport;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class FileDropIntakeTest extends IngestorTestSupport {
+
+    private static final byte[] ADVICE = """
+            source_id,source_version,sku,quantity,delivery_date
+            A-1,1,SKU-1,10,2026-12-01
+            """.getBytes(StandardCharsets.UTF_8);
+
+    @Test
+    void theSameFileDroppedTwiceIsOneJobSeenTwice() throws Exception {
+        drop("ACME", "advice.csv", ADVICE);
+        awaitFiles(INBOX.resolve("ACME/.done"), 1);
+        drop("ACME", "advice.csv", ADVICE);
+        awaitFiles(INBOX.resolve("ACME/.duplicate"), 1);
+
+        assertThat(jobCount()).isEqualTo(1);
+        Map<String, Object> job = jdbc.queryForMap("SELECT * FROM import_job");
+        assertThat(job.get("duplicate_count")).isEqualTo(1);
+        assertThat(job.get("key")).isEqualTo("ACME:" + sha256(ADVICE));
+        assertThat(job.get("file_name")).isEqualTo("advice.csv");
+        assertThat(job.get("size")).isEqualTo((long) ADVICE.length);
+        assertThat(job.get("source")).isEqualTo("file-drop");
+        // who submitted: the drop folder
+        assertThat(job.get("submitted_by")).isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
+        assertThat(job.get("last_seen_at")).isNotNull();
+        assertThat(filesIn(INBOX.resolve("ACME"))).isEmpty();
+        // the raw store holds the bytes under their hash
+        assertThat(DATA.resolve("raw/ACME").resolve(sha256(ADVICE).substring(0, 2)).resolve(sha256(ADVICE)))
+                .hasBinaryContent(ADVICE);
+    }
+
+    @Test
+    void everyDroppedFileWritesOneInfoLineWithItsOutcome() throws Exception {
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake")) {
+            drop("ACME", "advice.csv", ADVICE);
+            awaitFiles(INBOX.resolve("ACME/.done"), 1);
+            drop("ACME", "again.csv", ADVICE);
+            awaitFiles(INBOX.resolve("ACME/.duplicate"), 1);
+
+            String job = jdbc.queryForObject("SELECT id::text FROM import_job", String.class);
+            String rest = " supplier=ACME job=" + job + " key=ACME:" + sha256(ADVICE) + " source=file-drop file=";
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(logs.events())
+                    .filteredOn(e -> e.getLevel() == Level.INFO && e.getFormattedMessage().startsWith("intake "))
+                    .extracting(ILoggingEvent::getFormattedMessage)
+                    .containsExactly("intake done" + rest + "advice.csv size=" + ADVICE.length,
+                            "intake duplicate" + rest + "again.csv size=" + ADVICE.length));
+        }
+    }
+
+    @Test
+    void theSameBytesPushedAfterTheDropKeepTheDropFolderAsSubmitter() throws Exception {
+        drop("ACME", "advice.csv", ADVICE);
+        awaitJobs(1);
+        HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv", ADVICE);
+        assertThat(pushed.statusCode()).isEqualTo(200);
+        assertThat(JSON.readTree(pushed.body()).get("submittedBy").asString()).isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
+        assertThat(JSON.readTree(pushed.body()).get("duplicateCount").asInt()).isEqualTo(1);
+        // a repeated push's count is written behind, within about a second
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() ->
+                jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
+    }
+
+    @Test
+    void aFileWhoseJobRowWasDeletedByHandIsANewJobWhenDroppedAgain() throws Exception {
+        byte[] advice = ("source_id,source_version,sku,quantity,delivery_date\nG-" + java.util.UUID.randomUUID()
+                + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        drop("ACME", "first.csv", advice);
+        awaitFiles(INBOX.resolve("ACME/.done"), 1);
+        awaitSettled();
+        // the key stays without its job, as an operator's DELETE leaves it
+        jdbc.update("DELETE FROM import_job");
+        assertThat(keyCount()).isEqualTo(1);
+
+        drop("ACME", "again.csv", advice);
+        awaitFiles(INBOX.resolve("ACME/.done"), 2);
+        assertThat(filesIn(INBOX.resolve("ACME/.failed"))).isEmpty();
+        assertThat(filesIn(INBOX.resolve("ACME/.duplicate"))).isEmpty();
+        awaitJobs(1);
+        awaitSettled();
+        Map<String, Object> job = jdbc.queryForMap("SELECT * FROM import_job");
+        assertThat(job.get("file_name")).isEqualTo("again.csv");
+        assertThat(job.get("state")).isEqualTo("COMPLETED");
+        assertThat(job.get("key")).isEqualTo("ACME:" + sha256(advice));
+        assertThat(job.get("total")).isEqualTo(1L);
+        assertThat(keyCount()).isEqualTo(1);
+    }
+
+    @Test
+    void identicalBytesFromTwoSuppliersAreTwoJobs() throws Exception {
+        drop("ACME", "shared-template.csv", ADVICE);
+        drop("GLOBEX", "shared-template.csv", ADVICE);
+        Files.createFile(INBOX.resolve("GLOBEX/shared-template.csv.done"));
+
+        awaitJobs(2);
+        assertThat(jdbc.queryForList("SELECT key FROM import_job ORDER BY key", String.class))
+                .containsExactly("ACME:" + sha256(ADVICE), "GLOBEX:" + sha256(ADVICE));
+    }
+
+    @Test
+    void twentyCopiesDroppedAtOnceAreOneJob() throws Exception {
+        Path staging = Files.createDirectories(WORK.resolve("staging-20"));
+        for (int i = 0; i < 20; i++) {
+            Files.write(staging.resolve("copy-" + i + ".csv"), ADVICE);
+        }
+        for (int i = 0; i < 20; i++) {
+            Files.move(staging.resolve("copy-" + i + ".csv"), INBOX.resolve("ACME/copy-" + i + ".csv"));
+        }
+
+        await().atMost(Duration.ofSeconds(20)).until(() ->
+                filesIn(INBOX.resolve("ACME/.done")).size() + filesIn(INBOX.resolve("ACME/.duplicate")).size() == 20);
+        assertThat(jobCount()).isEqualTo(1);
+        assertThat(keyCount()).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isEqualTo(19);
+        assertThat(filesIn(INBOX.resolve("ACME/.done"))).hasSize(1);
+        assertThat(filesIn(INBOX.resolve("ACME/.duplicate"))).hasSize(19);
+    }
+
+    @Test
+    void twentyRacingArrivalsOfTheSameBytesCreateOneJob() throws Exception {
+        int racers = 20;
+        CyclicBarrier start = new CyclicBarrier(racers);
+        ExecutorService pool = Executors.newFixedThreadPool(racers);
+        try {
+            List<Future<Exchange>> results = new ArrayList<>();
+            for (int i = 0; i < racers; i++) {
+                int n = i;
+                results.add(pool.submit(() -> {
+                    Exchange exchange = new DefaultExchange(camelContext);
+                    exchange.getIn().setBody(ADVICE);
+                    exchange.getIn().setHeader(IntakeHeaders.SUPPLIER, "ACME");
+                    exchange.getIn().setHeader(IntakeHeaders.FILE_NAME, "race-" + n + ".csv");
+                    exchange.getIn().setHeader(IntakeHeaders.SOURCE, "test");
+                    start.await();
+                    return producer.send("direct:intake", exchange);
+                }));
+            }
+            List<IntakeResult> outcomes = new ArrayList<>();
+            for (Future<Exchange> result : results) {
+                Exchange done = result.get();
+                assertThat(done.getException()).isNull();
+                outcomes.add(done.getMessage().getBody(IntakeResult.class));
+            }
+            assertThat(outcomes).filteredOn(r -> !r.duplicate()).hasSize(1);
+            assertThat(outcomes).extracting(r -> r.job().id()).containsOnly(outcomes.get(0).job().id());
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(jobCount()).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isEqualTo(19);
+    }
+
+    @Test
+    void everyClaimIsReleasedAfterABurstOfFiles() throws Exception {
+        // more files at once than Camel's default release pool queues (1,000)
+        Path staging = Files.createDirectories(WORK.resolve("staging-burst"));
+        int files = 1500;
+        for (int i = 0; i < files; i++) {
+            Files.writeString(staging.resolve("burst-" + i + ".csv"), "source_id,sku,quantity,delivery_date\nB-" + i + ",S,1,2026-12-01\n");
+        }
+        for (int i = 0; i < files; i++) {
+            Files.move(staging.resolve("burst-" + i + ".csv"), INBOX.resolve("ACME/burst-" + i + ".csv"));
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> filesIn(INBOX.resolve("ACME/.done")).size() == files);
+        await().atMost(Duration.ofSeconds(15)).until(() ->
+                jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
+        assertThat(jobCount()).isEqualTo(files);
+    }
+
+    @Test
+    void aFileWrittenSlowlyIsNotTakenHalfWritten() throws Exception {
+        Path file = INBOX.resolve("ACME/slow.csv");
+        ByteArrayBuilder written = new ByteArrayBuilder();
+        try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW)) {
+            for (int chunk = 0; chunk < 12; chunk++) {
+                byte[] line = ("S-" + chunk + ",1,SKU-" + chunk + ",5,2026-12-0" + (chunk % 9 + 1) + "\n")
+                        .getBytes(StandardCharsets.UTF_8);
+                out.write(line);
+                out.flush();
+                written.add(line);
+                Thread.sleep(150); // on purpose: a supplier writing slowly
+                // half-way through, nothing may have been taken
+                assertThat(jobCount()).isZero();
+            }
+        }
+        awaitJobs(1);
+        Map<String, Object> job = jdbc.queryForMap("SELECT * FROM import_job");
+        assertThat(job.get("size")).isEqualTo((long) written.bytes().length);
+        assertThat(job.get("key")).isEqualTo("ACME:" + sha256(written.bytes()));
+    }
+
+    @Test
+    void aDoneFileSupplierWaitsForTheMarker() throws Exception {
+        drop("GLOBEX", "advice.csv", ADVICE);
+        // on purpose: past min-age and several polls, the file must still wait for its marker
+        Thread.sleep(1500);
+        assertThat(jobCount()).isZero();
+        Files.createFile(INBOX.resolve("GLOBEX/advice.csv.done"));
+        awaitJobs(1);
+        awaitFiles(INBOX.resolve("GLOBEX/.done"), 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> filesIn(INBOX.resolve("GLOBEX")).isEmpty());
+    }
+
+    @Test
+    void anEmptyFileBecomesARejectedJobWithAReason() throws Exception {
+        drop("ACME", "empty.csv", new byte[0]);
+        awaitJobs(1);
+        Map<String, Object> job = jdbc.queryForMap("SELECT * FROM import_job");
+        assertThat(job.get("state")).isEqualTo("REJECTED");
+        assertThat(job.get("error")).isEqualTo("the file is empty (0 bytes)");
+        awaitFiles(INBOX.resolve("ACME/.rejected"), 1);
+    }
+
+    @Test
+    void aFolderThatIsNoSupplierHasItsFilesMovedToRejected() throws Exception {
+        drop("acme", "advice.csv", ADVICE);
+        drop("NOBODY", "advice.csv", ADVICE);
+        Files.write(INBOX.resolve("at-the-root.csv"), ADVICE);
+        try {
+            awaitFiles(INBOX.resolve("acme/.rejected"), 1);
+            awaitFiles(INBOX.resolve("NOBODY/.rejected"), 1);
+            awaitFiles(INBOX.resolve(".rejected"), 1);
+            assertThat(jobCount()).isZero();
+        } finally {
+            deleteTree(INBOX.resolve("acme"));
+            deleteTree(INBOX.resolve("NOBODY"));
+            deleteTree(INBOX.resolve(".rejected"));
+        }
+    }
+
+    @Test
+    void aFileNameWithControlCharactersIsRejectedAndKept() throws Exception {
+        drop("ACME", "bad\u0007name.csv", ADVICE);
+        awaitFiles(INBOX.resolve("ACME/.rejected"), 1);
+        assertThat(jobCount()).isZero();
+        assertThat(keyCount()).isZero();
+        assertThat(filesIn(INBOX.resolve("ACME/.rejected")).get(0)).hasBinaryContent(ADVICE);
+    }
+
+    static String sha256(byte[] bytes) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    }
+
+    private static final class ByteArrayBuilder {
+        private final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+
+        void add(byte[] b) {
+            out.writeBytes(b);
+        }
+
+        byte[] bytes() {
+            return out.toByteArray();
+        }
+    }
+}

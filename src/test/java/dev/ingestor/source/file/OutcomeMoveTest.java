@@ -1,0 +1,110 @@
+package dev.ingestor.source.file;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import dev.ingestor.intake.IntakeHeaders;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.file.FileComponent;
+import org.apache.camel.component.file.GenericFile;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Where an answered dropped file goes. The outcome folder is made here, before Camel moves the file: Camel's own
+ * "missing, so make it" fails the move when a sibling consumer makes the folder in between, which left a file in
+ * place to be taken again as a duplicate of itself (seen in CI with two consumers answering at once).
+ */
+class OutcomeMoveTest {
+
+    @TempDir
+    Path supplierFolder;
+
+    private final CamelContext camel = new DefaultCamelContext();
+    private final OutcomeMove move = new OutcomeMove(new LinkRefusals());
+
+    @AfterEach
+    void close() throws Exception {
+        camel.close();
+    }
+
+    private Exchange answered(String name, String outcome) throws Exception {
+        Path dropped = Files.writeString(supplierFolder.resolve(name), "source_id\n");
+        GenericFile<File> file = new GenericFile<>();
+        file.setFile(dropped.toFile());
+        file.setFileNameOnly(name);
+        file.setFileName(name);
+        Exchange exchange = new DefaultExchange(camel);
+        exchange.setProperty(FileComponent.FILE_EXCHANGE_FILE, file);
+        exchange.setProperty(IntakeHeaders.OUTCOME, outcome);
+        return exchange;
+    }
+
+    @Test
+    void theOutcomeFolderIsMadeBeforeTheMoveByEveryOneOfManyAnswersAtOnce() throws Exception {
+        int answers = 16;
+        List<Exchange> exchanges = new ArrayList<>();
+        for (int i = 0; i < answers; i++) {
+            exchanges.add(answered("file-" + i + ".csv", "done"));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(answers);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<String>> planned = new ArrayList<>();
+            for (Exchange exchange : exchanges) {
+                planned.add(pool.submit(() -> {
+                    start.await();
+                    return move.fileDrop(exchange);
+                }));
+            }
+            start.countDown();
+            for (Future<String> plan : planned) {
+                assertThat(plan.get()).startsWith(".done/");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(supplierFolder.resolve(".done")).isDirectory();
+        assertThat(Files.isSymbolicLink(supplierFolder.resolve(".done"))).isFalse();
+    }
+
+    @Test
+    void aFailedFileGetsItsFolderToo() throws Exception {
+        assertThat(move.fileDropFailed(answered("broken.csv", "done"))).startsWith(".failed/");
+        assertThat(supplierFolder.resolve(".failed")).isDirectory();
+    }
+
+    @Test
+    void anOutcomeFolderThatIsALinkIsRefusedAndNothingIsMadeThroughIt(@TempDir Path elsewhere) throws Exception {
+        Files.createSymbolicLink(supplierFolder.resolve(".duplicate"), elsewhere);
+        Exchange exchange = answered("again.csv", "duplicate");
+        assertThatThrownBy(() -> move.fileDrop(exchange)).hasMessageContaining("is a symbolic link");
+        assertThat(Files.isSymbolicLink(supplierFolder.resolve(".duplicate"))).isTrue();
+        try (var inside = Files.list(elsewhere)) {
+            assertThat(inside).isEmpty();
+        }
+    }
+
+    @Test
+    void aPlainFileWhereTheOutcomeFolderShouldBeIsLeftAsItIsForCamelsMoveToFail() throws Exception {
+        Files.writeString(supplierFolder.resolve(".rejected"), "not a folder");
+        assertThat(move.fileDrop(answered("bad.csv", "rejected"))).startsWith(".rejected/");
+        assertThat(Files.isRegularFile(supplierFolder.resolve(".rejected"), LinkOption.NOFOLLOW_LINKS)).isTrue();
+        assertThat(supplierFolder.resolve(".rejected")).hasContent("not a folder");
+    }
+}

@@ -1,0 +1,83 @@
+package dev.ingestor.source.file;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
+import java.nio.file.Path;
+
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.PluginHelper;
+import org.apache.camel.support.ResourceHelper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** SFTP host keys are checked unless a supplier explicitly turns checking off. */
+@ExtendWith(OutputCaptureExtension.class)
+class SftpHostKeyCheckingTest {
+
+    private final DefaultCamelContext camel = new DefaultCamelContext();
+    private final IngestorProperties properties = new IngestorProperties();
+
+    @BeforeEach
+    void loadTheSftpTemplate() throws Exception {
+        PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveMandatoryResource(camel,
+                "file:" + Path.of("routes", "source-sftp.camel.yaml").toAbsolutePath()));
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        camel.close();
+    }
+
+    @Test
+    void aSupplierWithoutKnownHostsIsRefusedAtStartNamingTheFileAndTheOptOut() {
+        sftpSupplier("ACME");
+        assertThatThrownBy(() -> new SupplierRouteInstaller(properties, camel).install())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("ingestor.suppliers.ACME.sftp.known-hosts-file")
+                .hasMessageContaining("ingestor.suppliers.ACME.sftp.strict-host-key-checking: false");
+        assertThat(camel.getRouteDefinition("sftp-ACME")).isNull();
+    }
+
+    @Test
+    void aKnownHostsFileMakesTheRouteCheckTheHostKey() throws Exception {
+        sftpSupplier("ACME").setKnownHostsFile("/etc/ingestor/acme_known_hosts");
+        new SupplierRouteInstaller(properties, camel).install();
+        assertThat(templateParameter("sftp-ACME", "strictHostKeyChecking")).isEqualTo("yes");
+        assertThat(templateParameter("sftp-ACME", "knownHostsFile")).isEqualTo("/etc/ingestor/acme_known_hosts");
+    }
+
+    @Test
+    void anExplicitOptOutStartsWithOneWarningNamingTheSupplier(CapturedOutput output) throws Exception {
+        sftpSupplier("ACME").setStrictHostKeyChecking(false);
+        sftpSupplier("GLOBEX").setKnownHostsFile("/etc/ingestor/globex_known_hosts");
+        new SupplierRouteInstaller(properties, camel).install();
+        assertThat(templateParameter("sftp-ACME", "strictHostKeyChecking")).isEqualTo("no");
+        assertThat(output.getAll().lines().filter(line -> line.contains("WARN"))
+                .filter(line -> line.contains("host key")).toList())
+                .singleElement().asString()
+                .contains("supplier=ACME")
+                .contains("ingestor.suppliers.ACME.sftp.strict-host-key-checking=false");
+    }
+
+    /** The context is never started (that would poll): the installed route is read from its definition. */
+    private String templateParameter(String routeId, String name) {
+        return String.valueOf(camel.getRouteDefinition(routeId).getTemplateParameters().get(name));
+    }
+
+    private SupplierProperties.Sftp sftpSupplier(String code) {
+        SupplierProperties supplier = new SupplierProperties();
+        supplier.getFileDrop().setEnabled(false);
+        supplier.getSftp().setHost("sftp.example.org");
+        supplier.getSftp().setUsername("ingestor");
+        supplier.getSftp().setPassword("pw");
+        properties.getSuppliers().put(code, supplier);
+        return supplier.getSftp();
+    }
+}

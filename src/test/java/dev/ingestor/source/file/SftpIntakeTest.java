@@ -1,0 +1,410 @@
+package dev.ingestor.source.file;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.CapturedLogs;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.TestKafka;
+import dev.ingestor.support.TestPostgres;
+import dev.ingestor.support.TestSftpServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Supplier ACME publishes on a real SFTP server (Apache MINA SSHD in this JVM); Ingestor polls it. */
+// its own properties make its own Spring context; closed afterwards, so that no second set of routes keeps
+// polling the shared inbox and database while other test classes run
+@org.springframework.test.annotation.DirtiesContext
+class SftpIntakeTest extends IngestorTestSupport {
+
+    static final TestSftpServer SFTP = new TestSftpServer("acme", "s3cret-pw");
+
+    @DynamicPropertySource
+    static void sftpProperties(DynamicPropertyRegistry registry) {
+        registry.add("ingestor.suppliers.ACME.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.ACME.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.ACME.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.ACME.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
+        registry.add("ingestor.suppliers.ACME.sftp.directory", () -> "outbox");
+        registry.add("ingestor.suppliers.ACME.sftp.poll-interval", () -> "200ms");
+        // SFTP times are whole seconds: 2 s means unchanged for at least one
+        registry.add("ingestor.suppliers.ACME.sftp.min-age", () -> "2s");
+        registry.add("ingestor.suppliers.ACME.sftp.backoff-multiplier", () -> "2");
+        // every other file here is far smaller
+        registry.add("ingestor.suppliers.ACME.max-file-size", () -> "4KB");
+        // INITECH writes done files and has its files deleted after pickup
+        registry.add("ingestor.suppliers.INITECH.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.INITECH.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.INITECH.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.INITECH.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.INITECH.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
+        registry.add("ingestor.suppliers.INITECH.sftp.directory", () -> "initech");
+        registry.add("ingestor.suppliers.INITECH.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.suppliers.INITECH.sftp.after-pickup", () -> "delete");
+        // $simple{...}: Camel's spelling of ${...} that Spring's own placeholders leave alone
+        registry.add("ingestor.suppliers.INITECH.sftp.done-file-name", () -> "$simple{file:name}.done");
+        registry.add("ingestor.suppliers.INITECH.file-drop.enabled", () -> "false");
+        // STRICT checks the server's host key against a known_hosts file holding it; FORGED against one
+        // holding another key, so its route never logs in
+        registry.add("ingestor.suppliers.STRICT.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.STRICT.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.STRICT.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.STRICT.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.STRICT.sftp.directory", () -> "strict");
+        registry.add("ingestor.suppliers.STRICT.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.suppliers.STRICT.sftp.min-age", () -> "1s");
+        registry.add("ingestor.suppliers.STRICT.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
+        registry.add("ingestor.suppliers.STRICT.file-drop.enabled", () -> "false");
+        registry.add("ingestor.suppliers.FORGED.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.FORGED.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.FORGED.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.FORGED.sftp.password", () -> "s3cret-pw");
+        registry.add("ingestor.suppliers.FORGED.sftp.directory", () -> "strict");
+        registry.add("ingestor.suppliers.FORGED.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.suppliers.FORGED.sftp.known-hosts-file", () -> knownHosts("forged", forgedLine()));
+        registry.add("ingestor.suppliers.FORGED.file-drop.enabled", () -> "false");
+        // GLOBEX's login is refused: its route stays DOWN
+        registry.add("ingestor.suppliers.GLOBEX.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.GLOBEX.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.GLOBEX.sftp.username", () -> "globex");
+        registry.add("ingestor.suppliers.GLOBEX.sftp.password", () -> "wrong-pw-123");
+        // about a refused login, not host keys: the explicit opt-out
+        registry.add("ingestor.suppliers.GLOBEX.sftp.strict-host-key-checking", () -> "false");
+        registry.add("ingestor.suppliers.GLOBEX.sftp.poll-interval", () -> "200ms");
+        registry.add("ingestor.intake.max-files-per-poll", () -> String.valueOf(FILES_PER_POLL));
+    }
+
+    /**
+     * Not the default, so that the consumers' limit is seen to come from the property; small, so that links that
+     * counted against it would fill every poll.
+     */
+    private static final int FILES_PER_POLL = 5;
+
+    private static final Path OUTBOX = SFTP.root().resolve("outbox");
+
+    private static String knownHosts(String name, String line) {
+        try {
+            Path file = SFTP.root().resolveSibling(SFTP.root().getFileName() + "-" + name + "_hosts");
+            Files.writeString(file, line + "\n");
+            return file.toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The line of a server with the same name and another key: what a man in the middle would present. */
+    private static String forgedLine() {
+        try {
+            java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
+            generator.initialize(256);
+            return "[127.0.0.1]:" + SFTP.port() + " "
+                    + org.apache.sshd.common.config.keys.PublicKeyEntry.toString(generator.generateKeyPair().getPublic());
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @BeforeEach
+    void emptyRemote() throws Exception {
+        Files.createDirectories(OUTBOX);
+        deleteTree(OUTBOX.resolve(".done"));
+        deleteTree(OUTBOX.resolve(".rejected"));
+        for (Path file : filesIn(OUTBOX)) {
+            Files.delete(file);
+        }
+    }
+
+    private static void publish(String name, byte[] content) throws Exception {
+        Path temp = Files.createTempFile(SFTP.root(), "upload", ".tmp");
+        Files.write(temp, content);
+        Files.move(temp, OUTBOX.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static byte[] advice(String id) {
+        return ("source_id,sku,quantity,delivery_date\n" + id + ",SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A poll takes at most ingestor.intake.max-files-per-poll entries, over SFTP as from the inbox. */
+    @Test
+    void everyPollIsBoundedByTheMaxFilesPerPoll() {
+        for (String route : java.util.List.of("sftp-ACME", "sftp-INITECH", "file-drop-ACME")) {
+            org.apache.camel.Endpoint endpoint = camelContext.getRoute(route).getEndpoint();
+            assertThat(((org.apache.camel.component.file.GenericFileEndpoint<?>) endpoint).getMaxMessagesPerPoll())
+                    .as("maxMessagesPerPoll of %s", route).isEqualTo(FILES_PER_POLL);
+        }
+    }
+
+    @Test
+    void aPublishedFileIsPulledIngestedAndMovedToDone() throws Exception {
+        publish("advice-1.csv", advice("S-1"));
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT source FROM import_job", String.class)).isEqualTo("sftp");
+        assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class)).isEqualTo("advice-1.csv");
+        // who submitted: the server and folder, the login but never the password
+        assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class))
+                .isEqualTo("sftp://acme@127.0.0.1:" + SFTP.port() + "/outbox");
+        awaitFiles(OUTBOX.resolve(".done"), 1);
+        assertThat(filesIn(OUTBOX)).isEmpty();
+    }
+
+    @Test
+    void bytesAlreadyDroppedAreADuplicateNotASecondJob() throws Exception {
+        byte[] content = advice("S-2-" + UUID.randomUUID());
+        drop("ACME", "dropped.csv", content);
+        awaitJobs(1);
+        publish("published.csv", content);
+        awaitFiles(OUTBOX.resolve(".done"), 1);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
+        assertThat(jobCount()).isEqualTo(1);
+        // the duplicate from SFTP leaves the first submitter, the drop folder
+        assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class))
+                .isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
+    }
+
+    @Test
+    void aDoneFileSupplierIsWaitedForAndItsFilesAreDeleted() throws Exception {
+        Path folder = Files.createDirectories(SFTP.root().resolve("initech"));
+        Files.write(folder.resolve("batch.csv"), advice("D-1"));
+        // on purpose: several polls pass, and the file must still wait for its done file
+        Thread.sleep(1500);
+        assertThat(jobCount()).as("taken before its done file").isZero();
+        Files.write(folder.resolve("batch.csv.done"), new byte[0]);
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT supplier FROM import_job", String.class)).isEqualTo("INITECH");
+        await().atMost(Duration.ofSeconds(10)).until(() -> filesIn(folder).isEmpty());
+        assertThat(folder.resolve(".done")).doesNotExist();
+    }
+
+    @Test
+    void withAKnownHostsFileOnlyTheServerWithTheKnownKeyIsUsed() throws Exception {
+        Path folder = Files.createDirectories(SFTP.root().resolve("strict"));
+        Files.write(folder.resolve("checked.csv"), advice("K-1"));
+        // STRICT knows the key: takes the file; FORGED knows another key for the same address: refuses to log in
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT supplier FROM import_job", String.class)).isEqualTo("STRICT");
+        await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-FORGED").asString().equals("DOWN"));
+        assertThat(health().path("consumer:sftp-STRICT").asString()).isNotEqualTo("DOWN");
+    }
+
+    @Test
+    void aFileStillBeingWrittenIsNotTakenHalfWritten() throws Exception {
+        Path file = OUTBOX.resolve("slow.csv");
+        StringBuilder content = new StringBuilder("source_id,sku,quantity,delivery_date\n");
+        Files.writeString(file, content);
+        for (int i = 0; i < 16; i++) {
+            String line = "W-" + i + ",SKU,1,2026-12-01\n";
+            content.append(line);
+            Files.writeString(file, line, java.nio.file.StandardOpenOption.APPEND);
+            Thread.sleep(150); // on purpose: a supplier writing slowly
+        }
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT size FROM import_job", Long.class)).isEqualTo(content.length());
+    }
+
+    @Test
+    void aRefusedLoginIsLoggedWithoutThePasswordAndTheRouteIsDown() throws Exception {
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp")) {
+            await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-GLOBEX").asString().equals("DOWN"));
+            await().atMost(Duration.ofSeconds(15)).until(() -> logs.events().stream().anyMatch(e ->
+                    e.getFormattedMessage().contains("supplier=GLOBEX") && e.getFormattedMessage().contains("Auth fail")));
+            assertThat(logs.events()).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
+            assertThat(get("/actuator/health", ADMIN_KEY).body()).doesNotContain("wrong-pw-123");
+        }
+    }
+
+    @Test
+    void aServerThatGoesAwayAndComesBackIsPolledAgainWithoutARestart() throws Exception {
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
+        try {
+            SFTP.stop();
+            await().atMost(Duration.ofSeconds(20)).until(() -> logs.events().stream().anyMatch(e ->
+                    e.getFormattedMessage().contains("supplier=ACME") && e.getFormattedMessage().contains("cannot be polled")));
+            assertThat(health().path("consumer:sftp-ACME").asString()).isEqualTo("DOWN");
+            long failures = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
+            Thread.sleep(2000); // on purpose: the window in which failed polls are counted
+            // back-off: with a 200 ms poll and multiplier 2, about one failed poll (and line) per 600 ms, not 10
+            long more = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count() - failures;
+            assertThat(more).isLessThanOrEqualTo(5);
+        } finally {
+            SFTP.start();
+            logs.close();
+        }
+        publish("after-outage.csv", advice("S-3"));
+        awaitJobs(1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> health().path("consumer:sftp-ACME").isMissingNode()
+                || health().path("consumer:sftp-ACME").asString().equals("UP"));
+    }
+
+    /**
+     * A poll whose listing of the remote folder fails (entries vanished under it) is one failed poll: the polls
+     * after it list the folder again and take a file published afterwards.
+     */
+    @Test
+    void aListingThatFailsOnceLeavesTheNextPollsWorking() throws Exception {
+        // ACME's polls work first: the route may have started before its folder existed, and be in back-off
+        publish("before-failed-listing.csv", advice("L-0"));
+        awaitJobs(1);
+        awaitFiles(OUTBOX.resolve(".done"), 1);
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp")) {
+            SFTP.failNextListingOf("outbox");
+            await().atMost(Duration.ofSeconds(20)).until(() -> logs.messages().stream().anyMatch(m ->
+                    m.contains("supplier=ACME") && m.contains("cannot be polled") && m.contains("Cannot list directory")));
+            publish("after-failed-listing.csv", advice("L-1"));
+            awaitJobs(2);
+            awaitFiles(OUTBOX.resolve(".done"), 2);
+            await().atMost(Duration.ofSeconds(10)).until(() -> logs.messages().stream().anyMatch(m ->
+                    m.contains("supplier=ACME") && m.contains("answers again")));
+            assertThat(logs.messages()).filteredOn(m -> m.contains("supplier=ACME") && m.contains("cannot be polled"))
+                    .as("failed polls after the one failed listing").hasSize(1);
+        }
+    }
+
+    @Test
+    void twoInstancesPollingOneFolderTakeEachFileOnce() throws Exception {
+        try (ConfigurableApplicationContext second = new SpringApplicationBuilder(IngestorApplication.class).run(
+                "--server.port=0",
+                "--spring.datasource.url=" + TestPostgres.jdbcUrl("ingestor"),
+                "--ingestor.instance-id=second",
+                "--ingestor.inbox-dir=" + WORK.resolve("inbox-second"),
+                "--ingestor.data-dir=" + WORK.resolve("data-second"),
+                "--ingestor.raw-dir=" + DATA.resolve("raw"),
+                "--ingestor.intake.fsync=false",
+                "--ingestor.pipeline.enabled=false",
+                "--ingestor.kafka.bootstrap-servers=" + TestKafka.bootstrapServers(),
+                "--ingestor.suppliers.GLOBEX.file-drop.enabled=false",
+                "--ingestor.suppliers.ACME.sftp.host=127.0.0.1",
+                "--ingestor.suppliers.ACME.sftp.port=" + SFTP.port(),
+                "--ingestor.suppliers.ACME.sftp.username=acme",
+                "--ingestor.suppliers.ACME.sftp.password=s3cret-pw",
+                "--ingestor.suppliers.ACME.sftp.known-hosts-file=" + knownHosts("known", SFTP.knownHostsLine()),
+                "--ingestor.suppliers.ACME.sftp.directory=outbox",
+                "--ingestor.suppliers.ACME.sftp.poll-interval=100ms",
+                "--ingestor.suppliers.ACME.sftp.min-age=2s")) {
+            for (int i = 0; i < 20; i++) {
+                // ten contents, each published twice under two names
+                publish("two-" + i + ".csv", advice("T-" + (i % 10)));
+            }
+            awaitFiles(OUTBOX.resolve(".done"), 20);
+            await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject(
+                    "SELECT coalesce(sum(1 + duplicate_count), 0) FROM import_job", Long.class) == 20);
+            assertThat(jobCount()).isEqualTo(10);
+            // every arrival counted exactly once: a file taken by both instances would count twice (on purpose,
+            // both instances poll several more times before the count is read again)
+            Thread.sleep(1000);
+            assertThat(jdbc.queryForObject("SELECT sum(1 + duplicate_count) FROM import_job", Long.class)).isEqualTo(20);
+        }
+    }
+
+    /** The refusal lines of route sftp-ACME, for links. */
+    private static List<String> linkLines(CapturedLogs logs) {
+        return logs.messages().stream().filter(m -> m.startsWith("intake refused") && m.contains("route=sftp-ACME")
+                && m.contains(RegularRemoteFilesOnly.LINKED_FILE)).toList();
+    }
+
+    @Test
+    void aSymbolicLinkOnTheServerIsNotTakenAndReportedOnce() throws Exception {
+        Path secret = Files.createDirectories(SFTP.root().resolve("private")).resolve("secret.csv");
+        Files.writeString(secret, "source_id,sku,quantity,delivery_date\nTOP-SECRET,SKU,1,2026-12-01\n");
+        // listening before the link exists: the first poll that sees it reports it
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
+        Path link = Files.createSymbolicLink(OUTBOX.resolve("leak.csv"), secret);
+        try (logs) {
+            publish("real.csv", advice("R-1"));
+            awaitFiles(OUTBOX.resolve(".done"), 1);
+            // on purpose: more polls pass, and the link must be neither taken nor reported again
+            Thread.sleep(1500);
+            assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
+            assertThat(link).isSymbolicLink();
+            assertThat(secret).exists();
+            assertThat(linkLines(logs)).singleElement().asString().contains("entries=1 ").contains("example=\"leak.csv\"");
+            assertThat(logs.count("leak.csv")).isEqualTo(1);
+        } finally {
+            Files.deleteIfExists(link);
+        }
+    }
+
+    /**
+     * 300 links and one real file in the remote folder, with a limit of 5 files per poll: the links are filtered
+     * while the folder is listed, so they never fill a poll and the real file is taken; their refusal is one line
+     * with the count 300, which the polls after it (same links) do not repeat. The route is suspended while the
+     * links are made, so that its first poll sees all 300.
+     */
+    @Test
+    void threeHundredLinksOnTheServerAreOneLineAndStarveNoFile() throws Exception {
+        Path secret = Files.createDirectories(SFTP.root().resolve("private")).resolve("secret.csv");
+        Files.writeString(secret, "source_id,sku,quantity,delivery_date\nTOP-SECRET,SKU,1,2026-12-01\n");
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
+        List<Path> links = new ArrayList<>();
+        camelContext.getRouteController().suspendRoute("sftp-ACME");
+        try (logs) {
+            // on purpose: a poll under way when the route was suspended ends before the links are made
+            Thread.sleep(500);
+            publish("real.csv", advice("M-1"));
+            for (int i = 0; i < 300; i++) {
+                links.add(Files.createSymbolicLink(OUTBOX.resolve("many-" + i + ".csv"), secret));
+            }
+            camelContext.getRouteController().resumeRoute("sftp-ACME");
+            awaitFiles(OUTBOX.resolve(".done"), 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !linkLines(logs).isEmpty());
+            // on purpose: several more polls (200 ms apart) see the same 300 links, and none of them may log again
+            Thread.sleep(1500);
+            assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
+            assertThat(linkLines(logs)).singleElement().asString().contains("entries=300 ")
+                    .containsPattern("example=\"many-[0-9]+\\.csv\"");
+            assertThat(logs.count("many-")).as("lines naming one of the links").isEqualTo(1);
+            assertThat(logs.messages()).noneMatch(m -> m.contains("TOP-SECRET"));
+        } finally {
+            // removed while no poll lists the folder: entries that vanish under a listing fail that poll
+            camelContext.getRouteController().suspendRoute("sftp-ACME");
+            Thread.sleep(500);
+            for (Path link : links) {
+                Files.deleteIfExists(link);
+            }
+            camelContext.getRouteController().resumeRoute("sftp-ACME");
+        }
+    }
+
+    @Test
+    void aRemoteFileOverTheLimitIsRejectedOnceNamingTheProperty() throws Exception {
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake")) {
+            publish("huge.csv", advice("H-" + "x".repeat(8000)));
+            awaitFiles(OUTBOX.resolve(".rejected"), 1);
+            // on purpose: more polls pass, and the rejection must not be logged again
+            Thread.sleep(1000);
+            assertThat(jobCount()).isZero();
+            assertThat(filesIn(OUTBOX)).isEmpty();
+            assertThat(logs.events()).filteredOn(e -> e.getFormattedMessage().contains("huge.csv")).singleElement()
+                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("ingestor.suppliers.ACME.max-file-size")
+                            .contains("4096 bytes"));
+            // on record once, naming the remote file where the route moved it
+            String moved = filesIn(OUTBOX.resolve(".rejected")).get(0).getFileName().toString();
+            assertThat(jdbc.queryForList("SELECT * FROM intake_failure")).singleElement().satisfies(row -> {
+                assertThat(row).containsEntry("supplier", "ACME").containsEntry("source", "sftp")
+                        .containsEntry("file_name", "huge.csv").containsEntry("outcome", "rejected");
+                assertThat((String) row.get("reason")).contains("ingestor.suppliers.ACME.max-file-size");
+                assertThat((String) row.get("location")).startsWith("sftp://127.0.0.1:" + SFTP.port() + "/")
+                        .endsWith("/.rejected/" + moved);
+            });
+        }
+    }
+
+    private tools.jackson.databind.JsonNode health() throws Exception {
+        return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth").path("details");
+    }
+}

@@ -1,0 +1,112 @@
+package dev.ingestor.source.file;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.UUID;
+
+import dev.ingestor.support.CapturedLogLines;
+import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.TestSftpServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The supplier's SFTP server goes away while Ingestor is taking a file from it (the file is claimed and being
+ * watched for changes): the failed poll is reported, nothing is lost or taken twice, and once the server is
+ * back the file is taken exactly once.
+ */
+// its own SFTP server and properties make its own Spring context; closed afterwards, so that no second set of
+// routes keeps polling the shared inbox and database while other test classes run
+@DirtiesContext
+@Timeout(180)
+class SftpOutageTest extends IngestorTestSupport {
+
+    static final TestSftpServer SFTP = new TestSftpServer("acme", "outage-pw");
+    private static final Path OUTBOX = SFTP.root().resolve("outbox");
+
+    @DynamicPropertySource
+    static void sftpProperties(DynamicPropertyRegistry registry) {
+        registry.add("ingestor.suppliers.ACME.sftp.host", () -> "127.0.0.1");
+        registry.add("ingestor.suppliers.ACME.sftp.port", SFTP::port);
+        registry.add("ingestor.suppliers.ACME.sftp.username", () -> "acme");
+        registry.add("ingestor.suppliers.ACME.sftp.password", () -> "outage-pw");
+        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", SftpOutageTest::knownHosts);
+        registry.add("ingestor.suppliers.ACME.sftp.directory", () -> "outbox");
+        registry.add("ingestor.suppliers.ACME.sftp.poll-interval", () -> "200ms");
+        // a file is watched for this long before it is taken: the window in which the server goes away (wide, so a
+        // loaded machine still stops the server inside it; SFTP gives the file time to the second)
+        registry.add("ingestor.suppliers.ACME.sftp.min-age", () -> "10s");
+        registry.add("ingestor.suppliers.ACME.sftp.backoff-multiplier", () -> "2");
+    }
+
+    private static String knownHosts() {
+        try {
+            Path file = SFTP.root().resolveSibling(SFTP.root().getFileName() + "-known_hosts");
+            Files.writeString(file, SFTP.knownHostsLine() + "\n");
+            return file.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void publish(String name, byte[] content) throws IOException {
+        Files.createDirectories(OUTBOX);
+        Path temp = Files.createTempFile(SFTP.root(), "upload", ".tmp");
+        Files.write(temp, content);
+        Files.move(temp, OUTBOX.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private long claimsOn(String name) {
+        return jdbc.queryForObject("SELECT count(*) FROM file_claim WHERE claim_key LIKE ?", Long.class, "%/" + name);
+    }
+
+    @Test
+    void aServerThatGoesAwayWhileAFileIsBeingTakenLosesNothingAndTheFileIsTakenOnceWhenItIsBack() throws Exception {
+        String name = "outage-" + UUID.randomUUID() + ".csv";
+        byte[] content = ("source_id,sku,quantity,delivery_date\nO-1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+
+        try (CapturedLogLines sftp = CapturedLogLines.of("dev.ingestor.sftp")) {
+            publish(name, content);
+            // a poll has claimed the file and watches it until it is min-age old: now the server goes away
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> claimsOn(name) == 1);
+            SFTP.stop();
+            try {
+                await().atMost(Duration.ofSeconds(20)).until(() -> sftp.count(m ->
+                        m.contains("supplier=ACME") && m.contains("cannot be polled")) >= 1);
+                // the claim is let go (any instance may take the file later), and nothing was taken
+                await().atMost(Duration.ofSeconds(10)).until(() -> claimsOn(name) == 0);
+                assertThat(jobCount()).isZero();
+                assertThat(keyCount()).isZero();
+                assertThat(sftp.messages()).allSatisfy(m -> assertThat(m).doesNotContain("outage-pw"));
+            } finally {
+                SFTP.start();
+            }
+
+            // the next poll comes after the back-off of the failed ones, and then the file waits out min-age again
+            await().atMost(Duration.ofSeconds(90)).until(() -> jobCount() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> filesIn(OUTBOX.resolve(".done")).size() == 1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> sftp.count(m ->
+                    m.contains("supplier=ACME") && m.contains("answers again")) >= 1);
+        }
+        // taken once: one job, read once (no duplicate), the remote file gone from the folder to .done/, so no
+        // later poll can read it again
+        assertThat(jobCount()).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class)).isEqualTo(name);
+        assertThat(jdbc.queryForObject("SELECT source FROM import_job", String.class)).isEqualTo("sftp");
+        assertThat(filesIn(OUTBOX)).isEmpty();
+        assertThat(filesIn(OUTBOX.resolve(".done"))).singleElement()
+                .satisfies(done -> assertThat(Files.readAllBytes(done)).isEqualTo(content));
+    }
+}

@@ -1,0 +1,409 @@
+package dev.ingestor.source.http;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import dev.ingestor.intake.CommittedKeys;
+import dev.ingestor.job.ContentKey;
+import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.JobLifecycle;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Repeated HTTP pushes answered from the keys this instance saw committed: the same 200 and job as through
+ * intake, no bytes stored, the arrival counted on the job within a second; a key whose transaction did not
+ * commit is never answered that way.
+ */
+class KnownContentPushTest extends IngestorTestSupport {
+
+    private static final String FILES = "/api/v1/suppliers/ACME/files";
+
+    @Autowired
+    ObjectMapper mapper;
+    @Autowired
+    CommittedKeys committedKeys;
+    @Autowired
+    RawStore rawStore;
+    @Autowired
+    JobLifecycle lifecycle;
+    @Autowired
+    DuplicatePushCounts counts;
+
+    @BeforeEach
+    void clean() {
+        truncateAll();
+    }
+
+    private static byte[] csv() {
+        return ("source_id,source_version,sku,quantity,delivery_date\nK-" + UUID.randomUUID() + ",1,SKU-1,5,2026-12-01\n")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private HttpResponse<String> push(byte[] body, String fileName) throws Exception {
+        return post(FILES, ACME_KEY, "application/octet-stream", body, "X-File-Name", fileName);
+    }
+
+    private static String key(byte[] body) throws Exception {
+        return "ACME:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+    }
+
+    @Test
+    void aRepeatedPushIsAnsweredWithItsCommittedJobWithoutStoringItsBytes() throws Exception {
+        byte[] body = csv();
+        HttpResponse<String> first = push(body, "first.csv");
+        assertThat(first.statusCode()).isEqualTo(202);
+        JsonNode job = mapper.readTree(first.body());
+        assertThat(committedKeys.jobOf(key(body))).hasToString(job.get("id").asString());
+
+        // the raw file gone: intake would put the pushed bytes back in place, the answer from the key does not touch the store
+        Path raw = rawStore.pathOf(ContentKey.parse(key(body)));
+        Files.delete(raw);
+        HttpResponse<String> again = push(body, "retry.csv");
+        assertThat(again.statusCode()).isEqualTo(200);
+        JsonNode answered = mapper.readTree(again.body());
+        assertThat(answered.get("id").asString()).isEqualTo(job.get("id").asString());
+        assertThat(answered.get("fileName").asString()).as("the job's, not the retry's").isEqualTo("first.csv");
+        assertThat(answered.get("duplicateCount").asInt()).isEqualTo(1);
+        assertThat(answered.get("state").asString()).isNotBlank();
+        assertThat(again.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asString());
+        assertThat(Files.exists(raw)).as("no bytes stored for a duplicate").isFalse();
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void theDuplicateCountOfAnswersIsExactAndTheJobRowCatchesUpWithinSeconds() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "count.csv").body()).get("id").asString();
+        for (int n = 1; n <= 5; n++) {
+            HttpResponse<String> again = push(body, "count.csv");
+            assertThat(again.statusCode()).isEqualTo(200);
+            assertThat(mapper.readTree(again.body()).get("duplicateCount").asInt()).isEqualTo(n);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
+                "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 5);
+        assertThat(jdbc.queryForObject("SELECT last_seen_at IS NOT NULL FROM import_job WHERE id = ?::uuid", Boolean.class, id)).isTrue();
+        JsonNode read = mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body());
+        assertThat(read.get("duplicateCount").asInt()).isEqualTo(5);
+    }
+
+    @Test
+    void concurrentRepeatedPushesAreEachCountedOnceInTheAnswersAndOnTheRow() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "many.csv").body()).get("id").asString();
+        int clients = 8;
+        int pushesEach = 25;
+        // the counts are written every few milliseconds meanwhile, not once a second: the answers race the writes
+        AtomicBoolean pushing = new AtomicBoolean(true);
+        Thread writer = new Thread(() -> {
+            while (pushing.get()) {
+                counts.flush();
+                LockSupport.parkNanos(2_000_000);
+            }
+        }, "test-duplicate-count-writer");
+        writer.start();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        List<Integer> answered = new ArrayList<>();
+        try {
+            List<Callable<List<Integer>>> calls = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                calls.add(() -> {
+                    List<Integer> mine = new ArrayList<>();
+                    for (int n = 0; n < pushesEach; n++) {
+                        HttpResponse<String> again = push(body, "many.csv");
+                        assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+                        mine.add(mapper.readTree(again.body()).get("duplicateCount").asInt());
+                    }
+                    return mine;
+                });
+            }
+            for (Future<List<Integer>> client : pool.invokeAll(calls)) {
+                answered.addAll(client.get());
+            }
+        } finally {
+            pushing.set(false);
+            writer.join();
+            pool.shutdownNow();
+        }
+        int repeats = clients * pushesEach;
+        // each arrival counted once: the answers are 1..repeats, none twice, none missed, whatever the writes did
+        assertExactly(answered, 1, repeats);
+        await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
+                "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) >= repeats);
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id))
+                .isEqualTo(repeats);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void arrivalsOfAKeptJobFromManyThreadsAtOnceAreEachCountedOnce() throws Exception {
+        byte[] body = csv();
+        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
+        awaitSettled();
+        // the first repeat reads the finished job and keeps it: the arrivals after it are counted in memory only,
+        // as fast as threads can come, which HTTP alone does not reach on a busy machine
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("duplicateCount").asInt()).isEqualTo(1);
+        int threads = 8;
+        int arrivalsEach = 2_000;
+        AtomicBoolean arriving = new AtomicBoolean(true);
+        Thread writer = new Thread(() -> {
+            while (arriving.get()) {
+                counts.flush();
+                LockSupport.parkNanos(1_000_000);
+            }
+        }, "test-duplicate-count-writer");
+        writer.start();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Integer> answered = new ArrayList<>();
+        try {
+            List<Future<List<Integer>>> all = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                all.add(pool.submit(() -> {
+                    go.await();
+                    List<Integer> mine = new ArrayList<>(arrivalsEach);
+                    for (int n = 0; n < arrivalsEach; n++) {
+                        mine.add(counts.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount());
+                    }
+                    return mine;
+                }));
+            }
+            go.countDown();
+            for (Future<List<Integer>> thread : all) {
+                answered.addAll(thread.get());
+            }
+        } finally {
+            arriving.set(false);
+            writer.join();
+            pool.shutdownNow();
+        }
+        int arrivals = 1 + threads * arrivalsEach;
+        assertExactly(answered, 2, arrivals);
+        counts.flush();
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id))
+                .isEqualTo(arrivals);
+    }
+
+    /** Each count from {@code first} to {@code last} answered once: none twice, none missed. */
+    private static void assertExactly(List<Integer> answered, int first, int last) {
+        List<Integer> sorted = answered.stream().sorted().toList();
+        assertThat(sorted.equals(IntStream.rangeClosed(first, last).boxed().toList()))
+                .as("counts answered %d to %d once each; answered %d counts, %d distinct, from %d to %d", first, last,
+                        sorted.size(), sorted.stream().distinct().count(), sorted.get(0), sorted.get(sorted.size() - 1))
+                .isTrue();
+    }
+
+    @Test
+    void aKeyWhoseCommitFailedIsNotAnsweredAsADuplicateAndTheRetryMakesTheJob() throws Exception {
+        byte[] body = csv();
+        // fails the intake transaction at its COMMIT, after every step of it ran: the latest point a key could
+        // have been taken as committed too early
+        jdbc.execute("CREATE OR REPLACE FUNCTION test_fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS"
+                + " $$ BEGIN RAISE EXCEPTION 'commit refused by the test'; END $$");
+        jdbc.execute("CREATE CONSTRAINT TRIGGER test_fail_at_commit AFTER INSERT ON import_job DEFERRABLE INITIALLY DEFERRED"
+                + " FOR EACH ROW WHEN (NEW.file_name = 'commit-fails.csv') EXECUTE FUNCTION test_fail_at_commit()");
+        try {
+            HttpResponse<String> failed = push(body, "commit-fails.csv");
+            assertThat(failed.statusCode()).as(failed.body()).isGreaterThanOrEqualTo(500);
+        } finally {
+            jdbc.execute("DROP TRIGGER test_fail_at_commit ON import_job");
+            jdbc.execute("DROP FUNCTION test_fail_at_commit()");
+        }
+        assertThat(jobCount()).isZero();
+        assertThat(keyCount()).isZero();
+        assertThat(committedKeys.jobOf(key(body))).as("a rolled-back key is not known as committed").isNull();
+
+        HttpResponse<String> retry = push(body, "retry.csv");
+        assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aFinishedJobIsAnsweredAsReadUntilThisInstanceSendsAJobBackToWork() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "kept.csv").body()).get("id").asString();
+        awaitSettled();
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asString()).isEqualTo("kept.csv");
+
+        // changed behind the instance's back: the finished job's answer comes from the row as read, not read again
+        jdbc.update("UPDATE import_job SET file_name = 'changed-behind.csv' WHERE id = ?::uuid", id);
+        JsonNode second = mapper.readTree(push(body, "kept.csv").body());
+        assertThat(second.get("fileName").asString()).isEqualTo("kept.csv");
+        assertThat(second.get("duplicateCount").asInt()).as("the count goes on with the arrivals").isEqualTo(2);
+        assertThat(second.get("state").asString()).isEqualTo("COMPLETED");
+
+        // an operator sends the job round again here (reprocess: one statement, no transaction of its own): the
+        // next answer reads it
+        assertThat(lifecycle.reprocess(UUID.fromString(id))).isTrue();
+        JsonNode third = mapper.readTree(push(body, "kept.csv").body());
+        assertThat(third.get("fileName").asString()).isEqualTo("changed-behind.csv");
+        assertThat(third.get("duplicateCount").asInt()).isEqualTo(3);
+
+        // the same once more through a transition counted after its transaction commits (revalidate)
+        awaitSettled();
+        assertThat(push(body, "kept.csv").statusCode()).isEqualTo(200);
+        jdbc.update("UPDATE import_job SET file_name = 'changed-again.csv' WHERE id = ?::uuid", id);
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asString()).isEqualTo("changed-behind.csv");
+        assertThat(lifecycle.revalidate(UUID.fromString(id))).isTrue();
+        JsonNode sixth = mapper.readTree(push(body, "kept.csv").body());
+        assertThat(sixth.get("fileName").asString()).isEqualTo("changed-again.csv");
+        assertThat(sixth.get("duplicateCount").asInt()).as("exact across the copies and the batches written").isEqualTo(6);
+        await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
+                "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 6);
+    }
+
+    @Test
+    void aJobAWorkerHoldsIsReadForEveryRepeatedPush() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "held.csv").body()).get("id").asString();
+        awaitSettled();
+        // as if a worker of another instance held it in processing for the next hour
+        jdbc.update("UPDATE import_job SET state = 'PROCESSING', lease_owner = 'another-instance',"
+                + " lease_until = now() + interval '1 hour' WHERE id = ?::uuid", id);
+        assertThat(mapper.readTree(push(body, "held.csv").body()).get("state").asString()).isEqualTo("PROCESSING");
+
+        jdbc.update("UPDATE import_job SET state = 'COMPLETED', lease_owner = NULL, lease_until = NULL,"
+                + " file_name = 'finished-behind.csv' WHERE id = ?::uuid", id);
+        JsonNode after = mapper.readTree(push(body, "held.csv").body());
+        assertThat(after.get("state").asString()).isEqualTo("COMPLETED");
+        assertThat(after.get("fileName").asString()).isEqualTo("finished-behind.csv");
+    }
+
+    @Test
+    void aFinishedJobNearItsRetentionAgeIsReadForEveryRepeatedPush() throws Exception {
+        byte[] body = csv();
+        String id = mapper.readTree(push(body, "old.csv").body()).get("id").asString();
+        awaitSettled();
+        // a job retention may delete within minutes (ingestor.retention.job-max-age, 365 days)
+        jdbc.update("UPDATE import_job SET updated_at = now() - interval '365 days' + interval '5 minutes' WHERE id = ?::uuid", id);
+        assertThat(push(body, "old.csv").statusCode()).isEqualTo(200);
+
+        jdbc.update("UPDATE import_job SET file_name = 'changed-behind.csv' WHERE id = ?::uuid", id);
+        assertThat(mapper.readTree(push(body, "old.csv").body()).get("fileName").asString()).isEqualTo("changed-behind.csv");
+        // and once retention has taken it, its content is new again
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", id);
+        jdbc.update("DELETE FROM content_key WHERE key = ?", key(body));
+        assertThat(push(body, "old.csv").statusCode()).isEqualTo(202);
+    }
+
+    @Test
+    void aKeyWhoseJobWasDeletedSinceIsTakenAsNewContent() throws Exception {
+        byte[] body = csv();
+        String first = mapper.readTree(push(body, "kept.csv").body()).get("id").asString();
+        awaitSettled();
+        // what retention does to an old job: the job, its key and its raw file go together
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
+        jdbc.update("DELETE FROM content_key WHERE key = ?", key(body));
+
+        HttpResponse<String> again = push(body, "kept.csv");
+        assertThat(again.statusCode()).isEqualTo(202);
+        assertThat(mapper.readTree(again.body()).get("id").asString()).isNotEqualTo(first);
+        assertThat(committedKeys.jobOf(key(body))).hasToString(mapper.readTree(again.body()).get("id").asString());
+    }
+
+    @Test
+    void aJobRowDeletedByHandLeavesItsKeyAndTheSameBytesAreANewJob() throws Exception {
+        byte[] body = csv();
+        String first = mapper.readTree(push(body, "gone.csv").body()).get("id").asString();
+        awaitSettled();
+        // the key stays without its job, as an operator's DELETE leaves it
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
+        assertThat(keyCount()).isEqualTo(1);
+
+        HttpResponse<String> again = push(body, "again.csv");
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+        String second = mapper.readTree(again.body()).get("id").asString();
+        assertThat(second).isNotEqualTo(first);
+        assertThat(committedKeys.jobOf(key(body))).hasToString(second);
+        HttpResponse<String> repeated = push(body, "again.csv");
+        assertThat(repeated.statusCode()).isEqualTo(200);
+        assertThat(mapper.readTree(repeated.body()).get("id").asString()).isEqualTo(second);
+        awaitSettled();
+        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?::uuid", String.class, second))
+                .isEqualTo("COMPLETED");
+        assertThat(jobCount()).isEqualTo(1);
+        assertThat(keyCount()).isEqualTo(1);
+    }
+
+    @Test
+    void pushesRacingAfterTheirJobWasDeletedMakeOneNewJob() throws Exception {
+        byte[] body = csv();
+        String first = mapper.readTree(push(body, "gone.csv").body()).get("id").asString();
+        awaitSettled();
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
+
+        int racers = 8;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(racers);
+        try {
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(racers);
+            java.util.List<java.util.concurrent.Future<HttpResponse<String>>> answers = new java.util.ArrayList<>();
+            for (int i = 0; i < racers; i++) {
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    HttpResponse<String> answer = push(body, "race.csv");
+                    while (answer.statusCode() == 429) {
+                        Thread.sleep(1000L * Long.parseLong(answer.headers().firstValue("Retry-After").orElse("1")));
+                        answer = push(body, "race.csv");
+                    }
+                    return answer;
+                }));
+            }
+            java.util.List<Integer> statuses = new java.util.ArrayList<>();
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<HttpResponse<String>> answer : answers) {
+                HttpResponse<String> r = answer.get();
+                assertThat(r.statusCode()).as(r.body()).isIn(200, 202);
+                statuses.add(r.statusCode());
+                ids.add(mapper.readTree(r.body()).get("id").asString());
+            }
+            assertThat(statuses).filteredOn(s -> s == 202).hasSize(1);
+            assertThat(statuses).filteredOn(s -> s == 200).hasSize(racers - 1);
+            assertThat(ids).hasSize(1).doesNotContain(first);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aJobKeptAsReadAndDeletedByHandIsNotAnsweredOnceItsCountsAreWritten() throws Exception {
+        byte[] body = csv();
+        String first = mapper.readTree(push(body, "kept.csv").body()).get("id").asString();
+        awaitSettled();
+        assertThat(push(body, "kept.csv").statusCode()).isEqualTo(200);
+        jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", first);
+        // the copy as read may answer the pushes of one interval of writing counts (a second), no longer: the
+        // count written for the job finds no row, and the copy goes
+        push(body, "kept.csv");
+        counts.flush();
+
+        HttpResponse<String> again = push(body, "kept.csv");
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
+        assertThat(mapper.readTree(again.body()).get("id").asString()).isNotEqualTo(first);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+}

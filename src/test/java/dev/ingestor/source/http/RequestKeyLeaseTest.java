@@ -1,0 +1,71 @@
+package dev.ingestor.source.http;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A batch that runs longer than the in-flight lease (3 s in tests) keeps its key: the lease is renewed while
+ * it runs, so a retry meanwhile gets 409, and the first caller gets its 200, never a 500.
+ */
+class RequestKeyLeaseTest extends IngestorTestSupport {
+
+    private static final String ITEMS = "/api/v1/suppliers/ACME/items";
+
+    @Autowired
+    javax.sql.DataSource dataSource;
+
+    private static String batch(String id, int version) {
+        return "{\"items\": [{\"source_id\": \"" + id + "\", \"source_version\": " + version
+                + ", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"}]}";
+    }
+
+    private HttpRequest request(String key, String body) {
+        return request(key, body, Duration.ofSeconds(30));
+    }
+
+    private HttpRequest request(String key, String body, Duration timeout) {
+        return HttpRequest.newBuilder(uri(ITEMS)).timeout(timeout)
+                .header("X-Api-Key", ACME_KEY).header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)).build();
+    }
+
+    @Test
+    void aBatchLongerThanTheLeaseKeepsItsKeyAndARetryMeanwhileGets409() throws Exception {
+        assertThat(http.send(request("lease-0", batch("L-1", 1)), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        CompletableFuture<HttpResponse<String>> first;
+        try (Connection lock = dataSource.getConnection()) {
+            lock.setAutoCommit(false);
+            // the batch below waits on this row lock, past its lease
+            lock.createStatement().execute("SELECT * FROM item WHERE supplier = 'ACME' AND source_id = 'L-1' FOR UPDATE");
+            first = http.sendAsync(request("lease-1", batch("L-1", 2)), HttpResponse.BodyHandlers.ofString());
+            // the request outlives its first lease (ingestor.http.in-flight-lease, 3 s here): its lease was renewed
+            // past it, which is what keeps the key while it waits
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject("SELECT lease_until > created_at"
+                    + " + interval '3 seconds' FROM http_request WHERE idempotency_key = 'lease-1' AND state = 'IN_PROGRESS'",
+                    Boolean.class));
+            HttpResponse<String> retry = http.send(request("lease-1", batch("L-1", 2), Duration.ofSeconds(8)),
+                    HttpResponse.BodyHandlers.ofString());
+            assertProblem(retry, 409, "still being processed");
+            assertThat(first).isNotDone();
+            lock.rollback();
+        }
+        HttpResponse<String> done = first.get();
+        assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
+        assertThat(JSON.readTree(done.body()).get("items").get(0).get("outcome").asString()).isEqualTo("UPDATED");
+        HttpResponse<String> replay = http.send(request("lease-1", batch("L-1", 2)), HttpResponse.BodyHandlers.ofString());
+        assertThat(replay.statusCode()).isEqualTo(200);
+        assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(replay.body()).isEqualTo(done.body());
+    }
+}
