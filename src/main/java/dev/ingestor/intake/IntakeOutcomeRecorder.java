@@ -10,14 +10,14 @@ import org.springframework.stereotype.Component;
 
 /**
  * The intake route's last step: the outcome and job as exchange properties (the sources move or answer by
- * them), the intake counter, and the one INFO line per arrival that operators read. One plain Java step
- * instead of route steps that each evaluated Simple expressions over the result by reflection, which cost
- * about a tenth of the CPU of a small file.
+ * them), the intake counter, and the one INFO line per arrival that operators read. One plain Java step: route
+ * steps evaluating Simple expressions over the result by reflection cost about a tenth of the CPU of a small
+ * file.
  */
 @Component("intakeOutcomeRecorder")
 class IntakeOutcomeRecorder {
 
-    /** The logger operators filter on; the route's log step wrote under the same name. */
+    /** The logger operators filter on, the same name the HTTP route's log step of a known push writes under. */
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.intake");
     private static final String JOB_ID = "IngestorJobId";
 
@@ -50,7 +50,7 @@ class IntakeOutcomeRecorder {
                 exchange.getProperty(IntakeHeaders.OUTCOME, String.class));
     }
 
-    /** The same text the route's log step wrote; a missing value is empty, as Simple renders it. */
+    /** The same text as the HTTP route's log step of a known push; a missing value is empty, as Simple renders it. */
     static String line(IntakeResult result, Message message) {
         ImportJob job = result.job();
         return "intake " + result.outcome()

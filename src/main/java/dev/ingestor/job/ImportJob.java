@@ -36,7 +36,7 @@ public record ImportJob(
     /**
      * Short, because Camel's simple language prints both sides of each comparison it makes: the stage worker's
      * {@code ${body} == null} prints the job it just claimed, on every claim (all seventeen fields, as a record
-     * prints itself, cost more than the comparison was worth).
+     * prints itself, would cost more than the comparison is worth).
      */
     @Override
     public String toString() {

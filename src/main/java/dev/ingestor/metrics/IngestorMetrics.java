@@ -27,7 +27,7 @@ public class IngestorMetrics {
     private final Map<String, AtomicInteger> sftpUp = new ConcurrentHashMap<>();
     /**
      * The meters counted per file, job and record, by name and tags: a builder registers afresh on every call (tags
-     * sorted, an id hashed, the registry's checks), which was about 4% of a push's request threads.
+     * sorted, an id hashed, the registry's checks), which costs about 4% of a push's request threads.
      */
     private final Map<String, Meter> meters = new ConcurrentHashMap<>();
 

@@ -56,8 +56,8 @@ public class ItemStore {
      * {@link OutboxWriter#insertEvents}), in the records' order: their payloads never travel to this JVM and back.
      * The record is the canonical JSON text made by {@link DeliveryAdvice#canonicalJson} and is stored, kept in the
      * history and put in the payload as that text; the payload's other values are escaped by {@code to_json}. No
-     * record is parsed by the database (as jsonb each was, twice, and printed back for its event: about a quarter
-     * of the statement's time).
+     * record is parsed by the database (as jsonb it would be parsed twice and printed back for its event: about a
+     * quarter of the statement's time).
      */
     private static final String APPLY = """
             WITH input AS (

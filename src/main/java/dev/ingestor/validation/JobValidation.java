@@ -25,8 +25,8 @@ import org.springframework.stereotype.Component;
  * <p>
  * A file of at most {@code ingestor.pipeline.one-pass-max-size} and {@code ingestor.pipeline.batch-size} records is
  * handed on to processing by the same worker, still held, with the records read ({@link ReadRecords}): most pushes
- * and drops are small, and for them a second claim and a second read of the file were most of what the pipeline
- * cost. The size bound keeps what a worker holds small whatever a record's size. A larger file waits for a
+ * and drops are small, and for them a second claim and a second read of the file would be most of what the
+ * pipeline costs. The size bound keeps what a worker holds small whatever a record's size. A larger file waits for a
  * processing worker, which reads it again batch by batch.
  */
 @Component
