@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
@@ -63,7 +65,10 @@ public class DuplicatePushCounts {
         }
     }
 
-    /** Most jobs kept as read; beyond, a repeated push reads its job as before. */
+    /**
+     * Most jobs kept as read (a Caffeine size bound: past it the cache's frequency and recency policy chooses the
+     * copy that goes); a repeated push whose job is not kept reads its job as before.
+     */
     static final int MAX_KEPT = 20_000;
     /** How far a kept job stays from the retention age, besides its time kept: clocks of instances differ a little. */
     private static final Duration RETENTION_MARGIN = Duration.ofMinutes(10);
@@ -82,7 +87,8 @@ public class DuplicatePushCounts {
     private final JobLifecycle lifecycle;
     private final long keepNanos;
     private final Duration jobMaxAge;
-    private final Map<UUID, Kept> kept = new ConcurrentHashMap<>();
+    /** Copies expire {@code duplicate-answer-max-age} after they were read; {@link #current} checks the age exactly. */
+    private final Map<UUID, Kept> kept;
     private final AtomicLong reads = new AtomicLong();
     /** Answers share it; a batch being written takes it alone. */
     private final ReadWriteLock writing = new ReentrantReadWriteLock();
@@ -99,6 +105,8 @@ public class DuplicatePushCounts {
         this.lifecycle = lifecycle;
         this.keepNanos = Math.max(0, properties.getHttp().getDuplicateAnswerMaxAge().toNanos());
         this.jobMaxAge = properties.getRetention().getJobMaxAge();
+        Cache<UUID, Kept> copies = Caffeine.newBuilder().maximumSize(MAX_KEPT).expireAfterWrite(Duration.ofNanos(keepNanos)).build();
+        this.kept = copies.asMap();
         flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -124,12 +132,10 @@ public class DuplicatePushCounts {
             }
             int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
             ImportJob job = row.get();
-            if (keepNanos > 0 && kept.size() < MAX_KEPT) {
+            if (keepNanos > 0) {
                 Kept fresh = new Kept(keepable(job, seen) ? job : null, job.duplicateCount(), new AtomicInteger(), now,
                         sentBackBefore, read);
                 kept.merge(jobId, fresh, (older, newer) -> older.read() > newer.read() ? older : newer);
-            } else {
-                kept.remove(jobId);
             }
             return Optional.of(withCount(job, job.duplicateCount() + unwritten, seen));
         } finally {
