@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,6 +24,8 @@ import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobLifecycle;
 
 import jakarta.annotation.PreDestroy;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.ExecutorServiceManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -93,13 +94,12 @@ public class DuplicatePushCounts {
     /** Answers share it; a batch being written takes it alone. */
     private final ReadWriteLock writing = new ReentrantReadWriteLock();
     private final Map<UUID, Pending> pending = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "duplicate-push-counts");
-        thread.setDaemon(true);
-        return thread;
-    });
+    /** Writes the batches; Camel's thread pool, so Camel names and lists it (the final batch is {@link #stop}'s). */
+    private final ExecutorServiceManager pools;
+    private final ScheduledExecutorService flusher;
 
-    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, IngestorProperties properties) {
+    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, IngestorProperties properties,
+                               CamelContext camelContext) {
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.lifecycle = lifecycle;
@@ -107,6 +107,8 @@ public class DuplicatePushCounts {
         this.jobMaxAge = properties.getRetention().getJobMaxAge();
         Cache<UUID, Kept> copies = Caffeine.newBuilder().maximumSize(MAX_KEPT).expireAfterWrite(Duration.ofNanos(keepNanos)).build();
         this.kept = copies.asMap();
+        this.pools = camelContext.getExecutorServiceManager();
+        this.flusher = pools.newSingleThreadScheduledExecutor(this, "duplicate-push-counts");
         flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -250,9 +252,10 @@ public class DuplicatePushCounts {
         }
     }
 
+    /** Stops the batches and writes the last one: the routes have stopped by now, every arrival is counted. */
     @PreDestroy
     void stop() {
-        flusher.shutdownNow();
+        pools.shutdownNow(flusher);
         flushQuietly();
     }
 }
