@@ -8,9 +8,10 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import org.apache.camel.Header;
 import org.apache.camel.language.simple.Simple;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.event.TransactionalEventListener;
 
 /**
  * Content keys this instance has seen committed, each with the id of its import job: a bounded, in-memory
@@ -33,15 +34,22 @@ public class CommittedKeys {
     /** About 200 bytes an entry: a few MiB of heap for the keys of the last busy hours. */
     static final int CAPACITY = 20_000;
 
-    private final Cache<String, UUID> jobs;
+    /** A key taken or found in a transaction, with its job: entered once that transaction has committed. */
+    record Taken(String key, UUID jobId) {
+    }
 
-    public CommittedKeys() {
-        this(CAPACITY, ForkJoinPool.commonPool());
+    private final Cache<String, UUID> jobs;
+    private final ApplicationEventPublisher events;
+
+    @Autowired
+    public CommittedKeys(ApplicationEventPublisher events) {
+        this(CAPACITY, ForkJoinPool.commonPool(), events);
     }
 
     /** At most {@code capacity} keys; {@code maintenance} runs the evictions (Caffeine's default: the common pool). */
-    CommittedKeys(int capacity, Executor maintenance) {
+    CommittedKeys(int capacity, Executor maintenance, ApplicationEventPublisher events) {
         this.jobs = Caffeine.newBuilder().maximumSize(capacity).executor(maintenance).build();
+        this.events = events;
     }
 
     /**
@@ -49,15 +57,15 @@ public class CommittedKeys {
      * nothing outside a transaction (then there is no commit to wait for, and no entry is safe).
      */
     public void rememberAfterCommit(@Header(IntakeHeaders.KEY) String key, @Simple("${body.job.id}") UUID jobId) {
-        if (key == null || jobId == null || !TransactionSynchronizationManager.isSynchronizationActive()) {
-            return;
+        if (key != null && jobId != null) {
+            events.publishEvent(new Taken(key, jobId));
         }
-        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-            @Override
-            public void afterCommit() {
-                remember(key, jobId);
-            }
-        });
+    }
+
+    /** After the commit only: without a transaction ({@code fallbackExecution} false) the event is dropped. */
+    @TransactionalEventListener
+    void remember(Taken taken) {
+        jobs.put(taken.key(), taken.jobId());
     }
 
     /** The job of a committed key, or null when this instance does not know the key (or forgot it). */
@@ -67,10 +75,6 @@ public class CommittedKeys {
 
     public void forget(String key) {
         jobs.invalidate(key);
-    }
-
-    private void remember(String key, UUID jobId) {
-        jobs.put(key, jobId);
     }
 
     /** Keys held now, after any pending eviction has run. */

@@ -1,11 +1,16 @@
 package dev.ingestor.intake;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.event.TransactionalEventListenerFactory;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -38,7 +43,26 @@ class CommittedKeysTest {
     }
 
     private final TransactionTemplate transaction = new TransactionTemplate(new BareTransactions());
-    private final CommittedKeys keys = new CommittedKeys();
+    private final List<AnnotationConfigApplicationContext> contexts = new ArrayList<>();
+    private final CommittedKeys keys = committedKeys(CommittedKeys.CAPACITY);
+
+    /**
+     * The bean in a Spring context of its own, with what the application has for its after-commit listener
+     * (Spring Boot's transaction configuration registers the same factory); eviction in the calling thread.
+     */
+    private CommittedKeys committedKeys(int capacity) {
+        AnnotationConfigApplicationContext spring = new AnnotationConfigApplicationContext();
+        spring.registerBean(TransactionalEventListenerFactory.class);
+        spring.registerBean(CommittedKeys.class, () -> new CommittedKeys(capacity, Runnable::run, spring));
+        spring.refresh();
+        contexts.add(spring);
+        return spring.getBean(CommittedKeys.class);
+    }
+
+    @AfterEach
+    void close() {
+        contexts.forEach(AnnotationConfigApplicationContext::close);
+    }
 
     @Test
     void aKeyIsKnownOnlyOnceItsTransactionHasCommitted() {
@@ -74,8 +98,8 @@ class CommittedKeysTest {
     @Test
     void theKeysHeldNeverExceedTheCapacityAndEachAnswersItsOwnJob() {
         int capacity = 50;
-        // eviction in the calling thread, so that the bound is checked after each commit and not eventually
-        CommittedKeys bounded = new CommittedKeys(capacity, Runnable::run);
+        // eviction in the calling thread (committedKeys), so the bound is checked after each commit, not eventually
+        CommittedKeys bounded = committedKeys(capacity);
         Map<String, UUID> committed = new HashMap<>();
         for (int i = 0; i < capacity * 20; i++) {
             String key = "ACME:" + String.format("%064x", i);
