@@ -37,7 +37,7 @@ public class AnsweredByRouteFilter extends OncePerRequestFilter implements Order
 
     @Override
     public int getOrder() {
-        return Ordered.HIGHEST_PRECEDENCE;
+        return FilterOrder.ANSWERED_BY_ROUTE;
     }
 
     @Override

@@ -41,7 +41,7 @@ public class MultipartCleanupFilter extends OncePerRequestFilter implements Orde
 
     @Override
     public int getOrder() {
-        return RequestSizeLimitFilter.ORDER + 1;
+        return FilterOrder.MULTIPART_CLEANUP;
     }
 
     @Override

@@ -39,7 +39,7 @@ public class OpenApiServerFilter extends OncePerRequestFilter implements Ordered
 
     @Override
     public int getOrder() {
-        return Ordered.LOWEST_PRECEDENCE;
+        return FilterOrder.OPENAPI_SERVER;
     }
 
     @Override
