@@ -11,11 +11,11 @@ import java.util.stream.Collectors;
 import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.notification.NotificationWriter;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -81,16 +81,22 @@ public class JobLifecycle {
     /** This instance's operator transitions out of rest, each counted once committed ({@link #sentBackToWork}). */
     private final AtomicLong sentBackToWork = new AtomicLong();
 
+    /** An operator transition moved a job out of rest; published where it happened, counted once committed. */
+    record SentBackToWork() {
+    }
+
     private final JdbcTemplate jdbc;
     private final NotificationWriter notifications;
+    private final ApplicationEventPublisher events;
     private final TransactionTemplate transactions;
     private final double leaseSeconds;
     private final int maxTakeovers;
 
     public JobLifecycle(JdbcTemplate jdbc, IngestorProperties properties, PlatformTransactionManager transactionManager,
-                        NotificationWriter notifications) {
+                        NotificationWriter notifications, ApplicationEventPublisher events) {
         this.jdbc = jdbc;
         this.notifications = notifications;
+        this.events = events;
         this.transactions = new TransactionTemplate(transactionManager);
         this.leaseSeconds = properties.getPipeline().getLease().toMillis() / 1000.0;
         this.maxTakeovers = Math.max(0, properties.getPipeline().getMaxTakeovers());
@@ -404,18 +410,18 @@ public class JobLifecycle {
     /** Counts a job sent back to work after the surrounding transaction commits (at once outside one). */
     private boolean sentBack(boolean moved) {
         if (moved) {
-            if (TransactionSynchronizationManager.isSynchronizationActive()) {
-                TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                    @Override
-                    public void afterCommit() {
-                        sentBackToWork.incrementAndGet();
-                    }
-                });
-            } else {
-                sentBackToWork.incrementAndGet();
-            }
+            events.publishEvent(new SentBackToWork());
         }
         return moved;
+    }
+
+    /**
+     * After the commit of the transaction that sent the job back ({@code fallbackExecution}: at once when the
+     * transition ran in no transaction, its statement committed by itself); never after a rollback.
+     */
+    @TransactionalEventListener(fallbackExecution = true)
+    void count(SentBackToWork event) {
+        sentBackToWork.incrementAndGet();
     }
 
     /** {@code ('A', 'B')} in declaration order: enum names, so safe to write into the statement. */

@@ -3,11 +3,11 @@ package dev.ingestor.security;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.logging.SafeText;
 import org.slf4j.Logger;
@@ -20,8 +20,9 @@ import org.springframework.stereotype.Component;
  * {@code ingestor.http.limits.failed-auth-per-window} failures the address is answered 429 until the window
  * ends, so guessing keys or flooding the log costs the guesser time, not the server. One WARN per address
  * per window (its first failure) tells the operator; the failures after it are only counted. The addresses
- * kept are bounded: windows that ended are dropped, and past {@link #MAX_ADDRESSES} the least recently seen
- * address is forgotten, so a caller with many addresses cannot make the map grow.
+ * kept are bounded (a Caffeine cache): windows that ended are dropped, and past {@link #MAX_ADDRESSES} an address
+ * is forgotten (by the cache's frequency and recency policy, so an address failing often tends to stay), so a
+ * caller with many addresses cannot make the map grow.
  * <p>
  * A client is its address as the servlet container gives it ({@link #clientOf}): the socket's peer, since
  * application.yaml sets {@code server.forward-headers-strategy: none} so that no header a client writes
@@ -41,7 +42,7 @@ class FailedAuthThrottle {
     private final long windowNanos;
     private final Duration window;
     private final LongSupplier nanoTime;
-    private final Map<String, Window> windows;
+    private final Cache<String, Window> windows;
 
     @Autowired
     public FailedAuthThrottle(IngestorProperties properties) {
@@ -57,12 +58,14 @@ class FailedAuthThrottle {
         this.window = window;
         this.windowNanos = window.toNanos();
         this.nanoTime = nanoTime;
-        this.windows = new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Window> eldest) {
-                return size() > maxAddresses;
-            }
-        };
+        // a window is written once, at its first failure, so it expires when it ends; eviction runs in the
+        // calling thread (the calls hold this throttle's lock anyway), so the bound holds after every failure
+        this.windows = Caffeine.newBuilder()
+                .maximumSize(maxAddresses)
+                .expireAfterWrite(window)
+                .ticker(nanoTime::getAsLong)
+                .executor(Runnable::run)
+                .build();
     }
 
     /** Whole seconds until this address may try again (at least 1), or 0 when it is not refused. */
@@ -115,14 +118,15 @@ class FailedAuthThrottle {
     }
 
     /** Addresses tracked now (for tests of the bound). */
-    synchronized int tracked() {
-        return windows.size();
+    synchronized long tracked() {
+        windows.cleanUp();
+        return windows.estimatedSize();
     }
 
     private Window current(String address, long now) {
-        Window w = windows.get(address);
+        Window w = windows.getIfPresent(address);
         if (w != null && now - w.start >= windowNanos) {
-            windows.remove(address);
+            windows.invalidate(address);
             return null;
         }
         return w;

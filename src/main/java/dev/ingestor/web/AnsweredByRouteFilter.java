@@ -37,7 +37,7 @@ class AnsweredByRouteFilter extends OncePerRequestFilter implements Ordered {
 
     @Override
     public int getOrder() {
-        return Ordered.HIGHEST_PRECEDENCE;
+        return FilterOrder.ANSWERED_BY_ROUTE;
     }
 
     @Override

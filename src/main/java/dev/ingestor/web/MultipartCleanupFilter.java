@@ -41,7 +41,7 @@ class MultipartCleanupFilter extends OncePerRequestFilter implements Ordered {
 
     @Override
     public int getOrder() {
-        return RequestSizeLimitFilter.ORDER + 1;
+        return FilterOrder.MULTIPART_CLEANUP;
     }
 
     @Override

@@ -47,9 +47,6 @@ import org.springframework.web.filter.OncePerRequestFilter;
 @Component
 class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
 
-    /** After Spring Security's chain (order -100): an unauthenticated body is never read. */
-    public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
-
     private final IngestorProperties.Http http;
     private final Path spoolDir;
     private final ProblemResponse problems;
@@ -62,7 +59,7 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
 
     @Override
     public int getOrder() {
-        return ORDER;
+        return FilterOrder.REQUEST_SIZE_LIMIT;
     }
 
     @Override

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,12 +16,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobLifecycle;
 
 import jakarta.annotation.PreDestroy;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.ExecutorServiceManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -63,7 +66,10 @@ public class DuplicatePushCounts {
         }
     }
 
-    /** Most jobs kept as read; beyond, a repeated push reads its job as before. */
+    /**
+     * Most jobs kept as read (a Caffeine size bound: past it the cache's frequency and recency policy chooses the
+     * copy that goes); a repeated push whose job is not kept reads its job as before.
+     */
     static final int MAX_KEPT = 20_000;
     /** How far a kept job stays from the retention age, besides its time kept: clocks of instances differ a little. */
     private static final Duration RETENTION_MARGIN = Duration.ofMinutes(10);
@@ -82,23 +88,27 @@ public class DuplicatePushCounts {
     private final JobLifecycle lifecycle;
     private final long keepNanos;
     private final Duration jobMaxAge;
-    private final Map<UUID, Kept> kept = new ConcurrentHashMap<>();
+    /** Copies expire {@code duplicate-answer-max-age} after they were read; {@link #current} checks the age exactly. */
+    private final Map<UUID, Kept> kept;
     private final AtomicLong reads = new AtomicLong();
     /** Answers share it; a batch being written takes it alone. */
     private final ReadWriteLock writing = new ReentrantReadWriteLock();
     private final Map<UUID, Pending> pending = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService flusher = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "duplicate-push-counts");
-        thread.setDaemon(true);
-        return thread;
-    });
+    /** Writes the batches; Camel's thread pool, so Camel names and lists it (the final batch is {@link #stop}'s). */
+    private final ExecutorServiceManager pools;
+    private final ScheduledExecutorService flusher;
 
-    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, IngestorProperties properties) {
+    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, IngestorProperties properties,
+                               CamelContext camelContext) {
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.lifecycle = lifecycle;
         this.keepNanos = Math.max(0, properties.getHttp().getDuplicateAnswerMaxAge().toNanos());
         this.jobMaxAge = properties.getRetention().getJobMaxAge();
+        Cache<UUID, Kept> copies = Caffeine.newBuilder().maximumSize(MAX_KEPT).expireAfterWrite(Duration.ofNanos(keepNanos)).build();
+        this.kept = copies.asMap();
+        this.pools = camelContext.getExecutorServiceManager();
+        this.flusher = pools.newSingleThreadScheduledExecutor(this, "duplicate-push-counts");
         flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -124,12 +134,10 @@ public class DuplicatePushCounts {
             }
             int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
             ImportJob job = row.get();
-            if (keepNanos > 0 && kept.size() < MAX_KEPT) {
+            if (keepNanos > 0) {
                 Kept fresh = new Kept(keepable(job, seen) ? job : null, job.duplicateCount(), new AtomicInteger(), now,
                         sentBackBefore, read);
                 kept.merge(jobId, fresh, (older, newer) -> older.read() > newer.read() ? older : newer);
-            } else {
-                kept.remove(jobId);
             }
             return Optional.of(withCount(job, job.duplicateCount() + unwritten, seen));
         } finally {
@@ -244,9 +252,10 @@ public class DuplicatePushCounts {
         }
     }
 
+    /** Stops the batches and writes the last one: the routes have stopped by now, every arrival is counted. */
     @PreDestroy
     void stop() {
-        flusher.shutdownNow();
+        pools.shutdownNow(flusher);
         flushQuietly();
     }
 }

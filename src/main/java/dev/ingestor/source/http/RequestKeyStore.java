@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +20,10 @@ import dev.ingestor.config.InstanceId;
 import dev.ingestor.logging.SafeText;
 import jakarta.annotation.PreDestroy;
 import org.apache.camel.Body;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
+import org.apache.camel.builder.ThreadPoolProfileBuilder;
+import org.apache.camel.spi.ExecutorServiceManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -65,24 +67,29 @@ public class RequestKeyStore {
     private final String instance;
     private final double leaseSeconds;
     private final double ttlSeconds;
-    /** Renews the leases of the requests running here; one thread, the renewals are one short UPDATE each. */
-    private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "request-key-lease");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ExecutorServiceManager pools;
+    /**
+     * Renews the leases of the requests running here; one thread, the renewals are one short UPDATE each. Camel's
+     * thread pool (named, listed, shut down with the context), its queue unbounded like the JDK's: one renewal
+     * per request under way, which Camel's default profile would refuse past 1,000.
+     */
+    private final ScheduledExecutorService renewals;
 
-    public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, IngestorProperties properties) {
+    public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, IngestorProperties properties,
+                           CamelContext camelContext) {
         this.jdbc = jdbc;
         this.replies = replies;
         this.instance = instanceId.value();
         this.leaseSeconds = properties.getHttp().getInFlightLease().toMillis() / 1000.0;
         this.ttlSeconds = properties.getHttp().getIdempotencyTtl().toMillis() / 1000.0;
+        this.pools = camelContext.getExecutorServiceManager();
+        this.renewals = pools.newScheduledThreadPool(this, "request-key-lease",
+                new ThreadPoolProfileBuilder("request-key-lease").poolSize(1).maxQueueSize(-1).build());
     }
 
     @PreDestroy
     void stopRenewals() {
-        renewals.shutdownNow();
+        pools.shutdownNow(renewals);
     }
 
     /**

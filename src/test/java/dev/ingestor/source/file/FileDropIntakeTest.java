@@ -17,6 +17,9 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.intake.IntakeResult;
 import ch.qos.logback.classic.Level;
@@ -195,6 +198,25 @@ class FileDropIntakeTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(15)).until(() ->
                 jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
         assertThat(jobCount()).isEqualTo(files);
+    }
+
+    /**
+     * The claim-release pool itself takes more pending releases than Camel's default profile queues (1,000), however
+     * fast or slow this machine drains a burst: a release refused would leave its claim held until its lease ends.
+     */
+    @Test
+    void theClaimReleasePoolQueuesMoreReleasesThanCamelsDefault() {
+        ScheduledExecutorService releases = camelContext.getRegistry()
+                .lookupByNameAndType(ClaimReleaseConfiguration.NAME, ScheduledExecutorService.class);
+        List<ScheduledFuture<?>> pending = new ArrayList<>();
+        try {
+            for (int i = 0; i < 1500; i++) {
+                pending.add(releases.schedule(() -> { }, 1, TimeUnit.HOURS));
+            }
+        } finally {
+            pending.forEach(release -> release.cancel(false));
+        }
+        assertThat(pending).hasSize(1500);
     }
 
     @Test

@@ -95,6 +95,30 @@ class KnownContentPushTest extends IngestorTestSupport {
         assertThat(jobCount()).isEqualTo(1);
     }
 
+    /**
+     * What the bound of {@link CommittedKeys} may cost: a key it no longer holds (made room, or forgotten) is
+     * answered the ordinary way, through intake and its key in the database, with the same job; the answer never
+     * depends on the cache. Intake putting the raw file back in place shows the push went that way.
+     */
+    @Test
+    void aKeyThisInstanceNoLongerHoldsIsAnsweredThroughTheDatabase() throws Exception {
+        byte[] body = csv();
+        HttpResponse<String> first = push(body, "first.csv");
+        assertThat(first.statusCode()).isEqualTo(202);
+        String job = mapper.readTree(first.body()).get("id").asString();
+        awaitSettled();
+        committedKeys.forget(key(body));
+        Path raw = rawStore.pathOf(ContentKey.parse(key(body)));
+        Files.delete(raw);
+
+        HttpResponse<String> again = push(body, "retry.csv");
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+        assertThat(mapper.readTree(again.body()).get("id").asString()).isEqualTo(job);
+        assertThat(Files.exists(raw)).as("intake, not the cache, answered").isTrue();
+        assertThat(jobCount()).isEqualTo(1);
+        assertThat(committedKeys.jobOf(key(body))).as("held again once that answer committed").hasToString(job);
+    }
+
     @Test
     void theDuplicateCountOfAnswersIsExactAndTheJobRowCatchesUpWithinSeconds() throws Exception {
         byte[] body = csv();
