@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.HttpLimits;
 import dev.ingestor.logging.SafeText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +44,8 @@ class FailedAuthThrottle {
     private final Map<String, Window> windows;
 
     @Autowired
-    public FailedAuthThrottle(IngestorProperties properties) {
-        this(properties.getHttp().getLimits().getFailedAuthPerWindow(), properties.getHttp().getLimits().getFailedAuthWindow(),
+    public FailedAuthThrottle(HttpLimits limits) {
+        this(limits.getFailedAuthPerWindow(), limits.getFailedAuthWindow(),
                 System::nanoTime, MAX_ADDRESSES);
     }
 

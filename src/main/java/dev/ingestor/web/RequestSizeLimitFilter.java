@@ -50,12 +50,12 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
     /** After Spring Security's chain (order -100): an unauthenticated body is never read. */
     public static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
-    private final IngestorProperties.Http http;
+    private final HttpSettings http;
     private final Path spoolDir;
     private final ProblemResponse problems;
 
-    public RequestSizeLimitFilter(IngestorProperties properties, ObjectMapper json) {
-        this.http = properties.getHttp();
+    public RequestSizeLimitFilter(IngestorProperties properties, HttpSettings http, ObjectMapper json) {
+        this.http = http;
         this.spoolDir = properties.getDataDir().resolve("spool");
         this.problems = new ProblemResponse(json);
     }

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.web.HttpSettings;
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobLifecycle;
@@ -93,12 +94,13 @@ public class DuplicatePushCounts {
         return thread;
     });
 
-    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, IngestorProperties properties) {
+    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, HttpSettings http,
+                               RetentionSettings retention) {
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.lifecycle = lifecycle;
-        this.keepNanos = Math.max(0, properties.getHttp().getDuplicateAnswerMaxAge().toNanos());
-        this.jobMaxAge = properties.getRetention().getJobMaxAge();
+        this.keepNanos = Math.max(0, http.getDuplicateAnswerMaxAge().toNanos());
+        this.jobMaxAge = retention.getJobMaxAge();
         flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, TimeUnit.MILLISECONDS);
     }
 

@@ -1,5 +1,6 @@
 package dev.ingestor.source.http;
 
+import dev.ingestor.web.HttpSettings;
 import dev.ingestor.web.ApiProblemException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +17,6 @@ import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.web.HttpReplies;
 import dev.ingestor.web.Problem;
 import dev.ingestor.config.JsonNesting;
-import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.logging.SafeText;
 import jakarta.annotation.PreDestroy;
@@ -72,12 +72,12 @@ public class RequestKeyStore {
         return thread;
     });
 
-    public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, IngestorProperties properties) {
+    public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, HttpSettings http) {
         this.jdbc = jdbc;
         this.replies = replies;
         this.instance = instanceId.value();
-        this.leaseSeconds = properties.getHttp().getInFlightLease().toMillis() / 1000.0;
-        this.ttlSeconds = properties.getHttp().getIdempotencyTtl().toMillis() / 1000.0;
+        this.leaseSeconds = http.getInFlightLease().toMillis() / 1000.0;
+        this.ttlSeconds = http.getIdempotencyTtl().toMillis() / 1000.0;
     }
 
     @PreDestroy
