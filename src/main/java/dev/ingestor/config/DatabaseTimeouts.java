@@ -40,12 +40,11 @@ public class DatabaseTimeouts implements BeanPostProcessor {
 
     @Autowired
     public DatabaseTimeouts(Environment environment) {
-        // read from the environment, not from IngestorProperties: a post-processor is made before other beans
-        this(Binder.get(environment).bind("ingestor.database", IngestorProperties.Database.class)
-                .orElseGet(IngestorProperties.Database::new));
+        // read from the environment, not from the DatabaseSettings bean: a post-processor is made before other beans
+        this(Binder.get(environment).bind("ingestor.database", DatabaseSettings.class).orElseGet(DatabaseSettings::new));
     }
 
-    DatabaseTimeouts(IngestorProperties.Database limits) {
+    DatabaseTimeouts(DatabaseSettings limits) {
         this.statementMillis = millis(limits.getStatementTimeout(), STATEMENT_TIMEOUT);
         this.lockMillis = millis(limits.getLockTimeout(), LOCK_TIMEOUT);
         Duration socket = limits.getSocketTimeout();

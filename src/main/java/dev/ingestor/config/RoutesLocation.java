@@ -12,11 +12,12 @@ import java.util.Set;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.EnvironmentPostProcessor;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Routes are read from {@code ingestor.routes-dir} (default {@code ./routes}) so an engineer edits a route
+ * Routes are read from {@code ingestor.routes-dir} (default {@code routes}) so an engineer edits a route
  * and restarts, without a build. When that folder holds no routes, the copy packaged in the jar is used.
  * Per-supplier hook routes live one level down, in {@code suppliers/}; Camel reads a comma list of patterns. A
  * {@code file:} pattern naming a folder that does not exist fails Camel's start (NoSuchFileException), so the
@@ -37,7 +38,11 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         if (environment.containsProperty(PATTERN)) {
             return;
         }
-        Path dir = Path.of(environment.getProperty("ingestor.routes-dir", "routes")).toAbsolutePath().normalize();
+        Binder binder = Binder.get(environment);
+        IngestorProperties defaults = new IngestorProperties();
+        // read as text: bound as a Path, a relative name that is also on the classpath would become that folder
+        String configured = environment.getProperty("ingestor.routes-dir");
+        Path dir = (configured != null ? Path.of(configured) : defaults.getRoutesDir()).toAbsolutePath().normalize();
         String pattern;
         if (hasRoutes(dir)) {
             requireOwnerOnlyWritable(dir);
@@ -51,7 +56,7 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         }
         Map<String, Object> settings = new java.util.HashMap<>();
         settings.put(PATTERN, pattern);
-        if (hasRoutes(dir) && Boolean.parseBoolean(environment.getProperty("ingestor.routes-reload", "false"))) {
+        if (hasRoutes(dir) && binder.bind("ingestor.routes-reload", Boolean.class).orElse(defaults.isRoutesReload())) {
             // Camel's route reload, watching the routes folder itself: its pattern matches a file's name only, so a
             // recursive watch would load a route file from any folder below (a backup, a scratch folder).
             // suppliers/ gets a watch of its own (SupplierRoutesReload). Only the routes of a changed file are

@@ -1,6 +1,9 @@
 /**
- * Configuration: every {@code ingestor.*} property, typed and bound in {@link dev.ingestor.config.IngestorProperties}
- * and {@link dev.ingestor.config.SupplierProperties} (defaults in application.yaml), the instance name, the route
- * timings some route options need in milliseconds, and where routes/ is read from. The bottom of the house: it uses no other package of Ingestor.
+ * Configuration: {@code ingestor.*} itself ({@link dev.ingestor.config.IngestorProperties}: folders, instance
+ * name, {@link dev.ingestor.config.SupplierProperties suppliers}) and the settings several stages read (Kafka,
+ * retention, database time limits, HTTP limits, the redelivery policies), each default declared once in its
+ * settings class; a stage's own settings are a class in that stage's package. Also the instance name, the former
+ * names of renamed properties ({@link dev.ingestor.config.RenamedProperties}), and where routes/ is read from. The
+ * bottom of the house: it uses no other package of Ingestor.
  */
 package dev.ingestor.config;

@@ -1,5 +1,6 @@
 package dev.ingestor.embedded;
 
+import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.config.IngestorProperties;
 import org.apache.camel.component.kafka.KafkaComponent;
 import org.apache.camel.spi.ComponentCustomizer;
@@ -29,8 +30,8 @@ public class KafkaConfiguration {
     }
 
     @Bean
-    KafkaBootstrap kafkaBootstrap(IngestorProperties properties, EmbeddedKafkaProperties embedded) throws Exception {
-        String configured = properties.getKafka().getBootstrapServers();
+    KafkaBootstrap kafkaBootstrap(IngestorProperties properties, KafkaSettings kafka, EmbeddedKafkaProperties embedded) throws Exception {
+        String configured = kafka.getBootstrapServers();
         if (configured != null && !configured.isBlank()) {
             LOG.info("Kafka at {}", configured);
             return new KafkaBootstrap(configured, null);

@@ -1,8 +1,11 @@
 package dev.ingestor.failure;
 
-import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.config.IngestorProperties.StageRedelivery;
-import dev.ingestor.config.RouteTimings;
+import java.time.Duration;
+
+import dev.ingestor.config.IntakeRedelivery;
+import dev.ingestor.config.ProcessingRedelivery;
+import dev.ingestor.config.StageRedelivery;
+import dev.ingestor.config.ValidationRedelivery;
 import org.apache.camel.LoggingLevel;
 import org.apache.camel.processor.errorhandler.RedeliveryPolicy;
 import org.springframework.context.annotation.Bean;
@@ -19,34 +22,36 @@ public class RedeliveryPolicies {
 
     /** File sources: the exhausted failure is logged by the route configuration with supplier and file. */
     @Bean
-    public RedeliveryPolicy intakeRedeliveryPolicy(IngestorProperties properties, RouteTimings timings) {
-        return backOff(properties.getIntake().getRedelivery().getMaximumRedeliveries(),
-                timings.intakeRedeliveryDelay(), timings.intakeRedeliveryMaximumDelay(), 2);
+    public RedeliveryPolicy intakeRedeliveryPolicy(IntakeRedelivery redelivery) {
+        return backOff(redelivery.maximumRedeliveries(), millis(redelivery.delay()), millis(redelivery.maximumDelay()), 2);
     }
 
     /** The validation stage (route configuration validation-redelivery): ingestor.pipeline.validation.redelivery.*. */
     @Bean
-    public RedeliveryPolicy validationRedeliveryPolicy(IngestorProperties properties, RouteTimings timings) {
-        return stage(properties.getPipeline().validationRedelivery(),
-                timings.validationRedeliveryDelay(), timings.validationRedeliveryMaximumDelay());
+    public RedeliveryPolicy validationRedeliveryPolicy(ValidationRedelivery redelivery) {
+        return stage(redelivery);
     }
 
     /** The processing stage (route configuration processing-redelivery): ingestor.pipeline.processing.redelivery.*. */
     @Bean
-    public RedeliveryPolicy processingRedeliveryPolicy(IngestorProperties properties, RouteTimings timings) {
-        return stage(properties.getPipeline().processingRedelivery(),
-                timings.processingRedeliveryDelay(), timings.processingRedeliveryMaximumDelay());
+    public RedeliveryPolicy processingRedeliveryPolicy(ProcessingRedelivery redelivery) {
+        return stage(redelivery);
     }
 
     /**
      * A pipeline stage waits without holding a thread (a stage worker's thread serves other jobs meanwhile);
      * what outlasts the policy goes to the dead-letter channel.
      */
-    static RedeliveryPolicy stage(StageRedelivery redelivery, long delayMillis, long maximumDelayMillis) {
-        RedeliveryPolicy policy = backOff(redelivery.getMaximumRedeliveries(), delayMillis, maximumDelayMillis,
-                redelivery.getBackoffMultiplier());
+    static RedeliveryPolicy stage(StageRedelivery redelivery) {
+        RedeliveryPolicy policy = backOff(redelivery.maximumRedeliveries(), millis(redelivery.delay()),
+                millis(redelivery.maximumDelay()), redelivery.backoffMultiplier());
         policy.setAsyncDelayedRedelivery(true);
         return policy;
+    }
+
+    /** Camel takes its delays in milliseconds; configuration stays typed ({@code 500ms}, {@code 1s}). */
+    static long millis(Duration duration) {
+        return Math.max(0, duration.toMillis());
     }
 
     /**

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.ingestor.config.IngestorProperties;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -43,9 +42,9 @@ public class IntakeFailureStore {
     private final JdbcTemplate jdbc;
     private final double windowSeconds;
 
-    public IntakeFailureStore(JdbcTemplate jdbc, IngestorProperties properties) {
+    public IntakeFailureStore(JdbcTemplate jdbc, IntakeSettings intake) {
         this.jdbc = jdbc;
-        this.windowSeconds = properties.getIntake().getFailureCoalesceWindow().toMillis() / 1000.0;
+        this.windowSeconds = intake.getFailureCoalesceWindow().toMillis() / 1000.0;
     }
 
     /**

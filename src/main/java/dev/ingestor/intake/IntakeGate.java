@@ -26,9 +26,9 @@ public class IntakeGate {
     record Limit(long bytes, String property) {
     }
 
-    public IntakeGate(IngestorProperties properties) {
+    public IntakeGate(IngestorProperties properties, IntakeSettings intake) {
         this.suppliers = Set.copyOf(properties.getSuppliers().keySet());
-        long global = properties.getIntake().getMaxFileSize().toBytes();
+        long global = intake.getMaxFileSize().toBytes();
         this.limits = properties.getSuppliers().entrySet().stream().collect(Collectors.toUnmodifiableMap(Map.Entry::getKey,
                 supplier -> limit(supplier.getKey(), supplier.getValue(), global)));
     }

@@ -62,8 +62,8 @@ public class RawStore {
     private final boolean fsync;
 
     @Autowired
-    public RawStore(IngestorProperties properties) {
-        this(properties.rawDir(), properties.getIntake().isFsync());
+    public RawStore(IngestorProperties properties, IntakeSettings intake) {
+        this(properties.rawDir(), intake.isFsync());
         removeLeftovers();
     }
 

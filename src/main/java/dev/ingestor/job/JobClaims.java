@@ -11,7 +11,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
-import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.metrics.IngestorMetrics;
 import jakarta.annotation.PreDestroy;
@@ -57,19 +56,19 @@ public class JobClaims {
             Map.of(JobState.VALIDATING, new AtomicLong(System.nanoTime()),
                     JobState.PROCESSING, new AtomicLong(System.nanoTime())));
 
-    public JobClaims(JdbcTemplate jdbc, JobLifecycle lifecycle, InstanceId instanceId, IngestorProperties properties,
+    public JobClaims(JdbcTemplate jdbc, JobLifecycle lifecycle, InstanceId instanceId, PipelineSettings pipeline,
                      DeadLetterWriter deadLetters, PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
         this.jdbc = jdbc;
         this.lifecycle = lifecycle;
         this.owner = instanceId.value();
-        this.leaseSeconds = properties.getPipeline().getLease().toMillis() / 1000.0;
+        this.leaseSeconds = pipeline.getLease().toMillis() / 1000.0;
         this.deadLetters = deadLetters;
         this.transactions = new TransactionTemplate(transactionManager);
         this.metrics = metrics;
-        this.poisonCheckNanos = properties.getPipeline().getPollInterval().toNanos();
-        this.groupSize = Math.max(1, properties.getPipeline().getGroupSize());
-        this.groupMaxBytes = properties.getPipeline().getOnePassMaxSize().toBytes();
-        this.groupLingerNanos = properties.getPipeline().getGroupLinger().toNanos();
+        this.poisonCheckNanos = pipeline.getPollInterval().toNanos();
+        this.groupSize = Math.max(1, pipeline.getGroupSize());
+        this.groupMaxBytes = pipeline.getOnePassMaxSize().toBytes();
+        this.groupLingerNanos = pipeline.getGroupLinger().toNanos();
     }
 
     public String owner() {

@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 import dev.ingestor.config.DatabaseTimeouts;
-import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.notification.NotificationWriter;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -92,14 +91,14 @@ public class JobLifecycle {
     private final double leaseSeconds;
     private final int maxTakeovers;
 
-    public JobLifecycle(JdbcTemplate jdbc, IngestorProperties properties, PlatformTransactionManager transactionManager,
+    public JobLifecycle(JdbcTemplate jdbc, PipelineSettings pipeline, PlatformTransactionManager transactionManager,
                         NotificationWriter notifications, ApplicationEventPublisher events) {
         this.jdbc = jdbc;
         this.notifications = notifications;
         this.events = events;
         this.transactions = new TransactionTemplate(transactionManager);
-        this.leaseSeconds = properties.getPipeline().getLease().toMillis() / 1000.0;
-        this.maxTakeovers = Math.max(0, properties.getPipeline().getMaxTakeovers());
+        this.leaseSeconds = pipeline.getLease().toMillis() / 1000.0;
+        this.maxTakeovers = Math.max(0, pipeline.getMaxTakeovers());
     }
 
     /** How many times a job whose lease lapsed is taken over before it fails instead. */

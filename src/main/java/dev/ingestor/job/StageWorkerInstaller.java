@@ -1,6 +1,5 @@
 package dev.ingestor.job;
 
-import dev.ingestor.config.IngestorProperties;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.slf4j.Logger;
@@ -18,17 +17,16 @@ public class StageWorkerInstaller {
 
     private static final Logger LOG = LoggerFactory.getLogger(StageWorkerInstaller.class);
 
-    private final IngestorProperties properties;
+    private final PipelineSettings pipeline;
     private final CamelContext camelContext;
 
-    public StageWorkerInstaller(IngestorProperties properties, CamelContext camelContext) {
-        this.properties = properties;
+    public StageWorkerInstaller(PipelineSettings pipeline, CamelContext camelContext) {
+        this.pipeline = pipeline;
         this.camelContext = camelContext;
     }
 
     @EventListener(ApplicationReadyEvent.class)
     public void install() throws Exception {
-        IngestorProperties.Pipeline pipeline = properties.getPipeline();
         if (!pipeline.isEnabled()) {
             LOG.info("validation and processing are off on this instance (ingestor.pipeline.enabled=false)");
             return;

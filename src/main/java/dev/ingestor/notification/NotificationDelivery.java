@@ -27,6 +27,7 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.node.ObjectNode;
 import jakarta.annotation.PreDestroy;
 
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.logging.SafeText;
@@ -66,6 +67,8 @@ class NotificationDelivery {
 
     private final JdbcTemplate jdbc;
     private final IngestorProperties properties;
+    private final NotificationSettings notifications;
+    private final RetentionSettings retention;
     private final IngestorMetrics metrics;
     private final ObjectMapper json;
     private final HttpClient client;
@@ -78,12 +81,15 @@ class NotificationDelivery {
         return thread;
     });
 
-    public NotificationDelivery(JdbcTemplate jdbc, IngestorProperties properties, IngestorMetrics metrics, ObjectMapper json) {
+    public NotificationDelivery(JdbcTemplate jdbc, IngestorProperties properties, NotificationSettings notifications,
+                                RetentionSettings retention, IngestorMetrics metrics, ObjectMapper json) {
         this.jdbc = jdbc;
         this.properties = properties;
+        this.notifications = notifications;
+        this.retention = retention;
         this.metrics = metrics;
         this.json = json;
-        this.client = HttpClient.newBuilder().connectTimeout(properties.getNotifications().getConnectTimeout())
+        this.client = HttpClient.newBuilder().connectTimeout(notifications.getConnectTimeout())
                 .followRedirects(HttpClient.Redirect.NEVER).build();
     }
 
@@ -106,7 +112,7 @@ class NotificationDelivery {
                 (rs, n) -> new Due(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
                         rs.getString(5), rs.getInt(6), rs.getBoolean(7), rs.getInt(8), instant(rs, 9), instant(rs, 10)),
                 deadline.multipliedBy(2).toMillis() / 1000.0, destinations,
-                Math.max(1, properties.getNotifications().getBatchSize()));
+                Math.max(1, notifications.getBatchSize()));
         Map<String, List<Due>> lanes = new LinkedHashMap<>();
         due.forEach(row -> lanes.computeIfAbsent(row.destination(), d -> new ArrayList<>()).add(row));
         lanes.forEach((destination, rows) -> {
@@ -159,7 +165,7 @@ class NotificationDelivery {
             jdbc.update("UPDATE notification SET attempts = ?, delivered_at = now(), last_error = NULL WHERE id = ?",
                     attempts, due.id());
             metrics.notification(due.type(), "delivered");
-        } else if (attempts >= properties.getNotifications().getMaxAttempts()) {
+        } else if (attempts >= notifications.getMaxAttempts()) {
             jdbc.update("UPDATE notification SET attempts = ?, gave_up_at = now(), last_error = ? WHERE id = ?",
                     attempts, error, due.id());
             metrics.notification(due.type(), "gave_up");
@@ -178,8 +184,8 @@ class NotificationDelivery {
      * many. Rows still due are never deleted.
      */
     public int forgetSettled() {
-        double seconds = properties.getNotifications().getKeepSettled().toMillis() / 1000.0;
-        int batch = Math.max(1, properties.getRetention().getBatchSize());
+        double seconds = notifications.getKeepSettled().toMillis() / 1000.0;
+        int batch = Math.max(1, retention.getBatchSize());
         // rows of a webhook no instance has any more are never sent: given up once as old as a settled row may get
         // (and no longer open for coalescing: a webhook configured again starts a notice of its own)
         int orphans = jdbc.update("UPDATE notification SET gave_up_at = now(), coalescing = false, last_error = 'no webhook is configured"
@@ -206,7 +212,7 @@ class NotificationDelivery {
         }
         byte[] body = body(due);
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(webhook.url()))
-                .timeout(properties.getNotifications().getReadTimeout())
+                .timeout(notifications.getReadTimeout())
                 .header("Content-Type", "application/json")
                 .header("X-Ingestor-Event-Id", due.eventId().toString())
                 .header("X-Ingestor-Event-Type", due.type())
@@ -262,7 +268,7 @@ class NotificationDelivery {
 
     /** Connect plus read timeout: the most one POST may take, its answer's body included. */
     private Duration deadline() {
-        return properties.getNotifications().getConnectTimeout().plus(properties.getNotifications().getReadTimeout());
+        return notifications.getConnectTimeout().plus(notifications.getReadTimeout());
     }
 
     /**
@@ -272,7 +278,7 @@ class NotificationDelivery {
      */
     private String[] destinations() {
         List<String> known = new java.util.ArrayList<>();
-        if (!properties.getNotifications().getWebhookUrl().isBlank()) {
+        if (!notifications.getWebhookUrl().isBlank()) {
             known.add(NotificationWriter.INSTALLATION);
         }
         properties.getSuppliers().forEach((code, supplier) -> {
@@ -296,7 +302,7 @@ class NotificationDelivery {
     /** The webhook of {@code destination}: '*' the installation-wide one, else a supplier's own. */
     private Webhook webhook(String destination) {
         if (NotificationWriter.INSTALLATION.equals(destination)) {
-            return new Webhook(properties.getNotifications().getWebhookUrl(), properties.getNotifications().getSecret());
+            return new Webhook(notifications.getWebhookUrl(), notifications.getSecret());
         }
         SupplierProperties supplier = properties.getSuppliers().get(destination);
         return supplier == null ? Webhook.NONE
@@ -305,8 +311,8 @@ class NotificationDelivery {
 
     /** The wait after attempt {@code attempts} (1 = the first): delay doubled per attempt, up to maximum-delay. */
     Duration backoff(int attempts) {
-        Duration delay = properties.getNotifications().getDelay();
-        Duration maximum = properties.getNotifications().getMaximumDelay();
+        Duration delay = notifications.getDelay();
+        Duration maximum = notifications.getMaximumDelay();
         Duration wait = delay;
         for (int i = 1; i < attempts && wait.compareTo(maximum) < 0; i++) {
             wait = wait.multipliedBy(2);

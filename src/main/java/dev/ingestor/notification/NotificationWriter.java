@@ -48,15 +48,18 @@ public class NotificationWriter {
     private final JdbcTemplate jdbc;
     private final ObjectMapper json;
     private final IngestorProperties properties;
+    private final NotificationSettings notifications;
 
     /** What a supplier's own webhook is not told: internal failure text (class names, database and Kafka errors). */
     private static final Set<String> INTERNAL = Set.of("exception", "message");
 
-    public NotificationWriter(JdbcTemplate jdbc, ObjectMapper json, IngestorProperties properties) {
+    public NotificationWriter(JdbcTemplate jdbc, ObjectMapper json, IngestorProperties properties,
+                              NotificationSettings notifications) {
         this.jdbc = jdbc;
         this.json = json;
         this.properties = properties;
-        checkUrl("ingestor.notifications.webhook-url", properties.getNotifications().getWebhookUrl());
+        this.notifications = notifications;
+        checkUrl("ingestor.notifications.webhook-url", notifications.getWebhookUrl());
         properties.getSuppliers().forEach((code, supplier) -> checkUrl("ingestor.suppliers." + code
                 + ".notifications.webhook-url", supplier.getNotifications().getWebhookUrl()));
     }
@@ -151,7 +154,7 @@ public class NotificationWriter {
         }
         UUID eventId = OutboxWriter.newEventId();
         String occurredAt = Instant.now().toString();
-        double window = properties.getNotifications().getCoalesceWindow().toMillis() / 1000.0;
+        double window = notifications.getCoalesceWindow().toMillis() / 1000.0;
         for (String destination : destinations) {
             Map<String, Object> shown = new LinkedHashMap<>(data);
             if (!INSTALLATION.equals(destination)) {
@@ -200,7 +203,7 @@ public class NotificationWriter {
      */
     private List<String> destinations(String supplier) {
         List<String> destinations = new ArrayList<>();
-        if (configured(properties.getNotifications().getWebhookUrl())) {
+        if (configured(notifications.getWebhookUrl())) {
             destinations.add(INSTALLATION);
         }
         SupplierProperties own = supplier == null ? null : properties.getSuppliers().get(supplier);

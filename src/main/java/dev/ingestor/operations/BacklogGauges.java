@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.job.JobState;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,13 +27,13 @@ class BacklogGauges {
     private final JdbcTemplate jdbc;
     private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(new Snapshot(0, Map.of(), Map.of(), Map.of()));
 
-    public BacklogGauges(MeterRegistry registry, JdbcTemplate jdbc, IngestorProperties properties) {
+    public BacklogGauges(MeterRegistry registry, JdbcTemplate jdbc, KafkaSettings kafka) {
         this.jdbc = jdbc;
         for (JobState state : JobState.values()) {
             Gauge.builder("ingestor.jobs", this, m -> m.current().jobs().getOrDefault(state, 0L))
                     .description("Import jobs in each state (all instances)").tag("state", state.name()).register(registry);
         }
-        for (String topic : List.of(properties.getKafka().getItemsTopic(), properties.getKafka().getDeadLettersTopic())) {
+        for (String topic : List.of(kafka.getItemsTopic(), kafka.getDeadLettersTopic())) {
             Gauge.builder("ingestor.outbox.pending", this, m -> m.current().pending().getOrDefault(topic, 0L))
                     .description("Events written but not yet published to Kafka").tag("topic", topic).register(registry);
             Gauge.builder("ingestor.outbox.lag", this, m -> m.current().lagSeconds().getOrDefault(topic, 0.0))

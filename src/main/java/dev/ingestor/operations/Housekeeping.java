@@ -5,8 +5,9 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.DatabaseTimeouts;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.job.ContentKey;
 import dev.ingestor.intake.ContentKeyLock;
@@ -42,18 +43,20 @@ class Housekeeping implements CamelContextConfiguration {
 
     private final JdbcTemplate jdbc;
     private final RawStore rawStore;
-    private final IngestorProperties properties;
+    private final RetentionSettings retention;
+    private final IntakeSettings intake;
     private final String instance;
     private final ContentKeyLock contentKeyLock;
     private final TransactionTemplate transactions;
 
-    public Housekeeping(JdbcTemplate jdbc, RawStore rawStore, IngestorProperties properties, InstanceId instanceId,
+    public Housekeeping(JdbcTemplate jdbc, RawStore rawStore, RetentionSettings retention, IntakeSettings intake, InstanceId instanceId,
                         ContentKeyLock contentKeyLock, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
         this.contentKeyLock = contentKeyLock;
         this.transactions = new TransactionTemplate(transactionManager);
         this.rawStore = rawStore;
-        this.properties = properties;
+        this.retention = retention;
+        this.intake = intake;
         this.instance = instanceId.value();
     }
 
@@ -70,14 +73,14 @@ class Housekeeping implements CamelContextConfiguration {
     }
 
     public RetentionReport retain() {
-        int batch = Math.max(1, properties.getRetention().getBatchSize());
+        int batch = Math.max(1, retention.getBatchSize());
         int[] statements = {0};
         long httpKeys = repeat(batch, statements, () -> jdbc.update("DELETE FROM http_request WHERE (supplier, idempotency_key) IN"
                 + " (SELECT supplier, idempotency_key FROM http_request WHERE expires_at < now() LIMIT ?)", batch));
         long jobs = 0;
         long contentKeys = 0;
         long rawFiles = 0;
-        long jobSeconds = properties.getRetention().getJobMaxAge().toSeconds();
+        long jobSeconds = retention.getJobMaxAge().toSeconds();
         if (jobSeconds > 0) {
             while (true) {
                 statements[0]++;
@@ -98,10 +101,10 @@ class Housekeeping implements CamelContextConfiguration {
             }
         }
         rawStore.removeLeftovers();
-        long outboxSeconds = properties.getRetention().getOutboxMaxAge().toSeconds();
+        long outboxSeconds = retention.getOutboxMaxAge().toSeconds();
         long outbox = repeat(batch, statements, () -> jdbc.update("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
                 + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds, batch));
-        long intakeFailureSeconds = properties.getRetention().getIntakeFailures().toSeconds();
+        long intakeFailureSeconds = retention.getIntakeFailures().toSeconds();
         long intakeFailures = intakeFailureSeconds <= 0 ? 0 : repeat(batch, statements, () -> jdbc.update(
                 // a failed file never retried keeps its row: the row is what the retry needs, and the file still
                 // lies in .failed/ waiting for an operator
@@ -193,7 +196,7 @@ class Housekeeping implements CamelContextConfiguration {
 
     /** Gives back what instances whose leases have run out still hold. */
     public RecoveryReport recover() {
-        double claimLease = properties.getIntake().getClaimLease().toMillis() / 1000.0;
+        double claimLease = intake.getClaimLease().toMillis() / 1000.0;
         long claims = jdbc.update("DELETE FROM file_claim WHERE claimed_at < now() - make_interval(secs => ?)", claimLease);
         long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND lease_until < now()");
         Long lapsed = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('VALIDATING', 'PROCESSING')"

@@ -3,7 +3,7 @@ package dev.ingestor.operations;
 import java.sql.Timestamp;
 import java.time.Duration;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.notification.NotificationSettings;
 import dev.ingestor.notification.NotificationWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,12 +30,12 @@ public class RelayStallWatch {
     private final boolean webhook;
 
     public RelayStallWatch(JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
-                           NotificationWriter notifications, IngestorProperties properties) {
+                           NotificationWriter notifications, NotificationSettings settings) {
         this.jdbc = jdbc;
         this.transactions = new TransactionTemplate(transactionManager);
         this.notifications = notifications;
-        this.stalledAfter = properties.getNotifications().getRelayStalledAfter();
-        this.webhook = !properties.getNotifications().getWebhookUrl().isBlank();
+        this.stalledAfter = settings.getRelayStalledAfter();
+        this.webhook = !settings.getWebhookUrl().isBlank();
     }
 
     /** One check; true when it began an episode (and queued its notification). */

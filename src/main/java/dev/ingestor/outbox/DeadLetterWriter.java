@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import tools.jackson.databind.ObjectMapper;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.KafkaSettings;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -40,13 +40,13 @@ public class DeadLetterWriter {
     private final String topic;
     private final ApplicationEventPublisher events;
 
-    public DeadLetterWriter(JdbcTemplate jdbc, OutboxWriter outbox, ObjectMapper json, IngestorProperties properties,
+    public DeadLetterWriter(JdbcTemplate jdbc, OutboxWriter outbox, ObjectMapper json, KafkaSettings kafka,
                             ApplicationEventPublisher events) {
         this.jdbc = jdbc;
         this.events = events;
         this.outbox = outbox;
         this.json = json;
-        this.topic = properties.getKafka().getDeadLettersTopic();
+        this.topic = kafka.getDeadLettersTopic();
     }
 
     /**

@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
-import dev.ingestor.config.IngestorProperties;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Endpoint;
@@ -49,23 +48,23 @@ public class OutboxRelay {
 
     private final CamelContext camelContext;
     private final OutboxStore store;
-    private final IngestorProperties properties;
+    private final OutboxSettings settings;
     private final long waitMillis;
     private final Map<String, AsyncProducer> producers = new ConcurrentHashMap<>();
     /** Topics whose last round had a failure that may pass: their next round sends one event alone. */
     private final Set<String> oneAtATime = ConcurrentHashMap.newKeySet();
 
-    public OutboxRelay(CamelContext camelContext, OutboxStore store, IngestorProperties properties) {
+    public OutboxRelay(CamelContext camelContext, OutboxStore store, OutboxSettings settings) {
         this.camelContext = camelContext;
         this.store = store;
-        this.properties = properties;
+        this.settings = settings;
         // the producer gives every record an answer within its delivery timeout; the margin covers the callbacks
-        this.waitMillis = properties.getOutbox().getKafkaDeliveryTimeout().plus(properties.getOutbox().getKafkaTimeout()).toMillis();
+        this.waitMillis = settings.getKafkaDeliveryTimeout().plus(settings.getKafkaTimeout()).toMillis();
     }
 
     /** The producer's max.request.size in bytes, for the route's Kafka endpoint. */
     public int maxEventSizeBytes() {
-        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, properties.getOutbox().getMaxEventSize().toBytes()));
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, settings.getMaxEventSize().toBytes()));
     }
 
     /** Sends {@code events} and settles each; returns how many were acknowledged (0 for no events). */

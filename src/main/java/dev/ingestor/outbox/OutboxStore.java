@@ -6,7 +6,7 @@ import java.util.UUID;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.logging.SafeText;
 import org.apache.camel.ExchangeProperty;
@@ -35,14 +35,14 @@ public class OutboxStore {
     private final long bytes;
 
     public OutboxStore(JdbcTemplate jdbc, DeadLetterWriter deadLetters, ObjectMapper json, IngestorMetrics metrics,
-                       IngestorProperties properties) {
+                       KafkaSettings kafka, OutboxSettings settings) {
         this.jdbc = jdbc;
         this.deadLetters = deadLetters;
         this.json = json;
         this.metrics = metrics;
-        this.deadLetterTopic = properties.getKafka().getDeadLettersTopic();
-        this.limit = properties.getOutbox().getBatchSize();
-        this.bytes = properties.getOutbox().getBatchBytes().toBytes();
+        this.deadLetterTopic = kafka.getDeadLettersTopic();
+        this.limit = settings.getBatchSize();
+        this.bytes = settings.getBatchBytes().toBytes();
     }
 
     /** Events written but not yet published, on every topic: the backlog an operator sees. */

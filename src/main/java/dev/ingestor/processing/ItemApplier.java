@@ -10,7 +10,7 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.RecordCounts;
 import dev.ingestor.validation.DeliveryAdvice;
@@ -60,10 +60,10 @@ public class ItemApplier {
     private final QuarantineWriter quarantine;
     private final String topic;
 
-    public ItemApplier(ItemStore items, QuarantineWriter quarantine, IngestorProperties properties) {
+    public ItemApplier(ItemStore items, QuarantineWriter quarantine, KafkaSettings kafka) {
         this.items = items;
         this.quarantine = quarantine;
-        this.topic = properties.getKafka().getItemsTopic();
+        this.topic = kafka.getItemsTopic();
     }
 
     /**

@@ -2,7 +2,7 @@ package dev.ingestor.processing;
 
 import java.util.function.Supplier;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
@@ -39,18 +39,18 @@ class JobProcessing {
     private final ItemApplier applier;
     private final JobClaims claims;
     private final TransactionTemplate transactions;
-    private final IngestorProperties properties;
+    private final PipelineSettings pipeline;
     private final IngestorMetrics metrics;
 
     public JobProcessing(JobRecords jobRecords, ItemApplier applier, JobClaims claims,
-                         PlatformTransactionManager transactionManager, IngestorProperties properties,
+                         PlatformTransactionManager transactionManager, PipelineSettings pipeline,
                          IngestorMetrics metrics) {
         this.metrics = metrics;
         this.jobRecords = jobRecords;
         this.applier = applier;
         this.claims = claims;
         this.transactions = new TransactionTemplate(transactionManager);
-        this.properties = properties;
+        this.pipeline = pipeline;
     }
 
     public void process(@Body ImportJob job, Exchange exchange) throws Exception {
@@ -64,7 +64,7 @@ class JobProcessing {
         // a small file comes with the records its validation read, by the same worker: not read again
         RecordReader handedOn = ReadRecords.of(exchange);
         try (RecordReader records = handedOn != null ? handedOn : jobRecords.open(job)) {
-            applied = applier.applyJob(job, checkpoint, records, properties.getPipeline().getBatchSize(),
+            applied = applier.applyJob(job, checkpoint, records, pipeline.getBatchSize(),
                     (apply, from, position, last) -> commit(job, apply, from, position, last ? end : null));
         }
         long position = applied.position();

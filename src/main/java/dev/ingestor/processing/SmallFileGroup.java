@@ -9,7 +9,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
@@ -67,7 +67,7 @@ public class SmallFileGroup {
 
     public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, ItemStore items, JobClaims claims, JobLifecycle lifecycle,
                           JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
-                          IngestorMetrics metrics, IngestorProperties properties) {
+                          IngestorMetrics metrics, PipelineSettings pipeline) {
         this.jobRecords = jobRecords;
         this.applier = applier;
         this.items = items;
@@ -76,7 +76,7 @@ public class SmallFileGroup {
         this.jdbc = jdbc;
         this.transactions = new TransactionTemplate(transactionManager);
         this.metrics = metrics;
-        this.batchSize = Math.max(1, properties.getPipeline().getBatchSize());
+        this.batchSize = Math.max(1, pipeline.getBatchSize());
     }
 
     /**

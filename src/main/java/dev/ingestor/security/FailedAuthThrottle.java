@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.HttpLimits;
 import dev.ingestor.logging.SafeText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +45,8 @@ class FailedAuthThrottle {
     private final Cache<String, Window> windows;
 
     @Autowired
-    public FailedAuthThrottle(IngestorProperties properties) {
-        this(properties.getHttp().getLimits().getFailedAuthPerWindow(), properties.getHttp().getLimits().getFailedAuthWindow(),
+    public FailedAuthThrottle(HttpLimits limits) {
+        this(limits.getFailedAuthPerWindow(), limits.getFailedAuthWindow(),
                 System::nanoTime, MAX_ADDRESSES);
     }
 

@@ -9,7 +9,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import dev.ingestor.web.Problem;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.HttpLimits;
 import dev.ingestor.web.ApiKeys;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
@@ -35,12 +35,12 @@ class KeyLimits {
     private final Map<String, KeyState> byKeyHash;
 
     @Autowired
-    public KeyLimits(IngestorProperties properties, ApiKeys apiKeys, MetricsToken metricsToken) {
-        this(properties.getHttp().getLimits(), java.util.stream.Stream.concat(apiKeys.keyHashes().stream(),
+    public KeyLimits(HttpLimits limits, ApiKeys apiKeys, MetricsToken metricsToken) {
+        this(limits, java.util.stream.Stream.concat(apiKeys.keyHashes().stream(),
                 metricsToken.hashes().stream()).toList());
     }
 
-    KeyLimits(IngestorProperties.Limits limits, java.util.Collection<String> keyHashes) {
+    KeyLimits(HttpLimits limits, java.util.Collection<String> keyHashes) {
         this.maxConcurrent = limits.getMaxConcurrentPerKey();
         this.requestsPerSecond = limits.getRequestsPerSecond();
         this.burst = limits.getBurst();

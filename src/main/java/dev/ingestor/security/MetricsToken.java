@@ -3,7 +3,6 @@ package dev.ingestor.security;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
-import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.web.ApiKeys;
 import org.springframework.stereotype.Component;
 
@@ -21,8 +20,8 @@ class MetricsToken {
 
     private final Set<String> hashes = new LinkedHashSet<>();
 
-    public MetricsToken(IngestorProperties properties, ApiKeys apiKeys) {
-        for (String raw : properties.getMetrics().getBearerTokenSha256()) {
+    public MetricsToken(MetricsSettings metrics, ApiKeys apiKeys) {
+        for (String raw : metrics.getBearerTokenSha256()) {
             String hash = ApiKeys.configuredHash(raw, PROPERTY);
             if (hash == null) {
                 continue;

@@ -4,6 +4,7 @@ import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Map;
 
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.intake.RawStore;
@@ -23,7 +24,7 @@ public class JobRecords {
     private final RecordLimits installationLimits;
     private final SupplierHooks hooks;
 
-    public JobRecords(RawStore rawStore, IngestorProperties properties, SupplierHooks hooks) {
+    public JobRecords(RawStore rawStore, IngestorProperties properties, IntakeSettings intake, SupplierHooks hooks) {
         this.rawStore = rawStore;
         this.properties = properties;
         this.hooks = hooks;
@@ -31,9 +32,9 @@ public class JobRecords {
         properties.getSuppliers().forEach((code, supplier) -> built.put(code, RecordMapping.of(code, supplier)));
         this.mappings = Map.copyOf(built);
         Map<String, RecordLimits> bounded = new HashMap<>();
-        properties.getSuppliers().keySet().forEach(code -> bounded.put(code, RecordLimits.of(properties, code)));
+        properties.getSuppliers().keySet().forEach(code -> bounded.put(code, RecordLimits.of(properties, intake, code)));
         this.limits = Map.copyOf(bounded);
-        this.installationLimits = RecordLimits.of(properties, "");
+        this.installationLimits = RecordLimits.of(properties, intake, "");
     }
 
     /** The mapping of {@code supplier}'s own layout (none: the record's names and formats). */

@@ -3,7 +3,7 @@ package dev.ingestor.validation;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
@@ -45,9 +45,9 @@ class JobValidation {
     private final long handOnMaxBytes;
 
     public JobValidation(JobRecords jobRecords, JobClaims claims, JobLifecycle lifecycle, JdbcTemplate jdbc,
-                         QuarantineWriter quarantine, IngestorMetrics metrics, IngestorProperties properties) {
-        this.handOnAtMost = Math.max(1, properties.getPipeline().getBatchSize());
-        this.handOnMaxBytes = properties.getPipeline().getOnePassMaxSize().toBytes();
+                         QuarantineWriter quarantine, IngestorMetrics metrics, PipelineSettings pipeline) {
+        this.handOnAtMost = Math.max(1, pipeline.getBatchSize());
+        this.handOnMaxBytes = pipeline.getOnePassMaxSize().toBytes();
         this.metrics = metrics;
         this.quarantine = quarantine;
         this.jobRecords = jobRecords;

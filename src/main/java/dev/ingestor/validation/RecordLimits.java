@@ -2,6 +2,7 @@ package dev.ingestor.validation;
 
 import java.util.Map;
 
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.logging.SafeText;
@@ -15,7 +16,7 @@ record RecordLimits(long maxSize, String sizeProperty, int maxFields, String fie
 
     static final String GLOBAL_SIZE = "ingestor.intake.max-record-size";
     static final String GLOBAL_FIELDS = "ingestor.intake.max-fields-per-record";
-    /** The defaults of {@link IngestorProperties.Intake}. */
+    /** The defaults of {@link IntakeSettings}. */
     public static final RecordLimits DEFAULT = new RecordLimits(64 * 1024, GLOBAL_SIZE, 1000, GLOBAL_FIELDS);
     /** The field a record over a limit keeps: its first characters, as the supplier wrote them. */
     public static final String FIRST_CHARACTERS = "first_characters";
@@ -32,8 +33,7 @@ record RecordLimits(long maxSize, String sizeProperty, int maxFields, String fie
     }
 
     /** The limits of supplier {@code code}: its own where it sets them, else the installation's. */
-    public static RecordLimits of(IngestorProperties properties, String code) {
-        IngestorProperties.Intake intake = properties.getIntake();
+    public static RecordLimits of(IngestorProperties properties, IntakeSettings intake, String code) {
         SupplierProperties supplier = properties.getSuppliers().get(code);
         String own = "ingestor.suppliers." + code + ".";
         boolean ownSize = supplier != null && supplier.getMaxRecordSize() != null;

@@ -41,11 +41,11 @@ public class ApiKeys {
 
     private final Map<String, Caller> byHash = new HashMap<>();
 
-    public ApiKeys(IngestorProperties properties) {
+    public ApiKeys(IngestorProperties properties, AdminSettings admin) {
         Set<String> demo = new TreeSet<>();
         properties.getSuppliers().forEach((code, supplier) ->
                 register(supplier.getApiKeySha256(), Caller.supplier(code), "ingestor.suppliers." + code + ".api-key-sha256", demo));
-        register(properties.getAdmin().getApiKeySha256(), Caller.operator(), "ingestor.admin.api-key-sha256", demo);
+        register(admin.getApiKeySha256(), Caller.operator(), "ingestor.admin.api-key-sha256", demo);
         if (!demo.isEmpty()) {
             // security.DemoKeysOnLoopbackOnly has already warned, once, and kept this instance on loopback
             LOG.debug("the demo API keys of {} are active", demo);

@@ -2,7 +2,6 @@ package dev.ingestor.web;
 
 import java.util.regex.Pattern;
 
-import dev.ingestor.config.IngestorProperties;
 import jakarta.servlet.http.HttpServletRequest;
 
 /**
@@ -20,7 +19,7 @@ record BodyLimit(long bytes, String property, boolean filePush) {
     private static final Pattern PREVIEW = Pattern.compile("/api/v1/admin/suppliers/[^/]+/preview/?");
     private static final Pattern SLASHES = Pattern.compile("/{2,}");
 
-    static BodyLimit of(HttpServletRequest request, IngestorProperties.Http http) {
+    static BodyLimit of(HttpServletRequest request, HttpSettings http) {
         String path = routedPath(request);
         if ("POST".equals(request.getMethod())) {
             if (FILES.matcher(path).matches()) {

@@ -1,6 +1,5 @@
 package dev.ingestor.web;
 
-import dev.ingestor.config.IngestorProperties;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.task.TaskRejectedException;
@@ -23,8 +22,8 @@ class BusyProblems {
 
     private final long retryAfterSeconds;
 
-    public BusyProblems(IngestorProperties properties) {
-        this.retryAfterSeconds = properties.getHttp().getRetryAfterSeconds();
+    public BusyProblems(HttpSettings http) {
+        this.retryAfterSeconds = http.getRetryAfterSeconds();
     }
 
     @ExceptionHandler(AsyncRequestTimeoutException.class)

@@ -3,7 +3,6 @@ package dev.ingestor.web;
 import java.util.Map;
 
 import tools.jackson.databind.ObjectMapper;
-import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.intake.ContentTooLargeException;
 import dev.ingestor.intake.IntakeFailureStore;
@@ -34,9 +33,9 @@ public class HttpReplies {
     private final IntakeFailureLog intakeFailures;
     private final IngestorMetrics metrics;
 
-    public HttpReplies(ObjectMapper json, IngestorProperties properties, IntakeFailureLog intakeFailures, IngestorMetrics metrics) {
+    public HttpReplies(ObjectMapper json, HttpSettings http, IntakeFailureLog intakeFailures, IngestorMetrics metrics) {
         this.json = json;
-        this.retryAfter = String.valueOf(properties.getHttp().getRetryAfterSeconds());
+        this.retryAfter = String.valueOf(http.getRetryAfterSeconds());
         this.intakeFailures = intakeFailures;
         this.metrics = metrics;
     }

@@ -1,6 +1,5 @@
 package dev.ingestor.web;
 
-import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.logging.SafeText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,8 +26,8 @@ class MultipartProblems {
 
     private final long maxFileSize;
 
-    public MultipartProblems(IngestorProperties properties) {
-        this.maxFileSize = properties.getHttp().getMaxFileSize().toBytes();
+    public MultipartProblems(HttpSettings http) {
+        this.maxFileSize = http.getMaxFileSize().toBytes();
     }
 
     @ExceptionHandler(MaxUploadSizeExceededException.class)

@@ -47,12 +47,12 @@ import org.springframework.web.filter.OncePerRequestFilter;
 @Component
 class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
 
-    private final IngestorProperties.Http http;
+    private final HttpSettings http;
     private final Path spoolDir;
     private final ProblemResponse problems;
 
-    public RequestSizeLimitFilter(IngestorProperties properties, ObjectMapper json) {
-        this.http = properties.getHttp();
+    public RequestSizeLimitFilter(IngestorProperties properties, HttpSettings http, ObjectMapper json) {
+        this.http = http;
         this.spoolDir = properties.getDataDir().resolve("spool");
         this.problems = new ProblemResponse(json);
     }

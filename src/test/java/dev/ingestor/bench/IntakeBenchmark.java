@@ -115,6 +115,10 @@ class IntakeBenchmark {
     @Autowired
     private IngestorProperties properties;
     @Autowired
+    private dev.ingestor.intake.IntakeSettings intake;
+    @Autowired
+    private dev.ingestor.config.IntakeRedelivery intakeRedelivery;
+    @Autowired
     private DataSource dataSource;
     @Autowired
     private CamelContext camelContext;
@@ -593,8 +597,8 @@ class IntakeBenchmark {
         SupplierProperties.FileDrop acme = properties.getSuppliers().get("ACME").getFileDrop();
         report.line("settings: ingestor.intake.fsync=%s, ingestor.pipeline.enabled=%s (validation/processing %s),"
                         + " intake redelivery max %d",
-                properties.getIntake().isFsync(), PIPELINE, PIPELINE ? "run alongside intake" : "not running: intake only",
-                properties.getIntake().getRedelivery().getMaximumRedeliveries());
+                intake.isFsync(), PIPELINE, PIPELINE ? "run alongside intake" : "not running: intake only",
+                intakeRedelivery.maximumRedeliveries());
         report.line("ACME file drop: read-lock=%s, min-age=%s, poll-interval=%s, concurrency=%d",
                 acme.getReadLock().name().toLowerCase(Locale.ROOT), acme.getMinAge().toMillis() + "ms",
                 acme.getPollInterval().toMillis() + "ms", acme.getConcurrency());
@@ -602,7 +606,7 @@ class IntakeBenchmark {
         if (route != null) {
             report.line("ACME file-drop endpoint: %s", route.getEndpoint().getEndpointUri());
         }
-        if (!properties.getIntake().isFsync()) {
+        if (!intake.isFsync()) {
             report.line("NOTE: ingestor.intake.fsync=false (-Dbench.fsync=false): a comparison run, not the shipped setting");
         }
         BenchMachine.heapHistogram(report);
@@ -625,7 +629,7 @@ class IntakeBenchmark {
         } else {
             key = (String) stuck.get(0).get("claim_key");
             report.line("%d file claims left behind; oldest: %s (age %s); claim-lease %s",
-                    claimCount(), key, stuck.get(0).get("age"), properties.getIntake().getClaimLease());
+                    claimCount(), key, stuck.get(0).get("age"), intake.getClaimLease());
         }
         report.line("probe: the claim row before: %s", jdbc.queryForList(
                 "SELECT owner, claimed_at FROM file_claim WHERE claim_key = ?", key).get(0));

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.InputStream;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,11 +17,20 @@ import java.util.stream.Collectors;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-import dev.ingestor.embedded.EmbeddedKafkaProperties;
-import dev.ingestor.embedded.EmbeddedPostgresProperties;
+import dev.ingestor.intake.IntakeSettings;
+import dev.ingestor.job.PipelineSettings;
+import dev.ingestor.notification.NotificationSettings;
+import dev.ingestor.operations.RouteTimings;
+import dev.ingestor.outbox.OutboxSettings;
+import dev.ingestor.support.BoundSettings;
+import dev.ingestor.web.SpringSettingsFromIngestor;
+import org.apache.commons.logging.Log;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.boot.EnvironmentPostProcessor;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -27,44 +38,61 @@ import org.springframework.boot.context.properties.bind.handler.NoUnboundElement
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.util.ClassUtils;
 
 /**
- * Every {@code ingestor.*} property of application.yaml is bound to a typed property and listed in the metadata
- * the configuration processor writes (what IDEs complete), and the former names still bind.
+ * Every {@code ingestor.*} property is a typed property of one settings class, listed in the metadata the
+ * configuration processor writes (what IDEs complete, and what docs/configuration.md is made from) with the
+ * default its class declares; application.yaml repeats none of them; and the former names are still read.
  */
 @Timeout(60)
 class ConfigurationMetadataTest {
 
-    private static Map<String, String> ingestorDefaults;
+    private static Map<String, String> applicationYaml;
     private static Map<String, JsonNode> metadata;
+    /** Each settings class by its prefix, as the processor found them. */
+    private static Map<String, Class<?>> groups;
 
     @BeforeAll
     static void load() throws Exception {
-        ingestorDefaults = new LinkedHashMap<>();
+        applicationYaml = new LinkedHashMap<>();
         for (PropertySource<?> source : new YamlPropertySourceLoader().load("application",
                 new ClassPathResource("application.yaml"))) {
             EnumerablePropertySource<?> yaml = (EnumerablePropertySource<?>) source;
             for (String name : yaml.getPropertyNames()) {
                 if (name.startsWith("ingestor.")) {
-                    ingestorDefaults.put(name, String.valueOf(yaml.getProperty(name)));
+                    applicationYaml.put(name, String.valueOf(yaml.getProperty(name)));
                 }
             }
         }
         metadata = new HashMap<>();
+        groups = new LinkedHashMap<>();
         try (InputStream in = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
-            for (JsonNode property : new JsonMapper().readTree(in).get("properties")) {
+            JsonNode root = new JsonMapper().readTree(in);
+            for (JsonNode property : root.get("properties")) {
                 metadata.put(property.get("name").asString(), property);
+            }
+            for (JsonNode group : root.get("groups")) {
+                Class<?> type = ClassUtils.forName(group.get("type").asString(), null);
+                if (group.get("name").asString().startsWith("ingestor") && type.isAnnotationPresent(ConfigurationProperties.class)) {
+                    groups.put(group.get("name").asString(), type);
+                }
             }
         }
     }
 
     @Test
-    void everyIngestorPropertyOfApplicationYamlIsInTheMetadata() {
-        assertThat(ingestorDefaults).containsKey("ingestor.outbox.kafka-timeout");
+    void applicationYamlSetsOnlyTheShippedDemoUnderIngestorAndEachOfItIsInTheMetadata() {
+        assertThat(applicationYaml).isNotEmpty().allSatisfy((name, value) ->
+                assertThat(name).as("a default of ours belongs to its settings class, not to application.yaml")
+                        .matches("ingestor\\.(admin\\.api-key-sha256|suppliers\\..*)"));
         Set<String> missing = new TreeSet<>();
-        for (String name : ingestorDefaults.keySet()) {
+        for (String name : applicationYaml.keySet()) {
             // a supplier's keys sit under its code, which the metadata cannot know: bound below instead
             String key = name.startsWith("ingestor.suppliers.") ? "ingestor.suppliers" : name;
             if (!metadata.containsKey(key)) {
@@ -80,74 +108,102 @@ class ConfigurationMetadataTest {
                 .filter(p -> p.get("name").asString().startsWith("ingestor.") && !p.hasNonNull("description"))
                 .map(p -> p.get("name").asString()).sorted().collect(Collectors.toList());
         assertThat(undescribed).isEmpty();
-        assertThat(ingestorDefaults.keySet())
+        assertThat(applicationYaml.keySet())
                 .noneMatch(name -> metadata.containsKey(name) && metadata.get(name).path("deprecated").asBoolean());
     }
 
     @Test
     void everyIngestorPropertyOfApplicationYamlBindsWithNothingLeftOver() {
-        Map<String, String> core = new LinkedHashMap<>(ingestorDefaults);
-        core.keySet().removeIf(name -> name.startsWith("ingestor.embedded."));
-        IngestorProperties properties = bindStrictly(core, "ingestor", IngestorProperties.class);
+        assertThat(groups).containsKeys("ingestor", "ingestor.intake", "ingestor.intake.redelivery", "ingestor.pipeline",
+                "ingestor.pipeline.validation.redelivery", "ingestor.pipeline.processing.redelivery", "ingestor.outbox",
+                "ingestor.notifications", "ingestor.http", "ingestor.http.limits", "ingestor.kafka", "ingestor.retention",
+                "ingestor.database", "ingestor.admin", "ingestor.metrics", "ingestor.embedded.postgres", "ingestor.embedded.kafka");
+        IngestorProperties properties = null;
+        for (Map.Entry<String, Class<?>> group : groups.entrySet()) {
+            Object bound = bindStrictly(applicationYaml, group.getKey(), group.getValue());
+            if (bound instanceof IngestorProperties root) {
+                properties = root;
+            }
+        }
+        assertThat(properties).isNotNull();
         assertThat(properties.getSuppliers()).containsKeys("ACME", "GLOBEX");
-
-        Map<String, String> embedded = new LinkedHashMap<>(ingestorDefaults);
-        embedded.keySet().removeIf(name -> !name.startsWith("ingestor.embedded.postgres."));
-        bindStrictly(embedded, "ingestor.embedded.postgres", EmbeddedPostgresProperties.class);
-        embedded = new LinkedHashMap<>(ingestorDefaults);
-        embedded.keySet().removeIf(name -> !name.startsWith("ingestor.embedded.kafka."));
-        bindStrictly(embedded, "ingestor.embedded.kafka", EmbeddedKafkaProperties.class);
     }
 
     @Test
-    @SuppressWarnings("deprecation") // the former shared redelivery keys are read here on purpose: they stay unset
+    void theMetadataDefaultsAreTheDefaultsTheSettingsClassesBind() throws Exception {
+        int compared = 0;
+        for (JsonNode property : metadata.values()) {
+            String name = property.get("name").asString();
+            if (!name.startsWith("ingestor.") || !property.has("defaultValue") || !property.has("sourceType")) {
+                continue;
+            }
+            Class<?> settings = ClassUtils.forName(property.get("sourceType").asString(), null);
+            String prefix = settings.getAnnotation(ConfigurationProperties.class).prefix();
+            Object defaults = BoundSettings.defaults(settings);
+            String field = kebabToCamel(name.substring(prefix.length() + 1));
+            Object bound = settings.isRecord() ? settings.getMethod(field).invoke(defaults)
+                    : new BeanWrapperImpl(defaults).getPropertyValue(field);
+            Class<?> type = ClassUtils.forName(property.get("type").asString(), null);
+            // a Path is compared as written: bound, a relative name that is on the classpath becomes that folder
+            Object documented = type == java.nio.file.Path.class ? java.nio.file.Path.of(property.get("defaultValue").asString()) : new Binder(new MapConfigurationPropertySource(Map.of("x", property.get("defaultValue").asString())))
+                    .bind("x", Bindable.of(ClassUtils.resolvePrimitiveIfNecessary(type)))
+                    .get();
+            assertThat(bound).as(name + ": what the metadata says and what its class binds").isEqualTo(documented);
+            compared++;
+        }
+        assertThat(compared).isGreaterThan(70);
+    }
+
+    @Test
     void theDefaultsKeepTheirMeaning() {
-        IngestorProperties properties = bind(Map.of());
-        assertThat(properties.getIntake().getRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(properties.getIntake().getRedelivery().getMaximumDelay()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(properties.getPipeline().getPollInterval()).isEqualTo(Duration.ofMillis(500));
-        // validation 3 tries 60 s apart, processing 3 tries 120 s apart, both fixed; the former shared policy unset
-        IngestorProperties.StageRedelivery validation = properties.getPipeline().validationRedelivery();
-        assertThat(validation.getMaximumRedeliveries()).isEqualTo(2);
-        assertThat(validation.getDelay()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(validation.getBackoffMultiplier()).isEqualTo(1.0);
-        IngestorProperties.StageRedelivery processing = properties.getPipeline().processingRedelivery();
-        assertThat(processing.getMaximumRedeliveries()).isEqualTo(2);
-        assertThat(processing.getDelay()).isEqualTo(Duration.ofSeconds(120));
-        assertThat(processing.getBackoffMultiplier()).isEqualTo(1.0);
-        assertThat(properties.getPipeline().getRedelivery().getMaximumRedeliveries()).isNull();
-        assertThat(properties.getPipeline().getRedelivery().getDelay()).isNull();
-        assertThat(properties.getOutbox().getPollInterval()).isEqualTo(Duration.ofMillis(200));
-        assertThat(properties.getOutbox().getKafkaTimeout()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(properties.getOutbox().getKafkaDeliveryTimeout()).isEqualTo(Duration.ofSeconds(15));
-        assertThat(properties.getRetention().getJobMaxAge()).isEqualTo(Duration.ofDays(365));
-        assertThat(properties.getRetention().getOutboxMaxAge()).isEqualTo(Duration.ofDays(7));
+        IntakeRedelivery intake = BoundSettings.defaults(IntakeRedelivery.class);
+        assertThat(intake.delay()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(intake.maximumDelay()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(BoundSettings.defaults(PipelineSettings.class).getPollInterval()).isEqualTo(Duration.ofMillis(500));
+        // validation 3 tries 60 s apart, processing 3 tries 120 s apart, both fixed
+        StageRedelivery validation = BoundSettings.defaults(ValidationRedelivery.class);
+        assertThat(validation.maximumRedeliveries()).isEqualTo(2);
+        assertThat(validation.delay()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(validation.backoffMultiplier()).isEqualTo(1.0);
+        StageRedelivery processing = BoundSettings.defaults(ProcessingRedelivery.class);
+        assertThat(processing.maximumRedeliveries()).isEqualTo(2);
+        assertThat(processing.delay()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(processing.backoffMultiplier()).isEqualTo(1.0);
+        OutboxSettings outbox = BoundSettings.defaults(OutboxSettings.class);
+        assertThat(outbox.getPollInterval()).isEqualTo(Duration.ofMillis(200));
+        assertThat(outbox.getKafkaTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(outbox.getKafkaDeliveryTimeout()).isEqualTo(Duration.ofSeconds(15));
+        RetentionSettings retention = BoundSettings.defaults(RetentionSettings.class);
+        assertThat(retention.getJobMaxAge()).isEqualTo(Duration.ofDays(365));
+        assertThat(retention.getOutboxMaxAge()).isEqualTo(Duration.ofDays(7));
     }
 
     @Test
     void plainNumbersAreStillMilliseconds() {
-        IngestorProperties properties = bind(Map.of(
+        Map<String, String> values = Map.of(
                 "ingestor.intake.redelivery.delay", "1000",
                 "ingestor.pipeline.poll-interval", "250",
-                "ingestor.outbox.poll-interval", "200"));
-        assertThat(properties.getIntake().getRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(properties.getPipeline().getPollInterval()).isEqualTo(Duration.ofMillis(250));
-        assertThat(properties.getOutbox().getPollInterval()).isEqualTo(Duration.ofMillis(200));
+                "ingestor.outbox.poll-interval", "200");
+        assertThat(BoundSettings.bind(IntakeRedelivery.class, values).delay()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(BoundSettings.bind(PipelineSettings.class, values).getPollInterval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(BoundSettings.bind(OutboxSettings.class, values).getPollInterval()).isEqualTo(Duration.ofMillis(200));
     }
 
     @Test
     void theFormerNamesBindToTheNewPropertiesOverTheirDefaults() {
-        IngestorProperties properties = bind(Map.of(
+        Map<String, String> values = Map.of(
                 "ingestor.retention.jobs", "30d",
                 "ingestor.retention.outbox", "2d",
                 "ingestor.outbox.kafka-timeout-ms", "2500",
-                "ingestor.outbox.kafka-delivery-timeout-ms", "9000"));
-        assertThat(properties.getRetention().getJobMaxAge()).isEqualTo(Duration.ofDays(30));
-        assertThat(properties.getRetention().getOutboxMaxAge()).isEqualTo(Duration.ofDays(2));
-        assertThat(properties.getOutbox().getKafkaTimeout()).isEqualTo(Duration.ofMillis(2500));
-        assertThat(properties.getOutbox().getKafkaDeliveryTimeout()).isEqualTo(Duration.ofSeconds(9));
+                "ingestor.outbox.kafka-delivery-timeout-ms", "9000");
+        RetentionSettings retention = BoundSettings.bind(RetentionSettings.class, values);
+        OutboxSettings outbox = BoundSettings.bind(OutboxSettings.class, values);
+        assertThat(retention.getJobMaxAge()).isEqualTo(Duration.ofDays(30));
+        assertThat(retention.getOutboxMaxAge()).isEqualTo(Duration.ofDays(2));
+        assertThat(outbox.getKafkaTimeout()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(outbox.getKafkaDeliveryTimeout()).isEqualTo(Duration.ofSeconds(9));
 
-        RouteTimings timings = new RouteTimings(properties);
+        RouteTimings timings = timings(values);
         assertThat(timings.kafkaTimeout()).isEqualTo(2500);
         assertThat(timings.kafkaDeliveryTimeout()).isEqualTo(9000);
 
@@ -163,43 +219,101 @@ class ConfigurationMetadataTest {
     }
 
     @Test
+    void everyDeprecatedNameIsStillReadAndEveryNameStillReadIsDeclaredDeprecated() {
+        Set<String> read = new TreeSet<>(RenamedProperties.RENAMED.keySet());
+        for (String key : List.of("maximum-redeliveries", "delay", "maximum-delay")) {
+            read.add(RenamedProperties.SHARED_REDELIVERY + key);
+        }
+        Set<String> deprecated = metadata.values().stream()
+                .filter(p -> p.get("name").asString().startsWith("ingestor.") && p.has("deprecation"))
+                .map(p -> p.get("name").asString()).collect(Collectors.toCollection(TreeSet::new));
+        // the embedded pool's former size names a spring.* property it is read over: EmbeddedPostgresConfiguration
+        deprecated.remove("ingestor.embedded.postgres.pool-size");
+        assertThat(deprecated).isEqualTo(read);
+        for (String name : deprecated) {
+            JsonNode deprecation = metadata.get(name).get("deprecation");
+            assertThat(deprecation.path("level").asString()).as(name + ": still read, so a warning").isEqualTo("warning");
+            assertThat(deprecation.path("since").asString()).as(name).isNotEmpty();
+            assertThat(deprecation.path("reason").asString()).as(name).contains("until " + RenamedProperties.REMOVED_IN);
+        }
+    }
+
+    @Test
+    void atStartAFormerNameIsReadAsItsReplacementWithAWarningAndASetReplacementWins() {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new MapPropertySource("operator", Map.of(
+                "ingestor.retention.jobs", "30d",
+                "ingestor.retention.outbox", "2d",
+                "ingestor.retention.outbox-max-age", "3d")));
+        List<String> warnings = new ArrayList<>();
+        Log log = (Log) Proxy.newProxyInstance(Log.class.getClassLoader(), new Class<?>[] {Log.class}, (proxy, method, args) -> {
+            if (method.getName().equals("warn")) {
+                warnings.add(String.valueOf(args[0]));
+            }
+            return method.getReturnType() == boolean.class ? Boolean.TRUE : null;
+        });
+        new RenamedProperties(destination -> log).postProcessEnvironment(environment, null);
+        RetentionSettings retention = Binder.get(environment).bind("ingestor.retention", RetentionSettings.class).get();
+        assertThat(retention.getJobMaxAge()).isEqualTo(Duration.ofDays(30));
+        assertThat(retention.getOutboxMaxAge()).isEqualTo(Duration.ofDays(3));
+        assertThat(warnings).containsExactlyInAnyOrder(
+                "ingestor.retention.jobs is read as ingestor.retention.job-max-age=30d: set ingestor.retention.job-max-age"
+                        + " instead (ingestor.retention.jobs is deprecated and no longer read from 1.0.0)",
+                "ingestor.retention.outbox is ignored: ingestor.retention.outbox-max-age is set, which replaces it"
+                        + " (ingestor.retention.outbox is deprecated and no longer read from 1.0.0)");
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(EnvironmentPostProcessor.class,
+                SpringFactoriesLoader.ArgumentResolver.of(org.springframework.boot.logging.DeferredLogFactory.class, destination -> log)))
+                .extracting(Object::getClass).contains(RenamedProperties.class, SpringSettingsFromIngestor.class);
+    }
+
+    @Test
     void theFormerEmbeddedPoolSizeNamesTheOnePoolSizeOfEveryDatabase() {
         assertThat(metadata.get("ingestor.embedded.postgres.pool-size").path("deprecation").path("replacement").asString())
                 .isEqualTo("spring.datasource.hikari.maximum-pool-size");
-        assertThat(bind(Map.of()).getDatabase().getStatementTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(BoundSettings.defaults(DatabaseSettings.class).getStatementTimeout()).isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test
     void theFormerSharedPipelineRedeliveryStillBindsOverBothStagesWithItsDoubling() {
-        IngestorProperties properties = bind(Map.of(
+        Map<String, String> values = Map.of(
                 "ingestor.pipeline.redelivery.maximum-redeliveries", "7",
-                "ingestor.pipeline.redelivery.delay", "500ms"));
-        for (IngestorProperties.StageRedelivery stage : List.of(properties.getPipeline().validationRedelivery(),
-                properties.getPipeline().processingRedelivery())) {
-            assertThat(stage.getMaximumRedeliveries()).isEqualTo(7);
-            assertThat(stage.getDelay()).isEqualTo(Duration.ofMillis(500));
-            assertThat(stage.getMaximumDelay()).as("the former default cap").isEqualTo(Duration.ofMinutes(5));
-            assertThat(stage.getBackoffMultiplier()).isEqualTo(2.0);
+                "ingestor.pipeline.redelivery.delay", "500ms");
+        for (StageRedelivery stage : List.of(BoundSettings.bind(ValidationRedelivery.class, values),
+                BoundSettings.bind(ProcessingRedelivery.class, values))) {
+            assertThat(stage.maximumRedeliveries()).isEqualTo(7);
+            assertThat(stage.delay()).isEqualTo(Duration.ofMillis(500));
+            assertThat(stage.maximumDelay()).as("the former default cap").isEqualTo(Duration.ofMinutes(5));
+            assertThat(stage.backoffMultiplier()).isEqualTo(2.0);
         }
         // only a count set the former way: each stage keeps its own fixed delay
-        properties = bind(Map.of("ingestor.pipeline.redelivery.maximum-redeliveries", "4"));
-        assertThat(properties.getPipeline().processingRedelivery().getMaximumRedeliveries()).isEqualTo(4);
-        assertThat(properties.getPipeline().processingRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(120));
-        assertThat(properties.getPipeline().processingRedelivery().getBackoffMultiplier()).isEqualTo(1.0);
-        assertThat(properties.getPipeline().validationRedelivery().getDelay()).isEqualTo(Duration.ofSeconds(60));
+        values = Map.of("ingestor.pipeline.redelivery.maximum-redeliveries", "4");
+        ProcessingRedelivery processing = BoundSettings.bind(ProcessingRedelivery.class, values);
+        assertThat(processing.maximumRedeliveries()).isEqualTo(4);
+        assertThat(processing.delay()).isEqualTo(Duration.ofSeconds(120));
+        assertThat(processing.backoffMultiplier()).isEqualTo(1.0);
+        assertThat(BoundSettings.bind(ValidationRedelivery.class, values).delay()).isEqualTo(Duration.ofSeconds(60));
     }
 
     @Test
     void aStageBackoffMultiplierBelowOneIsRefused() {
-        assertThatThrownBy(() -> bind(Map.of("ingestor.pipeline.processing.redelivery.backoff-multiplier", "0.5")))
+        assertThatThrownBy(() -> BoundSettings.bind(ProcessingRedelivery.class,
+                Map.of("ingestor.pipeline.processing.redelivery.backoff-multiplier", "0.5")))
                 .hasStackTraceContaining("backoff-multiplier must be at least 1");
     }
 
     @Test
+    void aCountOutOfItsRangeIsRefusedNamingTheProperty() {
+        assertThatThrownBy(() -> BoundSettings.bind(PipelineSettings.class, Map.of("ingestor.pipeline.batch-size", "0")))
+                .hasStackTraceContaining("ingestor.pipeline.batch-size");
+        assertThatThrownBy(() -> BoundSettings.bind(HttpLimits.class, Map.of("ingestor.http.limits.max-concurrent-per-key", "-1")))
+                .hasStackTraceContaining("ingestor.http.limits.max-concurrent-per-key");
+    }
+
+    @Test
     void theRoutesGetMillisecondsOfTheTypedValues() {
-        RouteTimings timings = new RouteTimings(bind(Map.of(
+        RouteTimings timings = timings(Map.of(
                 "ingestor.pipeline.validation.redelivery.delay", "2m",
-                "ingestor.pipeline.processing.redelivery.maximum-delay", "1h")));
+                "ingestor.pipeline.processing.redelivery.maximum-delay", "1h"));
         assertThat(timings.intakeRedeliveryDelay()).isEqualTo(1000);
         assertThat(timings.intakeRedeliveryMaximumDelay()).isEqualTo(30_000);
         assertThat(timings.pipelinePollInterval()).isEqualTo(500);
@@ -210,22 +324,38 @@ class ConfigurationMetadataTest {
         assertThat(timings.outboxPollInterval()).isEqualTo(200);
         assertThat(timings.kafkaTimeout()).isEqualTo(5000);
         assertThat(timings.kafkaDeliveryTimeout()).isEqualTo(15_000);
+        assertThat(timings.strayScanInterval()).isEqualTo(30_000);
+        assertThat(timings.retentionInterval()).isEqualTo(3_600_000);
     }
 
-    /** application.yaml's ingestor.* with {@code overrides} on top, as an operator's configuration would be. */
-    private static IngestorProperties bind(Map<String, String> overrides) {
-        Map<String, String> values = new LinkedHashMap<>(ingestorDefaults);
-        values.putAll(overrides);
-        return new Binder(new MapConfigurationPropertySource(values)).bind("ingestor", IngestorProperties.class).get();
+    /** The route timings of the settings classes' defaults with {@code values} on top, as an operator's configuration. */
+    private static RouteTimings timings(Map<String, String> values) {
+        return new RouteTimings(BoundSettings.bind(IntakeSettings.class, values), BoundSettings.bind(IntakeRedelivery.class, values),
+                BoundSettings.bind(PipelineSettings.class, values), BoundSettings.bind(ValidationRedelivery.class, values),
+                BoundSettings.bind(ProcessingRedelivery.class, values), BoundSettings.bind(OutboxSettings.class, values),
+                BoundSettings.bind(NotificationSettings.class, values), BoundSettings.bind(RetentionSettings.class, values));
     }
 
+    /** {@code prefix}'s keys of {@code values}, bound to {@code type}; the keys of a settings class below it are its own. */
     private static <T> T bindStrictly(Map<String, String> values, String prefix, Class<T> type) {
-        // an empty value (raw-dir: "") means unset: it binds to nothing, which the strict handler would report
-        Map<String, String> set = new LinkedHashMap<>(values);
-        set.values().removeIf(String::isEmpty);
-        return new Binder(new MapConfigurationPropertySource(set))
-                .bind(prefix, Bindable.of(type),
-                        new NoUnboundElementsBindHandler(BindHandler.DEFAULT))
-                .get();
+        Map<String, String> own = new LinkedHashMap<>();
+        values.forEach((name, value) -> {
+            boolean below = groups.keySet().stream().anyMatch(other -> other.length() > prefix.length()
+                    && other.startsWith(prefix + ".") && name.startsWith(other + "."));
+            // an empty value (raw-dir: "") means unset: it binds to nothing, which the strict handler would report
+            if (name.startsWith(prefix + ".") && !below && !value.isEmpty()) {
+                own.put(name, value);
+            }
+        });
+        return new Binder(new MapConfigurationPropertySource(own))
+                .bindOrCreate(prefix, Bindable.of(type), new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+    }
+
+    private static String kebabToCamel(String name) {
+        StringBuilder camel = new StringBuilder();
+        for (String part : name.split("-")) {
+            camel.append(camel.length() == 0 ? part : Character.toUpperCase(part.charAt(0)) + part.substring(1));
+        }
+        return camel.toString();
     }
 }

@@ -146,7 +146,7 @@ class DatabaseTimeoutsTest {
 
     @Test
     void aSocketTimeoutThatWouldCutAStatementTheServerStillRunsIsRefusedNamingBothProperties() {
-        for (IngestorProperties.Database refused : List.of(limits("30s", "0s", "30s"), limits("30s", "0s", "10s"),
+        for (DatabaseSettings refused : List.of(limits("30s", "0s", "30s"), limits("30s", "0s", "10s"),
                 limits("0s", "0s", "60s"), limits("3s", "0s", "2500ms"))) {
             assertThatThrownBy(() -> new DatabaseTimeouts(refused))
                     .hasMessageContaining("ingestor.database.socket-timeout=")
@@ -160,7 +160,7 @@ class DatabaseTimeoutsTest {
                 .hasMessageContaining("ingestor.database.statement-timeout");
     }
 
-    private HikariDataSource pool(String database, IngestorProperties.Database limits, int size) {
+    private HikariDataSource pool(String database, DatabaseSettings limits, int size) {
         HikariDataSource pool = new HikariDataSource();
         pool.setJdbcUrl(TestPostgres.jdbcUrl(database));
         pool.setMaximumPoolSize(size);
@@ -170,8 +170,8 @@ class DatabaseTimeoutsTest {
         return pool;
     }
 
-    private static IngestorProperties.Database limits(String statement, String lock, String socket) {
-        IngestorProperties.Database limits = new IngestorProperties.Database();
+    private static DatabaseSettings limits(String statement, String lock, String socket) {
+        DatabaseSettings limits = new DatabaseSettings();
         limits.setStatementTimeout(org.springframework.boot.convert.DurationStyle.detectAndParse(statement));
         limits.setLockTimeout(org.springframework.boot.convert.DurationStyle.detectAndParse(lock));
         limits.setSocketTimeout(org.springframework.boot.convert.DurationStyle.detectAndParse(socket));

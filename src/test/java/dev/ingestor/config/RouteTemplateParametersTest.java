@@ -53,7 +53,7 @@ class RouteTemplateParametersTest {
         assertThat(defaultOf(sftpPull, "sftp-pull.pollDelay")).isEqualTo(String.valueOf(sftp.getPollInterval().toMillis()));
         assertThat(defaultOf(sftpPull, "sftp-pull.backoffMultiplier")).isEqualTo(String.valueOf(sftp.getBackoffMultiplier()));
         assertThat(defaultOf(sftpPull, "sftp-pull.strictHostKeyChecking")).isEqualTo(sftp.isStrictHostKeyChecking() ? "yes" : "no");
-        String maxFilesPerPoll = String.valueOf(new IngestorProperties().getIntake().getMaxFilesPerPoll());
+        String maxFilesPerPoll = String.valueOf(new dev.ingestor.intake.IntakeSettings().getMaxFilesPerPoll());
         assertThat(defaultOf(fileDrop, "file-drop.maxFilesPerPoll")).isEqualTo(maxFilesPerPoll);
         assertThat(defaultOf(sftpPull, "sftp-pull.maxFilesPerPoll")).isEqualTo(maxFilesPerPoll);
         assertThat(defaultOf(sftpPull, "sftp-pull.delete"))

@@ -106,7 +106,7 @@ class RawStoreTest {
         dev.ingestor.config.IngestorProperties properties = new dev.ingestor.config.IngestorProperties();
         properties.setRawDir(root);
 
-        new RawStore(properties);
+        new RawStore(properties, new IntakeSettings());
 
         assertThat(old).doesNotExist();
         assertThat(fresh).exists();

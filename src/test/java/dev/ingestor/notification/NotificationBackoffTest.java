@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.metrics.IngestorMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -15,10 +16,11 @@ class NotificationBackoffTest {
 
     @Test
     void theWaitDoublesUpToTheMaximum() {
-        IngestorProperties properties = new IngestorProperties();
-        properties.getNotifications().setDelay(Duration.ofSeconds(10));
-        properties.getNotifications().setMaximumDelay(Duration.ofSeconds(70));
-        NotificationDelivery delivery = new NotificationDelivery(null, properties, new IngestorMetrics(new SimpleMeterRegistry()),
+        NotificationSettings settings = new NotificationSettings();
+        settings.setDelay(Duration.ofSeconds(10));
+        settings.setMaximumDelay(Duration.ofSeconds(70));
+        NotificationDelivery delivery = new NotificationDelivery(null, new IngestorProperties(), settings,
+                new RetentionSettings(), new IngestorMetrics(new SimpleMeterRegistry()),
                 new JsonMapper());
 
         assertThat(delivery.backoff(1)).isEqualTo(Duration.ofSeconds(10));

@@ -31,7 +31,7 @@ class NotificationsOffTest extends IngestorTestSupport {
 
     @Test
     void noWebhookNoNotificationRows() {
-        NotificationWriter writer = new NotificationWriter(jdbc, json, new IngestorProperties());
+        NotificationWriter writer = new NotificationWriter(jdbc, json, new IngestorProperties(), new NotificationSettings());
         writer.jobFailed(UUID.randomUUID(), "ACME", "ACME:00", "validation failed");
         writer.deadLetter(new DeadLetterWriter.Recorded(1, new DeadLetterWriter.Failure(null, "ACME", null, "validation", "E", "m", 1)));
         writer.intakeFailure(1, "ACME", "file-drop", "a.csv", "rejected", "unusable name");
@@ -46,7 +46,7 @@ class NotificationsOffTest extends IngestorTestSupport {
         acme.getNotifications().setWebhookUrl("http://127.0.0.1:9/acme");
         properties.getSuppliers().put("ACME", acme);
         properties.getSuppliers().put("GLOBEX", new SupplierProperties());
-        NotificationWriter writer = new NotificationWriter(jdbc, json, properties);
+        NotificationWriter writer = new NotificationWriter(jdbc, json, properties, new NotificationSettings());
         writer.jobFailed(UUID.randomUUID(), "GLOBEX", "GLOBEX:00", "validation failed");
         writer.relayStalled(Instant.now(), 1);
         assertThat(rows()).isZero();
@@ -63,13 +63,13 @@ class NotificationsOffTest extends IngestorTestSupport {
             SupplierProperties acme = new SupplierProperties();
             acme.getNotifications().setWebhookUrl(bad);
             properties.getSuppliers().put("ACME", acme);
-            assertThatThrownBy(() -> new NotificationWriter(jdbc, json, properties))
+            assertThatThrownBy(() -> new NotificationWriter(jdbc, json, properties, new NotificationSettings()))
                     .hasMessageContaining("ingestor.suppliers.ACME.notifications.webhook-url")
                     .hasMessageNotContaining("SECRETTOKEN");
         }
-        IngestorProperties installation = new IngestorProperties();
-        installation.getNotifications().setWebhookUrl("hooks.example/no-scheme");
-        assertThatThrownBy(() -> new NotificationWriter(jdbc, json, installation))
+        NotificationSettings installation = new NotificationSettings();
+        installation.setWebhookUrl("hooks.example/no-scheme");
+        assertThatThrownBy(() -> new NotificationWriter(jdbc, json, new IngestorProperties(), installation))
                 .hasMessageContaining("ingestor.notifications.webhook-url");
     }
 }

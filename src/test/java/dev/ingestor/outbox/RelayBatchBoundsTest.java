@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.UUID;
 
 import tools.jackson.databind.json.JsonMapper;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
@@ -74,9 +74,9 @@ class RelayBatchBoundsTest extends IngestorTestSupport {
     }
 
     private OutboxStore store(int batchSize, DataSize batchBytes) {
-        IngestorProperties properties = new IngestorProperties();
-        properties.getOutbox().setBatchSize(batchSize);
-        properties.getOutbox().setBatchBytes(batchBytes);
-        return new OutboxStore(jdbc, deadLetters, new JsonMapper(), metrics, properties);
+        OutboxSettings settings = new OutboxSettings();
+        settings.setBatchSize(batchSize);
+        settings.setBatchBytes(batchBytes);
+        return new OutboxStore(jdbc, deadLetters, new JsonMapper(), metrics, new KafkaSettings(), settings);
     }
 }

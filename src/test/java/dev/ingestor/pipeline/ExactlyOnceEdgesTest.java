@@ -10,6 +10,7 @@ import java.util.UUID;
 
 import tools.jackson.databind.JsonNode;
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.outbox.DeadLetterWriter;
 import dev.ingestor.job.ImportJob;
@@ -47,7 +48,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
     @Autowired
     JobLifecycle lifecycle;
     @Autowired
-    IngestorProperties properties;
+    PipelineSettings pipeline;
     @Autowired
     DeadLetterWriter deadLetterWriter;
     @Autowired
@@ -102,8 +103,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     @Test
     void aDeadLetterEventCarriesAnIdOfItsOwnThatAResendKeeps() throws Exception {
-        UUID job = poisonJob(properties.getPipeline().getMaxTakeovers());
-        UUID other = poisonJob(properties.getPipeline().getMaxTakeovers());
+        UUID job = poisonJob(pipeline.getMaxTakeovers());
+        UUID other = poisonJob(pipeline.getMaxTakeovers());
         awaitState(job, "FAILED");
         awaitState(other, "FAILED");
         List<String> written = jdbc.queryForList("SELECT event_id::text FROM outbox WHERE topic = 'ingestor.dead-letters'",
@@ -158,7 +159,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     @Test
     void aJobWhoseWorkersKeepDyingIsFailedWithADeadLetterAfterTheTakeoverLimit() throws Exception {
-        int limit = properties.getPipeline().getMaxTakeovers();
+        int limit = pipeline.getMaxTakeovers();
         UUID poison = poisonJob(limit);
         UUID survivor = poisonJob(limit - 1);
 
@@ -191,9 +192,9 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
                 + claims.owner() + "') NOT VALID");
         IngestorProperties named = new IngestorProperties();
         named.setInstanceId("dying-worker");
-        JobClaims dying = new JobClaims(jdbc, lifecycle, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
+        JobClaims dying = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter, transactionManager, metrics);
         UUID id = ingest("dies.csv", HEADER + "P-1,1,SKU,1,2026-12-01,x\n");
-        int limit = properties.getPipeline().getMaxTakeovers();
+        int limit = pipeline.getMaxTakeovers();
         for (int takeover = 0; takeover <= limit; takeover++) {
             ImportJob claimed = await().atMost(Duration.ofSeconds(10)).until(dying::claimForValidation, j -> j != null);
             assertThat(claimed.id()).isEqualTo(id);
@@ -215,7 +216,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
      */
     @Test
     void aJobSentBackByAnOperatorStartsWithTheFullTakeoverAllowance() throws Exception {
-        int limit = properties.getPipeline().getMaxTakeovers();
+        int limit = pipeline.getMaxTakeovers();
         UUID id = poisonJob(limit);
         awaitState(id, "FAILED");
         long letter = jdbc.queryForObject("SELECT id FROM dead_letter WHERE job_id = ?", Long.class, id);
@@ -257,11 +258,11 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         holdBackWorkers();
         IngestorProperties named = new IngestorProperties();
         named.setInstanceId("stopping-instance");
-        JobClaims stopping = new JobClaims(jdbc, lifecycle, new InstanceId(named), properties, deadLetterWriter, transactionManager, metrics);
+        JobClaims stopping = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter, transactionManager, metrics);
         UUID validating = ingest("stops-v.csv", HEADER + "Q-1,1,SKU,1,2026-12-01,x\n");
         UUID processing = ingest("stops-p.csv", HEADER + "Q-2,1,SKU,1,2026-12-01,x\n");
         jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 1 WHERE id = ?", processing);
-        int limit = properties.getPipeline().getMaxTakeovers();
+        int limit = pipeline.getMaxTakeovers();
         for (int restart = 0; restart <= limit; restart++) {
             assertThat(await().atMost(Duration.ofSeconds(10)).until(stopping::claimForValidation, j -> j != null).id())
                     .isEqualTo(validating);

@@ -226,7 +226,7 @@ class PipelineTest extends IngestorTestSupport {
         CapturedLogs processed = CapturedLogs.of("dev.ingestor.processing");
         UUID small = ingest("ACME", "small.csv", HEADER + "H-1,1,SKU,1,2026-12-01,x\nH-2,1,SKU,0,2026-12-01,x\n");
         StringBuilder large = new StringBuilder(HEADER);
-        int records = properties.getPipeline().getBatchSize() + 1;
+        int records = pipeline.getBatchSize() + 1;
         for (int i = 0; i < records; i++) {
             large.append("L-").append(i).append(",1,SKU,1,2026-12-01,x\n");
         }
@@ -257,7 +257,7 @@ class PipelineTest extends IngestorTestSupport {
     }
 
     @Autowired
-    dev.ingestor.config.IngestorProperties properties;
+    dev.ingestor.job.PipelineSettings pipeline;
 
     private List<String> leaseOwners(UUID job) {
         return jdbc.queryForList("SELECT coalesce(old_owner, '-') || ' > ' || coalesce(new_owner, '-') FROM lease_change"

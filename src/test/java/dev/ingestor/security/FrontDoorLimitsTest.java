@@ -17,7 +17,7 @@ import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfiguration;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.HttpLimits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -53,7 +53,7 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
     }
 
     @Autowired
-    IngestorProperties properties;
+    HttpLimits limits;
 
     @Test
     void aKeyWithTooManyRequestsInFlightGets429UntilOneIsAnswered() throws Exception {
@@ -127,7 +127,7 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
 
     @Test
     void anAddressThatFailsTooOftenGets429WithOneWarning() throws Exception {
-        assertThat(properties.getHttp().getLimits().getFailedAuthPerWindow()).isEqualTo(3);
+        assertThat(limits.getFailedAuthPerWindow()).isEqualTo(3);
         // from an address of its own, so that the other tests (from 127.0.0.1) are not refused
         InetAddress guesser = InetAddress.getByName("127.0.0.23");
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.http")) {

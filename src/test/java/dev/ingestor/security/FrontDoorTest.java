@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.ingestor.IngestorApplication;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.HttpLimits;
 import dev.ingestor.support.IngestorTestSupport;
 import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.TestPostgres;
@@ -36,7 +36,7 @@ class FrontDoorTest extends IngestorTestSupport {
             .getBytes(StandardCharsets.UTF_8);
 
     @Autowired
-    IngestorProperties properties;
+    HttpLimits limits;
 
     @Autowired
     Environment environment;
@@ -197,7 +197,7 @@ class FrontDoorTest extends IngestorTestSupport {
 
     @Test
     void oneKeyStallingAsManyUploadsAsItMayDoesNotHoldBackAnotherKey() throws Exception {
-        int perKey = properties.getHttp().getLimits().getMaxConcurrentPerKey();
+        int perKey = limits.getMaxConcurrentPerKey();
         assertThat(perKey).as("the shipped default, which the benchmark's 32 concurrent pushes need").isGreaterThanOrEqualTo(32);
         List<RawHttp> held = new ArrayList<>();
         try {

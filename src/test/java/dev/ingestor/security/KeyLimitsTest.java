@@ -2,7 +2,7 @@ package dev.ingestor.security;
 
 import java.util.List;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.HttpLimits;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class KeyLimitsTest {
 
     private static KeyLimits limits(int concurrent, int perSecond, int burst) {
-        IngestorProperties.Limits limits = new IngestorProperties.Limits();
+        HttpLimits limits = new HttpLimits();
         limits.setMaxConcurrentPerKey(concurrent);
         limits.setRequestsPerSecond(perSecond);
         limits.setBurst(burst);

@@ -3,6 +3,7 @@ package dev.ingestor.security;
 import java.util.List;
 
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.web.AdminSettings;
 import dev.ingestor.web.ApiKeys;
 import org.junit.jupiter.api.Test;
 
@@ -13,10 +14,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class MetricsTokenTest {
 
     private static MetricsToken token(String adminKey, String... tokenHashes) {
-        IngestorProperties properties = new IngestorProperties();
-        properties.getAdmin().setApiKeySha256(List.of(ApiKeys.sha256(adminKey)));
-        properties.getMetrics().setBearerTokenSha256(List.of(tokenHashes));
-        return new MetricsToken(properties, new ApiKeys(properties));
+        AdminSettings admin = new AdminSettings();
+        admin.setApiKeySha256(List.of(ApiKeys.sha256(adminKey)));
+        MetricsSettings metrics = new MetricsSettings();
+        metrics.setBearerTokenSha256(List.of(tokenHashes));
+        return new MetricsToken(metrics, new ApiKeys(new IngestorProperties(), admin));
     }
 
     @Test

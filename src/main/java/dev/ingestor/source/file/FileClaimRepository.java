@@ -1,6 +1,6 @@
 package dev.ingestor.source.file;
 
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.InstanceId;
 import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.service.ServiceSupport;
@@ -19,10 +19,10 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     private final String owner;
     private final double leaseSeconds;
 
-    public FileClaimRepository(JdbcTemplate jdbc, InstanceId instanceId, IngestorProperties properties) {
+    public FileClaimRepository(JdbcTemplate jdbc, InstanceId instanceId, IntakeSettings intake) {
         this.jdbc = jdbc;
         this.owner = instanceId.value();
-        this.leaseSeconds = properties.getIntake().getClaimLease().toMillis() / 1000.0;
+        this.leaseSeconds = intake.getClaimLease().toMillis() / 1000.0;
     }
 
     @Override

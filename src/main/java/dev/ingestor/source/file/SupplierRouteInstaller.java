@@ -1,5 +1,6 @@
 package dev.ingestor.source.file;
 
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
 import java.util.Map;
@@ -29,10 +30,12 @@ public class SupplierRouteInstaller {
     static final long CLAIM_RELEASE_DELAY_MILLIS = 2000;
 
     private final IngestorProperties properties;
+    private final IntakeSettings intake;
     private final CamelContext camelContext;
 
-    public SupplierRouteInstaller(IngestorProperties properties, CamelContext camelContext) {
+    public SupplierRouteInstaller(IngestorProperties properties, IntakeSettings intake, CamelContext camelContext) {
         this.properties = properties;
+        this.intake = intake;
         this.camelContext = camelContext;
     }
 
@@ -152,7 +155,7 @@ public class SupplierRouteInstaller {
 
     /** {@code ingestor.intake.max-files-per-poll}, at least 1. */
     private int maxFilesPerPoll() {
-        return Math.max(1, properties.getIntake().getMaxFilesPerPoll());
+        return Math.max(1, intake.getMaxFilesPerPoll());
     }
 
     private static String nullToEmpty(String s) {

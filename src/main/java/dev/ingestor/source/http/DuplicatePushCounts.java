@@ -18,7 +18,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.RetentionSettings;
+import dev.ingestor.web.HttpSettings;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobLifecycle;
@@ -98,13 +99,13 @@ public class DuplicatePushCounts {
     private final ExecutorServiceManager pools;
     private final ScheduledExecutorService flusher;
 
-    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, IngestorProperties properties,
-                               CamelContext camelContext) {
+    public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, HttpSettings http,
+                               RetentionSettings retention, CamelContext camelContext) {
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.lifecycle = lifecycle;
-        this.keepNanos = Math.max(0, properties.getHttp().getDuplicateAnswerMaxAge().toNanos());
-        this.jobMaxAge = properties.getRetention().getJobMaxAge();
+        this.keepNanos = Math.max(0, http.getDuplicateAnswerMaxAge().toNanos());
+        this.jobMaxAge = retention.getJobMaxAge();
         Cache<UUID, Kept> copies = Caffeine.newBuilder().maximumSize(MAX_KEPT).expireAfterWrite(Duration.ofNanos(keepNanos)).build();
         this.kept = copies.asMap();
         this.pools = camelContext.getExecutorServiceManager();

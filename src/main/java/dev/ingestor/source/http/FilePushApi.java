@@ -1,5 +1,6 @@
 package dev.ingestor.source.http;
 
+import dev.ingestor.web.HttpSettings;
 import dev.ingestor.web.ApiProblemException;
 import dev.ingestor.web.Caller;
 import dev.ingestor.web.MediaTypes;
@@ -18,7 +19,6 @@ import java.util.UUID;
 
 import dev.ingestor.web.HttpReplies;
 import dev.ingestor.api.JobView;
-import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.intake.CommittedKeys;
 import dev.ingestor.job.ContentKey;
 import dev.ingestor.intake.FileNameRule;
@@ -62,11 +62,11 @@ class FilePushApi {
     private final CommittedKeys committedKeys;
     private final DuplicatePushCounts duplicates;
 
-    public FilePushApi(TenantGuard tenants, HttpReplies replies, IngestorProperties properties, IntakeGate gate,
+    public FilePushApi(TenantGuard tenants, HttpReplies replies, HttpSettings http, IntakeGate gate,
                        CommittedKeys committedKeys, DuplicatePushCounts duplicates) {
         this.tenants = tenants;
         this.replies = replies;
-        this.maxFileSize = properties.getHttp().getMaxFileSize().toBytes();
+        this.maxFileSize = http.getMaxFileSize().toBytes();
         this.gate = gate;
         this.committedKeys = committedKeys;
         this.duplicates = duplicates;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 
+import dev.ingestor.web.HttpSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.job.RecordCounts;
 import dev.ingestor.logging.SafeText;
@@ -44,13 +45,12 @@ class ItemBatchApi {
     private final ItemBatchReader batchReader;
 
     ItemBatchApi(TenantGuard tenants, RequestKeyStore requestKeys, ItemBatchTransaction work, HttpReplies replies,
-                 IngestorProperties properties, IngestorMetrics metrics) {
+                 IngestorProperties properties, HttpSettings http, IngestorMetrics metrics) {
         this.tenants = tenants;
         this.requestKeys = requestKeys;
         this.work = work;
         this.replies = replies;
         this.metrics = metrics;
-        IngestorProperties.Http http = properties.getHttp();
         this.batchReader = new ItemBatchReader(http.getMaxItemsPerBatch(), http.getMaxRecordSize().toBytes(),
                 properties.getDataDir().resolve("spool"));
     }

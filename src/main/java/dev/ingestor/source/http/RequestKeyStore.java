@@ -1,5 +1,6 @@
 package dev.ingestor.source.http;
 
+import dev.ingestor.web.HttpSettings;
 import dev.ingestor.web.ApiProblemException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +16,6 @@ import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.web.HttpReplies;
 import dev.ingestor.web.Problem;
 import dev.ingestor.config.JsonNesting;
-import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.logging.SafeText;
 import jakarta.annotation.PreDestroy;
@@ -75,13 +75,13 @@ public class RequestKeyStore {
      */
     private final ScheduledExecutorService renewals;
 
-    public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, IngestorProperties properties,
+    public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, HttpSettings http,
                            CamelContext camelContext) {
         this.jdbc = jdbc;
         this.replies = replies;
         this.instance = instanceId.value();
-        this.leaseSeconds = properties.getHttp().getInFlightLease().toMillis() / 1000.0;
-        this.ttlSeconds = properties.getHttp().getIdempotencyTtl().toMillis() / 1000.0;
+        this.leaseSeconds = http.getInFlightLease().toMillis() / 1000.0;
+        this.ttlSeconds = http.getIdempotencyTtl().toMillis() / 1000.0;
         this.pools = camelContext.getExecutorServiceManager();
         this.renewals = pools.newScheduledThreadPool(this, "request-key-lease",
                 new ThreadPoolProfileBuilder("request-key-lease").poolSize(1).maxQueueSize(-1).build());

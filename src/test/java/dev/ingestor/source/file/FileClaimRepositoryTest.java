@@ -2,6 +2,7 @@ package dev.ingestor.source.file;
 
 import java.time.Duration;
 
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.support.TestPostgres;
@@ -34,8 +35,9 @@ class FileClaimRepositoryTest {
     private static FileClaimRepository instance(String name, Duration lease) {
         IngestorProperties properties = new IngestorProperties();
         properties.setInstanceId(name);
-        properties.getIntake().setClaimLease(lease);
-        return new FileClaimRepository(jdbc, new InstanceId(properties), properties);
+        IntakeSettings intake = new IntakeSettings();
+        intake.setClaimLease(lease);
+        return new FileClaimRepository(jdbc, new InstanceId(properties), intake);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.ingestor.source.file;
 
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.SupplierProperties;
 import java.nio.file.Path;
 
@@ -38,7 +39,7 @@ class SftpHostKeyCheckingTest {
     @Test
     void aSupplierWithoutKnownHostsIsRefusedAtStartNamingTheFileAndTheOptOut() {
         sftpSupplier("ACME");
-        assertThatThrownBy(() -> new SupplierRouteInstaller(properties, camel).install())
+        assertThatThrownBy(() -> new SupplierRouteInstaller(properties, new IntakeSettings(), camel).install())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("ingestor.suppliers.ACME.sftp.known-hosts-file")
                 .hasMessageContaining("ingestor.suppliers.ACME.sftp.strict-host-key-checking: false");
@@ -48,7 +49,7 @@ class SftpHostKeyCheckingTest {
     @Test
     void aKnownHostsFileMakesTheRouteCheckTheHostKey() throws Exception {
         sftpSupplier("ACME").setKnownHostsFile("/etc/ingestor/acme_known_hosts");
-        new SupplierRouteInstaller(properties, camel).install();
+        new SupplierRouteInstaller(properties, new IntakeSettings(), camel).install();
         assertThat(templateParameter("sftp-ACME", "strictHostKeyChecking")).isEqualTo("yes");
         assertThat(templateParameter("sftp-ACME", "knownHostsFile")).isEqualTo("/etc/ingestor/acme_known_hosts");
     }
@@ -57,7 +58,7 @@ class SftpHostKeyCheckingTest {
     void anExplicitOptOutStartsWithOneWarningNamingTheSupplier(CapturedOutput output) throws Exception {
         sftpSupplier("ACME").setStrictHostKeyChecking(false);
         sftpSupplier("GLOBEX").setKnownHostsFile("/etc/ingestor/globex_known_hosts");
-        new SupplierRouteInstaller(properties, camel).install();
+        new SupplierRouteInstaller(properties, new IntakeSettings(), camel).install();
         assertThat(templateParameter("sftp-ACME", "strictHostKeyChecking")).isEqualTo("no");
         assertThat(output.getAll().lines().filter(line -> line.contains("WARN"))
                 .filter(line -> line.contains("host key")).toList())

@@ -1,0 +1,30 @@
+package dev.ingestor.config;
+
+import java.time.Duration;
+
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.PositiveOrZero;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * {@code ingestor.pipeline.processing.redelivery.*}: the processing stage's redelivery of transient failures
+ * (docs/design.md, Transient and final failures). Here rather than in the processing package because the
+ * redelivery policies (package failure) sit below it. A plain number is read as milliseconds.
+ *
+ * @param maximumRedeliveries Redeliveries of a transient processing failure after the first attempt (2: 3 tries
+ *        in all); then the job goes to the dead-letter channel
+ * @param delay Wait before each processing redelivery (the first, when the wait grows)
+ * @param maximumDelay The longest wait between two redeliveries, when the wait grows
+ * @param backoffMultiplier Each wait times this is the next: 1 keeps the delay fixed, 2 doubles it
+ */
+@Validated
+@ConfigurationProperties(prefix = "ingestor.pipeline.processing.redelivery")
+public record ProcessingRedelivery(
+        @DefaultValue("2") @PositiveOrZero int maximumRedeliveries,
+        @DefaultValue("120s") Duration delay,
+        @DefaultValue("120s") Duration maximumDelay,
+        @DefaultValue("1") @DecimalMin(value = "1", message = StageRedelivery.MULTIPLIER_AT_LEAST_ONE) double backoffMultiplier)
+        implements StageRedelivery {
+}

@@ -1,0 +1,45 @@
+package dev.ingestor.config;
+
+import java.time.Duration;
+
+import jakarta.validation.constraints.Positive;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * {@code ingestor.retention.*}: housekeeping (routes/housekeeping.camel.yaml). Read by housekeeping, by the
+ * notifications' own retention and by the answers to repeated pushes, so it sits here.
+ */
+@Validated
+@ConfigurationProperties(prefix = "ingestor.retention")
+public class RetentionSettings {
+
+    /** How often retention and recovery run (recovery also runs at start). */
+    private Duration interval = Duration.ofHours(1);
+    /** Rows per DELETE statement, so no statement holds its locks for long. */
+    @Positive
+    private int batchSize = 1000;
+    /**
+     * Finished jobs (with their records, dead letters, content keys and raw files) older than this go; 0 keeps
+     * them for ever.
+     */
+    private Duration jobMaxAge = Duration.ofDays(365);
+    /** Published outbox rows older than this go. */
+    private Duration outboxMaxAge = Duration.ofDays(7);
+    /**
+     * Records of files refused or failed at intake (the admin list) older than this are no longer listed; the files
+     * themselves stay where they are, and a failed file never retried keeps its row. 0 keeps them for ever.
+     */
+    private Duration intakeFailures = Duration.ofDays(90);
+
+    public Duration getInterval() { return interval; }
+    public void setInterval(Duration interval) { this.interval = interval; }
+    public int getBatchSize() { return batchSize; }
+    public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+    public Duration getJobMaxAge() { return jobMaxAge; }
+    public void setJobMaxAge(Duration jobMaxAge) { this.jobMaxAge = jobMaxAge; }
+    public Duration getOutboxMaxAge() { return outboxMaxAge; }
+    public void setOutboxMaxAge(Duration outboxMaxAge) { this.outboxMaxAge = outboxMaxAge; }
+    public Duration getIntakeFailures() { return intakeFailures; }
+    public void setIntakeFailures(Duration intakeFailures) { this.intakeFailures = intakeFailures; }
+}

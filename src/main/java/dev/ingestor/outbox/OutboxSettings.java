@@ -1,0 +1,57 @@
+package dev.ingestor.outbox;
+
+import java.time.Duration;
+
+import jakarta.validation.constraints.Positive;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/** {@code ingestor.outbox.*}: the relay of outbox events to Kafka (routes/outbox-relay.camel.yaml). */
+@Validated
+@ConfigurationProperties(prefix = "ingestor.outbox")
+public class OutboxSettings {
+
+    /**
+     * Largest event the relay sends (the producer's max.request.size; Kafka's own default). A larger one is
+     * refused for good and becomes a dead letter instead of blocking the relay; the broker's own limit
+     * (max.message.bytes) must be at least this.
+     */
+    private DataSize maxEventSize = DataSize.ofMegabytes(1);
+    /** How long the relay waits before it looks for new events again once a topic's backlog is empty. */
+    private Duration pollInterval = Duration.ofMillis(200);
+    /**
+     * Events taken per relay transaction at most. Each round reads the index of unpublished events from its
+     * start and commits once, so fewer, larger rounds keep the relay ahead of processing (docs/benchmarks.md).
+     */
+    @Positive
+    private int batchSize = 5000;
+    /**
+     * Payload bytes taken per relay transaction at most (the first event of a round is always taken): what
+     * bounds the relay's memory when events are large, whatever {@code batch-size} says. Keep it well under
+     * the producer's buffer (32MB), which holds each event in blocks of 16KB: a round the buffer cannot take
+     * waits and fails like a Kafka outage.
+     */
+    private DataSize batchBytes = DataSize.ofMegabytes(8);
+    /**
+     * The producer's wait for the cluster's metadata and for each request's answer (max.block.ms,
+     * request.timeout.ms): a broker that does not answer within it counts as a failure that may pass, and the
+     * batch is retried.
+     */
+    private Duration kafkaTimeout = Duration.ofSeconds(5);
+    /** The producer's delivery.timeout.ms: every event is acknowledged or failed within it. */
+    private Duration kafkaDeliveryTimeout = Duration.ofSeconds(15);
+
+    public DataSize getMaxEventSize() { return maxEventSize; }
+    public void setMaxEventSize(DataSize maxEventSize) { this.maxEventSize = maxEventSize; }
+    public Duration getPollInterval() { return pollInterval; }
+    public void setPollInterval(Duration pollInterval) { this.pollInterval = pollInterval; }
+    public int getBatchSize() { return batchSize; }
+    public void setBatchSize(int batchSize) { this.batchSize = batchSize; }
+    public DataSize getBatchBytes() { return batchBytes; }
+    public void setBatchBytes(DataSize batchBytes) { this.batchBytes = batchBytes; }
+    public Duration getKafkaTimeout() { return kafkaTimeout; }
+    public void setKafkaTimeout(Duration kafkaTimeout) { this.kafkaTimeout = kafkaTimeout; }
+    public Duration getKafkaDeliveryTimeout() { return kafkaDeliveryTimeout; }
+    public void setKafkaDeliveryTimeout(Duration kafkaDeliveryTimeout) { this.kafkaDeliveryTimeout = kafkaDeliveryTimeout; }
+}
