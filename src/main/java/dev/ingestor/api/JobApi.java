@@ -13,7 +13,6 @@ import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
-import io.swagger.v3.oas.annotations.media.Schema;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.springframework.stereotype.Component;
@@ -83,9 +82,8 @@ public class JobApi {
         replies.json(exchange, 200, records.quarantined(jobId, pageNo, pageSize));
     }
 
-    @Schema(name = "JobPage", description = "A page of jobs, newest first")
-    public record JobList(List<JobView> items, @Schema(example = "0") int page, @Schema(example = "50") int size,
-                          @Schema(description = "Every matching job, not only this page", example = "1") long total) {
+    /** A page of jobs, newest first; {@code total} counts every matching job, not only this page. */
+    public record JobList(List<JobView> items, int page, int size, long total) {
     }
 
     private static String blankToNull(String s) {

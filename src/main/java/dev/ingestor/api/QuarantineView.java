@@ -6,7 +6,6 @@ import java.util.UUID;
 
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.ObjectMapper;
-import io.swagger.v3.oas.annotations.media.Schema;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -22,11 +21,11 @@ public class QuarantineView {
         this.json = json;
     }
 
-    @Schema(name = "QuarantinedRecord", description = "A record kept with the reason it was not applied")
+    /** A record kept with the reason it was not applied. */
     public record RecordView(long recordNo, long line, String outcome, String sourceId, String reason, Map<String, String> fields) {
     }
 
-    @Schema(name = "QuarantinedRecordPage", description = "A page of a job's quarantined records, in file order")
+    /** A page of a job's quarantined records, in file order. */
     public record RecordList(List<RecordView> items, int page, int size, long total) {
     }
 

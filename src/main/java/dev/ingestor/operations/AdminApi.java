@@ -132,14 +132,14 @@ public class AdminApi {
         Instant from = to.minus(span - 1L, ChronoUnit.MINUTES);
         List<ImportJobStore.MinuteOfJobs> jobMinutes = jobs.perMinute(from, to);
         List<Long> failures = intakeFailures.perMinute(from, to);
-        List<AdminViews.Minute> items = new ArrayList<>(jobMinutes.size());
+        List<Throughput.Minute> items = new ArrayList<>(jobMinutes.size());
         for (int i = 0; i < jobMinutes.size(); i++) {
             ImportJobStore.MinuteOfJobs m = jobMinutes.get(i);
-            items.add(new AdminViews.Minute(m.minute(), m.received(), m.completed(), m.completedWithErrors(),
+            items.add(new Throughput.Minute(m.minute(), m.received(), m.completed(), m.completedWithErrors(),
                     m.rejected(), m.failed(), m.accepted(), m.updated(), m.replayed(), m.quarantined(),
                     i < failures.size() ? failures.get(i) : 0));
         }
-        replies.json(exchange, 200, new AdminViews.Throughput(span, items));
+        replies.json(exchange, 200, new Throughput(span, items));
     }
 
     /** One job with its quarantined records (first page) and its dead letters. */

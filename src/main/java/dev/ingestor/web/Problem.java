@@ -1,15 +1,7 @@
 package dev.ingestor.web;
 
-import io.swagger.v3.oas.annotations.media.Schema;
-
 /** An RFC 9457 problem detail; {@code type} names the kind of problem, {@code detail} this occurrence. */
-@Schema(name = "Problem", description = "RFC 9457 problem details, sent as application/problem+json")
-public record Problem(
-        @Schema(requiredMode = Schema.RequiredMode.REQUIRED, description = "The kind of problem", example = "urn:ingestor:problem:not-found") String type,
-        @Schema(requiredMode = Schema.RequiredMode.REQUIRED, example = "Not Found") String title,
-        @Schema(requiredMode = Schema.RequiredMode.REQUIRED, description = "The HTTP status", example = "404") int status,
-        @Schema(requiredMode = Schema.RequiredMode.REQUIRED, description = "What was wrong in this request", example = "no job with id 7d0c1a52-3f4e-4b8a-9a51-0f6f2d1c9e11")
-        String detail) {
+public record Problem(String type, String title, int status, String detail) {
 
     public static final String MEDIA_TYPE = "application/problem+json";
     private static final String TYPE_PREFIX = "urn:ingestor:problem:";
