@@ -24,6 +24,11 @@ public final class IntakeHeaders {
     public static final String RECEIVED = "IngestorReceived";
     /** Exchange property set by intake: done, duplicate or rejected; file sources move the file by it. */
     public static final String OUTCOME = "IngestorOutcome";
+    /**
+     * Exchange property set by intake: the id of the arrival's job. Also the header a supplier's hook route is
+     * sent with each record (none in the admin preview).
+     */
+    public static final String JOB_ID = "IngestorJobId";
 
     private IntakeHeaders() {
     }

@@ -19,7 +19,6 @@ class IntakeOutcomeRecorder {
 
     /** The logger operators filter on, the same name the HTTP route's log step of a known push writes under. */
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.intake");
-    private static final String JOB_ID = "IngestorJobId";
 
     private final IngestorMetrics metrics;
 
@@ -32,7 +31,7 @@ class IntakeOutcomeRecorder {
         IntakeResult result = message.getBody(IntakeResult.class);
         ImportJob job = result.job();
         exchange.setProperty(IntakeHeaders.OUTCOME, result.outcome());
-        exchange.setProperty(JOB_ID, job.id());
+        exchange.setProperty(IntakeHeaders.JOB_ID, job.id());
         count(exchange);
         if (LOG.isInfoEnabled()) {
             LOG.info(line(result, message));

@@ -43,6 +43,8 @@ public class OutboxRelay {
 
     /** The Kafka endpoint URI of the batch's topic, set by the route (routes/outbox-relay.camel.yaml). */
     static final String ENDPOINT = "IngestorKafkaEndpoint";
+    /** The topic whose events the round relays, set by the route; {@link OutboxStore#nextBatch} reads it too. */
+    static final String TOPIC = "IngestorOutboxTopic";
     static final String EVENT_ID_HEADER = "event_id";
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.outbox");
 
@@ -68,7 +70,7 @@ public class OutboxRelay {
     }
 
     /** Sends {@code events} and settles each; returns how many were acknowledged (0 for no events). */
-    public int publish(List<OutboxEvent> events, @ExchangeProperty("IngestorOutboxTopic") String topic,
+    public int publish(List<OutboxEvent> events, @ExchangeProperty(TOPIC) String topic,
                        @ExchangeProperty(ENDPOINT) String endpointUri) throws Exception {
         if (events.isEmpty()) {
             return 0;

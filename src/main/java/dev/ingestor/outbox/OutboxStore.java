@@ -57,7 +57,7 @@ public class OutboxStore {
      * topic's advisory lock already makes this the only relay of the topic, and nothing else changes an event
      * before it is published (a row lock per event wrote every row once more).
      */
-    public List<OutboxEvent> nextBatch(@ExchangeProperty("IngestorOutboxTopic") String topic) {
+    public List<OutboxEvent> nextBatch(@ExchangeProperty(OutboxRelay.TOPIC) String topic) {
         Boolean leader = jdbc.queryForObject("SELECT pg_try_advisory_xact_lock(hashtext('ingestor.outbox:' || ?))", Boolean.class, topic);
         if (!Boolean.TRUE.equals(leader)) {
             return List.of();

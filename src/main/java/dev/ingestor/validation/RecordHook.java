@@ -8,6 +8,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
 import org.apache.camel.ProducerTemplate;
 
+import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.logging.SafeText;
 
 /**
@@ -19,6 +20,11 @@ final class RecordHook {
 
     /** The hook's message in a reason is cut here: a reason is stored and shown, a stack of text is not. */
     static final int MAX_MESSAGE = 300;
+    /**
+     * Header of the record sent to the hook: its line in its file (-1 for an item of an HTTP batch); with
+     * {@link IntakeHeaders#SUPPLIER} and {@link IntakeHeaders#JOB_ID}.
+     */
+    static final String LINE = "IngestorLine";
 
     private final ProducerTemplate producer;
     private final String uri;
@@ -40,9 +46,9 @@ final class RecordHook {
         }
         Exchange result = producer.send(uri, ExchangePattern.InOut, exchange -> {
             exchange.getMessage().setBody(new LinkedHashMap<>(record.fields()));
-            exchange.getMessage().setHeader("IngestorSupplier", supplier);
-            exchange.getMessage().setHeader("IngestorJobId", jobId == null ? null : jobId.toString());
-            exchange.getMessage().setHeader("IngestorLine", record.line());
+            exchange.getMessage().setHeader(IntakeHeaders.SUPPLIER, supplier);
+            exchange.getMessage().setHeader(IntakeHeaders.JOB_ID, jobId == null ? null : jobId.toString());
+            exchange.getMessage().setHeader(LINE, record.line());
         });
         if (result.getException() != null) {
             String message = String.valueOf(result.getException().getMessage());

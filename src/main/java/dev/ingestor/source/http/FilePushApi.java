@@ -146,7 +146,7 @@ class FilePushApi {
         message.setHeader(IntakeHeaders.KEY, key);
         message.setBody(new IntakeResult(seen, true));
         exchange.setProperty(IntakeHeaders.OUTCOME, "duplicate");
-        exchange.setProperty("IngestorJobId", seen.id());
+        exchange.setProperty(IntakeHeaders.JOB_ID, seen.id());
         exchange.setProperty(KNOWN_CONTENT, true);
     }
 

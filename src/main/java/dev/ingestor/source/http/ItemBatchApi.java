@@ -24,11 +24,11 @@ import org.springframework.stereotype.Component;
 /**
  * POST /api/v1/suppliers/{supplier}/items (also under the older path /api/v1/partners/{partner}/items): a JSON batch of delivery advice records (docs/design.md, Idempotency rules).
  *
- * <p>{@link #read} checks the request and takes its fingerprint; {@link RequestKeyStore#claim} decides whether
- * this request does the work; {@link #process} has it done ({@link ItemBatchTransaction}) and answers. Without
- * {@code mode=bulk} (no mode, {@code mode=sync} or {@code mode=upsert}) the items are processed while the caller waits and the answer names every item's outcome;
- * with it the batch becomes a job for the stages and the answer is 202 with the job. Either way the effects, the
- * job and the stored response commit in one transaction, and any failure lets the key go so the retry runs again.
+ * <p>The steps of a batch are spelt in routes/source-http.camel.yaml (route item-batch and the two after it): this
+ * class is its first and last step. {@link #read} checks the request and takes its fingerprint, before any key is
+ * claimed; {@link #answer} answers a claimed request once its answer is stored. Without {@code mode=bulk} (no mode,
+ * {@code mode=sync} or {@code mode=upsert}) the items are processed while the caller waits and the answer names
+ * every item's outcome; with it the batch becomes a job for the stages and the answer is 202 with the job.
  */
 @Component
 class ItemBatchApi {
@@ -38,17 +38,13 @@ class ItemBatchApi {
     static final String CORRELATION_ID = "X-Correlation-Id";
 
     private final TenantGuard tenants;
-    private final RequestKeyStore requestKeys;
-    private final ItemBatchTransaction work;
     private final HttpReplies replies;
     private final IngestorMetrics metrics;
     private final ItemBatchReader batchReader;
 
-    ItemBatchApi(TenantGuard tenants, RequestKeyStore requestKeys, ItemBatchTransaction work, HttpReplies replies,
-                 IngestorProperties properties, HttpSettings http, IngestorMetrics metrics) {
+    ItemBatchApi(TenantGuard tenants, HttpReplies replies, IngestorProperties properties, HttpSettings http,
+                 IngestorMetrics metrics) {
         this.tenants = tenants;
-        this.requestKeys = requestKeys;
-        this.work = work;
         this.replies = replies;
         this.metrics = metrics;
         this.batchReader = new ItemBatchReader(http.getMaxItemsPerBatch(), http.getMaxRecordSize().toBytes(),
@@ -99,22 +95,16 @@ class ItemBatchApi {
                 TenantGuard.caller(exchange).submitter());
     }
 
-    /** Does the work of a claimed request and answers it; the answer is stored for the request's retries. */
-    public void process(@Body ItemBatchRequest request, @ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim,
-                        Exchange exchange) throws Exception {
-        try (AutoCloseable lease = requestKeys.keepAlive(claim)) {
-            ItemBatchTransaction.Reply reply = work.run(request, claim);
-            replies.raw(exchange, reply.status(), reply.headers(), reply.body());
-            RecordCounts counts = reply.counts();
-            if (counts != null) {
-                metrics.records(request.supplier(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined());
-            }
-            LOG.info("items supplier={} key={} job={} mode={} status={}", request.supplier(), request.idempotencyKey(),
-                    reply.jobId(), request.bulk() ? "bulk" : "sync", reply.status());
-        } catch (Exception e) {
-            requestKeys.release(claim);
-            throw e;
+    /** The answer of a claimed request to its caller, once stored: written, its records counted, logged. */
+    public void answer(@Body ItemBatchRequest request, @ExchangeProperty(ItemBatchReply.PROPERTY) ItemBatchReply reply,
+                       Exchange exchange) {
+        replies.raw(exchange, reply.status(), reply.headers(), reply.body());
+        RecordCounts counts = reply.counts();
+        if (counts != null) {
+            metrics.records(request.supplier(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined());
         }
+        LOG.info("items supplier={} key={} job={} mode={} status={}", request.supplier(), request.idempotencyKey(),
+                reply.jobId(), request.bulk() ? "bulk" : "sync", reply.status());
     }
 
     private static String idempotencyKey(Message message) {

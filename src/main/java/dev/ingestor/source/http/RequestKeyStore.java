@@ -22,6 +22,7 @@ import jakarta.annotation.PreDestroy;
 import org.apache.camel.Body;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
+import org.apache.camel.ExchangeProperty;
 import org.apache.camel.builder.ThreadPoolProfileBuilder;
 import org.apache.camel.spi.ExecutorServiceManager;
 import org.slf4j.Logger;
@@ -46,6 +47,8 @@ public class RequestKeyStore {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
     private static final Logger ADMIN_LOG = LoggerFactory.getLogger("dev.ingestor.admin");
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    /** Exchange property: the renewal of a running request's lease ({@link #keepLeaseAlive}). */
+    public static final String LEASE_PROPERTY = "IngestorRequestLease";
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() { };
     private static final ObjectMapper JSON = JsonNesting.mapper();
 
@@ -102,6 +105,21 @@ public class RequestKeyStore {
         long period = Math.max(100, (long) (leaseSeconds * 1000 / 3));
         ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(claim), period, period, TimeUnit.MILLISECONDS);
         return () -> renewal.cancel(false);
+    }
+
+    /**
+     * Route step: keeps the lease of this request's claim ({@link RequestClaim#PROPERTY}) alive until
+     * {@link #stopRenewing}, holding the renewal as the exchange property {@link #LEASE_PROPERTY}.
+     */
+    public void keepLeaseAlive(@ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim, Exchange exchange) {
+        exchange.setProperty(LEASE_PROPERTY, keepAlive(claim));
+    }
+
+    /** Route step: the request is done, whatever its outcome; its lease is no longer renewed. */
+    public void stopRenewing(@ExchangeProperty(LEASE_PROPERTY) AutoCloseable renewal) throws Exception {
+        if (renewal != null) {
+            renewal.close();
+        }
     }
 
     private void renew(RequestClaim claim) {
@@ -179,6 +197,25 @@ public class RequestKeyStore {
                     + " retry after " + replies.retryAfterSeconds() + " seconds to get the response"),
                     Map.of("Retry-After", replies.retryAfterSeconds()));
         }
+    }
+
+    /**
+     * Route step, inside the transaction of the effects: the answer ({@link ItemBatchReply#PROPERTY}) stored
+     * under the request's key, for its retries ({@link #complete}).
+     */
+    public void storeReply(@ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim,
+                           @ExchangeProperty(ItemBatchReply.PROPERTY) ItemBatchReply reply) {
+        complete(claim, reply.status(), reply.headers(), reply.body(), reply.jobId());
+    }
+
+    /**
+     * Route step of a doCatch: a failure is never the request's outcome, so the key goes ({@link #release}) and
+     * the retry runs again; the failure itself goes on to the caller, which answers it (503 when transient).
+     */
+    public void releaseAfter(@ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception failure,
+                             @ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim) throws Exception {
+        release(claim);
+        throw failure;
     }
 
     /** Lets the key go after a failure that is not the request's outcome, so a retry runs again. */
