@@ -20,6 +20,7 @@ import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
 import dev.ingestor.operations.RelayStallWatch;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.WebhookReceiver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -209,6 +210,8 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(own.path("dead_letter_id").asLong()).isEqualTo(42L);
     }
 
+    // slow tier: 300 pushes and their coalescing windows
+    @SlowTest
     @Test
     void threeHundredRefusedPushesOfOneKindAreAFewNoticesAndRowsThatCarryTheCount() throws Exception {
         byte[] advice = (HEADER + "S1,1,SKU,1,2026-01-01\n").getBytes(StandardCharsets.UTF_8);

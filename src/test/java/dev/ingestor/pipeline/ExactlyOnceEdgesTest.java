@@ -17,6 +17,7 @@ import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -281,6 +282,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     // ---- an event Kafka refuses for good
 
+    // slow tier: waits out Kafka refusing an event for good
+    @SlowTest
     @Test
     void anEventKafkaRefusesBecomesADeadLetterAndTheOthersGoOutOnce() throws Exception {
         limitItemsTopic(3000);

@@ -12,6 +12,7 @@ import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.job.IntakeResult;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -341,6 +342,8 @@ class PipelineTest extends IngestorTestSupport {
                 .startsWith("line 2 is not valid JSON");
     }
 
+    // slow tier: the Kafka broker stopped and started
+    @SlowTest
     @Test
     void whileKafkaIsDownTheOutboxKeepsTheEventsAndDrainsThemWhenItReturns() throws Exception {
         TestKafka.bootstrapServers();

@@ -18,6 +18,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfiguration;
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.support.SlowTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,6 +31,8 @@ import static org.awaitility.Awaitility.await;
 // polling the shared inbox and database while other test classes run
 @DirtiesContext
 @ContextConfiguration(initializers = FrontDoorLimitsTest.TinyLimits.class)
+// slow tier: a context of its own, waiting out token buckets and request timeouts
+@SlowTest
 class FrontDoorLimitsTest extends IngestorTestSupport {
 
     /**

@@ -12,6 +12,7 @@ import java.util.UUID;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import dev.ingestor.support.TestSftpServer;
@@ -29,6 +30,8 @@ import static org.awaitility.Awaitility.await;
 // its own properties make its own Spring context; closed afterwards, so that no second set of routes keeps
 // polling the shared inbox and database while other test classes run
 @org.springframework.test.annotation.DirtiesContext
+// slow tier: an SFTP server, a context of its own and a second application instance
+@SlowTest
 class SftpIntakeTest extends IngestorTestSupport {
 
     static final TestSftpServer SFTP = new TestSftpServer("acme", "s3cret-pw");
