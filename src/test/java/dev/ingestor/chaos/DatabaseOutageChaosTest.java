@@ -332,8 +332,14 @@ class DatabaseOutageChaosTest {
         }
     }
 
+    /** A client's pause before it sends again (after Retry-After, or a moment after a lost connection): on purpose. */
     private static void sleep(long millis) {
-        StoppablePostgres.sleep(millis);
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Path createWork() {

@@ -86,7 +86,8 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
     @Test
     void aTimedOutUploadIsAnswered503ProblemAndKeepsItsPlaceWhileItsRouteStillReads() throws Exception {
         List<RawHttp> held = new ArrayList<>();
-        // a full token bucket for ACME (burst 3 at 1 per second), whatever the other tests used of it
+        // a full token bucket for ACME (burst 3 at 1 per second), whatever the other tests used of it; a fixed wait on
+        // purpose: the bucket fills with time, and any request that looked at it would take a token
         Thread.sleep(3_100);
         try {
             for (int i = 0; i < 2; i++) {

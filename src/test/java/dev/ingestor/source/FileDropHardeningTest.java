@@ -133,10 +133,9 @@ class FileDropHardeningTest extends IngestorTestSupport {
     void threeHundredLinksInOneFolderAreOneLineWithTheirCount() throws Exception {
         Path folder = INBOX.resolve("ACME");
         List<Path> links = new java.util.ArrayList<>();
-        camelContext.getRouteController().suspendRoute("file-drop-ACME");
+        // a poll under way when the route was suspended ends before the links are made
+        suspendPolling("file-drop-ACME");
         try {
-            // on purpose: a poll under way when the route was suspended ends before the links are made
-            Thread.sleep(300);
             for (int i = 0; i < 300; i++) {
                 links.add(Files.createSymbolicLink(folder.resolve("many-" + i + ".csv"), SECRET));
             }

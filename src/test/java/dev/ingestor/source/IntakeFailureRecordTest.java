@@ -85,7 +85,7 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
 
         awaitFiles(INBOX.resolve("ACME/.failed"), 1);
         awaitRows(1);
-        // the move follows the record; give the consumer a moment to finish, then nothing more may be written
+        // on purpose: the move follows the record, and in the moments after it nothing more may be written
         Thread.sleep(500);
         assertThat(rows()).hasSize(1);
         Map<String, Object> row = rows().get(0);
