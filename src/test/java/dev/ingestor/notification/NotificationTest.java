@@ -168,6 +168,8 @@ class NotificationTest extends IngestorTestSupport {
         }
     }
 
+    // slow tier: a read timeout waited out
+    @SlowTest
     @Test
     void aReceiverThatTricklesItsAnswerIsLetGoAtTheDeadlineAndHoldsBackNoOneElse() throws Exception {
         // GLOBEX's own webhook answers with headers at once and then a body that never ends
@@ -289,6 +291,8 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(((Number) notices.get("n")).longValue()).isBetween(1L, 3L);
     }
 
+    // slow tier: a receiver that answers late
+    @SlowTest
     @Test
     void aReceiverThatAnswersAfterThirtySecondsDelaysNoOtherReceiversNotice() throws Exception {
         // GLOBEX's own webhook answers 30 s late, far past connect 1 s + read 2 s

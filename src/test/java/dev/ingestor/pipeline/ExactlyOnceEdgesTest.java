@@ -72,6 +72,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     // ---- one event id per effect
 
+    // slow tier: several jobs one after the other
+    @SlowTest
     @Test
     void anItemChangedAndChangedBackGetsAnEventIdPerEffectAndAResendKeepsThem() throws Exception {
         String id = "E-" + UUID.randomUUID();
@@ -101,6 +103,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(Set.copyOf(resent)).isEqualTo(Set.copyOf(written));
     }
 
+    // slow tier: every redelivery of the policy waited out
+    @SlowTest
     @Test
     void aDeadLetterEventCarriesAnIdOfItsOwnThatAResendKeeps() throws Exception {
         UUID job = poisonJob(properties.getPipeline().getMaxTakeovers());

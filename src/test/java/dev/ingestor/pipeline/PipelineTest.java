@@ -155,6 +155,8 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)).isZero();
     }
 
+    // slow tier: every redelivery of the policy waited out
+    @SlowTest
     @Test
     void aFailureThatOutlastsThePolicyFailsTheJobWithOneDeadLetterAndOneEvent() throws Exception {
         failItemWrites(Long.MAX_VALUE);
@@ -175,6 +177,8 @@ class PipelineTest extends IngestorTestSupport {
     @Autowired
     dev.ingestor.job.JobClaims claims;
 
+    // slow tier: a lease waited out
+    @SlowTest
     @Test
     void aJobWhoseWorkerDiedIsTakenOverAfterTheLeaseWithoutDuplicateEffects() throws Exception {
         recordLeaseChanges();
@@ -283,6 +287,8 @@ class PipelineTest extends IngestorTestSupport {
     @Autowired
     dev.ingestor.processing.ItemStore items;
 
+    // slow tier: a lease waited out
+    @SlowTest
     @Test
     void aWorkerKilledAfterItsFirstBatchIsResumedAfterItsCheckpointWithEachEffectOnce() throws Exception {
         // hold the job back from our workers while the "other instance" claims it

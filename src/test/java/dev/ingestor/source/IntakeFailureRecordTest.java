@@ -10,6 +10,7 @@ import java.util.Map;
 
 import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -114,6 +115,8 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
         assertThat(intakeCount("stray", "rejected")).isEqualTo(before + 1);
     }
 
+    // slow tier: many failed drops
+    @SlowTest
     @Test
     void theAdminApiListsThemNewestFirstAPageAtATime() throws Exception {
         drop("ACME", "first|.csv", ADVICE);
