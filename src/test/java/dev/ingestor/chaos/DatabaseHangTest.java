@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,6 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 // a context of its own (short time limits), closed after the class: left running it would poll the shared inbox
 // beside the other contexts and take their files
 @org.springframework.test.annotation.DirtiesContext
+// slow tier: a context of its own, waiting on a locked table
+@SlowTest
 class DatabaseHangTest extends IngestorTestSupport {
 
     /** The database of every context of IngestorTestSupport; their workers wait on the lock too, for its seconds. */

@@ -30,6 +30,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import tools.jackson.databind.json.JsonMapper;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 // its own database server and folders: closed afterwards, so nothing of it keeps polling while other classes run
 @DirtiesContext
+// slow tier: a PostgreSQL of its own stopped and killed under load
+@SlowTest
 class DatabaseOutageChaosTest {
 
     private static final StoppablePostgres POSTGRES = new StoppablePostgres();
@@ -329,8 +332,14 @@ class DatabaseOutageChaosTest {
         }
     }
 
+    /** A client's pause before it sends again (after Retry-After, or a moment after a lost connection): on purpose. */
     private static void sleep(long millis) {
-        StoppablePostgres.sleep(millis);
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Path createWork() {

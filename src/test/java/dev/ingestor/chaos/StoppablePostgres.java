@@ -12,6 +12,8 @@ import java.util.List;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
+import static org.awaitility.Awaitility.await;
+
 /**
  * A real PostgreSQL server of its own that a test stops (a fast shutdown: every session is terminated, the
  * port refuses connections) or kills (SIGKILL of the postmaster, as the OOM killer or a power cut of the
@@ -86,13 +88,8 @@ final class StoppablePostgres {
         List<ProcessHandle> all = new ArrayList<>(postmaster.descendants().toList());
         all.add(postmaster);
         postmaster.destroyForcibly(); // SIGKILL
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (all.stream().anyMatch(ProcessHandle::isAlive)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("PostgreSQL processes still running 60 s after the postmaster was killed");
-            }
-            sleep(50);
-        }
+        await("PostgreSQL processes gone after the postmaster was killed").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50)).until(() -> all.stream().noneMatch(ProcessHandle::isAlive));
         try {
             // a killed postmaster leaves its lock file; PostgreSQL takes it over when the pid in it is gone, but a
             // machine whose init does not reap orphans keeps that pid as a zombie, which the new postmaster would
@@ -108,14 +105,5 @@ final class StoppablePostgres {
 
     String jdbcUrl() {
         return "jdbc:postgresql://localhost:" + port + "/postgres?user=postgres";
-    }
-
-    static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ingestor.failure.TransientFailures;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestPostgres;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
@@ -54,6 +55,8 @@ class DatabaseTimeoutsTest {
         assertThat(jdbc.queryForObject("SELECT 1", Integer.class)).as("the same, only connection").isEqualTo(1);
     }
 
+    // slow tier: a lock wait waited out
+    @SlowTest
     @Test
     void aLockWaitPastTheLockTimeoutIsGivenUpAsATransientFailure() throws Exception {
         HikariDataSource pool = pool("ingestor_timeouts", limits("10s", "300ms", "20s"), 2);
@@ -79,6 +82,8 @@ class DatabaseTimeoutsTest {
     }
 
     /** A server that stops answering: a statement the server lets run past the socket timeout, as a hang looks. */
+    // slow tier: a socket timeout waited out
+    @SlowTest
     @Test
     void aServerThatStopsAnsweringIsGivenUpOnAfterTheSocketTimeoutAsATransientFailure() throws Exception {
         HikariDataSource pool = pool("ingestor_timeouts", limits("1s", "0s", "2s"), 1);
@@ -127,6 +132,8 @@ class DatabaseTimeoutsTest {
     }
 
     /** A migration longer than both limits runs through; the limits hold again for the pool afterwards. */
+    // slow tier: a slow migration
+    @SlowTest
     @Test
     void aMigrationAtStartRunsWithoutTheLimitsAndTheyHoldAgainAfterIt() {
         HikariDataSource pool = pool("ingestor_slow_migration", limits("300ms", "0s", "1s"), 2);

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,8 @@ class PoolAboveKeyConcurrencyTest {
     }
 
     /** The shipped defaults pass, and the app refuses to start with a pool of Hikari's own default of 10. */
+    // slow tier: starts an application
+    @SlowTest
     @Test
     void theAppRefusesToStartWithAPoolNoLargerThanOneKeysConcurrency() throws Exception {
         Path work = Files.createTempDirectory("ingestor-pool-");

@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -25,6 +26,8 @@ import static org.awaitility.Awaitility.await;
 @org.springframework.test.annotation.DirtiesContext
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"ingestor.routes-dir=target/reload-test-routes", "ingestor.routes-reload=true"})
+// slow tier: a context of its own that watches route files
+@SlowTest
 class RouteReloadTest extends IngestorTestSupport {
 
     private static final Path ROUTES = copyOfRoutes();

@@ -23,6 +23,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.SlowTest;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -35,6 +36,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The embedded default run: no datasource configured, PostgreSQL started by the app, data kept on disk. */
+// slow tier: applications started, stopped and killed with their embedded PostgreSQL
+@SlowTest
 class EmbeddedDefaultTest {
 
     @Test

@@ -17,10 +17,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import dev.ingestor.support.SlowTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+// slow tier: a Kafka broker of its own, started and stopped
+@SlowTest
 class EmbeddedKafkaServerTest {
 
     @Test

@@ -17,6 +17,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -182,6 +183,8 @@ class TransientFailuresTest {
     }
 
     /** The server is down: Hikari waits connection-timeout for a connection, then gives up. */
+    // slow tier: a connection timeout waited out
+    @SlowTest
     @Test
     void noConnectionFromThePoolIsTransient() {
         script.onConnect = new PSQLException("Connection to localhost:5432 refused. Check that the hostname and port are"

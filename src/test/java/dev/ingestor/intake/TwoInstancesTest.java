@@ -24,6 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.source.http.DuplicatePushCounts;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import org.apache.camel.CamelContext;
@@ -46,6 +47,8 @@ import static org.awaitility.Awaitility.await;
  * hosts on a shared volume would. Each file must be taken by exactly one of them, and each content once; and
  * with both relays after one outbox, each event reaches Kafka once and in its item's revision order.
  */
+// slow tier: two more application instances
+@SlowTest
 class TwoInstancesTest {
 
     private static final String DATABASE = "two_instances";

@@ -22,6 +22,7 @@ import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.operations.RelayStallWatch;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.WebhookReceiver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -169,6 +170,8 @@ class NotificationTest extends IngestorTestSupport {
         }
     }
 
+    // slow tier: a read timeout waited out
+    @SlowTest
     @Test
     void aReceiverThatTricklesItsAnswerIsLetGoAtTheDeadlineAndHoldsBackNoOneElse() throws Exception {
         // GLOBEX's own webhook answers with headers at once and then a body that never ends
@@ -210,6 +213,8 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(own.path("dead_letter_id").asLong()).isEqualTo(42L);
     }
 
+    // slow tier: 300 pushes and their coalescing windows
+    @SlowTest
     @Test
     void threeHundredRefusedPushesOfOneKindAreAFewNoticesAndRowsThatCarryTheCount() throws Exception {
         byte[] advice = (HEADER + "S1,1,SKU,1,2026-01-01\n").getBytes(StandardCharsets.UTF_8);
@@ -287,6 +292,8 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(((Number) notices.get("n")).longValue()).isBetween(1L, 3L);
     }
 
+    // slow tier: a receiver that answers late
+    @SlowTest
     @Test
     void aReceiverThatAnswersAfterThirtySecondsDelaysNoOtherReceiversNotice() throws Exception {
         // GLOBEX's own webhook answers 30 s late, far past connect 1 s + read 2 s

@@ -70,7 +70,7 @@ class AdminConflictsTest extends IngestorTestSupport {
 
         assertProblem(admin("POST", "/jobs/" + id + "/reprocess"), 409, "never validated");
 
-        // still rejected, with its reason, and no worker picks it up
+        // still rejected, with its reason, and no worker picks it up (on purpose: the workers poll several times)
         Thread.sleep(500);
         assertThat(job(id)).isEqualTo(rejected);
         assertThat((String) rejected.get("error")).isEqualTo("the file holds no records");

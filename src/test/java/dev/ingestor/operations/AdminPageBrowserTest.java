@@ -11,6 +11,7 @@ import java.util.UUID;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * paging, dead letters, intake failures, request keys, and hostile names shown as text. Screenshots go to
  * target/. Without chromium the test is skipped, unless INGESTOR_REQUIRE_BROWSER is set (as .ci/run does).
  */
+// slow tier: a real browser (chromium)
+@SlowTest
 class AdminPageBrowserTest extends IngestorTestSupport {
 
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
@@ -173,6 +176,7 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         });
         wait.until(ExpectedConditions.alertIsPresent()).dismiss();
         wait.until(d -> status(d).startsWith("cancelled"));
+        // on purpose: a request the dismissed dialog let through would have changed the job by now
         Thread.sleep(1000);
         assertThat(state(id)).isEqualTo("FAILED");
 

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RawStore;
@@ -24,28 +25,24 @@ import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestPostgres;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** Retention deletes only what has expired, in bounded batches; recovery gives back what the dead still hold. */
-// its own properties make its own Spring context; closed afterwards, so that no second set of routes keeps
-// polling the shared inbox and database while other test classes run
-@org.springframework.test.annotation.DirtiesContext
+/**
+ * Retention deletes only what has expired, in bounded batches; recovery gives back what the dead still hold.
+ * In the shared context, with its retention ages (application.yaml's: jobs 365 days, intake failures 90 days);
+ * the batch size, which retention reads at each run, is made small for each test and given back after it.
+ */
 class HousekeepingTest extends IngestorTestSupport {
 
-    @DynamicPropertySource
-    static void smallBatches(DynamicPropertyRegistry registry) {
-        registry.add("ingestor.retention.batch-size", () -> "2");
-        registry.add("ingestor.retention.job-max-age", () -> "30d");
-        registry.add("ingestor.retention.intake-failures", () -> "10d");
-    }
+    /** Rows per retention statement here, so a handful of rows takes several statements. */
+    private static final int BATCH_SIZE = 2;
 
     @Autowired
     Housekeeping housekeeping;
@@ -53,12 +50,31 @@ class HousekeepingTest extends IngestorTestSupport {
     RawStore rawStore;
     @Autowired
     InstanceId instanceId;
+    @Autowired
+    RetentionSettings retention;
+
+    private int sharedBatchSize;
+    private boolean timerWasRunning;
 
     @BeforeEach
     void noRetentionButTheTests() throws Exception {
+        assertThat(retention.getJobMaxAge()).as("the job ages below are chosen for it").isEqualTo(Duration.ofDays(365));
+        assertThat(retention.getIntakeFailures()).as("the failure ages below are chosen for it")
+                .isEqualTo(Duration.ofDays(90));
+        sharedBatchSize = retention.getBatchSize();
+        retention.setBatchSize(BATCH_SIZE);
         // the tests run retention and recovery themselves, at the moments they choose; the timer's run (10 s after
         // start) would delete their expired jobs at a moment of its own
+        timerWasRunning = camelContext.getRouteController().getRouteStatus("housekeeping").isStarted();
         camelContext.getRouteController().stopRoute("housekeeping");
+    }
+
+    @AfterEach
+    void giveTheSharedContextBack() throws Exception {
+        retention.setBatchSize(sharedBatchSize);
+        if (timerWasRunning) {
+            camelContext.getRouteController().startRoute("housekeeping");
+        }
     }
 
     private void request(String key, String expires) {
@@ -88,11 +104,11 @@ class HousekeepingTest extends IngestorTestSupport {
             request("old-" + i, "-1 day");
         }
         request("fresh", "29 days");
-        StoredContent old1 = job("COMPLETED", "40 days", "old one");
-        StoredContent old2 = job("FAILED", "40 days", "old two");
-        StoredContent old3 = job("REJECTED", "40 days", "old three");
+        StoredContent old1 = job("COMPLETED", "400 days", "old one");
+        StoredContent old2 = job("FAILED", "400 days", "old two");
+        StoredContent old3 = job("REJECTED", "400 days", "old three");
         StoredContent recent = job("COMPLETED", "2 days", "recent");
-        StoredContent stuck = job("PROCESSING", "40 days", "unfinished");
+        StoredContent stuck = job("PROCESSING", "400 days", "unfinished");
         jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload, published_at) VALUES"
                 + " (gen_random_uuid(), 't', 'k', '{}', now() - interval '8 days'),"
                 + " (gen_random_uuid(), 't', 'k', '{}', now() - interval '1 day'),"
@@ -123,15 +139,15 @@ class HousekeepingTest extends IngestorTestSupport {
     void intakeFailuresOlderThanTheirRetentionGoInBatches() {
         for (int i = 0; i < 3; i++) {
             jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
-                    + " VALUES ('ACME', 'file-drop', ?, 'rejected', 'r', now() - interval '11 days')", "old-" + i + ".csv");
+                    + " VALUES ('ACME', 'file-drop', ?, 'rejected', 'r', now() - interval '91 days')", "old-" + i + ".csv");
         }
         jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
-                + " VALUES ('ACME', 'file-drop', 'recent.csv', 'failed', 'r', now() - interval '9 days')");
+                + " VALUES ('ACME', 'file-drop', 'recent.csv', 'failed', 'r', now() - interval '89 days')");
         // an old failed file that was retried has done its work; one never retried still waits in .failed/
         jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at, retried_at)"
-                + " VALUES ('ACME', 'file-drop', 'old-retried.csv', 'failed', 'r', now() - interval '11 days', now())");
+                + " VALUES ('ACME', 'file-drop', 'old-retried.csv', 'failed', 'r', now() - interval '91 days', now())");
         jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
-                + " VALUES ('ACME', 'file-drop', 'old-waiting.csv', 'failed', 'r', now() - interval '11 days')");
+                + " VALUES ('ACME', 'file-drop', 'old-waiting.csv', 'failed', 'r', now() - interval '91 days')");
 
         Housekeeping.RetentionReport report = housekeeping.retain();
 
@@ -191,7 +207,7 @@ class HousekeepingTest extends IngestorTestSupport {
     @Test
     void bytesArrivingWhileRetentionFreesTheirKeyKeepTheirRawFile() throws Exception {
         String content = "source_id,sku,quantity,delivery_date\nR-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
-        StoredContent old = job("COMPLETED", "40 days", content);
+        StoredContent old = job("COMPLETED", "400 days", content);
         // the same bytes arrive again; retention runs at the worst moment: after intake has read and hashed
         // them (and seen their raw file in place) and before it registers their key
         boolean[] retained = {false};
@@ -274,7 +290,7 @@ class HousekeepingTest extends IngestorTestSupport {
     @Test
     void retentionEndedBetweenItsStepsLeavesTheJobWithItsKeyAndRawFile() throws Exception {
         String content = "source_id,sku,quantity,delivery_date\nE-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
-        StoredContent old = job("COMPLETED", "40 days", content);
+        StoredContent old = job("COMPLETED", "400 days", content);
         String key = old.key().toString();
         try (Connection holder = lockHolder()) {
             int holderPid = query(holder, "SELECT pg_backend_pid()");
@@ -309,7 +325,7 @@ class HousekeepingTest extends IngestorTestSupport {
     @Test
     void retentionWaitsWhileIntakeHoldsTheKeyBetweenFindingItsRawFileAndCommitting() throws Exception {
         String content = "source_id,sku,quantity,delivery_date\nW-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
-        StoredContent old = job("COMPLETED", "40 days", content);
+        StoredContent old = job("COMPLETED", "400 days", content);
         String key = old.key().toString();
         // intake pauses inside its transaction: it holds the key's lock and has found the raw file in place, and
         // its INSERT of the key waits for a lock the test holds

@@ -8,6 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -82,6 +83,8 @@ class MetricsTest extends IngestorTestSupport {
         assertThat(JSON.readTree(get("/actuator/health", null).body()).has("components")).isFalse();
     }
 
+    // slow tier: the Kafka broker stopped and started
+    @SlowTest
     @Test
     void healthCoversTheDatabaseKafkaAndCamel() throws Exception {
         // a file consumer counts as DOWN (not ready) until its first poll, a second after the context starts

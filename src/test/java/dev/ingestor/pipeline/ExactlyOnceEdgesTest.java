@@ -18,6 +18,7 @@ import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -72,6 +73,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     // ---- one event id per effect
 
+    // slow tier: several jobs one after the other
+    @SlowTest
     @Test
     void anItemChangedAndChangedBackGetsAnEventIdPerEffectAndAResendKeepsThem() throws Exception {
         String id = "E-" + UUID.randomUUID();
@@ -101,6 +104,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(Set.copyOf(resent)).isEqualTo(Set.copyOf(written));
     }
 
+    // slow tier: every redelivery of the policy waited out
+    @SlowTest
     @Test
     void aDeadLetterEventCarriesAnIdOfItsOwnThatAResendKeeps() throws Exception {
         UUID job = poisonJob(pipeline.getMaxTakeovers());
@@ -282,6 +287,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     // ---- an event Kafka refuses for good
 
+    // slow tier: waits out Kafka refusing an event for good
+    @SlowTest
     @Test
     void anEventKafkaRefusesBecomesADeadLetterAndTheOthersGoOutOnce() throws Exception {
         limitItemsTopic(3000);

@@ -10,6 +10,7 @@ import java.util.Random;
 import java.util.UUID;
 
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,8 @@ import static org.awaitility.Awaitility.await;
  * each item ends as the file applied to it last left it, each job counts each record once, and no two jobs
  * deadlock over their items.
  */
+// slow tier: many overlapping batches, and the deadlock statistics waited for
+@SlowTest
 class OverlappingSnapshotsTest extends IngestorTestSupport {
 
     private static final int FILES = 8;

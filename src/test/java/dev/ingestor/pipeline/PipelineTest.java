@@ -12,6 +12,7 @@ import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -154,6 +155,8 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)).isZero();
     }
 
+    // slow tier: every redelivery of the policy waited out
+    @SlowTest
     @Test
     void aFailureThatOutlastsThePolicyFailsTheJobWithOneDeadLetterAndOneEvent() throws Exception {
         failItemWrites(Long.MAX_VALUE);
@@ -174,6 +177,8 @@ class PipelineTest extends IngestorTestSupport {
     @Autowired
     dev.ingestor.job.JobClaims claims;
 
+    // slow tier: a lease waited out
+    @SlowTest
     @Test
     void aJobWhoseWorkerDiedIsTakenOverAfterTheLeaseWithoutDuplicateEffects() throws Exception {
         recordLeaseChanges();
@@ -282,6 +287,8 @@ class PipelineTest extends IngestorTestSupport {
     @Autowired
     dev.ingestor.processing.ItemStore items;
 
+    // slow tier: a lease waited out
+    @SlowTest
     @Test
     void aWorkerKilledAfterItsFirstBatchIsResumedAfterItsCheckpointWithEachEffectOnce() throws Exception {
         // hold the job back from our workers while the "other instance" claims it
@@ -341,6 +348,8 @@ class PipelineTest extends IngestorTestSupport {
                 .startsWith("line 2 is not valid JSON");
     }
 
+    // slow tier: the Kafka broker stopped and started
+    @SlowTest
     @Test
     void whileKafkaIsDownTheOutboxKeepsTheEventsAndDrainsThemWhenItReturns() throws Exception {
         TestKafka.bootstrapServers();

@@ -10,6 +10,7 @@ import dev.ingestor.job.JobClaims;
 import dev.ingestor.processing.SmallFileGroup;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
 import org.apache.camel.Route;
 import org.apache.camel.support.DefaultExchange;
@@ -177,6 +178,8 @@ class SmallFileGroupTest extends IngestorTestSupport {
      * locks every existing item it touches first, in the one order, so the second waits for the first instead of
      * deadlocking, and both complete as groups with every effect once.
      */
+    // slow tier: many groups racing, and the deadlock statistics waited for
+    @SlowTest
     @Test
     void twoGroupsOverTheSameItemsInOtherOrdersWaitForEachOtherInsteadOfDeadlocking() throws Exception {
         int items = 500;

@@ -18,6 +18,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfiguration;
 import dev.ingestor.config.HttpLimits;
+import dev.ingestor.support.SlowTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,6 +31,8 @@ import static org.awaitility.Awaitility.await;
 // polling the shared inbox and database while other test classes run
 @DirtiesContext
 @ContextConfiguration(initializers = FrontDoorLimitsTest.TinyLimits.class)
+// slow tier: a context of its own, waiting out token buckets and request timeouts
+@SlowTest
 class FrontDoorLimitsTest extends IngestorTestSupport {
 
     /**
@@ -83,7 +86,8 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
     @Test
     void aTimedOutUploadIsAnswered503ProblemAndKeepsItsPlaceWhileItsRouteStillReads() throws Exception {
         List<RawHttp> held = new ArrayList<>();
-        // a full token bucket for ACME (burst 3 at 1 per second), whatever the other tests used of it
+        // a full token bucket for ACME (burst 3 at 1 per second), whatever the other tests used of it; a fixed wait on
+        // purpose: the bucket fills with time, and any request that looked at it would take a token
         Thread.sleep(3_100);
         try {
             for (int i = 0; i < 2; i++) {

@@ -1,5 +1,6 @@
 package dev.ingestor.security;
 
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.security.web.firewall.RequestRejectedException;
@@ -16,6 +17,8 @@ class HeaderCharactersTest {
 
     private final StrictHttpFirewall spring = new StrictHttpFirewall();
 
+    // slow tier: every character in every position
+    @SlowTest
     @Test
     void namesAndValuesAreJudgedAsSpringSecuritysFirewallJudgesThem() {
         int differences = 0;

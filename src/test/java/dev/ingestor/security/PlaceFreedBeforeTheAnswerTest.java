@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -31,6 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 // polling the shared inbox and database while other test classes run
 @DirtiesContext
 @ContextConfiguration(initializers = PlaceFreedBeforeTheAnswerTest.OnePlacePerKey.class)
+// slow tier: a context of its own and 600 requests in a row
+@SlowTest
 class PlaceFreedBeforeTheAnswerTest extends IngestorTestSupport {
 
     private static final int REQUESTS = 400;

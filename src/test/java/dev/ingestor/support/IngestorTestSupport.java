@@ -207,6 +207,17 @@ public abstract class IngestorTestSupport {
         }
     }
 
+    /**
+     * Suspends a polling route (file drop, SFTP) and waits until a poll that was under way when it was suspended has
+     * ended: from then on no poll lists its folder until the route is resumed.
+     */
+    protected void suspendPolling(String routeId) throws Exception {
+        camelContext.getRouteController().suspendRoute(routeId);
+        org.apache.camel.support.ScheduledPollConsumer consumer =
+                (org.apache.camel.support.ScheduledPollConsumer) camelContext.getRoute(routeId).getConsumer();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> !consumer.isPolling());
+    }
+
     /** Writes a file elsewhere first and moves it in, as a well-behaved supplier does. */
     protected static Path drop(String supplier, String name, byte[] content) throws IOException {
         Path staging = WORK.resolve("staging");
@@ -277,6 +288,8 @@ public abstract class IngestorTestSupport {
      * them at the end of its transaction and they are gathered about every half second.
      */
     protected long deadlocksSoFar() {
+        // a fixed wait on purpose: nothing shows that the statistics have caught up, and the count asked for may be
+        // the same before and after
         sleepQuietly(1_500);
         jdbc.execute("SELECT pg_stat_clear_snapshot()");
         return jdbc.queryForObject("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()", Long.class);

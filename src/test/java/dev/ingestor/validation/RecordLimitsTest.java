@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.config.RecordFormat;
 import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,6 +48,8 @@ class RecordLimitsTest {
      * Each shape of a 100 MB record read in a JVM of 48 MB of heap, where the record alone (200 MB as characters)
      * cannot fit: the file ends with the records around it valid and the huge one quarantined naming the limit.
      */
+    // slow tier: large files
+    @SlowTest
     @ParameterizedTest
     @CsvSource(delimiter = ';', value = {
             "csv-field;         2;3;100004;ingestor.intake.max-record-size",

@@ -15,6 +15,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * would, over HTTP on a database of its own.
  */
 @Timeout(240)
+// slow tier: two application instances started one after the other
+@SlowTest
 class ApiKeyRotationTest {
 
     private static final String OLD_KEY = "acme-demo-key";

@@ -9,6 +9,7 @@ import java.util.UUID;
 
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,8 @@ import static org.awaitility.Awaitility.await;
 // its own suppliers make its own Spring context; closed afterwards, so that no second set of routes keeps
 // polling the shared inbox and database while other test classes run
 @org.springframework.test.annotation.DirtiesContext
+// slow tier: a context of its own, many links and polls waited out
+@SlowTest
 class FileDropHardeningTest extends IngestorTestSupport {
 
     /** Outside the inbox: what a link would expose. */
@@ -130,10 +133,9 @@ class FileDropHardeningTest extends IngestorTestSupport {
     void threeHundredLinksInOneFolderAreOneLineWithTheirCount() throws Exception {
         Path folder = INBOX.resolve("ACME");
         List<Path> links = new java.util.ArrayList<>();
-        camelContext.getRouteController().suspendRoute("file-drop-ACME");
+        // a poll under way when the route was suspended ends before the links are made
+        suspendPolling("file-drop-ACME");
         try {
-            // on purpose: a poll under way when the route was suspended ends before the links are made
-            Thread.sleep(300);
             for (int i = 0; i < 300; i++) {
                 links.add(Files.createSymbolicLink(folder.resolve("many-" + i + ".csv"), SECRET));
             }

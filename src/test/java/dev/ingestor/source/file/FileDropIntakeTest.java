@@ -26,6 +26,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
@@ -183,6 +184,8 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isEqualTo(19);
     }
 
+    // slow tier: a burst of many files
+    @SlowTest
     @Test
     void everyClaimIsReleasedAfterABurstOfFiles() throws Exception {
         // more files at once than Camel's default release pool queues (1,000)

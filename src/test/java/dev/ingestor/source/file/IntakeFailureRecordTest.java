@@ -10,6 +10,7 @@ import java.util.Map;
 
 import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -85,7 +86,7 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
 
         awaitFiles(INBOX.resolve("ACME/.failed"), 1);
         awaitRows(1);
-        // the move follows the record; give the consumer a moment to finish, then nothing more may be written
+        // on purpose: the move follows the record, and in the moments after it nothing more may be written
         Thread.sleep(500);
         assertThat(rows()).hasSize(1);
         Map<String, Object> row = rows().get(0);
@@ -114,6 +115,8 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
         assertThat(intakeCount("stray", "rejected")).isEqualTo(before + 1);
     }
 
+    // slow tier: many failed drops
+    @SlowTest
     @Test
     void theAdminApiListsThemNewestFirstAPageAtATime() throws Exception {
         drop("ACME", "first|.csv", ADVICE);

@@ -12,6 +12,7 @@ import java.util.UUID;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import dev.ingestor.support.TestSftpServer;
@@ -29,6 +30,8 @@ import static org.awaitility.Awaitility.await;
 // its own properties make its own Spring context; closed afterwards, so that no second set of routes keeps
 // polling the shared inbox and database while other test classes run
 @org.springframework.test.annotation.DirtiesContext
+// slow tier: an SFTP server, a context of its own and a second application instance
+@SlowTest
 class SftpIntakeTest extends IngestorTestSupport {
 
     static final TestSftpServer SFTP = new TestSftpServer("acme", "s3cret-pw");
@@ -351,10 +354,9 @@ class SftpIntakeTest extends IngestorTestSupport {
         Files.writeString(secret, "source_id,sku,quantity,delivery_date\nTOP-SECRET,SKU,1,2026-12-01\n");
         CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
         List<Path> links = new ArrayList<>();
-        camelContext.getRouteController().suspendRoute("sftp-ACME");
+        // a poll under way when the route was suspended ends before the links are made
+        suspendPolling("sftp-ACME");
         try (logs) {
-            // on purpose: a poll under way when the route was suspended ends before the links are made
-            Thread.sleep(500);
             publish("real.csv", advice("M-1"));
             for (int i = 0; i < 300; i++) {
                 links.add(Files.createSymbolicLink(OUTBOX.resolve("many-" + i + ".csv"), secret));
@@ -371,8 +373,7 @@ class SftpIntakeTest extends IngestorTestSupport {
             assertThat(logs.messages()).noneMatch(m -> m.contains("TOP-SECRET"));
         } finally {
             // removed while no poll lists the folder: entries that vanish under a listing fail that poll
-            camelContext.getRouteController().suspendRoute("sftp-ACME");
-            Thread.sleep(500);
+            suspendPolling("sftp-ACME");
             for (Path link : links) {
                 Files.deleteIfExists(link);
             }

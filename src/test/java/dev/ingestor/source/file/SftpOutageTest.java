@@ -11,6 +11,7 @@ import java.util.UUID;
 
 import dev.ingestor.support.CapturedLogLines;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestSftpServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,6 +31,8 @@ import static org.awaitility.Awaitility.await;
 // routes keeps polling the shared inbox and database while other test classes run
 @DirtiesContext
 @Timeout(180)
+// slow tier: an SFTP server stopped and started, in a context of its own
+@SlowTest
 class SftpOutageTest extends IngestorTestSupport {
 
     static final TestSftpServer SFTP = new TestSftpServer("acme", "outage-pw");

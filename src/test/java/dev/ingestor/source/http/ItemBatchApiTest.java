@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -359,6 +360,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertThat(outboxRows()).isEqualTo(3);
     }
 
+    // slow tier: the database stopped and an in-flight lease waited out
+    @SlowTest
     @Test
     void theDatabaseStoppedMidRequestIs503AndTheRetrySucceedsOnce() throws Exception {
         // hold the request inside its transaction, then take the database away under it

@@ -390,6 +390,7 @@ class KnownContentPushTest extends IngestorTestSupport {
                     start.await();
                     HttpResponse<String> answer = push(body, "race.csv");
                     while (answer.statusCode() == 429) {
+                        // on purpose: a client waits as Retry-After tells it before it pushes again
                         Thread.sleep(1000L * Long.parseLong(answer.headers().firstValue("Retry-After").orElse("1")));
                         answer = push(body, "race.csv");
                     }
