@@ -5,7 +5,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
 
-// no user names and passwords: callers are API keys (dev.ingestor.security), so Spring Boot's generated user is not wanted
+// no user names and passwords: callers are API keys (dev.ingestor.security), so Spring Boot's generated user is not
+// wanted
 @SpringBootApplication(exclude = UserDetailsServiceAutoConfiguration.class)
 @ConfigurationPropertiesScan
 public class IngestorApplication {

@@ -76,7 +76,8 @@ class ExchangeHeadersTest {
         JAVA.forEach(s -> TYPE.matcher(s.code()).results().forEach(m -> classes.add(m.group(1))));
         Map<String, Path> named = new TreeMap<>();
         Stream.concat(ROUTES.stream(), JAVA.stream()).forEach(s -> NAME.matcher(s.text()).results()
-                .map(java.util.regex.MatchResult::group).filter(n -> !classes.contains(n)).forEach(n -> named.putIfAbsent(n, s.path())));
+                .map(java.util.regex.MatchResult::group).filter(n -> !classes.contains(n))
+                .forEach(n -> named.putIfAbsent(n, s.path())));
         named.keySet().removeAll(KINDS.keySet());
         assertThat(named).as("Ingestor* names in routes/ and src/main/java (with the first file that names it) missing"
                 + " from docs/design.md, '%s'", SECTION).isEmpty();
@@ -85,15 +86,19 @@ class ExchangeHeadersTest {
     @Test
     void everyNameListedIsUsed() {
         Set<String> used = new TreeSet<>();
-        Stream.concat(ROUTES.stream(), JAVA.stream()).forEach(s -> NAME.matcher(s.code()).results().forEach(m -> used.add(m.group())));
+        Stream.concat(ROUTES.stream(), JAVA.stream())
+                .forEach(s -> NAME.matcher(s.code()).results().forEach(m -> used.add(m.group())));
         // a constant's uses are the uses of its name
         for (Source s : JAVA) {
             for (Map.Entry<String, String> c : constants().entrySet()) {
                 String field = c.getValue().substring(c.getValue().indexOf('.') + 1);
                 String owner = c.getValue().substring(0, c.getValue().indexOf('.'));
                 boolean declaredHere = s.path().getFileName().toString().equals(owner + ".java");
-                long uses = Pattern.compile("\\b" + Pattern.quote(c.getValue()) + "\\b").matcher(s.code()).results().count()
-                        + (declaredHere ? Pattern.compile("\\b" + field + "\\b").matcher(s.code()).results().count() - 1 : 0);
+                long uses = Pattern.compile("\\b" + Pattern.quote(c.getValue()) + "\\b").matcher(s.code()).results()
+                        .count()
+                        + (declaredHere
+                                ? Pattern.compile("\\b" + field + "\\b").matcher(s.code()).results().count() - 1
+                                : 0);
                 if (uses > 0) {
                     used.add(c.getKey());
                 }
@@ -118,7 +123,8 @@ class ExchangeHeadersTest {
         Map<String, String> declared = constants();
         assertThat(declared.keySet()).as("every literal is a constant declaration").isEqualTo(literals.keySet());
         for (Map.Entry<String, String> c : declared.entrySet()) {
-            assertThat(CONSTANTS.get(c.getKey())).as("the constant of %s in docs/design.md", c.getKey()).isEqualTo(c.getValue());
+            assertThat(CONSTANTS.get(c.getKey())).as("the constant of %s in docs/design.md", c.getKey())
+                    .isEqualTo(c.getValue());
         }
         CONSTANTS.forEach((name, constant) -> {
             if (!declared.containsKey(name)) {
@@ -133,34 +139,43 @@ class ExchangeHeadersTest {
         for (Source s : ROUTES) {
             kinds(s.code(), "\\$\\{header\\.(Ingestor\\w+)\\}", "header", seen);
             kinds(s.code(), "\\$\\{exchangeProperty\\.(Ingestor\\w+)\\}", "property", seen);
-            kinds(s.code(), "(?m)^\\s*-?\\s*(?:setHeader|removeHeader):\\s*\\n\\s*name: (Ingestor\\w+)", "header", seen);
-            kinds(s.code(), "(?m)^\\s*-?\\s*(?:setProperty|removeProperty):\\s*\\n\\s*name: (Ingestor\\w+)", "property", seen);
+            kinds(s.code(), "(?m)^\\s*-?\\s*(?:setHeader|removeHeader):\\s*\\n\\s*name: (Ingestor\\w+)", "header",
+                    seen);
+            kinds(s.code(), "(?m)^\\s*-?\\s*(?:setProperty|removeProperty):\\s*\\n\\s*name: (Ingestor\\w+)", "property",
+                    seen);
             kinds(s.code(), "(?m)^\\s*header: (Ingestor\\w+)\\s*$", "header", seen);
         }
         Map<String, String> byReference = new LinkedHashMap<>();
         constants().forEach((name, constant) -> byReference.put(constant, name));
         for (Source s : JAVA) {
             String owner = s.path().getFileName().toString().replace(".java", "");
-            Matcher m = Pattern.compile("(@Header\\(|(?:set|get)Header\\(|@ExchangeProperty\\(|(?:set|get|remove)Property\\()"
-                    + "(?:\"(Ingestor\\w+)\"|([A-Za-z]+\\.)?([A-Z_]+))").matcher(s.code());
+            Matcher m = Pattern
+                    .compile("(@Header\\(|(?:set|get)Header\\(|@ExchangeProperty\\(|(?:set|get|remove)Property\\()"
+                            + "(?:\"(Ingestor\\w+)\"|([A-Za-z]+\\.)?([A-Z_]+))")
+                    .matcher(s.code());
             while (m.find()) {
-                String name = m.group(2) != null ? m.group(2)
+                String name = m.group(2) != null
+                        ? m.group(2)
                         : byReference.get((m.group(3) == null ? owner + "." : m.group(3)) + m.group(4));
                 if (name != null) {
-                    seen.computeIfAbsent(name, k -> new TreeSet<>()).add(m.group(1).contains("Header") ? "header" : "property");
+                    seen.computeIfAbsent(name, k -> new TreeSet<>())
+                            .add(m.group(1).contains("Header") ? "header" : "property");
                 }
             }
         }
         seen.forEach((name, kinds) -> {
             for (String kind : kinds) {
-                assertThat(KINDS.getOrDefault(name, "")).as("%s is used as a %s; docs/design.md says", name, kind).contains(kind);
+                assertThat(KINDS.getOrDefault(name, "")).as("%s is used as a %s; docs/design.md says", name, kind)
+                        .contains(kind);
             }
         });
-        KINDS.forEach((name, kind) -> assertThat(seen).as("how %s is used, header or property", name).containsKey(name));
+        KINDS.forEach(
+                (name, kind) -> assertThat(seen).as("how %s is used, header or property", name).containsKey(name));
     }
 
     private static void kinds(String code, String regex, String kind, Map<String, Set<String>> seen) {
-        Pattern.compile(regex).matcher(code).results().forEach(m -> seen.computeIfAbsent(m.group(1), k -> new TreeSet<>()).add(kind));
+        Pattern.compile(regex).matcher(code).results()
+                .forEach(m -> seen.computeIfAbsent(m.group(1), k -> new TreeSet<>()).add(kind));
     }
 
     /** name -> Class.FIELD of its declaration in src/main/java. */

@@ -104,8 +104,10 @@ class PackageStructureTest {
             p.getValue().forEach(d -> reachable.add(BASE + d));
             classes().that().resideInAPackage(BASE + p.getKey())
                     .should().onlyDependOnClassesThat(
-                            not(resideInAnyPackage("dev.ingestor..")).or(resideInAnyPackage(reachable.toArray(String[]::new))))
-                    .because(p.getKey() + " may use only " + (p.getValue().isEmpty() ? "no other package" : new TreeSet<>(p.getValue())))
+                            not(resideInAnyPackage("dev.ingestor.."))
+                                    .or(resideInAnyPackage(reachable.toArray(String[]::new))))
+                    .because(p.getKey() + " may use only "
+                            + (p.getValue().isEmpty() ? "no other package" : new TreeSet<>(p.getValue())))
                     .check(classes);
         }
     }
@@ -115,7 +117,8 @@ class PackageStructureTest {
         List<String> below = new ArrayList<>();
         Map<String, Set<String>> used = usedDependencies();
         for (Map.Entry<String, Set<String>> p : ALLOWED.entrySet()) {
-            assertThat(below).as("the packages %s may use, each listed before it", p.getKey()).containsAll(p.getValue());
+            assertThat(below).as("the packages %s may use, each listed before it", p.getKey())
+                    .containsAll(p.getValue());
             assertThat(used.getOrDefault(p.getKey(), Set.of()))
                     .as("%s names only packages it uses: a stale allowance would let the next change climb", p.getKey())
                     .containsAll(p.getValue());
@@ -132,7 +135,8 @@ class PackageStructureTest {
                 packages.add(name.substring(BASE.length()));
             }
         }
-        assertThat(packages).as("packages of src/main/java, each placed in ALLOWED").isEqualTo(new TreeSet<>(ALLOWED.keySet()));
+        assertThat(packages).as("packages of src/main/java, each placed in ALLOWED")
+                .isEqualTo(new TreeSet<>(ALLOWED.keySet()));
         for (String p : packages) {
             assertThat(Files.exists(Path.of("src/main/java/dev/ingestor", p.replace('.', '/'), "package-info.java")))
                     .as("package-info.java of dev.ingestor." + p).isTrue();

@@ -1,20 +1,20 @@
 package dev.ingestor.api;
 
-import dev.ingestor.web.ApiProblemException;
-import dev.ingestor.web.HttpReplies;
-import dev.ingestor.web.QueryParams;
-import dev.ingestor.web.TenantGuard;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.validation.DeliveryAdviceValidator;
+import dev.ingestor.web.ApiProblemException;
+import dev.ingestor.web.HttpReplies;
+import dev.ingestor.web.QueryParams;
+import dev.ingestor.web.TenantGuard;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * GET /api/v1/suppliers/{supplier}/items/{sourceId}/versions (routes/api-items.camel.yaml): an item's history,
@@ -39,32 +39,33 @@ public class ItemVersionApi {
 
     /** One effect on the item: what it became, by which job, under which event id. */
     public record ItemVersion(long revision, Long sourceVersion, String outcome, String state, JsonNode record,
-                              String jobId, String eventId, OffsetDateTime recordedAt) {
+            String jobId, String eventId, OffsetDateTime recordedAt) {
     }
 
     public record ItemVersionList(List<ItemVersion> items, int page, int size, long total) {
     }
 
     public void versions(@Header("sourceId") String sourceId, @Header("page") String page, @Header("size") String size,
-                         Exchange exchange) {
+            Exchange exchange) {
         String supplier = tenants.supplierFor(exchange, "supplier");
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
-        if (sourceId == null || sourceId.isBlank() || sourceId.length() > DeliveryAdviceValidator.MAX_SOURCE_ID_LENGTH) {
+        if (sourceId == null || sourceId.isBlank()
+                || sourceId.length() > DeliveryAdviceValidator.MAX_SOURCE_ID_LENGTH) {
             throw ApiProblemException.badRequest("bad-path", "path segment {sourceId} must be 1 to "
                     + DeliveryAdviceValidator.MAX_SOURCE_ID_LENGTH + " characters");
         }
         Long total = jdbc.query("SELECT (SELECT count(*) FROM item_version v WHERE v.supplier = i.supplier"
-                        + " AND v.source_id = i.source_id) FROM item i WHERE i.supplier = ? AND i.source_id = ?",
+                + " AND v.source_id = i.source_id) FROM item i WHERE i.supplier = ? AND i.source_id = ?",
                 rs -> rs.next() ? rs.getLong(1) : null, supplier, sourceId);
         if (total == null) {
             throw ApiProblemException.notFound("no item '" + dev.ingestor.logging.SafeText.of(sourceId, 128)
                     + "' of supplier '" + supplier + "'");
         }
         List<ItemVersion> items = jdbc.query("SELECT revision, source_version, outcome, state, record::text AS record,"
-                        + " job_id, event_id, recorded_at FROM item_version WHERE supplier = ? AND source_id = ?"
-                        + " ORDER BY revision DESC LIMIT ? OFFSET ?",
+                + " job_id, event_id, recorded_at FROM item_version WHERE supplier = ? AND source_id = ?"
+                + " ORDER BY revision DESC LIMIT ? OFFSET ?",
                 (rs, row) -> new ItemVersion(rs.getLong("revision"), rs.getObject("source_version", Long.class),
                         rs.getString("outcome"), rs.getString("state"), tree(rs.getString("record")),
                         rs.getObject("job_id", UUID.class).toString(), rs.getObject("event_id", UUID.class).toString(),
@@ -77,7 +78,8 @@ public class ItemVersionApi {
         try {
             return json.readTree(text);
         } catch (Exception e) {
-            throw new IllegalStateException("an item's record is stored as the canonical JSON the processing stage made of it", e);
+            throw new IllegalStateException(
+                    "an item's record is stored as the canonical JSON the processing stage made of it", e);
         }
     }
 }

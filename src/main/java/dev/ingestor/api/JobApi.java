@@ -1,10 +1,5 @@
 package dev.ingestor.api;
 
-import dev.ingestor.web.ApiProblemException;
-import dev.ingestor.web.Caller;
-import dev.ingestor.web.HttpReplies;
-import dev.ingestor.web.QueryParams;
-import dev.ingestor.web.TenantGuard;
 import java.util.List;
 import java.util.UUID;
 
@@ -13,6 +8,11 @@ import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
+import dev.ingestor.web.ApiProblemException;
+import dev.ingestor.web.Caller;
+import dev.ingestor.web.HttpReplies;
+import dev.ingestor.web.QueryParams;
+import dev.ingestor.web.TenantGuard;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.springframework.stereotype.Component;
@@ -45,7 +45,7 @@ public class JobApi {
     }
 
     public void list(@Header("supplier") String supplier, @Header("state") String state,
-                     @Header("page") String page, @Header("size") String size, Exchange exchange) {
+            @Header("page") String page, @Header("size") String size, Exchange exchange) {
         Caller caller = TenantGuard.caller(exchange);
         String scope = blankToNull(supplier);
         if (!caller.admin()) {
@@ -66,7 +66,7 @@ public class JobApi {
 
     /** GET /api/v1/jobs/{id}/records?outcome=QUARANTINED: the records kept with their reasons. */
     public void records(@Header("id") String id, @Header("outcome") String outcome,
-                        @Header("page") String page, @Header("size") String size, Exchange exchange) {
+            @Header("page") String page, @Header("size") String size, Exchange exchange) {
         UUID jobId = QueryParams.jobId(id);
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);

@@ -1,14 +1,14 @@
 package dev.ingestor.api;
 
-import dev.ingestor.web.Caller;
 import java.time.Instant;
 import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobState;
-import dev.ingestor.outbox.FailedJobError;
 import dev.ingestor.job.RecordCounts;
+import dev.ingestor.outbox.FailedJobError;
+import dev.ingestor.web.Caller;
 
 /** The job JSON contract (docs/design.md, Contracts). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -44,8 +44,10 @@ public record JobView(
 
     private static JobView view(ImportJob job, String error) {
         return new JobView(job.id().toString(), job.supplier(), job.state().name(), job.key().toString(),
-                job.fileName(), job.size(), job.source(), job.submittedBy(), job.receivedAt(), job.updatedAt(), job.duplicateCount(),
+                job.fileName(), job.size(), job.source(), job.submittedBy(), job.receivedAt(), job.updatedAt(),
+                job.duplicateCount(),
                 job.lastSeenAt(), job.counts(), new Progress(job.recordsDone(), job.counts().total()), error,
-                job.requestKey(), Map.of("self", JOBS_PATH + job.id(), "records", JOBS_PATH + job.id() + "/records?outcome=QUARANTINED"));
+                job.requestKey(),
+                Map.of("self", JOBS_PATH + job.id(), "records", JOBS_PATH + job.id() + "/records?outcome=QUARANTINED"));
     }
 }

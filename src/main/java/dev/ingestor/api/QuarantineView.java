@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.ObjectMapper;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.ObjectMapper;
 
 /** Quarantined records of a job, as the records API lists them. */
 @Component
@@ -22,7 +22,8 @@ public class QuarantineView {
     }
 
     /** A record kept with the reason it was not applied. */
-    public record RecordView(long recordNo, long line, String outcome, String sourceId, String reason, Map<String, String> fields) {
+    public record RecordView(long recordNo, long line, String outcome, String sourceId, String reason,
+            Map<String, String> fields) {
     }
 
     /** A page of a job's quarantined records, in file order. */
@@ -32,7 +33,7 @@ public class QuarantineView {
     public RecordList quarantined(UUID jobId, int page, int size) {
         long total = jdbc.queryForObject("SELECT count(*) FROM job_record WHERE job_id = ?", Long.class, jobId);
         List<RecordView> items = jdbc.query("SELECT record_no, line, outcome, source_id, reason, fields::text AS fields"
-                        + " FROM job_record WHERE job_id = ? ORDER BY record_no LIMIT ? OFFSET ?",
+                + " FROM job_record WHERE job_id = ? ORDER BY record_no LIMIT ? OFFSET ?",
                 (rs, row) -> new RecordView(rs.getLong("record_no"), rs.getLong("line"), rs.getString("outcome"),
                         rs.getString("source_id"), rs.getString("reason"), fields(rs.getString("fields"))),
                 jobId, size, (long) page * size);
@@ -41,7 +42,7 @@ public class QuarantineView {
 
     private Map<String, String> fields(String text) {
         try {
-            return text == null ? Map.of() : json.readValue(text, new TypeReference<Map<String, String>>() { });
+            return text == null ? Map.of() : json.readValue(text, new TypeReference<Map<String, String>>() {});
         } catch (Exception e) {
             return Map.of();
         }

@@ -41,7 +41,8 @@ public class DatabaseTimeouts implements BeanPostProcessor {
     @Autowired
     public DatabaseTimeouts(Environment environment) {
         // read from the environment, not from the DatabaseSettings bean: a post-processor is made before other beans
-        this(Binder.get(environment).bind("ingestor.database", DatabaseSettings.class).orElseGet(DatabaseSettings::new));
+        this(Binder.get(environment).bind("ingestor.database", DatabaseSettings.class)
+                .orElseGet(DatabaseSettings::new));
     }
 
     DatabaseTimeouts(DatabaseSettings limits) {

@@ -12,7 +12,9 @@ import org.springframework.stereotype.Component;
 @ConfigurationProperties(prefix = "ingestor.kafka")
 public class KafkaSettings {
 
-    /** The Kafka cluster events go to; empty: the embedded single-node broker ({@code ingestor.embedded.kafka.port}). */
+    /**
+     * The Kafka cluster events go to; empty: the embedded single-node broker ({@code ingestor.embedded.kafka.port}).
+     */
     private String bootstrapServers = "";
     /** Topic of the item events. */
     private String itemsTopic = "ingestor.items";

@@ -43,7 +43,5 @@ class MigrationsWithoutTimeouts implements Callback {
     }
 
     @Override
-    public String getCallbackName() {
-        return "ingestor-migrations-without-timeouts";
-    }
+    public String getCallbackName() { return "ingestor-migrations-without-timeouts"; }
 }

@@ -25,7 +25,8 @@ class PoolAboveKeyConcurrency implements BeanPostProcessor {
     @Autowired
     public PoolAboveKeyConcurrency(Environment environment) {
         // read from the environment, not from the HttpLimits bean: a post-processor is made before other beans
-        this(Binder.get(environment).bind(PER_KEY, Integer.class).orElseGet(() -> new HttpLimits().getMaxConcurrentPerKey()));
+        this(Binder.get(environment).bind(PER_KEY, Integer.class)
+                .orElseGet(() -> new HttpLimits().getMaxConcurrentPerKey()));
     }
 
     PoolAboveKeyConcurrency(int perKey) {

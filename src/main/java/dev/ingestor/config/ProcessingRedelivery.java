@@ -26,5 +26,6 @@ public record ProcessingRedelivery(
         @DefaultValue("120s") Duration delay,
         @DefaultValue("120s") Duration maximumDelay,
         @DefaultValue("1") @DecimalMin(value = "1", message = StageRedelivery.MULTIPLIER_AT_LEAST_ONE) double backoffMultiplier)
-        implements StageRedelivery {
+        implements
+            StageRedelivery {
 }

@@ -75,7 +75,8 @@ public class RenamedProperties implements EnvironmentPostProcessor {
         for (String stage : STAGES) {
             String policy = "ingestor.pipeline." + stage + ".redelivery.";
             if (count != null) {
-                put(read, configured, warn, SHARED_REDELIVERY + "maximum-redeliveries", policy + "maximum-redeliveries", count);
+                put(read, configured, warn, SHARED_REDELIVERY + "maximum-redeliveries", policy + "maximum-redeliveries",
+                        count);
             }
             if (delay != null || maximumDelay != null) {
                 // its former meaning: a delay set there doubled after each redelivery, up to 5 minutes unless set
@@ -83,7 +84,8 @@ public class RenamedProperties implements EnvironmentPostProcessor {
                 if (delay != null) {
                     put(read, configured, warn, former, policy + "delay", delay);
                 }
-                put(read, configured, warn, former, policy + "maximum-delay", maximumDelay != null ? maximumDelay : SHARED_MAXIMUM_DELAY);
+                put(read, configured, warn, former, policy + "maximum-delay",
+                        maximumDelay != null ? maximumDelay : SHARED_MAXIMUM_DELAY);
                 put(read, configured, warn, former, policy + "backoff-multiplier", "2");
             }
         }
@@ -91,7 +93,7 @@ public class RenamedProperties implements EnvironmentPostProcessor {
     }
 
     private static void put(Map<String, String> read, Function<String, String> configured, Consumer<String> warn,
-                            String former, String replacement, String value) {
+            String former, String replacement, String value) {
         if (configured.apply(replacement) != null) {
             warn.accept(former + " is ignored: " + replacement + " is set, which replaces it (" + former
                     + " is deprecated and no longer read from " + REMOVED_IN + ")");

@@ -10,8 +10,8 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
-import org.springframework.boot.SpringApplication;
 import org.springframework.boot.EnvironmentPostProcessor;
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -75,7 +75,9 @@ public class RoutesLocation implements EnvironmentPostProcessor {
     private static final Set<PosixFilePermission> WRITABLE_BY_OTHERS = EnumSet.of(
             PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
 
-    /** Fails when {@code folder} exists and its group or everyone may write to it (on file systems with POSIX rights). */
+    /**
+     * Fails when {@code folder} exists and its group or everyone may write to it (on file systems with POSIX rights).
+     */
     static void requireOwnerOnlyWritable(Path folder) {
         PosixFileAttributeView posix = Files.getFileAttributeView(folder, PosixFileAttributeView.class);
         if (posix == null || !Files.isDirectory(folder)) {
@@ -85,11 +87,13 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         try {
             permissions = posix.readAttributes().permissions();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read the rights of the routes folder " + folder + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot read the rights of the routes folder " + folder + ": " + e.getMessage(), e);
         }
         if (permissions.stream().anyMatch(WRITABLE_BY_OTHERS::contains)) {
             throw new IllegalStateException("the routes folder " + folder + " may be written by others than its owner"
-                    + " (" + java.nio.file.attribute.PosixFilePermissions.toString(permissions) + "): a route runs with the"
+                    + " (" + java.nio.file.attribute.PosixFilePermissions.toString(permissions)
+                    + "): a route runs with the"
                     + " app's rights, so whoever can add one there could run anything the app can. Fix: chmod go-w "
                     + folder + " (ingestor.routes-dir)");
         }

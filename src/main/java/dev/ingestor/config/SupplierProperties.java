@@ -26,11 +26,15 @@ public class SupplierProperties {
      * The key itself is never configured, stored or logged.
      */
     private List<String> apiKeySha256 = new ArrayList<>();
-    /** The largest file this supplier may send (file drop, SFTP, HTTP); unset: {@code ingestor.intake.max-file-size}. */
+    /**
+     * The largest file this supplier may send (file drop, SFTP, HTTP); unset: {@code ingestor.intake.max-file-size}.
+     */
     private DataSize maxFileSize;
     /** The largest record of this supplier's files; unset: {@code ingestor.intake.max-record-size}. */
     private DataSize maxRecordSize;
-    /** Most fields one record of this supplier's files may have; unset: {@code ingestor.intake.max-fields-per-record}. */
+    /**
+     * Most fields one record of this supplier's files may have; unset: {@code ingestor.intake.max-fields-per-record}.
+     */
     private Integer maxFieldsPerRecord;
     /** The supplier's own webhook, told of this supplier's events only. */
     private final Notifications notifications = new Notifications();
@@ -152,7 +156,9 @@ public class SupplierProperties {
         public String getKnownHostsFile() { return knownHostsFile; }
         public void setKnownHostsFile(String knownHostsFile) { this.knownHostsFile = knownHostsFile; }
         public boolean isStrictHostKeyChecking() { return strictHostKeyChecking; }
-        public void setStrictHostKeyChecking(boolean strictHostKeyChecking) { this.strictHostKeyChecking = strictHostKeyChecking; }
+        public void setStrictHostKeyChecking(boolean strictHostKeyChecking) {
+            this.strictHostKeyChecking = strictHostKeyChecking;
+        }
         public String getDirectory() { return directory; }
         public void setDirectory(String directory) { this.directory = directory; }
         public Duration getPollInterval() { return pollInterval; }
@@ -200,7 +206,9 @@ public class SupplierProperties {
         private char quote = '"';
         /** Lines of a CSV file starting with this character are comments and skipped; unset: none. */
         private Character comment;
-        /** Pattern of {@code delivery_date} in the supplier's files (java.time, e.g. {@code dd.MM.yyyy}); unset: ISO. */
+        /**
+         * Pattern of {@code delivery_date} in the supplier's files (java.time, e.g. {@code dd.MM.yyyy}); unset: ISO.
+         */
         private String datePattern;
         /** Decimal separator of {@code quantity} in the supplier's files; unset: '.'. */
         private Character decimalSeparator;

@@ -35,7 +35,8 @@ class SupplierRoutesReload implements CamelContextConfiguration {
         }
         RouteWatcherReloadStrategy reload = new RouteWatcherReloadStrategy(folder.toString(), false);
         reload.setPattern(environment.getProperty("camel.main.routes-reload-pattern"));
-        reload.setRemoveAllRoutes(environment.getProperty("camel.main.routes-reload-remove-all-routes", Boolean.class, true));
+        reload.setRemoveAllRoutes(
+                environment.getProperty("camel.main.routes-reload-remove-all-routes", Boolean.class, true));
         try {
             camelContext.addService(reload);
         } catch (Exception e) {

@@ -69,7 +69,8 @@ final class DataFolderMajor {
         return "the embedded PostgreSQL data folder " + dir + " was made by PostgreSQL " + folderMajor
                 + ", and this Ingestor runs PostgreSQL " + binariesMajor + ", which cannot open it; nothing in the"
                 + " folder was changed. To go on, either (a) dump it with pg_dumpall while PostgreSQL " + folderMajor
-                + " runs it and restore the dump into a fresh folder made by PostgreSQL " + binariesMajor + ", or (b) convert"
+                + " runs it and restore the dump into a fresh folder made by PostgreSQL " + binariesMajor
+                + ", or (b) convert"
                 + " it with pg_upgrade, which needs the binaries of both PostgreSQL " + folderMajor + " and "
                 + binariesMajor + ", or (c) run on an external PostgreSQL: set spring.datasource.url (and its"
                 + " username and password), which turns the embedded database off. \"Upgrading the embedded"
@@ -80,7 +81,8 @@ final class DataFolderMajor {
         try (Stream<Path> entries = Files.list(dir)) {
             return entries.findAny().isEmpty();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot list the embedded PostgreSQL data folder " + dir + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot list the embedded PostgreSQL data folder " + dir + ": " + e.getMessage(), e);
         }
     }
 

@@ -50,7 +50,8 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
         props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER + "://127.0.0.1:" + controllerPort);
+        props.put("listeners",
+                "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER + "://127.0.0.1:" + controllerPort);
         props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
         props.put("controller.listener.names", CONTROLLER);
         props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER + ":PLAINTEXT");

@@ -26,16 +26,19 @@ import org.springframework.core.env.Environment;
 class EmbeddedPostgresConfiguration {
 
     @Bean(destroyMethod = "close")
-    EmbeddedPostgres embeddedPostgres(IngestorProperties ingestor, EmbeddedPostgresProperties postgres) throws Exception {
+    EmbeddedPostgres embeddedPostgres(IngestorProperties ingestor, EmbeddedPostgresProperties postgres)
+            throws Exception {
         return EmbeddedPostgresServer.start(ingestor.getDataDir().resolve("postgres"), postgres.getPort());
     }
 
     @Bean
     DataSource dataSource(EmbeddedPostgres postgres, IngestorProperties ingestor, EmbeddedPostgresProperties properties,
-                          Environment environment) throws Exception {
-        EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, ingestor.getDataDir().resolve("postgres"));
+            Environment environment) throws Exception {
+        EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres,
+                ingestor.getDataDir().resolve("postgres"));
         HikariDataSource dataSource = new HikariDataSource();
-        // spring.datasource.hikari.* (the pool's size among them) holds for the embedded database as for an external one
+        // spring.datasource.hikari.* (the pool's size among them) holds for the embedded database as for an external
+        // one
         Binder.get(environment).bind("spring.datasource.hikari", Bindable.ofInstance(dataSource));
         dataSource.setPoolName("ingestor-embedded");
         dataSource.setJdbcUrl(login.jdbcUrl());

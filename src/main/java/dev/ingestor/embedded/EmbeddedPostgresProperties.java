@@ -17,13 +17,14 @@ public class EmbeddedPostgresProperties {
 
     /** Still read when set, over {@code spring.datasource.hikari.maximum-pool-size}. */
     @Deprecated
-    @DeprecatedConfigurationProperty(replacement = "spring.datasource.hikari.maximum-pool-size",
-            reason = "one property sizes the pool of the embedded and of an external database; still read, over it,"
-                    + " until 1.0.0", since = "0.1.0")
+    @DeprecatedConfigurationProperty(replacement = "spring.datasource.hikari.maximum-pool-size", reason = "one property sizes the pool of the embedded and of an external database; still read, over it,"
+            + " until 1.0.0", since = "0.1.0")
     public Integer getPoolSize() { return poolSize; }
     @Deprecated
     public void setPoolSize(Integer poolSize) { this.poolSize = poolSize; }
 
     /** The former pool size, when a deployment still sets it; null otherwise. */
-    Integer poolSizeIfSet() { return poolSize; }
+    Integer poolSizeIfSet() {
+        return poolSize;
+    }
 }

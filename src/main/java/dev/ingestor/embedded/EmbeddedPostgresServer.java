@@ -153,7 +153,8 @@ final class EmbeddedPostgresServer {
      * alone are allowed. The password file is written only once the server holds it, so a crash in between
      * means doing this again at the next start, never a password the server does not know.
      */
-    private static void setFirstSuperuserPassword(EmbeddedPostgres postgres, Path dir, Path file, String password) throws IOException {
+    private static void setFirstSuperuserPassword(EmbeddedPostgres postgres, Path dir, Path file, String password)
+            throws IOException {
         try (Connection c = postgres.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
             s.execute("ALTER ROLE " + SUPERUSER + " PASSWORD '" + password + "'");
             PasswordFile.write(file, password);
@@ -162,7 +163,8 @@ final class EmbeddedPostgresServer {
         } catch (SQLException e) {
             throw new IOException("cannot set the password of embedded PostgreSQL in " + dir, e);
         }
-        LOG.info("embedded PostgreSQL in {} now takes password logins only; the superuser's password is in {}", dir, file);
+        LOG.info("embedded PostgreSQL in {} now takes password logins only; the superuser's password is in {}", dir,
+                file);
     }
 
     /**
@@ -173,10 +175,13 @@ final class EmbeddedPostgresServer {
         Path appFile = appPasswordFile(dir);
         try (Connection c = postgres.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
             boolean databaseExists = exists(s, "SELECT 1 FROM pg_database WHERE datname = '" + APP_DATABASE + "'");
-            if (!databaseExists && exists(s, "SELECT 1 FROM pg_tables WHERE schemaname = 'public' AND tablename = 'flyway_schema_history'")) {
-                LOG.warn("embedded PostgreSQL in {} holds Ingestor's tables in database postgres, made before the app had"
-                        + " a role of its own: the app goes on using them as the superuser (a new data directory gets"
-                        + " the role {})", dir, APP_ROLE);
+            if (!databaseExists && exists(s,
+                    "SELECT 1 FROM pg_tables WHERE schemaname = 'public' AND tablename = 'flyway_schema_history'")) {
+                LOG.warn(
+                        "embedded PostgreSQL in {} holds Ingestor's tables in database postgres, made before the app had"
+                                + " a role of its own: the app goes on using them as the superuser (a new data directory gets"
+                                + " the role {})",
+                        dir, APP_ROLE);
                 return;
             }
             boolean roleExists = exists(s, "SELECT 1 FROM pg_roles WHERE rolname = '" + APP_ROLE + "'");
@@ -210,7 +215,9 @@ final class EmbeddedPostgresServer {
             return;
         }
         List<String> lines = Files.readAllLines(pidFile);
-        Optional<ProcessHandle> postmaster = lines.isEmpty() ? Optional.empty() : parsePid(lines.get(0)).flatMap(ProcessHandle::of);
+        Optional<ProcessHandle> postmaster = lines.isEmpty()
+                ? Optional.empty()
+                : parsePid(lines.get(0)).flatMap(ProcessHandle::of);
         if (postmaster.isEmpty() || !postmaster.get().isAlive()) {
             return;
         }
@@ -218,12 +225,14 @@ final class EmbeddedPostgresServer {
         if (!command.contains("postgres")) {
             return;
         }
-        LOG.warn("stopping an orphaned embedded PostgreSQL (pid {}) left on {} by an earlier run", postmaster.get().pid(), dataDir);
+        LOG.warn("stopping an orphaned embedded PostgreSQL (pid {}) left on {} by an earlier run",
+                postmaster.get().pid(), dataDir);
         postmaster.get().destroy();
         try {
             postmaster.get().onExit().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IOException("orphaned PostgreSQL (pid " + postmaster.get().pid() + ") on " + dataDir + " did not stop", e);
+            throw new IOException(
+                    "orphaned PostgreSQL (pid " + postmaster.get().pid() + ") on " + dataDir + " did not stop", e);
         }
     }
 

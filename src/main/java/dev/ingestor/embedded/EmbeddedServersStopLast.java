@@ -26,7 +26,8 @@ import org.springframework.stereotype.Component;
 @Component
 class EmbeddedServersStopLast implements ApplicationListener<ContextClosedEvent> {
 
-    private static final List<Class<?>> SERVERS = List.of(EmbeddedPostgres.class, KafkaConfiguration.KafkaBootstrap.class);
+    private static final List<Class<?>> SERVERS = List.of(EmbeddedPostgres.class,
+            KafkaConfiguration.KafkaBootstrap.class);
 
     @Override
     public void onApplicationEvent(ContextClosedEvent event) {

@@ -1,7 +1,7 @@
 package dev.ingestor.embedded;
 
-import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.KafkaSettings;
 import org.apache.camel.component.kafka.KafkaComponent;
 import org.apache.camel.spi.ComponentCustomizer;
 import org.slf4j.Logger;
@@ -30,13 +30,15 @@ public class KafkaConfiguration {
     }
 
     @Bean
-    KafkaBootstrap kafkaBootstrap(IngestorProperties properties, KafkaSettings kafka, EmbeddedKafkaProperties embedded) throws Exception {
+    KafkaBootstrap kafkaBootstrap(IngestorProperties properties, KafkaSettings kafka, EmbeddedKafkaProperties embedded)
+            throws Exception {
         String configured = kafka.getBootstrapServers();
         if (configured != null && !configured.isBlank()) {
             LOG.info("Kafka at {}", configured);
             return new KafkaBootstrap(configured, null);
         }
-        EmbeddedKafkaServer server = EmbeddedKafkaServer.start(properties.getDataDir().resolve("kafka"), embedded.getPort());
+        EmbeddedKafkaServer server = EmbeddedKafkaServer.start(properties.getDataDir().resolve("kafka"),
+                embedded.getPort());
         return new KafkaBootstrap(server.bootstrapServers(), server);
     }
 

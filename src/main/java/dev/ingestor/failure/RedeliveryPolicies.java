@@ -23,7 +23,8 @@ public class RedeliveryPolicies {
     /** File sources: the exhausted failure is logged by the route configuration with supplier and file. */
     @Bean
     public RedeliveryPolicy intakeRedeliveryPolicy(IntakeRedelivery redelivery) {
-        return backOff(redelivery.maximumRedeliveries(), millis(redelivery.delay()), millis(redelivery.maximumDelay()), 2);
+        return backOff(redelivery.maximumRedeliveries(), millis(redelivery.delay()), millis(redelivery.maximumDelay()),
+                2);
     }
 
     /** The validation stage (route configuration validation-redelivery): ingestor.pipeline.validation.redelivery.*. */
@@ -58,7 +59,8 @@ public class RedeliveryPolicies {
      * Waits of {@code delayMillis}, multiplied by {@code multiplier} after each attempt up to
      * {@code maximumDelayMillis} (1: a fixed delay), each attempt logged at WARN without a stack trace.
      */
-    static RedeliveryPolicy backOff(int maximumRedeliveries, long delayMillis, long maximumDelayMillis, double multiplier) {
+    static RedeliveryPolicy backOff(int maximumRedeliveries, long delayMillis, long maximumDelayMillis,
+            double multiplier) {
         RedeliveryPolicy policy = new RedeliveryPolicy();
         policy.setMaximumRedeliveries(maximumRedeliveries);
         policy.setRedeliveryDelay(delayMillis);

@@ -18,7 +18,8 @@ import org.springframework.transaction.TransactionSystemException;
 
 /**
  * The one answer to "will the same thing work if tried again later?": a lost or refused database connection,
- * a deadlock or serialization failure, a statement past its time limit, an I/O error, a Kafka timeout, a commit or rollback that did not
+ * a deadlock or serialization failure, a statement past its time limit, an I/O error, a Kafka timeout, a commit or
+ * rollback that did not
  * complete. The stages redeliver these (error-handling.camel.yaml asks {@link #test(Exchange)} from an onWhen),
  * and the HTTP API answers them with 503 + Retry-After and never stores them as a request's outcome.
  *
@@ -87,7 +88,8 @@ public class TransientFailures {
      * SQLException "Connection is closed" without SQLState, which Spring cannot translate.
      */
     private static boolean isClosedPoolConnection(Throwable t) {
-        return t instanceof SQLException sql && sql.getSQLState() == null && HIKARI_CLOSED_CONNECTION.equals(sql.getMessage());
+        return t instanceof SQLException sql && sql.getSQLState() == null
+                && HIKARI_CLOSED_CONNECTION.equals(sql.getMessage());
     }
 
     private static boolean isKafkaRetriable(Throwable t) {

@@ -22,7 +22,8 @@ public class ContentKeyLock {
     /** Waits for the key's lock; must run inside a transaction, which releases it. */
     public void lock(@Header(IntakeHeaders.KEY) String key) {
         // the two-number form keeps these locks apart from the single-number ones used elsewhere
-        jdbc.queryForObject("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
+        jdbc.queryForObject(
+                "SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
                 Integer.class, key);
     }
 }

@@ -1,13 +1,12 @@
 package dev.ingestor.intake;
 
+import dev.ingestor.config.InstanceId;
 import dev.ingestor.job.ContentKey;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.service.ServiceSupport;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
-
-import dev.ingestor.config.InstanceId;
 
 /**
  * The idempotent consumer's repository of content keys, on PostgreSQL.

@@ -1,7 +1,8 @@
 package dev.ingestor.intake;
 
 /**
- * A body longer than its source allows ({@code ingestor.http.max-file-size}, {@code ingestor.suppliers.<CODE>.max-file-size}
+ * A body longer than its source allows ({@code ingestor.http.max-file-size}, {@code
+ * ingestor.suppliers.<CODE>.max-file-size}
  * or {@code ingestor.intake.max-file-size}); nothing of it is kept.
  */
 public class ContentTooLargeException extends RejectedDropException {
@@ -15,7 +16,8 @@ public class ContentTooLargeException extends RejectedDropException {
 
     /** {@code property}: the setting that made the limit, or null when unknown. */
     public ContentTooLargeException(long limit, String property) {
-        super("the content is larger than the limit of " + limit + " bytes" + (property == null ? "" : " (" + property + ")"));
+        super("the content is larger than the limit of " + limit + " bytes"
+                + (property == null ? "" : " (" + property + ")"));
         this.limit = limit;
         this.property = property;
     }

@@ -24,18 +24,22 @@ public final class FileNameRule {
         // bytes, not characters: file systems limit a name to 255 bytes, and one character may take up to four
         int bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
         if (bytes > MAX_LENGTH) {
-            return Optional.of("the file name is " + bytes + " bytes long (UTF-8); at most " + MAX_LENGTH + " are allowed");
+            return Optional
+                    .of("the file name is " + bytes + " bytes long (UTF-8); at most " + MAX_LENGTH + " are allowed");
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (Character.isISOControl(c)) {
-                return Optional.of(String.format("the file name contains the control character U+%04X at position %d", (int) c, i + 1));
+                return Optional.of(String.format("the file name contains the control character U+%04X at position %d",
+                        (int) c, i + 1));
             }
             if (FORBIDDEN.indexOf(c) >= 0) {
-                return Optional.of("the file name contains '" + c + "' at position " + (i + 1) + "; none of " + FORBIDDEN + " are allowed");
+                return Optional.of("the file name contains '" + c + "' at position " + (i + 1) + "; none of "
+                        + FORBIDDEN + " are allowed");
             }
             if (c == '\uFFFD') {
-                return Optional.of("the file name is not valid text in this system's encoding (position " + (i + 1) + ")");
+                return Optional
+                        .of("the file name is not valid text in this system's encoding (position " + (i + 1) + ")");
             }
         }
         if (name.equals(".") || name.equals("..") || name.startsWith(".")) {

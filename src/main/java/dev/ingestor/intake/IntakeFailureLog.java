@@ -1,7 +1,7 @@
 package dev.ingestor.intake;
 
-import dev.ingestor.notification.NotificationWriter;
 import dev.ingestor.intake.IntakeFailureStore.Arrival;
+import dev.ingestor.notification.NotificationWriter;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -19,7 +19,7 @@ public class IntakeFailureLog {
     private final TransactionTemplate transactions;
 
     public IntakeFailureLog(IntakeFailureStore store, NotificationWriter notifications,
-                            PlatformTransactionManager transactionManager) {
+            PlatformTransactionManager transactionManager) {
         this.store = store;
         this.notifications = notifications;
         this.transactions = new TransactionTemplate(transactionManager);
@@ -29,7 +29,8 @@ public class IntakeFailureLog {
     public long record(Arrival arrival) {
         Long id = transactions.execute(status -> {
             long row = store.record(arrival);
-            notifications.intakeFailure(row, arrival.supplier(), arrival.source(), arrival.fileName(), arrival.outcome(),
+            notifications.intakeFailure(row, arrival.supplier(), arrival.source(), arrival.fileName(),
+                    arrival.outcome(),
                     arrival.reason());
             return row;
         });

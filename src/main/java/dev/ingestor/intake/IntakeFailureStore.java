@@ -27,12 +27,12 @@ public class IntakeFailureStore {
 
     /** What is known about one failed or rejected arrival. {@code size} and {@code location} may be null. */
     public record Arrival(String supplier, String source, String fileName, Long size, String outcome, String reason,
-                          String location) {
+            String location) {
     }
 
     /** A row as the retry needs it. */
     public record Failure(long id, String supplier, String source, String fileName, String outcome, String location,
-                          boolean retried) {
+            boolean retried) {
     }
 
     /** One page of the list, and how many rows match in all. */
@@ -87,7 +87,8 @@ public class IntakeFailureStore {
         Long total = jdbc.queryForObject("SELECT count(*) FROM intake_failure " + where, Long.class, args.toArray());
         args.add(size);
         args.add((long) page * size);
-        List<Map<String, Object>> rows = jdbc.queryForList(ROW + where + "ORDER BY occurred_at DESC, id DESC LIMIT ? OFFSET ?",
+        List<Map<String, Object>> rows = jdbc.queryForList(
+                ROW + where + "ORDER BY occurred_at DESC, id DESC LIMIT ? OFFSET ?",
                 args.toArray());
         return new Page(rows, page, size, total == null ? 0 : total);
     }
@@ -95,14 +96,17 @@ public class IntakeFailureStore {
     /** The row {@code id}, locked until the caller's transaction ends. */
     public Optional<Failure> lock(long id) {
         return jdbc.query("SELECT id, supplier, source, file_name, outcome, location, retried_at IS NOT NULL"
-                        + " FROM intake_failure WHERE id = ? FOR UPDATE",
-                (rs, n) -> new Failure(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                        rs.getString(6), rs.getBoolean(7)), id).stream().findFirst();
+                + " FROM intake_failure WHERE id = ? FOR UPDATE",
+                (rs, n) -> new Failure(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getString(5),
+                        rs.getString(6), rs.getBoolean(7)),
+                id).stream().findFirst();
     }
 
     /** The file went back to where it is taken from: it is no longer where the row says. */
     public void markRetried(long id, String who, String location) {
-        jdbc.update("UPDATE intake_failure SET retried_at = now(), retried_by = ?, location = ? WHERE id = ?", who, location, id);
+        jdbc.update("UPDATE intake_failure SET retried_at = now(), retried_by = ?, location = ? WHERE id = ?", who,
+                location, id);
     }
 
     private static String orUnknown(String value) {

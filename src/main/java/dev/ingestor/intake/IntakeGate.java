@@ -29,17 +29,19 @@ public class IntakeGate {
     public IntakeGate(IngestorProperties properties, IntakeSettings intake) {
         this.suppliers = Set.copyOf(properties.getSuppliers().keySet());
         long global = intake.getMaxFileSize().toBytes();
-        this.limits = properties.getSuppliers().entrySet().stream().collect(Collectors.toUnmodifiableMap(Map.Entry::getKey,
-                supplier -> limit(supplier.getKey(), supplier.getValue(), global)));
+        this.limits = properties.getSuppliers().entrySet().stream()
+                .collect(Collectors.toUnmodifiableMap(Map.Entry::getKey,
+                        supplier -> limit(supplier.getKey(), supplier.getValue(), global)));
     }
 
     private static Limit limit(String code, SupplierProperties supplier, long global) {
-        return supplier.getMaxFileSize() == null ? new Limit(global, "ingestor.intake.max-file-size")
+        return supplier.getMaxFileSize() == null
+                ? new Limit(global, "ingestor.intake.max-file-size")
                 : new Limit(supplier.getMaxFileSize().toBytes(), "ingestor.suppliers." + code + ".max-file-size");
     }
 
     public void check(@Header(IntakeHeaders.SUPPLIER) String supplier, @Header(IntakeHeaders.FILE_NAME) String fileName,
-                      Exchange exchange) {
+            Exchange exchange) {
         String where = "supplier=" + FileNameRule.printable(supplier) + " file=" + FileNameRule.printable(fileName);
         if (supplier == null || !suppliers.contains(supplier)) {
             throw new RejectedDropException(where, "unknown supplier " + FileNameRule.printable(supplier)
@@ -60,7 +62,9 @@ public class IntakeGate {
         long max = message.getHeader(IntakeHeaders.MAX_SIZE, Long.class);
         if (length != null && length > max) {
             throw new RejectedDropException(where, "the file is " + length + " bytes, larger than the limit of " + max
-                    + " bytes (" + message.getHeader(IntakeHeaders.MAX_SIZE_PROPERTY, "ingestor.http.max-file-size", String.class) + ")");
+                    + " bytes ("
+                    + message.getHeader(IntakeHeaders.MAX_SIZE_PROPERTY, "ingestor.http.max-file-size", String.class)
+                    + ")");
         }
     }
 

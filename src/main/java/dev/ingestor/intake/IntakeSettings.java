@@ -72,5 +72,7 @@ public class IntakeSettings {
     public Duration getStrayScanInterval() { return strayScanInterval; }
     public void setStrayScanInterval(Duration strayScanInterval) { this.strayScanInterval = strayScanInterval; }
     public Duration getFailureCoalesceWindow() { return failureCoalesceWindow; }
-    public void setFailureCoalesceWindow(Duration failureCoalesceWindow) { this.failureCoalesceWindow = failureCoalesceWindow; }
+    public void setFailureCoalesceWindow(Duration failureCoalesceWindow) {
+        this.failureCoalesceWindow = failureCoalesceWindow;
+    }
 }

@@ -25,9 +25,9 @@ class JobRegistration {
 
     /** A new key: a new job, RECEIVED (REJECTED when the file is empty). */
     public IntakeResult create(@Body StoredContent content,
-                               @Header(IntakeHeaders.FILE_NAME) String fileName,
-                               @Header(IntakeHeaders.SOURCE) String source,
-                               @Header(IntakeHeaders.SUBMITTED_BY) String submittedBy) {
+            @Header(IntakeHeaders.FILE_NAME) String fileName,
+            @Header(IntakeHeaders.SOURCE) String source,
+            @Header(IntakeHeaders.SUBMITTED_BY) String submittedBy) {
         return new IntakeResult(jobs.open(content.key(), content.size(), fileName, source, submittedBy), false);
     }
 
@@ -39,9 +39,9 @@ class JobRegistration {
      * stands behind).
      */
     public IntakeResult recordDuplicate(@Body StoredContent content,
-                                        @Header(IntakeHeaders.FILE_NAME) String fileName,
-                                        @Header(IntakeHeaders.SOURCE) String source,
-                                        @Header(IntakeHeaders.SUBMITTED_BY) String submittedBy) {
+            @Header(IntakeHeaders.FILE_NAME) String fileName,
+            @Header(IntakeHeaders.SOURCE) String source,
+            @Header(IntakeHeaders.SUBMITTED_BY) String submittedBy) {
         ImportJob counted = jobs.countArrival(content.key()).orElse(null);
         if (counted != null) {
             return new IntakeResult(counted, true);

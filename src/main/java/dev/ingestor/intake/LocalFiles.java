@@ -23,9 +23,11 @@ final class LocalFiles {
         Path folder = file.getParent();
         if (folder != null && Files.isSymbolicLink(folder)) {
             throw new RejectedDropException("file=" + FileNameRule.printable(file.toString()),
-                    "the folder " + FileNameRule.printable(folder.toString()) + " is a symbolic link; links are never followed");
+                    "the folder " + FileNameRule.printable(folder.toString())
+                            + " is a symbolic link; links are never followed");
         }
-        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+                LinkOption.NOFOLLOW_LINKS);
         if (!attributes.isRegularFile()) {
             throw notRegular(file, attributes);
         }
@@ -42,8 +44,10 @@ final class LocalFiles {
     }
 
     private static RejectedDropException notRegular(Path file, BasicFileAttributes attributes) {
-        String what = attributes.isSymbolicLink() ? "a symbolic link; links are never followed"
+        String what = attributes.isSymbolicLink()
+                ? "a symbolic link; links are never followed"
                 : attributes.isDirectory() ? "a folder" : "not a regular file";
-        return new RejectedDropException("file=" + FileNameRule.printable(file.getFileName().toString()), "the file is " + what);
+        return new RejectedDropException("file=" + FileNameRule.printable(file.getFileName().toString()),
+                "the file is " + what);
     }
 }

@@ -1,6 +1,5 @@
 package dev.ingestor.intake;
 
-import dev.ingestor.job.ContentKey;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +19,7 @@ import java.time.Instant;
 import java.util.UUID;
 
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.job.ContentKey;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangeProperty;
@@ -94,8 +94,8 @@ public class RawStore {
      * {@link IntakeHeaders#KEY}: set here in Java, as route steps they cost an exchange copy per file.
      */
     public ReceivedContent receiveBody(Exchange exchange, @Header(IntakeHeaders.SUPPLIER) String supplier,
-                                       @Header(IntakeHeaders.MAX_SIZE) Long maxSize,
-                                       @Header(IntakeHeaders.MAX_SIZE_PROPERTY) String limitProperty) throws IOException {
+            @Header(IntakeHeaders.MAX_SIZE) Long maxSize,
+            @Header(IntakeHeaders.MAX_SIZE_PROPERTY) String limitProperty) throws IOException {
         Object body = exchange.getMessage().getBody();
         InputStream in;
         if (body instanceof GenericFile<?> generic && generic.getFile() instanceof File local) {
@@ -110,7 +110,8 @@ public class RawStore {
     }
 
     /** Writes and hashes {@code body} into {@code .incoming/}; nothing is in place yet. */
-    public ReceivedContent receive(InputStream body, String supplier, Long maxSize, String limitProperty) throws IOException {
+    public ReceivedContent receive(InputStream body, String supplier, Long maxSize, String limitProperty)
+            throws IOException {
         if (body == null) {
             throw new RejectedDropException("no content to ingest (the message body is empty)");
         }
@@ -122,7 +123,7 @@ public class RawStore {
         ContentKey key;
         boolean synced = false;
         try (InputStream in = body;
-             FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             byte[] buffer = new byte[FIRST_BUFFER_SIZE];
             ByteBuffer wrapped = ByteBuffer.wrap(buffer);
             int read;

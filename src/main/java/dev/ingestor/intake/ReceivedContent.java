@@ -1,7 +1,8 @@
 package dev.ingestor.intake;
 
-import dev.ingestor.job.ContentKey;
 import java.nio.file.Path;
+
+import dev.ingestor.job.ContentKey;
 
 /**
  * Bytes received into the raw store's working folder, hashed but not yet in their place: intake puts them in

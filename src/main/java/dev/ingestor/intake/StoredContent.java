@@ -1,7 +1,8 @@
 package dev.ingestor.intake;
 
-import dev.ingestor.job.ContentKey;
 import java.nio.file.Path;
+
+import dev.ingestor.job.ContentKey;
 
 /** A file's bytes, safely in the raw store, with the identity computed while they were written. */
 public record StoredContent(ContentKey key, long size, Path path) {

@@ -34,11 +34,14 @@ public class DeadLetterStore {
     public record Waiting(long id, UUID jobId, String stage) {
     }
 
-    /** The dead letter {@code id} if it is not replayed yet and belongs to a job, locked for the caller's transaction. */
+    /**
+     * The dead letter {@code id} if it is not replayed yet and belongs to a job, locked for the caller's transaction.
+     */
     public java.util.Optional<Waiting> lockWaiting(long id) {
         return jdbc.query("SELECT id, job_id, stage FROM dead_letter WHERE id = ? AND replayed_at IS NULL"
-                        + " AND job_id IS NOT NULL FOR UPDATE",
-                (rs, n) -> new Waiting(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3)), id).stream().findFirst();
+                + " AND job_id IS NOT NULL FOR UPDATE",
+                (rs, n) -> new Waiting(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3)), id).stream()
+                .findFirst();
     }
 
     /** Marks one dead letter replayed, by whom. */
@@ -48,7 +51,8 @@ public class DeadLetterStore {
 
     /** Marks every dead letter of a job that is not replayed yet as replayed, by whom. */
     public void markReplayedOfJob(UUID jobId, String who) {
-        jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE job_id = ? AND replayed_at IS NULL",
+        jdbc.update(
+                "UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE job_id = ? AND replayed_at IS NULL",
                 who, jobId);
     }
 
@@ -59,7 +63,8 @@ public class DeadLetterStore {
 
     /** Every dead letter, newest first. */
     public Page page(int page, int size) {
-        List<Map<String, Object>> rows = jdbc.queryForList(LETTER + "ORDER BY d.id DESC LIMIT ? OFFSET ?", size, offset(page, size));
+        List<Map<String, Object>> rows = jdbc.queryForList(LETTER + "ORDER BY d.id DESC LIMIT ? OFFSET ?", size,
+                offset(page, size));
         return new Page(rows, page, size, count("SELECT count(*) FROM dead_letter"));
     }
 
@@ -81,12 +86,16 @@ public class DeadLetterStore {
         long total = count("SELECT count(*) FROM import_job j" + where, args.toArray());
         args.add(size);
         args.add(offset(page, size));
-        List<Map<String, Object>> rows = jdbc.queryForList("""
-                SELECT j.id, j.supplier, j.file_name AS "fileName", j.key, j.error, j.updated_at AS "failedAt",
-                       d.id AS "deadLetterId", d.stage, d.exception, d.message, d.attempts
-                FROM import_job j
-                LEFT JOIN LATERAL (SELECT * FROM dead_letter x WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1) d ON true
-                """ + where + " ORDER BY j.updated_at DESC, j.id DESC LIMIT ? OFFSET ?", args.toArray());
+        List<Map<String, Object>> rows = jdbc.queryForList(
+                """
+                        SELECT j.id, j.supplier, j.file_name AS "fileName", j.key, j.error, j.updated_at AS "failedAt",
+                               d.id AS "deadLetterId", d.stage, d.exception, d.message, d.attempts
+                        FROM import_job j
+                        LEFT JOIN LATERAL (SELECT * FROM dead_letter x WHERE x.job_id = j.id
+                                           ORDER BY x.id DESC LIMIT 1) d ON true
+                        """
+                        + where + " ORDER BY j.updated_at DESC, j.id DESC LIMIT ? OFFSET ?",
+                args.toArray());
         return new Page(rows, page, size, total);
     }
 

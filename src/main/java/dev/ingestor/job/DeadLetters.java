@@ -1,10 +1,10 @@
 package dev.ingestor.job;
 
-import dev.ingestor.outbox.DeadLetterWriter;
-import dev.ingestor.outbox.FailedJobError;
 import java.util.UUID;
 
 import dev.ingestor.metrics.IngestorMetrics;
+import dev.ingestor.outbox.DeadLetterWriter;
+import dev.ingestor.outbox.FailedJobError;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +31,7 @@ public class DeadLetters {
     private final IngestorMetrics metrics;
 
     public DeadLetters(JobClaims claims, JobLifecycle lifecycle, DeadLetterWriter writer,
-                       PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
+            PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
         this.metrics = metrics;
         this.claims = claims;
         this.lifecycle = lifecycle;
@@ -65,7 +65,8 @@ public class DeadLetters {
         if (recorded) {
             metrics.deadLetter(stage);
             LOG.error("dead letter supplier={} job={} key={} stage={} attempts={} exception={} message=\"{}\"",
-                    job == null ? null : job.supplier(), jobId, job == null ? null : job.key(), stage, attempts, exceptionType, message, logged);
+                    job == null ? null : job.supplier(), jobId, job == null ? null : job.key(), stage, attempts,
+                    exceptionType, message, logged);
         }
     }
 }

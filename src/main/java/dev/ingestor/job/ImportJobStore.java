@@ -63,11 +63,12 @@ public class ImportJobStore {
      * stages then take like a file, or the end state of a batch processed while the caller waited.
      */
     public ImportJob createForRequest(UUID id, ContentKey key, long size, String fileName, String requestKey,
-                                      String submittedBy, JobState state, RecordCounts counts) {
+            String submittedBy, JobState state, RecordCounts counts) {
         return jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, format,"
                         + " submitted_by, total, accepted, updated, replayed, quarantined, records_done)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, 'http-items', ?, 'JSON', ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
+                        + " VALUES (?, ?, ?, ?, ?, ?, 'http-items', ?, 'JSON', ?, ?, ?, ?, ?, ?, ?) RETURNING "
+                        + COLUMNS,
                 JOB, id, key.supplier(), state.name(), key.toString(), fileName, size, requestKey,
                 submittedBy,
                 counts.total(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined(),
@@ -81,7 +82,8 @@ public class ImportJobStore {
     public Optional<ImportJob> countArrival(ContentKey key) {
         return jdbc.query(
                 "UPDATE import_job SET duplicate_count = duplicate_count + 1, last_seen_at = clock_timestamp()"
-                        + " WHERE key = ? AND request_key IS NULL RETURNING " + COLUMNS, JOB, key.toString())
+                        + " WHERE key = ? AND request_key IS NULL RETURNING " + COLUMNS,
+                JOB, key.toString())
                 .stream().findFirst();
     }
 
@@ -147,7 +149,7 @@ public class ImportJobStore {
 
     /** One minute of {@link #perMinute}: jobs received, jobs finished by end state, and their records by outcome. */
     public record MinuteOfJobs(Instant minute, long received, long completed, long completedWithErrors, long rejected,
-                               long failed, long accepted, long updated, long replayed, long quarantined) {
+            long failed, long accepted, long updated, long replayed, long quarantined) {
     }
 
     /**
@@ -181,7 +183,8 @@ public class ImportJobStore {
                     AND updated_at < (SELECT max(minute) FROM minutes) + interval '1 minute'
                   GROUP BY 1)
                 SELECT m.minute, coalesce(r.jobs, 0) AS received, coalesce(f.completed, 0) AS completed,
-                       coalesce(f.completed_with_errors, 0) AS completed_with_errors, coalesce(f.rejected, 0) AS rejected,
+                       coalesce(f.completed_with_errors, 0) AS completed_with_errors, coalesce(f.rejected,
+                           0) AS rejected,
                        coalesce(f.failed, 0) AS failed, coalesce(f.accepted, 0) AS accepted,
                        coalesce(f.updated, 0) AS updated, coalesce(f.replayed, 0) AS replayed,
                        coalesce(f.quarantined, 0) AS quarantined

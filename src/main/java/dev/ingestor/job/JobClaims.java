@@ -1,7 +1,5 @@
 package dev.ingestor.job;
 
-import dev.ingestor.outbox.DeadLetterWriter;
-import dev.ingestor.outbox.FailedJobError;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -13,6 +11,8 @@ import java.util.function.Supplier;
 
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.metrics.IngestorMetrics;
+import dev.ingestor.outbox.DeadLetterWriter;
+import dev.ingestor.outbox.FailedJobError;
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,7 +57,7 @@ public class JobClaims {
                     JobState.PROCESSING, new AtomicLong(System.nanoTime())));
 
     public JobClaims(JdbcTemplate jdbc, JobLifecycle lifecycle, InstanceId instanceId, PipelineSettings pipeline,
-                     DeadLetterWriter deadLetters, PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
+            DeadLetterWriter deadLetters, PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
         this.jdbc = jdbc;
         this.lifecycle = lifecycle;
         this.owner = instanceId.value();
@@ -130,7 +130,7 @@ public class JobClaims {
      * job claimed alone goes on at once (it may be a takeover, and its lease was just given).
      */
     public boolean stillHeldFromGroup(@org.apache.camel.Body ImportJob job,
-                                      @org.apache.camel.ExchangeProperty(GROUPED) Boolean grouped) {
+            @org.apache.camel.ExchangeProperty(GROUPED) Boolean grouped) {
         try {
             if (!Boolean.TRUE.equals(grouped) || lifecycle.renewedFromGroup(job.id(), owner)) {
                 return true;
@@ -139,7 +139,8 @@ public class JobClaims {
             // the database is not answering: the job goes on, and validate-job's own guards and redelivery decide
             return true;
         }
-        PIPELINE.warn("job {} of a group was taken over while it waited its turn; left to the worker that holds it", job.id());
+        PIPELINE.warn("job {} of a group was taken over while it waited its turn; left to the worker that holds it",
+                job.id());
         return false;
     }
 
@@ -170,18 +171,22 @@ public class JobClaims {
      */
     private boolean failPoisonJob(JobState working) {
         String stage = working == JobState.VALIDATING ? "validation" : "processing";
-        DeadLetterWriter.Failure failed = transactions.execute(status -> lifecycle.lockPastTakeoverLimit(working).map(job -> {
-            TakeoverLimitException reason = new TakeoverLimitException(stage, job.takeovers(), lifecycle.maxTakeovers());
-            DeadLetterWriter.Failure failure = new DeadLetterWriter.Failure(job.jobId(), job.supplier(), job.key(), stage,
-                    reason.getClass().getName(), reason.getMessage(), Math.max(1, job.attempts()));
-            long letter = deadLetters.write(failure, true);
-            lifecycle.failedPastTakeoverLimit(job.jobId(), FailedJobError.of(stage, letter, failure.message()));
-            return failure;
-        }).orElse(null));
+        DeadLetterWriter.Failure failed = transactions
+                .execute(status -> lifecycle.lockPastTakeoverLimit(working).map(job -> {
+                    TakeoverLimitException reason = new TakeoverLimitException(stage, job.takeovers(),
+                            lifecycle.maxTakeovers());
+                    DeadLetterWriter.Failure failure = new DeadLetterWriter.Failure(job.jobId(), job.supplier(),
+                            job.key(), stage,
+                            reason.getClass().getName(), reason.getMessage(), Math.max(1, job.attempts()));
+                    long letter = deadLetters.write(failure, true);
+                    lifecycle.failedPastTakeoverLimit(job.jobId(), FailedJobError.of(stage, letter, failure.message()));
+                    return failure;
+                }).orElse(null));
         if (failed != null) {
             metrics.deadLetter(stage);
             LOG.error("dead letter supplier={} job={} key={} stage={} attempts={} exception={} message=\"{}\"",
-                    failed.supplier(), failed.jobId(), failed.key(), stage, failed.attempts(), failed.exception(), failed.message());
+                    failed.supplier(), failed.jobId(), failed.key(), stage, failed.attempts(), failed.exception(),
+                    failed.message());
         }
         return failed != null;
     }
@@ -198,7 +203,8 @@ public class JobClaims {
         try {
             int released = lifecycle.releasedOnShutdown(owner);
             if (released > 0) {
-                LOG.info("shutdown of instance {}: handed back {} job(s) it held, to be claimed again without a takeover",
+                LOG.info(
+                        "shutdown of instance {}: handed back {} job(s) it held, to be claimed again without a takeover",
                         owner, released);
             }
             return released;
@@ -239,7 +245,8 @@ public class JobClaims {
      * the batch rolls back.
      */
     public void checkpoint(UUID jobId, long from, long recordsDone, long accepted, long updated, long replayed) {
-        int written = jdbc.update("UPDATE import_job SET records_done = ?, accepted = accepted + ?, updated = updated + ?,"
+        int written = jdbc.update(
+                "UPDATE import_job SET records_done = ?, accepted = accepted + ?, updated = updated + ?,"
                         + " replayed = replayed + ?, lease_until = now() + make_interval(secs => ?), updated_at = now()"
                         + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' AND records_done = ?",
                 recordsDone, accepted, updated, replayed, leaseSeconds, jobId, owner, from);
@@ -254,7 +261,7 @@ public class JobClaims {
      * transaction. False when the lease was lost or the checkpoint moved.
      */
     public boolean completed(UUID jobId, JobState end, long from, long recordsDone, long accepted, long updated,
-                             long replayed) {
+            long replayed) {
         return lifecycle.completed(jobId, owner, end, from, recordsDone, accepted, updated, replayed);
     }
 

@@ -92,7 +92,7 @@ public class JobLifecycle {
     private final int maxTakeovers;
 
     public JobLifecycle(JdbcTemplate jdbc, PipelineSettings pipeline, PlatformTransactionManager transactionManager,
-                        NotificationWriter notifications, ApplicationEventPublisher events) {
+            NotificationWriter notifications, ApplicationEventPublisher events) {
         this.jdbc = jdbc;
         this.notifications = notifications;
         this.events = events;
@@ -127,17 +127,17 @@ public class JobLifecycle {
         // this stage whose lease lapsed; the older of the two is taken. The states are enum names written into
         // the statement, so the partial indexes serve its generic plan too
         List<Claimed> claimed = jdbc.query("WITH waiting AS (SELECT id, received_at FROM import_job"
-                        + "   WHERE state = '" + waiting.name() + "' AND lease_owner IS NULL"
-                        + "   ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),"
-                        + " lapsed AS (SELECT id, received_at FROM import_job"
-                        + "   WHERE state = '" + working.name() + "' AND lease_owner IS NOT NULL AND lease_until < now()"
-                        + "   AND takeovers < ? ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-                        + " UPDATE import_job SET state = ?, lease_owner = ?,"
-                        + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1,"
-                        + " takeovers = takeovers + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END, updated_at = now()"
-                        + " WHERE id = (SELECT id FROM (SELECT * FROM waiting UNION ALL SELECT * FROM lapsed) candidate"
-                        + "   ORDER BY received_at, id LIMIT 1)"
-                        + " RETURNING " + ImportJobStore.COLUMNS + ", takeovers",
+                + "   WHERE state = '" + waiting.name() + "' AND lease_owner IS NULL"
+                + "   ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED),"
+                + " lapsed AS (SELECT id, received_at FROM import_job"
+                + "   WHERE state = '" + working.name() + "' AND lease_owner IS NOT NULL AND lease_until < now()"
+                + "   AND takeovers < ? ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                + " UPDATE import_job SET state = ?, lease_owner = ?,"
+                + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1,"
+                + " takeovers = takeovers + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END, updated_at = now()"
+                + " WHERE id = (SELECT id FROM (SELECT * FROM waiting UNION ALL SELECT * FROM lapsed) candidate"
+                + "   ORDER BY received_at, id LIMIT 1)"
+                + " RETURNING " + ImportJobStore.COLUMNS + ", takeovers",
                 (rs, row) -> new Claimed(ImportJobStore.JOB.mapRow(rs, row), rs.getInt("takeovers") > 0),
                 maxTakeovers, working.name(), owner, leaseSeconds);
         return claimed.stream().findFirst();
@@ -158,19 +158,20 @@ public class JobLifecycle {
         }
         // a job handed back at a shutdown after a takeover keeps its takeovers: it is claimed alone, as a takeover is
         List<Object[]> claimed = jdbc.query("WITH next AS MATERIALIZED (SELECT id, received_at, size, takeovers"
-                        + "   FROM import_job WHERE state = 'RECEIVED' AND lease_owner IS NULL"
-                        + "   ORDER BY received_at, id LIMIT ? FOR UPDATE SKIP LOCKED),"
-                        + " front AS (SELECT id AS front_id, row_number() OVER w AS place, sum(size) OVER w AS through,"
-                        + "   count(*) FILTER (WHERE size > ? OR takeovers > 0) OVER w AS alone"
-                        + "   FROM next WINDOW w AS (ORDER BY received_at, id))"
-                        + " UPDATE import_job SET state = 'VALIDATING', lease_owner = ?,"
-                        + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1, updated_at = now()"
-                        + " FROM front WHERE id = front_id AND alone = 0 AND through <= ?"
-                        + " RETURNING " + ImportJobStore.COLUMNS + ", place",
+                + "   FROM import_job WHERE state = 'RECEIVED' AND lease_owner IS NULL"
+                + "   ORDER BY received_at, id LIMIT ? FOR UPDATE SKIP LOCKED),"
+                + " front AS (SELECT id AS front_id, row_number() OVER w AS place, sum(size) OVER w AS through,"
+                + "   count(*) FILTER (WHERE size > ? OR takeovers > 0) OVER w AS alone"
+                + "   FROM next WINDOW w AS (ORDER BY received_at, id))"
+                + " UPDATE import_job SET state = 'VALIDATING', lease_owner = ?,"
+                + " lease_until = now() + make_interval(secs => ?), attempts = attempts + 1, updated_at = now()"
+                + " FROM front WHERE id = front_id AND alone = 0 AND through <= ?"
+                + " RETURNING " + ImportJobStore.COLUMNS + ", place",
                 (rs, row) -> new Object[] {ImportJobStore.JOB.mapRow(rs, row), rs.getLong("place")},
                 count, maxSize, owner, leaseSeconds, maxTotal);
         // in the order of the queue (RETURNING has none)
-        return claimed.stream().sorted(java.util.Comparator.comparingLong(c -> (Long) c[1])).map(c -> (ImportJob) c[0]).toList();
+        return claimed.stream().sorted(java.util.Comparator.comparingLong(c -> (Long) c[1])).map(c -> (ImportJob) c[0])
+                .toList();
     }
 
     /**
@@ -190,7 +191,7 @@ public class JobLifecycle {
      */
     public Optional<ImportJob> validatedAndHeld(UUID jobId, String owner, long total, long quarantined) {
         return jdbc.query("UPDATE import_job SET " + VALIDATED + ", lease_until = now() + make_interval(secs => ?),"
-                        + " attempts = attempts + 1" + HELD_IN_VALIDATION + " RETURNING " + ImportJobStore.COLUMNS,
+                + " attempts = attempts + 1" + HELD_IN_VALIDATION + " RETURNING " + ImportJobStore.COLUMNS,
                 ImportJobStore.JOB, total, quarantined, leaseSeconds, jobId, owner).stream().findFirst();
     }
 
@@ -200,7 +201,7 @@ public class JobLifecycle {
      * or the checkpoint no longer stands at {@code from} (another run of the job committed that range).
      */
     public boolean completed(UUID jobId, String owner, JobState end, long from, long recordsDone, long accepted,
-                             long updated, long replayed) {
+            long updated, long replayed) {
         if (end != JobState.COMPLETED && end != JobState.COMPLETED_WITH_ERRORS) {
             throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + end);
         }
@@ -212,7 +213,7 @@ public class JobLifecycle {
 
     /** What a group's validation and processing came to for one of its jobs. */
     public record GroupResult(UUID jobId, JobState end, long total, long quarantined, long accepted, long updated,
-                              long replayed) {
+            long replayed) {
     }
 
     /**
@@ -231,7 +232,8 @@ public class JobLifecycle {
         for (int i = 0; i < n; i++) {
             GroupResult r = results.get(i);
             if (r.end() != JobState.COMPLETED && r.end() != JobState.COMPLETED_WITH_ERRORS) {
-                throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + r.end());
+                throw new IllegalArgumentException(
+                        "a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + r.end());
             }
             ids[i] = r.jobId();
             states[i] = r.end().name();
@@ -242,12 +244,13 @@ public class JobLifecycle {
             counts[4][i] = r.replayed();
         }
         List<UUID> done = jdbc.execute((java.sql.Connection c) -> {
-            try (java.sql.PreparedStatement ps = c.prepareStatement("UPDATE import_job j SET state = v.state, total = v.total,"
-                    + " quarantined = v.quarantined, records_done = v.total, accepted = v.accepted, updated = v.updated,"
-                    + " replayed = v.replayed, error = NULL, attempts = j.attempts + 1, " + COMES_TO_REST
-                    + " FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])"
-                    + "   AS v(id, state, total, quarantined, accepted, updated, replayed)"
-                    + " WHERE j.id = v.id AND j.lease_owner = ? AND j.state = 'VALIDATING' AND j.takeovers = 0 RETURNING j.id")) {
+            try (java.sql.PreparedStatement ps = c
+                    .prepareStatement("UPDATE import_job j SET state = v.state, total = v.total,"
+                            + " quarantined = v.quarantined, records_done = v.total, accepted = v.accepted, updated = v.updated,"
+                            + " replayed = v.replayed, error = NULL, attempts = j.attempts + 1, " + COMES_TO_REST
+                            + " FROM unnest(?::uuid[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[])"
+                            + "   AS v(id, state, total, quarantined, accepted, updated, replayed)"
+                            + " WHERE j.id = v.id AND j.lease_owner = ? AND j.state = 'VALIDATING' AND j.takeovers = 0 RETURNING j.id")) {
                 ps.setArray(1, c.createArrayOf("uuid", ids));
                 ps.setArray(2, c.createArrayOf("text", states));
                 for (int k = 0; k < 5; k++) {
@@ -273,7 +276,8 @@ public class JobLifecycle {
      */
     public boolean renewedFromGroup(UUID jobId, String owner) {
         return jdbc.update("UPDATE import_job SET lease_until = now() + make_interval(secs => ?)"
-                + " WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING' AND takeovers = 0", leaseSeconds, jobId, owner) == 1;
+                + " WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING' AND takeovers = 0", leaseSeconds, jobId,
+                owner) == 1;
     }
 
     /** The file cannot be read as a whole: REJECTED, final. False when the lease was lost. */
@@ -285,7 +289,8 @@ public class JobLifecycle {
     public boolean failed(UUID jobId, String owner, String error) {
         // toRest's statement, returning what the notification (same transaction) names
         return !notifyFailed(jdbc.query("UPDATE import_job SET state = 'FAILED', error = ?, " + COMES_TO_REST
-                + " WHERE id = ? AND lease_owner = ? RETURNING supplier, key", (rs, n) -> new String[] {rs.getString(1), rs.getString(2)}, error, jobId, owner),
+                + " WHERE id = ? AND lease_owner = ? RETURNING supplier, key",
+                (rs, n) -> new String[] {rs.getString(1), rs.getString(2)}, error, jobId, owner),
                 jobId, error).isEmpty();
     }
 
@@ -297,7 +302,8 @@ public class JobLifecycle {
 
     /** Brings the job {@code owner} holds to rest in {@code end} and gives up the lease; false when it was lost. */
     private boolean toRest(UUID jobId, String owner, JobState end, String error) {
-        return jdbc.update("UPDATE import_job SET state = ?, error = ?, " + COMES_TO_REST + " WHERE id = ? AND lease_owner = ?",
+        return jdbc.update(
+                "UPDATE import_job SET state = ?, error = ?, " + COMES_TO_REST + " WHERE id = ? AND lease_owner = ?",
                 end.name(), error, jobId, owner) == 1;
     }
 
@@ -307,9 +313,10 @@ public class JobLifecycle {
      * from its checkpoint. Returns how many jobs were handed back.
      */
     public int releasedOnShutdown(String owner) {
-        return jdbc.update("UPDATE import_job SET state = CASE WHEN state = 'VALIDATING' THEN 'RECEIVED' ELSE state END,"
-                + " lease_owner = NULL, lease_until = NULL, updated_at = now()"
-                + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", owner);
+        return jdbc
+                .update("UPDATE import_job SET state = CASE WHEN state = 'VALIDATING' THEN 'RECEIVED' ELSE state END,"
+                        + " lease_owner = NULL, lease_until = NULL, updated_at = now()"
+                        + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", owner);
     }
 
     // ---- lapsed leases
@@ -325,8 +332,8 @@ public class JobLifecycle {
      */
     public Optional<PastTakeoverLimit> lockPastTakeoverLimit(JobState working) {
         return jdbc.query("SELECT id, supplier, key, attempts, takeovers FROM import_job"
-                        + " WHERE state = ? AND lease_owner IS NOT NULL AND lease_until < now() AND takeovers >= ?"
-                        + " ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                + " WHERE state = ? AND lease_owner IS NOT NULL AND lease_until < now() AND takeovers >= ?"
+                + " ORDER BY received_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
                 (rs, row) -> new PastTakeoverLimit(rs.getObject("id", UUID.class), rs.getString("supplier"),
                         rs.getString("key"), rs.getInt("attempts"), rs.getInt("takeovers")),
                 working.name(), maxTakeovers).stream().findFirst();
@@ -365,9 +372,10 @@ public class JobLifecycle {
      * or no records), or is unknown.
      */
     public boolean reprocess(UUID jobId) {
-        return sentBack(jdbc.update("UPDATE import_job SET state = 'PROCESSING', records_done = 0, accepted = 0, updated = 0,"
-                + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
-                + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE), jobId) == 1);
+        return sentBack(
+                jdbc.update("UPDATE import_job SET state = 'PROCESSING', records_done = 0, accepted = 0, updated = 0,"
+                        + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
+                        + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE), jobId) == 1);
     }
 
     /** A FAILED job and the stage its last dead letter names. */
@@ -377,8 +385,8 @@ public class JobLifecycle {
     /** The FAILED jobs of {@code supplier}, locked in the caller's transaction, each with the stage that failed. */
     public List<FailedJob> lockFailed(String supplier) {
         return jdbc.query("SELECT j.id, (SELECT d.stage FROM dead_letter d WHERE d.job_id = j.id"
-                        + " ORDER BY d.id DESC LIMIT 1) AS stage FROM import_job j WHERE j.supplier = ? AND j.state = 'FAILED'"
-                        + " FOR UPDATE OF j",
+                + " ORDER BY d.id DESC LIMIT 1) AS stage FROM import_job j WHERE j.supplier = ? AND j.state = 'FAILED'"
+                + " FOR UPDATE OF j",
                 (rs, row) -> new FailedJob(rs.getObject("id", UUID.class), rs.getString("stage")), supplier);
     }
 
@@ -388,12 +396,15 @@ public class JobLifecycle {
      */
     public boolean resumeAfterDeadLetter(UUID jobId, String stage) {
         if ("processing".equals(stage)) {
-            return sentBack(jdbc.update("UPDATE import_job SET state = 'PROCESSING', error = NULL, lease_owner = NULL, lease_until = NULL,"
-                    + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0", jobId) == 1);
+            return sentBack(jdbc.update(
+                    "UPDATE import_job SET state = 'PROCESSING', error = NULL, lease_owner = NULL, lease_until = NULL,"
+                            + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0",
+                    jobId) == 1);
         }
-        return sentBack(jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
-                + " quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0,"
-                + " takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1);
+        return sentBack(jdbc
+                .update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
+                        + " quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0,"
+                        + " takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1);
     }
 
     /**

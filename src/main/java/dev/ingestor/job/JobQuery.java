@@ -8,7 +8,7 @@ import java.time.Instant;
  * a job by what an operator has at hand: its id (the whole UUID), part of its file name, or the start of its key.
  */
 public record JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, String search,
-                       int page, int size) {
+        int page, int size) {
 
     public static final int MAX_SIZE = 1000;
     /** Longer than any key (supplier, colon, 64 hex digits) or sensible part of a file name. */
@@ -22,11 +22,13 @@ public record JobQuery(String supplier, JobState state, Instant receivedSince, I
             throw new IllegalArgumentException("size must be between 1 and " + MAX_SIZE + ", was " + size);
         }
         if (search != null && search.length() > MAX_SEARCH) {
-            throw new IllegalArgumentException("q must be at most " + MAX_SEARCH + " characters, was " + search.length());
+            throw new IllegalArgumentException(
+                    "q must be at most " + MAX_SEARCH + " characters, was " + search.length());
         }
     }
 
-    public JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, int page, int size) {
+    public JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, int page,
+            int size) {
         this(supplier, state, receivedSince, receivedBefore, null, page, size);
     }
 

@@ -19,11 +19,10 @@ public enum JobState {
      * The states of a job at rest, that is finished: no worker owns it and none will take it unless an operator
      * sends it round again, so operators and retention may act on it.
      */
-    public static final Set<JobState> AT_REST = Set.copyOf(EnumSet.of(COMPLETED, COMPLETED_WITH_ERRORS, REJECTED, FAILED));
+    public static final Set<JobState> AT_REST = Set
+            .copyOf(EnumSet.of(COMPLETED, COMPLETED_WITH_ERRORS, REJECTED, FAILED));
 
-    public boolean isAtRest() {
-        return AT_REST.contains(this);
-    }
+    public boolean isAtRest() { return AT_REST.contains(this); }
 
     /** The names of {@code states} in declaration order, e.g. to bind as a SQL {@code text[]}. */
     public static String[] names(Collection<JobState> states) {

@@ -2,7 +2,8 @@ package dev.ingestor.logging;
 
 /**
  * Text from a supplier's file made safe to store and show: control characters (NUL above all, which
- * PostgreSQL text cannot hold) and unpaired UTF-16 surrogates are written as {@code \\u0000} escapes, and very long values are cut.
+ * PostgreSQL text cannot hold) and unpaired UTF-16 surrogates are written as {@code \\u0000} escapes, and very long
+ * values are cut.
  */
 public final class SafeText {
 

@@ -75,10 +75,13 @@ public class IngestorMetrics {
     public void group(String outcome, int files) {
         ((Counter) meters.computeIfAbsent(key("groups", outcome), k -> Counter.builder("ingestor.pipeline.groups")
                 .description("Groups of small files validated and processed together, by outcome (completed, or alone:"
-                        + " done again one file at a time)").tag("outcome", outcome).register(registry))).increment();
-        ((Counter) meters.computeIfAbsent(key("group-files", outcome), k -> Counter.builder("ingestor.pipeline.group.files")
-                .description("Files in groups of small files, by the group's outcome").tag("outcome", outcome)
-                .register(registry))).increment(files);
+                        + " done again one file at a time)")
+                .tag("outcome", outcome).register(registry))).increment();
+        ((Counter) meters.computeIfAbsent(key("group-files", outcome),
+                k -> Counter.builder("ingestor.pipeline.group.files")
+                        .description("Files in groups of small files, by the group's outcome").tag("outcome", outcome)
+                        .register(registry)))
+                .increment(files);
     }
 
     public void redelivery(String routeId) {
@@ -107,7 +110,8 @@ public class IngestorMetrics {
     public Timer stage(String stage, String supplier) {
         String s = tag(supplier);
         return (Timer) meters.computeIfAbsent(key("stage", stage, s), k -> Timer.builder("ingestor.stage")
-                .description("Time a stage takes over one job").tag("stage", stage).tag("supplier", s).register(registry));
+                .description("Time a stage takes over one job").tag("stage", stage).tag("supplier", s)
+                .register(registry));
     }
 
     /** A meter's name and tag values as one map key, joined by NUL (no supplier code, source or outcome holds one). */

@@ -23,20 +23,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.node.ObjectNode;
-import jakarta.annotation.PreDestroy;
-
-import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.logging.SafeText;
 import dev.ingestor.metrics.IngestorMetrics;
+import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Sends the notifications that are due (routes/notifications.camel.yaml), each a signed JSON POST. A 2xx answer
@@ -62,7 +61,7 @@ class NotificationDelivery {
 
     /** A claimed row; {@code coalesced} rows carry their count and first and last time into the body sent. */
     private record Due(long id, UUID eventId, String type, String destination, String payload, int attempts,
-                       boolean coalesced, int occurrences, Instant firstAt, Instant lastAt) {
+            boolean coalesced, int occurrences, Instant firstAt, Instant lastAt) {
     }
 
     private final JdbcTemplate jdbc;
@@ -82,7 +81,7 @@ class NotificationDelivery {
     });
 
     public NotificationDelivery(JdbcTemplate jdbc, IngestorProperties properties, NotificationSettings notifications,
-                                RetentionSettings retention, IngestorMetrics metrics, ObjectMapper json) {
+            RetentionSettings retention, IngestorMetrics metrics, ObjectMapper json) {
         this.jdbc = jdbc;
         this.properties = properties;
         this.notifications = notifications;
@@ -103,12 +102,12 @@ class NotificationDelivery {
         // the lease: twice the longest a POST can take, so a POST settled normally always writes its outcome first;
         // taking a row ends its coalescing, so what is sent is never counted into again
         List<Due> due = jdbc.query("UPDATE notification SET next_attempt_at = now() + make_interval(secs => ?),"
-                        + " coalescing = false"
-                        + " WHERE id IN (SELECT id FROM notification WHERE delivered_at IS NULL AND gave_up_at IS NULL"
-                        + " AND next_attempt_at <= now() AND destination = ANY (?) ORDER BY next_attempt_at, id LIMIT ?"
-                        + " FOR UPDATE SKIP LOCKED)"
-                        + " RETURNING id, event_id, type, destination, payload, attempts, coalesce_key IS NOT NULL,"
-                        + " occurrences, first_at, last_at",
+                + " coalescing = false"
+                + " WHERE id IN (SELECT id FROM notification WHERE delivered_at IS NULL AND gave_up_at IS NULL"
+                + " AND next_attempt_at <= now() AND destination = ANY (?) ORDER BY next_attempt_at, id LIMIT ?"
+                + " FOR UPDATE SKIP LOCKED)"
+                + " RETURNING id, event_id, type, destination, payload, attempts, coalesce_key IS NOT NULL,"
+                + " occurrences, first_at, last_at",
                 (rs, n) -> new Due(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
                         rs.getString(5), rs.getInt(6), rs.getBoolean(7), rs.getInt(8), instant(rs, 9), instant(rs, 10)),
                 deadline.multipliedBy(2).toMillis() / 1000.0, destinations,
@@ -117,7 +116,8 @@ class NotificationDelivery {
         due.forEach(row -> lanes.computeIfAbsent(row.destination(), d -> new ArrayList<>()).add(row));
         lanes.forEach((destination, rows) -> {
             busy.add(destination);
-            CompletableFuture<?>[] settled = rows.stream().map(row -> deliver(row, deadline)).toArray(CompletableFuture[]::new);
+            CompletableFuture<?>[] settled = rows.stream().map(row -> deliver(row, deadline))
+                    .toArray(CompletableFuture[]::new);
             CompletableFuture.allOf(settled).whenComplete((done, failure) -> busy.remove(destination));
         });
         return due.size();
@@ -188,9 +188,11 @@ class NotificationDelivery {
         int batch = Math.max(1, retention.getBatchSize());
         // rows of a webhook no instance has any more are never sent: given up once as old as a settled row may get
         // (and no longer open for coalescing: a webhook configured again starts a notice of its own)
-        int orphans = jdbc.update("UPDATE notification SET gave_up_at = now(), coalescing = false, last_error = 'no webhook is configured"
-                + " for this destination' WHERE delivered_at IS NULL AND gave_up_at IS NULL AND NOT (destination = ANY (?))"
-                + " AND created_at < now() - make_interval(secs => ?)", destinations(), seconds);
+        int orphans = jdbc.update(
+                "UPDATE notification SET gave_up_at = now(), coalescing = false, last_error = 'no webhook is configured"
+                        + " for this destination' WHERE delivered_at IS NULL AND gave_up_at IS NULL AND NOT (destination = ANY (?))"
+                        + " AND created_at < now() - make_interval(secs => ?)",
+                destinations(), seconds);
         if (orphans > 0) {
             LOG.warn("{} notification(s) given up: no webhook is configured for their destination any more", orphans);
         }
@@ -198,7 +200,8 @@ class NotificationDelivery {
         int round;
         do {
             round = jdbc.update("DELETE FROM notification WHERE id IN (SELECT id FROM notification"
-                    + " WHERE coalesce(delivered_at, gave_up_at) < now() - make_interval(secs => ?) LIMIT ?)", seconds, batch);
+                    + " WHERE coalesce(delivered_at, gave_up_at) < now() - make_interval(secs => ?) LIMIT ?)", seconds,
+                    batch);
             deleted += round;
         } while (round == batch);
         return deleted;
@@ -218,7 +221,8 @@ class NotificationDelivery {
                 .header("X-Ingestor-Event-Type", due.type())
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (!webhook.secret().isEmpty()) {
-            request.header(WebhookSignature.HEADER, WebhookSignature.header(webhook.secret(), System.currentTimeMillis() / 1000, body));
+            request.header(WebhookSignature.HEADER,
+                    WebhookSignature.header(webhook.secret(), System.currentTimeMillis() / 1000, body));
         }
         return client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
     }
@@ -252,7 +256,9 @@ class NotificationDelivery {
             int status = response.statusCode();
             return status >= 200 && status < 300 ? null : "HTTP " + status;
         }
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause()
+                : failure;
         if (cause instanceof CancellationException) {
             return "no complete answer within the timeouts";
         }
@@ -305,7 +311,8 @@ class NotificationDelivery {
             return new Webhook(notifications.getWebhookUrl(), notifications.getSecret());
         }
         SupplierProperties supplier = properties.getSuppliers().get(destination);
-        return supplier == null ? Webhook.NONE
+        return supplier == null
+                ? Webhook.NONE
                 : new Webhook(supplier.getNotifications().getWebhookUrl(), supplier.getNotifications().getSecret());
     }
 

@@ -21,7 +21,9 @@ public class NotificationSettings {
      * ({@code ingestor.suppliers.<CODE>.notifications.webhook-url}) receives its events as well.
      */
     private String webhookUrl = "";
-    /** The key of the X-Ingestor-Signature HMAC-SHA256 for the installation-wide webhook; set it from the environment. */
+    /**
+     * The key of the X-Ingestor-Signature HMAC-SHA256 for the installation-wide webhook; set it from the environment.
+     */
     private String secret = "";
     /** How often the delivery looks for notifications due. */
     private Duration pollInterval = Duration.ofSeconds(1);

@@ -1,8 +1,5 @@
 package dev.ingestor.notification;
 
-import dev.ingestor.outbox.DeadLetterWriter;
-import dev.ingestor.outbox.FailedJobError;
-import dev.ingestor.outbox.OutboxWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -18,13 +15,16 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.outbox.DeadLetterWriter;
+import dev.ingestor.outbox.FailedJobError;
+import dev.ingestor.outbox.OutboxWriter;
 import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Queues a webhook notification (table notification) in the caller's transaction, so it exists exactly when the
@@ -54,7 +54,7 @@ public class NotificationWriter {
     private static final Set<String> INTERNAL = Set.of("exception", "message");
 
     public NotificationWriter(JdbcTemplate jdbc, ObjectMapper json, IngestorProperties properties,
-                              NotificationSettings notifications) {
+            NotificationSettings notifications) {
         this.jdbc = jdbc;
         this.json = json;
         this.properties = properties;
@@ -119,7 +119,7 @@ public class NotificationWriter {
      * kind (type, supplier, source, reason) coalesce: see {@link #write}.
      */
     public void intakeFailure(long intakeFailureId, String supplier, String source, String fileName, String outcome,
-                              String reason) {
+            String reason) {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("intake_failure_id", intakeFailureId);
         data.put("source", source);
@@ -127,7 +127,7 @@ public class NotificationWriter {
         data.put("outcome", outcome);
         data.put("reason", reason);
         String type = "rejected".equals(outcome) ? INTAKE_REJECTED : INTAKE_FAILED;
-        write(type, supplier, data, shown -> { }, kind(type, supplier, source, reason));
+        write(type, supplier, data, shown -> {}, kind(type, supplier, source, reason));
     }
 
     /** The oldest unpublished Kafka event is older than the configured limit. */
@@ -135,7 +135,7 @@ public class NotificationWriter {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("oldest_unpublished_at", oldestUnpublished.toString());
         data.put("unpublished", unpublished);
-        write(RELAY_STALLED, null, data, shown -> { }, null);
+        write(RELAY_STALLED, null, data, shown -> {}, null);
     }
 
     /**
@@ -146,8 +146,9 @@ public class NotificationWriter {
      * at once for the first of its kind, or a coalesce-window after the previous one was due. The unique index
      * on open notices makes two instances counting at once meet in one row.
      */
-    private void write(String type, String supplier, Map<String, Object> data, Consumer<Map<String, Object>> forSupplier,
-                       String kind) {
+    private void write(String type, String supplier, Map<String, Object> data,
+            Consumer<Map<String, Object>> forSupplier,
+            String kind) {
         List<String> destinations = destinations(supplier);
         if (destinations.isEmpty()) {
             return;
@@ -167,7 +168,8 @@ public class NotificationWriter {
             event.put("supplier", supplier);
             event.put("data", shown);
             if (kind == null || window <= 0) {
-                jdbc.update("INSERT INTO notification (event_id, type, supplier, destination, payload) VALUES (?, ?, ?, ?, ?)",
+                jdbc.update(
+                        "INSERT INTO notification (event_id, type, supplier, destination, payload) VALUES (?, ?, ?, ?, ?)",
                         eventId, type, supplier, destination, text(event));
             } else {
                 jdbc.update("INSERT INTO notification (event_id, type, supplier, destination, payload, coalesce_key,"

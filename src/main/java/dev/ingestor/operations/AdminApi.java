@@ -1,33 +1,32 @@
 package dev.ingestor.operations;
 
 import java.io.InputStream;
-
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
+import dev.ingestor.api.JobApi;
+import dev.ingestor.api.JobView;
+import dev.ingestor.api.QuarantineView;
 import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.job.DeadLetterStore;
-import dev.ingestor.outbox.OutboxStore;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
+import dev.ingestor.outbox.OutboxStore;
 import dev.ingestor.source.file.FailedDropRetry;
 import dev.ingestor.source.http.RequestKeyStore;
 import dev.ingestor.validation.RecordPreview;
 import dev.ingestor.web.ApiProblemException;
 import dev.ingestor.web.HttpReplies;
-import dev.ingestor.api.JobApi;
-import dev.ingestor.api.JobView;
-import dev.ingestor.api.QuarantineView;
 import dev.ingestor.web.QueryParams;
 import dev.ingestor.web.TenantGuard;
 import org.apache.camel.Body;
@@ -63,8 +62,8 @@ public class AdminApi {
     private final RecordPreview preview;
 
     public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
-                    RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
-                    FailedDropRetry failedDrops, RecordPreview preview) {
+            RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
+            FailedDropRetry failedDrops, RecordPreview preview) {
         this.preview = preview;
         this.intakeFailures = intakeFailures;
         this.failedDrops = failedDrops;
@@ -102,14 +101,15 @@ public class AdminApi {
      * {@code q} finds jobs by id (the whole UUID), part of the file name, or the start of the key.
      */
     public void jobs(@Header("supplier") String supplier, @Header("state") String state, @Header("since") String since,
-                     @Header("until") String until, @Header("q") String q, @Header("page") String page,
-                     @Header("size") String size, Exchange exchange) {
+            @Header("until") String until, @Header("q") String q, @Header("page") String page,
+            @Header("size") String size, Exchange exchange) {
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
         String search = blankToNull(q);
         if (search != null && search.length() > JobQuery.MAX_SEARCH) {
-            throw QueryParams.invalid("q must be at most " + JobQuery.MAX_SEARCH + " characters, was " + search.length());
+            throw QueryParams
+                    .invalid("q must be at most " + JobQuery.MAX_SEARCH + " characters, was " + search.length());
         }
         JobPage result = jobs.list(new JobQuery(blankToNull(supplier), QueryParams.state(state),
                 instant("since", since), instant("until", until), search, pageNo, pageSize));
@@ -154,8 +154,9 @@ public class AdminApi {
     }
 
     /** FAILED jobs, a page at a time, each with the exception, message, attempts and stage of its last dead letter. */
-    public void failedJobs(@Header("supplier") String supplier, @Header("page") String page, @Header("size") String size,
-                           Exchange exchange) {
+    public void failedJobs(@Header("supplier") String supplier, @Header("page") String page,
+            @Header("size") String size,
+            Exchange exchange) {
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
@@ -172,7 +173,7 @@ public class AdminApi {
 
     /** Files rejected or failed at intake (they never became a job), newest first, a page at a time. */
     public void intakeFailures(@Header("supplier") String supplier, @Header("source") String source,
-                               @Header("page") String page, @Header("size") String size, Exchange exchange) {
+            @Header("page") String page, @Header("size") String size, Exchange exchange) {
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
@@ -191,13 +192,14 @@ public class AdminApi {
     }
 
     public void requestKey(@Header("supplier") String supplier, @Header("key") String key, Exchange exchange) {
-        replies.json(exchange, 200, requestKeys.find(supplier, key).orElseThrow(() ->
-                ApiProblemException.notFound("no Idempotency-Key '" + key + "' of supplier '" + supplier + "'")));
+        replies.json(exchange, 200, requestKeys.find(supplier, key).orElseThrow(
+                () -> ApiProblemException.notFound("no Idempotency-Key '" + key + "' of supplier '" + supplier + "'")));
     }
 
     public void releaseRequestKey(@Header("supplier") String supplier, @Header("key") String key, Exchange exchange) {
         answer(exchange, requestKeys.releaseInProgress(supplier, key, who(exchange)), "released",
-                "Idempotency-Key '" + key + "' of supplier '" + supplier + "' is not in progress (or unknown); nothing to release");
+                "Idempotency-Key '" + key + "' of supplier '" + supplier
+                        + "' is not in progress (or unknown); nothing to release");
     }
 
     public void revalidate(@Header("id") String id, Exchange exchange) {
@@ -224,13 +226,15 @@ public class AdminApi {
     }
 
     /** A sample file through the supplier's mapping and the record rules; nothing is stored. */
-    public void preview(@Header("supplier") String supplier, @Header("records") String records, @Body InputStream sample,
-                        Exchange exchange) {
+    public void preview(@Header("supplier") String supplier, @Header("records") String records,
+            @Body InputStream sample,
+            Exchange exchange) {
         int limit = QueryParams.number("records", records, DEFAULT_PREVIEW_RECORDS);
         if (limit < 1 || limit > MAX_PREVIEW_RECORDS) {
             throw QueryParams.invalid("records must be between 1 and " + MAX_PREVIEW_RECORDS + ", was " + limit);
         }
-        RecordPreview.Preview answer = preview.preview(supplier, sample == null ? InputStream.nullInputStream() : sample, limit)
+        RecordPreview.Preview answer = preview
+                .preview(supplier, sample == null ? InputStream.nullInputStream() : sample, limit)
                 .orElseThrow(() -> ApiProblemException.notFound("no supplier '" + supplier + "' is configured"));
         replies.json(exchange, 200, answer);
     }
@@ -266,7 +270,8 @@ public class AdminApi {
         try {
             return Instant.parse(value.trim());
         } catch (DateTimeParseException e) {
-            throw ApiProblemException.badRequest("invalid-query", name + " '" + value + "' is not an ISO instant such as 2026-11-23T00:00:00Z");
+            throw ApiProblemException.badRequest("invalid-query",
+                    name + " '" + value + "' is not an ISO instant such as 2026-11-23T00:00:00Z");
         }
     }
 }

@@ -25,19 +25,23 @@ class BacklogGauges {
     private static final Duration SNAPSHOT_AGE = Duration.ofSeconds(5);
 
     private final JdbcTemplate jdbc;
-    private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(new Snapshot(0, Map.of(), Map.of(), Map.of()));
+    private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(
+            new Snapshot(0, Map.of(), Map.of(), Map.of()));
 
     public BacklogGauges(MeterRegistry registry, JdbcTemplate jdbc, KafkaSettings kafka) {
         this.jdbc = jdbc;
         for (JobState state : JobState.values()) {
             Gauge.builder("ingestor.jobs", this, m -> m.current().jobs().getOrDefault(state, 0L))
-                    .description("Import jobs in each state (all instances)").tag("state", state.name()).register(registry);
+                    .description("Import jobs in each state (all instances)").tag("state", state.name())
+                    .register(registry);
         }
         for (String topic : List.of(kafka.getItemsTopic(), kafka.getDeadLettersTopic())) {
             Gauge.builder("ingestor.outbox.pending", this, m -> m.current().pending().getOrDefault(topic, 0L))
-                    .description("Events written but not yet published to Kafka").tag("topic", topic).register(registry);
+                    .description("Events written but not yet published to Kafka").tag("topic", topic)
+                    .register(registry);
             Gauge.builder("ingestor.outbox.lag", this, m -> m.current().lagSeconds().getOrDefault(topic, 0.0))
-                    .description("Age in seconds of the oldest unpublished event").baseUnit("seconds").tag("topic", topic)
+                    .description("Age in seconds of the oldest unpublished event").baseUnit("seconds")
+                    .tag("topic", topic)
                     .register(registry);
         }
     }
@@ -51,7 +55,9 @@ class BacklogGauges {
         try {
             Map<JobState, Long> jobs = new EnumMap<>(JobState.class);
             jdbc.query("SELECT state, count(*) FROM import_job GROUP BY state",
-                    rs -> { jobs.put(JobState.valueOf(rs.getString(1)), rs.getLong(2)); });
+                    rs -> {
+                        jobs.put(JobState.valueOf(rs.getString(1)), rs.getLong(2));
+                    });
             Map<String, Long> pending = new HashMap<>();
             Map<String, Double> lag = new HashMap<>();
             jdbc.query("SELECT topic, count(*), extract(epoch FROM now() - min(created_at)) FROM outbox"
@@ -68,6 +74,7 @@ class BacklogGauges {
         }
     }
 
-    private record Snapshot(long takenAt, Map<JobState, Long> jobs, Map<String, Long> pending, Map<String, Double> lagSeconds) {
+    private record Snapshot(long takenAt, Map<JobState, Long> jobs, Map<String, Long> pending,
+            Map<String, Double> lagSeconds) {
     }
 }

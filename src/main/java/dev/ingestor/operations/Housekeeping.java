@@ -5,13 +5,13 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 
-import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.DatabaseTimeouts;
-import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.config.InstanceId;
-import dev.ingestor.job.ContentKey;
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.intake.ContentKeyLock;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.ContentKey;
 import dev.ingestor.job.JobState;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spring.boot.CamelContextConfiguration;
@@ -28,7 +28,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>Retention deletes in bounded batches ({@code ingestor.retention.batch-size} rows per statement), so no
  * statement holds its locks for long: expired HTTP idempotency keys, finished jobs older than their retention
  * with their records and dead letters and the content keys no remaining job refers to (a file's key is kept
- * while its job is) in one transaction, then, once that has committed, their raw files; published outbox rows, and the records of intake failures (only the
+ * while its job is) in one transaction, then, once that has committed, their raw files; published outbox rows, and the
+ * records of intake failures (only the
  * rows: a file in .failed/ or .rejected/ stays where it is).
  *
  * <p>Recovery gives back what an instance that is gone still holds: claims on inbox and SFTP files, job leases
@@ -49,8 +50,9 @@ class Housekeeping implements CamelContextConfiguration {
     private final ContentKeyLock contentKeyLock;
     private final TransactionTemplate transactions;
 
-    public Housekeeping(JdbcTemplate jdbc, RawStore rawStore, RetentionSettings retention, IntakeSettings intake, InstanceId instanceId,
-                        ContentKeyLock contentKeyLock, PlatformTransactionManager transactionManager) {
+    public Housekeeping(JdbcTemplate jdbc, RawStore rawStore, RetentionSettings retention, IntakeSettings intake,
+            InstanceId instanceId,
+            ContentKeyLock contentKeyLock, PlatformTransactionManager transactionManager) {
         this.jdbc = jdbc;
         this.contentKeyLock = contentKeyLock;
         this.transactions = new TransactionTemplate(transactionManager);
@@ -61,22 +63,23 @@ class Housekeeping implements CamelContextConfiguration {
     }
 
     /** What one retention run deleted, and in how many statements. */
-    public record RetentionReport(long httpKeys, long jobs, long contentKeys, long rawFiles, long outbox, long intakeFailures,
-                                  int statements) {
+    public record RetentionReport(long httpKeys, long jobs, long contentKeys, long rawFiles, long outbox,
+            long intakeFailures,
+            int statements) {
     }
 
     /** What one recovery run gave back. */
     public record RecoveryReport(long fileClaims, long httpRequests, long jobLeases) {
-        boolean isEmpty() {
-            return fileClaims + httpRequests + jobLeases == 0;
-        }
+        boolean isEmpty() { return fileClaims + httpRequests + jobLeases == 0; }
     }
 
     public RetentionReport retain() {
         int batch = Math.max(1, retention.getBatchSize());
         int[] statements = {0};
-        long httpKeys = repeat(batch, statements, () -> jdbc.update("DELETE FROM http_request WHERE (supplier, idempotency_key) IN"
-                + " (SELECT supplier, idempotency_key FROM http_request WHERE expires_at < now() LIMIT ?)", batch));
+        long httpKeys = repeat(batch, statements,
+                () -> jdbc.update("DELETE FROM http_request WHERE (supplier, idempotency_key) IN"
+                        + " (SELECT supplier, idempotency_key FROM http_request WHERE expires_at < now() LIMIT ?)",
+                        batch));
         long jobs = 0;
         long contentKeys = 0;
         long rawFiles = 0;
@@ -102,20 +105,27 @@ class Housekeeping implements CamelContextConfiguration {
         }
         rawStore.removeLeftovers();
         long outboxSeconds = retention.getOutboxMaxAge().toSeconds();
-        long outbox = repeat(batch, statements, () -> jdbc.update("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
-                + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds, batch));
+        long outbox = repeat(batch, statements,
+                () -> jdbc.update("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
+                        + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds,
+                        batch));
         long intakeFailureSeconds = retention.getIntakeFailures().toSeconds();
-        long intakeFailures = intakeFailureSeconds <= 0 ? 0 : repeat(batch, statements, () -> jdbc.update(
-                // a failed file never retried keeps its row: the row is what the retry needs, and the file still
-                // lies in .failed/ waiting for an operator
-                "DELETE FROM intake_failure WHERE id IN (SELECT id FROM intake_failure"
-                        + " WHERE occurred_at < now() - make_interval(secs => ?)"
-                        + " AND (outcome <> 'failed' OR retried_at IS NOT NULL) LIMIT ?)", (double) intakeFailureSeconds, batch));
+        long intakeFailures = intakeFailureSeconds <= 0
+                ? 0
+                : repeat(batch, statements, () -> jdbc.update(
+                        // a failed file never retried keeps its row: the row is what the retry needs, and the file
+                        // still
+                        // lies in .failed/ waiting for an operator
+                        "DELETE FROM intake_failure WHERE id IN (SELECT id FROM intake_failure"
+                                + " WHERE occurred_at < now() - make_interval(secs => ?)"
+                                + " AND (outcome <> 'failed' OR retried_at IS NOT NULL) LIMIT ?)",
+                        (double) intakeFailureSeconds, batch));
         RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures,
                 statements[0]);
         if (httpKeys + jobs + outbox + intakeFailures > 0) {
             LOG.info("retention deleted http-keys={} jobs={} content-keys={} raw-files={} outbox={} intake-failures={}"
-                    + " in {} statements", httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures, statements[0]);
+                    + " in {} statements", httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures,
+                    statements[0]);
         }
         return report;
     }
@@ -197,7 +207,8 @@ class Housekeeping implements CamelContextConfiguration {
     /** Gives back what instances whose leases have run out still hold. */
     public RecoveryReport recover() {
         double claimLease = intake.getClaimLease().toMillis() / 1000.0;
-        long claims = jdbc.update("DELETE FROM file_claim WHERE claimed_at < now() - make_interval(secs => ?)", claimLease);
+        long claims = jdbc.update("DELETE FROM file_claim WHERE claimed_at < now() - make_interval(secs => ?)",
+                claimLease);
         long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND lease_until < now()");
         Long lapsed = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('VALIDATING', 'PROCESSING')"
                 + " AND lease_until < now()", Long.class);
@@ -215,7 +226,8 @@ class Housekeeping implements CamelContextConfiguration {
      */
     public RecoveryReport releaseOwn() {
         long claims = jdbc.update("DELETE FROM file_claim WHERE owner = ?", instance);
-        long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND owner LIKE ?", instance + "/%");
+        long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND owner LIKE ?",
+                instance + "/%");
         long leases = jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second'"
                 + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", instance);
         RecoveryReport report = new RecoveryReport(claims, requests, leases);

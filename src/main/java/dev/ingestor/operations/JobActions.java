@@ -25,7 +25,8 @@ class JobActions {
     private final JobLifecycle lifecycle;
     private final TransactionTemplate transactions;
 
-    public JobActions(DeadLetterStore deadLetters, JobLifecycle lifecycle, PlatformTransactionManager transactionManager) {
+    public JobActions(DeadLetterStore deadLetters, JobLifecycle lifecycle,
+            PlatformTransactionManager transactionManager) {
         this.deadLetters = deadLetters;
         this.lifecycle = lifecycle;
         this.transactions = new TransactionTemplate(transactionManager);
@@ -34,7 +35,8 @@ class JobActions {
     /** Back to RECEIVED: validation reads the file again, then processing applies it (replays stay replays). */
     public boolean revalidate(UUID jobId, String who) {
         boolean done = lifecycle.revalidate(jobId);
-        LOG.info("admin action=revalidate job={} by={} result={}", jobId, who, done ? "queued" : "refused (not at rest, or unknown)");
+        LOG.info("admin action=revalidate job={} by={} result={}", jobId, who,
+                done ? "queued" : "refused (not at rest, or unknown)");
         return done;
     }
 

@@ -33,7 +33,8 @@ class KafkaHealth implements HealthIndicator, DisposableBean {
     @Override
     public Health health() {
         try {
-            int nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000)).nodes().get(3, TimeUnit.SECONDS).size();
+            int nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000)).nodes()
+                    .get(3, TimeUnit.SECONDS).size();
             return Health.up().withDetails(Map.of("bootstrapServers", servers, "nodes", nodes)).build();
         } catch (Exception e) {
             if (e instanceof InterruptedException) {

@@ -30,7 +30,7 @@ public class RelayStallWatch {
     private final boolean webhook;
 
     public RelayStallWatch(JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
-                           NotificationWriter notifications, NotificationSettings settings) {
+            NotificationWriter notifications, NotificationSettings settings) {
         this.jdbc = jdbc;
         this.transactions = new TransactionTemplate(transactionManager);
         this.notifications = notifications;
@@ -49,9 +49,9 @@ public class RelayStallWatch {
             // an episode ends only once the backlog is well below the limit (half of it), so a relay that hovers
             // around the limit is one episode, not a notification at every crossing
             Stall stall = jdbc.queryForObject("SELECT min(created_at), count(*),"
-                            + " coalesce(min(created_at) < now() - make_interval(secs => ?), false),"
-                            + " coalesce(min(created_at) >= now() - make_interval(secs => ?), true)"
-                            + " FROM outbox WHERE published_at IS NULL",
+                    + " coalesce(min(created_at) < now() - make_interval(secs => ?), false),"
+                    + " coalesce(min(created_at) >= now() - make_interval(secs => ?), true)"
+                    + " FROM outbox WHERE published_at IS NULL",
                     (rs, n) -> new Stall(rs.getTimestamp(1), rs.getLong(2), rs.getBoolean(3), rs.getBoolean(4)),
                     stalledAfter.toMillis() / 1000.0, stalledAfter.toMillis() / 2000.0);
             if (stall.stalled() && since == null) {

@@ -31,8 +31,8 @@ public class RouteTimings {
     private final RetentionSettings retention;
 
     public RouteTimings(IntakeSettings intake, IntakeRedelivery intakeRedelivery, PipelineSettings pipeline,
-                        ValidationRedelivery validationRedelivery, ProcessingRedelivery processingRedelivery,
-                        OutboxSettings outbox, NotificationSettings notifications, RetentionSettings retention) {
+            ValidationRedelivery validationRedelivery, ProcessingRedelivery processingRedelivery,
+            OutboxSettings outbox, NotificationSettings notifications, RetentionSettings retention) {
         this.intake = intake;
         this.intakeRedelivery = intakeRedelivery;
         this.pipeline = pipeline;
@@ -56,7 +56,9 @@ public class RouteTimings {
     public long relayCheckInterval() { return millis(notifications.getRelayCheckInterval()); }
     public long retentionInterval() { return millis(retention.getInterval()); }
     /** Kafka reads its timeouts as int milliseconds. */
-    public int kafkaTimeout() { return intMillis(outbox.getKafkaTimeout()); }
+    public int kafkaTimeout() {
+        return intMillis(outbox.getKafkaTimeout());
+    }
     public int kafkaDeliveryTimeout() { return intMillis(outbox.getKafkaDeliveryTimeout()); }
 
     static long millis(Duration duration) {

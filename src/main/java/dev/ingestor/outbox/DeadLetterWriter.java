@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.KafkaSettings;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Writes one dead letter and, in the caller's transaction, its event for {@code ingestor.dead-letters}. Every
@@ -24,7 +24,7 @@ public class DeadLetterWriter {
 
     /** What failed, for whom; {@code jobId} may name a job that no longer exists (then the letter has none). */
     public record Failure(UUID jobId, String supplier, String key, String stage, String exception, String message,
-                          int attempts) {
+            int attempts) {
     }
 
     /**
@@ -41,7 +41,7 @@ public class DeadLetterWriter {
     private final ApplicationEventPublisher events;
 
     public DeadLetterWriter(JdbcTemplate jdbc, OutboxWriter outbox, ObjectMapper json, KafkaSettings kafka,
-                            ApplicationEventPublisher events) {
+            ApplicationEventPublisher events) {
         this.jdbc = jdbc;
         this.events = events;
         this.outbox = outbox;
@@ -56,7 +56,7 @@ public class DeadLetterWriter {
     public long write(Failure failure, boolean withEvent) {
         // the job may have been removed by retention meanwhile: the letter then stands without it
         Long id = jdbc.queryForObject("INSERT INTO dead_letter (job_id, stage, exception, message, attempts)"
-                        + " VALUES ((SELECT id FROM import_job WHERE id = ?), ?, ?, ?, ?) RETURNING id", Long.class,
+                + " VALUES ((SELECT id FROM import_job WHERE id = ?), ?, ?, ?, ?) RETURNING id", Long.class,
                 failure.jobId(), failure.stage(), failure.exception(), failure.message(), failure.attempts());
         if (withEvent) {
             UUID eventId = OutboxWriter.newEventId();

@@ -15,7 +15,8 @@ public final class FailedJobError {
     public static final String UNNAMED = "failed; the operators have the details";
 
     private static final Pattern STAGE = Pattern.compile("[a-z]+");
-    private static final Pattern WRITTEN = Pattern.compile("([a-z]+ failed)( \\(dead letter \\d+\\))?(: .*)?", Pattern.DOTALL);
+    private static final Pattern WRITTEN = Pattern.compile("([a-z]+ failed)( \\(dead letter \\d+\\))?(: .*)?",
+            Pattern.DOTALL);
 
     private FailedJobError() {
     }

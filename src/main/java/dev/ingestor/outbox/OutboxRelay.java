@@ -71,7 +71,7 @@ public class OutboxRelay {
 
     /** Sends {@code events} and settles each; returns how many were acknowledged (0 for no events). */
     public int publish(List<OutboxEvent> events, @ExchangeProperty(TOPIC) String topic,
-                       @ExchangeProperty(ENDPOINT) String endpointUri) throws Exception {
+            @ExchangeProperty(ENDPOINT) String endpointUri) throws Exception {
         if (events.isEmpty()) {
             return 0;
         }
@@ -104,7 +104,8 @@ public class OutboxRelay {
             answered.countDown(); // never sent: nothing to wait for
         }
         if (!answered.await(waitMillis, TimeUnit.MILLISECONDS)) {
-            LOG.warn("outbox relay for {}: Kafka did not answer every event within {} ms; those events are sent again later",
+            LOG.warn(
+                    "outbox relay for {}: Kafka did not answer every event within {} ms; those events are sent again later",
                     topic, waitMillis);
         }
         List<Long> published = new ArrayList<>();

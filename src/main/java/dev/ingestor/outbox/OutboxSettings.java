@@ -53,5 +53,7 @@ public class OutboxSettings {
     public Duration getKafkaTimeout() { return kafkaTimeout; }
     public void setKafkaTimeout(Duration kafkaTimeout) { this.kafkaTimeout = kafkaTimeout; }
     public Duration getKafkaDeliveryTimeout() { return kafkaDeliveryTimeout; }
-    public void setKafkaDeliveryTimeout(Duration kafkaDeliveryTimeout) { this.kafkaDeliveryTimeout = kafkaDeliveryTimeout; }
+    public void setKafkaDeliveryTimeout(Duration kafkaDeliveryTimeout) {
+        this.kafkaDeliveryTimeout = kafkaDeliveryTimeout;
+    }
 }

@@ -4,16 +4,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.KafkaSettings;
-import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.logging.SafeText;
+import dev.ingestor.metrics.IngestorMetrics;
 import org.apache.camel.ExchangeProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The relay's side of the outbox. Called inside one transaction per batch: take the oldest unpublished events
@@ -35,7 +35,7 @@ public class OutboxStore {
     private final long bytes;
 
     public OutboxStore(JdbcTemplate jdbc, DeadLetterWriter deadLetters, ObjectMapper json, IngestorMetrics metrics,
-                       KafkaSettings kafka, OutboxSettings settings) {
+            KafkaSettings kafka, OutboxSettings settings) {
         this.jdbc = jdbc;
         this.deadLetters = deadLetters;
         this.json = json;
@@ -58,18 +58,20 @@ public class OutboxStore {
      * before it is published (a row lock per event wrote every row once more).
      */
     public List<OutboxEvent> nextBatch(@ExchangeProperty(OutboxRelay.TOPIC) String topic) {
-        Boolean leader = jdbc.queryForObject("SELECT pg_try_advisory_xact_lock(hashtext('ingestor.outbox:' || ?))", Boolean.class, topic);
+        Boolean leader = jdbc.queryForObject("SELECT pg_try_advisory_xact_lock(hashtext('ingestor.outbox:' || ?))",
+                Boolean.class, topic);
         if (!Boolean.TRUE.equals(leader)) {
             return List.of();
         }
         // at most `limit` events, and no more payload bytes than `bytes` after the first event
         return jdbc.query("SELECT id, event_id, event_key, payload FROM ("
-                        + " SELECT id, event_id, event_key, payload, size, sum(size) OVER (ORDER BY id) AS through"
-                        + " FROM (SELECT id, event_id, event_key, payload, octet_length(payload) AS size FROM outbox"
-                        + "   WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ?) oldest) e"
-                        + " WHERE through = size OR through <= ? ORDER BY id",
+                + " SELECT id, event_id, event_key, payload, size, sum(size) OVER (ORDER BY id) AS through"
+                + " FROM (SELECT id, event_id, event_key, payload, octet_length(payload) AS size FROM outbox"
+                + "   WHERE topic = ? AND published_at IS NULL ORDER BY id LIMIT ?) oldest) e"
+                + " WHERE through = size OR through <= ? ORDER BY id",
                 (rs, row) -> new OutboxEvent(rs.getLong("id"), rs.getObject("event_id", UUID.class),
-                        rs.getString("event_key"), rs.getString("payload")), topic, limit, bytes);
+                        rs.getString("event_key"), rs.getString("payload")),
+                topic, limit, bytes);
     }
 
     public int markPublished(List<Long> ids) {
@@ -99,7 +101,8 @@ public class OutboxStore {
         deadLetters.write(new DeadLetterWriter.Failure(jobId, supplier, null, "relay", refusal.getClass().getName(),
                 message, 1), !topic.equals(deadLetterTopic));
         metrics.deadLetter("relay");
-        LOG.error("dead letter supplier={} job={} stage=relay exception={} message=\"{}\"", SafeText.of(supplier), jobId,
+        LOG.error("dead letter supplier={} job={} stage=relay exception={} message=\"{}\"", SafeText.of(supplier),
+                jobId,
                 refusal.getClass().getName(), SafeText.of(message));
     }
 

@@ -18,7 +18,8 @@ public record AppliedBatch(Set<String> sent, Map<String, RecordOutcome> written)
         written = Map.copyOf(written);
         for (String id : written.keySet()) {
             if (!sent.contains(id)) {
-                throw new IllegalStateException("the database wrote source id '" + dev.ingestor.logging.SafeText.of(id, 128)
+                throw new IllegalStateException("the database wrote source id '"
+                        + dev.ingestor.logging.SafeText.of(id, 128)
                         + "', which is not an id of the batch sent: the id was changed on its way to the database");
             }
         }

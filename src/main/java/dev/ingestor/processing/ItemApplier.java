@@ -74,7 +74,7 @@ public class ItemApplier {
      * Quarantine is not written here: the validation stage kept the invalid records already.
      */
     public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
-                            BatchCommit commit) {
+            BatchCommit commit) {
         Run run = new Run(job.supplier(), job.id(), batchSize, commit, false, checkpoint);
         long skip = checkpoint;
         while (records.hasNext()) {
@@ -95,7 +95,8 @@ public class ItemApplier {
      * {@code recordJob} records the job the effects belong to (a group's job exists already), and the invalid
      * records are quarantined under it.
      */
-    public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records, Consumer<RecordCounts> recordJob) {
+    public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records,
+            Consumer<RecordCounts> recordJob) {
         Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, 0);
         List<RawRecord> all = new ArrayList<>();
         records.forEachRemaining(all::add);
@@ -185,13 +186,15 @@ public class ItemApplier {
             for (int i = 0; i < kept.size(); i++) {
                 records.add(new AppliedRecord(kept.get(i), outcomes.get(i)));
             }
-            RecordCounts counts = new RecordCounts(total, accepted, updated, replayed, total - accepted - updated - replayed);
+            RecordCounts counts = new RecordCounts(total, accepted, updated, replayed,
+                    total - accepted - updated - replayed);
             return new Applied(position, counts, records);
         }
 
         /** Applies and commits the batch with {@code done} records done ({@code last}: all), and empties it. */
         private void flush(long done, boolean last) {
-            AppliedBatch applied = commit.commit(() -> items.apply(supplier, jobId, topic, batch), committed, done, last);
+            AppliedBatch applied = commit.commit(() -> items.apply(supplier, jobId, topic, batch), committed, done,
+                    last);
             committed = done;
             accepted += applied.accepted();
             updated += applied.updated();

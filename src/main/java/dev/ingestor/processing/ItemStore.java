@@ -61,7 +61,8 @@ public class ItemStore {
      */
     private static final String APPLY = """
             WITH input AS (
-              SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[], ?::boolean[]) WITH ORDINALITY
+              SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[],
+                  ?::boolean[]) WITH ORDINALITY
                 AS t(source_id, source_version, record_hash, record, event_id, deleted, n)
             ), upserted AS (
               INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, state)
@@ -79,21 +80,24 @@ public class ItemStore {
                         CASE WHEN i.state = 'INACTIVE' THEN 'DELETED' WHEN i.xmax = 0 THEN 'ACCEPTED'
                              ELSE 'UPDATED' END AS outcome
             ), history AS (
-              INSERT INTO item_version (supplier, source_id, revision, source_version, outcome, state, record, job_id, event_id)
-              SELECT u.supplier, u.source_id, u.revision, u.source_version, u.outcome, u.state, u.record, u.job_id, t.event_id
+              INSERT INTO item_version (supplier, source_id, revision, source_version, outcome, state, record, job_id,
+                  event_id)
+              SELECT u.supplier, u.source_id, u.revision, u.source_version, u.outcome, u.state, u.record, u.job_id,
+                  t.event_id
               FROM upserted u JOIN input t ON t.source_id = u.source_id
             ), events AS (
               %s
             )
             SELECT u.source_id, u.outcome FROM upserted u
             """.formatted(OutboxWriter.insertEvents("""
-              SELECT t.event_id, ?::text AS topic, u.supplier || ':' || u.source_id AS event_key,
-                     '{"event_id":"' || t.event_id || '","job_id":' || to_json(?::text)::text
-                       || ',"supplier":' || to_json(u.supplier)::text || ',"source_id":' || to_json(u.source_id)::text
-                       || ',"source_version":' || coalesce(u.source_version::text, 'null') || ',"revision":' || u.revision
-                       || ',"outcome":"' || u.outcome || '","record":' || u.record || '}' AS payload,
-                     t.n
-              FROM upserted u JOIN input t ON t.source_id = u.source_id"""));
+            SELECT t.event_id, ?::text AS topic, u.supplier || ':' || u.source_id AS event_key,
+                   '{"event_id":"' || t.event_id || '","job_id":' || to_json(?::text)::text
+                     || ',"supplier":' || to_json(u.supplier)::text || ',"source_id":' || to_json(u.source_id)::text
+                     || ',"source_version":' || coalesce(u.source_version::text,
+                         'null') || ',"revision":' || u.revision
+                     || ',"outcome":"' || u.outcome || '","record":' || u.record || '}' AS payload,
+                   t.n
+            FROM upserted u JOIN input t ON t.source_id = u.source_id"""));
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
@@ -131,12 +135,12 @@ public class ItemStore {
             return;
         }
         jdbc.query("SELECT 1 FROM item i JOIN unnest(?::text[], ?::text[]) AS k(supplier, source_id)"
-                        + " ON i.supplier = k.supplier AND i.source_id = k.source_id"
-                        + " ORDER BY i.supplier COLLATE \"C\", i.source_id COLLATE \"C\" FOR UPDATE OF i",
+                + " ON i.supplier = k.supplier AND i.source_id = k.source_id"
+                + " ORDER BY i.supplier COLLATE \"C\", i.source_id COLLATE \"C\" FOR UPDATE OF i",
                 ps -> {
                     ps.setArray(1, ps.getConnection().createArrayOf("text", suppliers.toArray()));
                     ps.setArray(2, ps.getConnection().createArrayOf("text", ids.toArray()));
-                }, rs -> { });
+                }, rs -> {});
     }
 
     private AppliedBatch applyNow(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {

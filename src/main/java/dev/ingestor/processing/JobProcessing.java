@@ -2,16 +2,16 @@ package dev.ingestor.processing;
 
 import java.util.function.Supplier;
 
-import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.job.PipelineSettings;
+import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.validation.JobRecords;
 import dev.ingestor.validation.ReadRecords;
 import dev.ingestor.validation.RecordReader;
-import dev.ingestor.metrics.IngestorMetrics;
 import io.micrometer.core.instrument.Timer;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
@@ -43,8 +43,8 @@ class JobProcessing {
     private final IngestorMetrics metrics;
 
     public JobProcessing(JobRecords jobRecords, ItemApplier applier, JobClaims claims,
-                         PlatformTransactionManager transactionManager, PipelineSettings pipeline,
-                         IngestorMetrics metrics) {
+            PlatformTransactionManager transactionManager, PipelineSettings pipeline,
+            IngestorMetrics metrics) {
         this.metrics = metrics;
         this.jobRecords = jobRecords;
         this.applier = applier;
@@ -70,7 +70,8 @@ class JobProcessing {
         long position = applied.position();
         timing.stop(metrics.stage("processing", job.supplier()));
         // reads=1: the records validation read were handed on; reads=2: the file was read again
-        LOG.info("processed supplier={} job={} key={} state={} records={} reads={}", job.supplier(), job.id(), job.key(), end,
+        LOG.info("processed supplier={} job={} key={} state={} records={} reads={}", job.supplier(), job.id(),
+                job.key(), end,
                 position, handedOn != null ? 1 : 2);
     }
 

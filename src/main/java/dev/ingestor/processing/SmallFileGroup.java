@@ -9,12 +9,12 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.job.RecordCounts;
 import dev.ingestor.logging.SafeText;
 import dev.ingestor.metrics.IngestorMetrics;
@@ -65,9 +65,10 @@ public class SmallFileGroup {
     private final IngestorMetrics metrics;
     private final int batchSize;
 
-    public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, ItemStore items, JobClaims claims, JobLifecycle lifecycle,
-                          JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
-                          IngestorMetrics metrics, PipelineSettings pipeline) {
+    public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, ItemStore items, JobClaims claims,
+            JobLifecycle lifecycle,
+            JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
+            IngestorMetrics metrics, PipelineSettings pipeline) {
         this.jobRecords = jobRecords;
         this.applier = applier;
         this.items = items;
@@ -94,8 +95,10 @@ public class SmallFileGroup {
         } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
             // never thrown to the route: the jobs it did not complete would wait held for their lease to lapse.
             // Only a failing JVM (out of memory) goes past, and the group's leases then lapse as after a crash
-            PROCESSING.warn("group of {} small files stopped ({}: {}); what it did not complete is validated and processed"
-                    + " alone", jobs.size(), e.getClass().getSimpleName(), SafeText.of(e.getMessage(), 300));
+            PROCESSING.warn(
+                    "group of {} small files stopped ({}: {}); what it did not complete is validated and processed"
+                            + " alone",
+                    jobs.size(), e.getClass().getSimpleName(), SafeText.of(e.getMessage(), 300));
         }
         return jobs.stream().filter(job -> !done.contains(job.id())).toList();
     }
@@ -130,7 +133,8 @@ public class SmallFileGroup {
             JobLifecycle.GroupResult result = results.get(i);
             metrics.stage("validation", job.supplier()).record(share / 2, TimeUnit.NANOSECONDS);
             metrics.stage("processing", job.supplier()).record(share - share / 2, TimeUnit.NANOSECONDS);
-            metrics.records(job.supplier(), result.accepted(), result.updated(), result.replayed(), result.quarantined());
+            metrics.records(job.supplier(), result.accepted(), result.updated(), result.replayed(),
+                    result.quarantined());
             VALIDATION.info("validated supplier={} job={} key={} records={} quarantined={} processing=at once group={}",
                     job.supplier(), job.id(), job.key(), result.total(), result.quarantined(), group.size());
             PROCESSING.info("processed supplier={} job={} key={} state={} records={} reads=1 group={}", job.supplier(),
@@ -182,7 +186,7 @@ public class SmallFileGroup {
             // one pass per file: each record checked once, the valid ones applied, the others quarantined (the job
             // row exists already, so there is nothing to record before the quarantine)
             RecordCounts counts = applier.applyBatch(read.job().supplier(), read.job().id(), read.records().iterator(),
-                    known -> { }).counts();
+                    known -> {}).counts();
             results.add(new JobLifecycle.GroupResult(read.job().id(),
                     counts.quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED, counts.total(),
                     counts.quarantined(), counts.accepted(), counts.updated(), counts.replayed()));
@@ -190,7 +194,8 @@ public class SmallFileGroup {
         List<UUID> completed = lifecycle.completedGroup(claims.owner(), results);
         if (completed.size() != group.size()) {
             // a job of the group was taken over meanwhile: nothing of the group stands
-            throw new LeaseLostException(java.util.Arrays.stream(ids).filter(id -> !completed.contains(id)).findFirst().orElse(ids[0]));
+            throw new LeaseLostException(
+                    java.util.Arrays.stream(ids).filter(id -> !completed.contains(id)).findFirst().orElse(ids[0]));
         }
         return results;
     }

@@ -32,17 +32,11 @@ final class ApiKeyAuthentication extends AbstractAuthenticationToken implements 
     }
 
     @Override
-    public Object getCredentials() {
-        return "";
-    }
+    public Object getCredentials() { return ""; }
 
     @Override
-    public Object getPrincipal() {
-        return caller;
-    }
+    public Object getPrincipal() { return caller; }
 
     @Override
-    public String getName() {
-        return caller.name();
-    }
+    public String getName() { return caller.name(); }
 }

@@ -25,7 +25,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * A key anywhere else (query string, form field) is never looked at. A metrics token ({@link MetricsToken}) is
  * taken on the Prometheus endpoint only; anywhere else it is refused 403 here, before any body is read.
  * <p>
- * A demo key (public, in the README and docs/http-api.md) is taken only on a direct loopback request ({@link DirectLoopbackRequest}),
+ * A demo key (public, in the README and docs/http-api.md) is taken only on a direct loopback request ({@link
+ * DirectLoopbackRequest}),
  * else 403. The rule is for requests with a demo key, not for every request while demo keys are configured:
  * the demo keys are the only keys an outsider knows, what answers without a key (the health status, the admin
  * page's files, the OpenAPI document) is public on any address anyway, and an operator's own keys keep
@@ -40,7 +41,7 @@ final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
     private final SecurityContextRepository contexts;
 
     ApiKeyAuthenticationFilter(ApiKeys apiKeys, MetricsToken metricsToken, RequestMatcher scrapeEndpoint,
-                               FrontDoorRefusals refusals, SecurityContextRepository contexts) {
+            FrontDoorRefusals refusals, SecurityContextRepository contexts) {
         this.apiKeys = apiKeys;
         this.metricsToken = metricsToken;
         this.scrapeEndpoint = scrapeEndpoint;
@@ -51,7 +52,8 @@ final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String key = ApiKeys.presentedKey(request.getHeader("Authorization"), request.getHeader(ApiKeys.API_KEY_HEADER));
+        String key = ApiKeys.presentedKey(request.getHeader("Authorization"),
+                request.getHeader(ApiKeys.API_KEY_HEADER));
         if (key == null) {
             chain.doFilter(request, response);
             return;
@@ -88,7 +90,8 @@ final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
         chain.doFilter(request, response);
     }
 
-    private void authenticated(Authentication authentication, HttpServletRequest request, HttpServletResponse response) {
+    private void authenticated(Authentication authentication, HttpServletRequest request,
+            HttpServletResponse response) {
         SecurityContext context = SecurityContextHolder.createEmptyContext();
         context.setAuthentication(authentication);
         SecurityContextHolder.setContext(context);
@@ -97,6 +100,8 @@ final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
 
     /** The property that holds this caller's key hashes. */
     private static String keyProperty(Caller caller) {
-        return caller.admin() ? "ingestor.admin.api-key-sha256" : "ingestor.suppliers." + caller.supplier() + ".api-key-sha256";
+        return caller.admin()
+                ? "ingestor.admin.api-key-sha256"
+                : "ingestor.suppliers." + caller.supplier() + ".api-key-sha256";
     }
 }

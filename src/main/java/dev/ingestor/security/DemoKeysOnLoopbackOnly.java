@@ -11,19 +11,20 @@ import java.util.Objects;
 
 import dev.ingestor.web.ApiKeys;
 import org.apache.commons.logging.Log;
+import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.boot.context.config.ConfigDataEnvironmentPostProcessor;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * The shipped demo keys are public (they are in the README and docs/http-api.md), so they must never work from another machine.
+ * The shipped demo keys are public (they are in the README and docs/http-api.md), so they must never work from another
+ * machine.
  * While any of them is configured: with no {@code server.address} the app listens on 127.0.0.1 only (so
  * {@code java -jar} still works for a newcomer), and with a {@code server.address} that is not a loopback
  * address (0.0.0.0 included) it refuses to start, naming the properties that hold demo keys. The same for
@@ -69,14 +70,17 @@ public class DemoKeysOnLoopbackOnly implements EnvironmentPostProcessor, Ordered
     }
 
     private static void check(ConfigurableEnvironment environment, String property, List<String> demoProperties,
-                              Map<String, Object> bindings) {
+            Map<String, Object> bindings) {
         String address = environment.getProperty(property);
         if (address == null || address.isBlank()) {
             bindings.put(property, LOOPBACK);
         } else if (!isLoopback(address.trim())) {
-            throw new IllegalStateException(property + "=" + address.trim() + " is not a loopback address, and the public demo"
-                    + " API keys are still configured in " + demoProperties + ". Set the SHA-256 of your own keys in those"
-                    + " properties (printf %s \"$KEY\" | sha256sum), or remove " + property + " to listen on " + LOOPBACK + " only.");
+            throw new IllegalStateException(
+                    property + "=" + address.trim() + " is not a loopback address, and the public demo"
+                            + " API keys are still configured in " + demoProperties
+                            + ". Set the SHA-256 of your own keys in those"
+                            + " properties (printf %s \"$KEY\" | sha256sum), or remove " + property + " to listen on "
+                            + LOOPBACK + " only.");
         }
     }
 
@@ -95,7 +99,8 @@ public class DemoKeysOnLoopbackOnly implements EnvironmentPostProcessor, Ordered
 
     static List<String> propertiesHoldingDemoKeys(Binder binder) {
         List<String> found = new ArrayList<>();
-        if (holdsDemoKey(binder.bind("ingestor.admin.api-key-sha256", Bindable.listOf(String.class)).orElse(List.of()))) {
+        if (holdsDemoKey(
+                binder.bind("ingestor.admin.api-key-sha256", Bindable.listOf(String.class)).orElse(List.of()))) {
             found.add("ingestor.admin.api-key-sha256");
         }
         binder.bind("ingestor.suppliers", Bindable.mapOf(String.class, KeyHashes.class)).orElse(Map.of())

@@ -14,7 +14,8 @@ import jakarta.servlet.http.HttpServletRequest;
  * 127.0.0.1 under the page's own name ({@code Host: attacker.example}). So a request qualifies only when
  * <ul>
  *   <li>its {@code Host} header, and the server name the container took from it, are {@code localhost},
- *       {@code 127.0.0.1} or {@code [::1]}, with any port (a page served under another name cannot send such a Host);</li>
+ *       {@code 127.0.0.1} or {@code [::1]}, with any port (a page served under another name cannot send such a
+ * Host);</li>
  *   <li>it carries no header a proxy adds ({@link #FORWARDING_HEADERS});</li>
  *   <li>its client address is a loopback address (it is not when a forwarding strategy took it from a header).</li>
  * </ul>
@@ -49,7 +50,10 @@ final class DirectLoopbackRequest {
         return Optional.empty();
     }
 
-    /** {@code localhost}, {@code 127.0.0.1} or {@code [::1]} (an IPv6 name also without brackets), with or without a port. */
+    /**
+     * {@code localhost}, {@code 127.0.0.1} or {@code [::1]} (an IPv6 name also without brackets), with or without a
+     * port.
+     */
     static boolean isLoopbackHost(String host) {
         if (host == null) {
             return false;

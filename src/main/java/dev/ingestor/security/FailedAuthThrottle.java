@@ -52,7 +52,8 @@ class FailedAuthThrottle {
 
     FailedAuthThrottle(int limit, Duration window, LongSupplier nanoTime, int maxAddresses) {
         if (limit < 1 || window.isZero() || window.isNegative()) {
-            throw new IllegalStateException(PROPERTY + " must be at least 1 and ingestor.http.limits.failed-auth-window positive");
+            throw new IllegalStateException(
+                    PROPERTY + " must be at least 1 and ingestor.http.limits.failed-auth-window positive");
         }
         this.limit = limit;
         this.window = window;
@@ -87,7 +88,8 @@ class FailedAuthThrottle {
         Window current = current(address, now);
         if (current == null) {
             windows.put(address, new Window(now));
-            LOG.warn("authentication failed from {}: {} ({} {}); further failures from this address are counted, not logged,"
+            LOG.warn(
+                    "authentication failed from {}: {} ({} {}); further failures from this address are counted, not logged,"
                             + " for {}, and after {} of them it is answered 429 until then ({})",
                     address, reason, SafeText.of(method, 16), SafeText.of(path, 200), window, limit, PROPERTY);
         } else {

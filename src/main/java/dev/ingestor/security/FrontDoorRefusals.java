@@ -3,9 +3,8 @@ package dev.ingestor.security;
 import java.io.IOException;
 import java.util.Map;
 
-import tools.jackson.databind.ObjectMapper;
-import dev.ingestor.web.Problem;
 import dev.ingestor.web.ApiKeys;
+import dev.ingestor.web.Problem;
 import dev.ingestor.web.ProblemResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -15,6 +14,7 @@ import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.access.AccessDeniedHandler;
 import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Every answer the front door gives instead of letting a request in, as problem+json: 401 for a missing or
@@ -36,14 +36,16 @@ final class FrontDoorRefusals implements AuthenticationEntryPoint, AccessDeniedH
 
     /** A request without a key to an endpoint that needs one. */
     @Override
-    public void commence(HttpServletRequest request, HttpServletResponse response, AuthenticationException e) throws IOException {
+    public void commence(HttpServletRequest request, HttpServletResponse response, AuthenticationException e)
+            throws IOException {
         if (!refusedAddress(request, response)) {
             unauthorized(request, response, "no API key", ApiKeys.NO_KEY);
         }
     }
 
     /** 401 for this request, and one more failure for its address. */
-    void unauthorized(HttpServletRequest request, HttpServletResponse response, String reason, String detail) throws IOException {
+    void unauthorized(HttpServletRequest request, HttpServletResponse response, String reason, String detail)
+            throws IOException {
         throttle.failed(request.getRemoteAddr(), reason, request.getMethod(), request.getRequestURI());
         problems.write(request, response, Problem.of(401, "unauthorized", "Unauthorized", detail), CHALLENGE);
     }
@@ -67,7 +69,8 @@ final class FrontDoorRefusals implements AuthenticationEntryPoint, AccessDeniedH
         problems.write(request, response, Problem.of(403, "demo-key-loopback-only", "Forbidden",
                 "the demo API keys are public and answer only requests made on this machine to localhost, 127.0.0.1"
                         + " or [::1] without a proxy; " + why + ". Set the SHA-256 of your own key in " + keyProperty
-                        + " (printf %s \"$KEY\" | sha256sum)"), Map.of());
+                        + " (printf %s \"$KEY\" | sha256sum)"),
+                Map.of());
     }
 
     /** 403 for a metrics token anywhere but the Prometheus endpoint. */
@@ -76,18 +79,22 @@ final class FrontDoorRefusals implements AuthenticationEntryPoint, AccessDeniedH
                 "a metrics token (" + MetricsToken.PROPERTY + ") reaches /actuator/prometheus only"), Map.of());
     }
 
-    void tooManyRequests(HttpServletRequest request, HttpServletResponse response, Problem problem, long retryAfterSeconds)
+    void tooManyRequests(HttpServletRequest request, HttpServletResponse response, Problem problem,
+            long retryAfterSeconds)
             throws IOException {
         problems.write(request, response, problem, Map.of("Retry-After", Long.toString(retryAfterSeconds)));
     }
 
     @Override
-    public void handle(HttpServletRequest request, HttpServletResponse response, AccessDeniedException e) throws IOException {
-        problems.write(request, response, Problem.of(403, "forbidden", "Forbidden", "this endpoint needs the admin key"), Map.of());
+    public void handle(HttpServletRequest request, HttpServletResponse response, AccessDeniedException e)
+            throws IOException {
+        problems.write(request, response,
+                Problem.of(403, "forbidden", "Forbidden", "this endpoint needs the admin key"), Map.of());
     }
 
     @Override
-    public void handle(HttpServletRequest request, HttpServletResponse response, RequestRejectedException e) throws IOException {
+    public void handle(HttpServletRequest request, HttpServletResponse response, RequestRejectedException e)
+            throws IOException {
         problems.write(request, response, Problem.badRequest("rejected-request",
                 "the request was refused before it was read: " + e.getMessage()), Map.of());
     }

@@ -1,11 +1,10 @@
 package dev.ingestor.security;
 
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.web.ApiKeys;
 import jakarta.servlet.DispatcherType;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
-import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusScrapeEndpoint;
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
@@ -13,13 +12,14 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
 import org.springframework.security.config.annotation.web.configuration.WebSecurityCustomizer;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.AnonymousAuthenticationFilter;
 import org.springframework.security.web.context.RequestAttributeSecurityContextRepository;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
-import org.springframework.security.web.util.matcher.RequestMatcher;
-import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWriter;
+import org.springframework.security.web.util.matcher.RequestMatcher;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The HTTP front door, on Spring Security: stateless API-key authentication before anything of a body is
@@ -40,8 +40,7 @@ import org.springframework.security.web.header.writers.ReferrerPolicyHeaderWrite
 public class FrontDoorSecurity {
 
     /** The admin page's own files only; fetch() to the same origin; nothing may frame or embed it. */
-    static final String CONTENT_SECURITY_POLICY =
-            "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+    static final String CONTENT_SECURITY_POLICY = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
     @Bean
     FrontDoorRefusals frontDoorRefusals(FailedAuthThrottle throttle, ObjectMapper json) {
@@ -50,10 +49,11 @@ public class FrontDoorSecurity {
 
     @Bean
     SecurityFilterChain frontDoor(HttpSecurity http, ApiKeys apiKeys, MetricsToken metricsToken, KeyLimits limits,
-                                  FrontDoorRefusals refusals) throws Exception {
+            FrontDoorRefusals refusals) throws Exception {
         RequestAttributeSecurityContextRepository contexts = new RequestAttributeSecurityContextRepository();
         RequestMatcher scrapeEndpoint = EndpointRequest.to(PrometheusScrapeEndpoint.class);
-        ApiKeyAuthenticationFilter authentication = new ApiKeyAuthenticationFilter(apiKeys, metricsToken, scrapeEndpoint,
+        ApiKeyAuthenticationFilter authentication = new ApiKeyAuthenticationFilter(apiKeys, metricsToken,
+                scrapeEndpoint,
                 refusals, contexts);
         http.csrf(csrf -> csrf.disable())
                 .httpBasic(basic -> basic.disable())
@@ -67,7 +67,8 @@ public class FrontDoorSecurity {
                 .headers(headers -> headers
                         .contentSecurityPolicy(csp -> csp.policyDirectives(CONTENT_SECURITY_POLICY))
                         .frameOptions(frames -> frames.deny())
-                        .referrerPolicy(referrer -> referrer.policy(ReferrerPolicyHeaderWriter.ReferrerPolicy.NO_REFERRER)))
+                        .referrerPolicy(
+                                referrer -> referrer.policy(ReferrerPolicyHeaderWriter.ReferrerPolicy.NO_REFERRER)))
                 .addFilterBefore(authentication, AnonymousAuthenticationFilter.class)
                 .addFilterAfter(new KeyLimitFilter(limits, refusals), ApiKeyAuthenticationFilter.class)
                 .authorizeHttpRequests(rules -> rules

@@ -24,7 +24,7 @@ final class HeaderCharacters {
     }
 
     private static boolean allowed(String text, boolean tab) {
-        for (int i = 0; i < text.length(); ) {
+        for (int i = 0; i < text.length();) {
             int c = text.codePointAt(i);
             int type = Character.getType(c);
             if (type == Character.UNASSIGNED || type == Character.CONTROL && !(tab && c == '\t')) {

@@ -12,7 +12,8 @@ import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Applies {@link KeyLimits} to every request with a valid key or metrics token, right after authentication. A request counts as
+ * Applies {@link KeyLimits} to every request with a valid key or metrics token, right after authentication. A request
+ * counts as
  * in flight until its answer starts to be written ({@link ReleaseWhenAnswering}): by then its work is done, and
  * the place must be free before the client can read the answer and send its next request. Camel's platform-http
  * serves requests asynchronously, so the thread that runs the route holds the place too

@@ -8,16 +8,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import dev.ingestor.web.Problem;
 import dev.ingestor.config.HttpLimits;
 import dev.ingestor.web.ApiKeys;
+import dev.ingestor.web.Problem;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
- * What one API key (or metrics token) may do: at most {@code max-concurrent-per-key} requests being served at once (so one
+ * What one API key (or metrics token) may do: at most {@code max-concurrent-per-key} requests being served at once (so
+ * one
  * key cannot hold every server thread and database connection), and a token bucket of
  * {@code requests-per-second} with room for {@code burst} (Bucket4j), which stops a client looping on cheap
  * requests. State is kept per configured key hash only: the set of keys is fixed at start, so it is bounded.
@@ -48,9 +49,12 @@ class KeyLimits {
             throw new IllegalStateException(CONCURRENT_PROPERTY + ", " + RATE_PROPERTY + " and " + BURST_PROPERTY
                     + " must each be at least 1");
         }
-        this.byKeyHash = keyHashes.stream().distinct().collect(Collectors.toUnmodifiableMap(Function.identity(), h -> new KeyState(
-                new Semaphore(maxConcurrent),
-                Bucket.builder().addLimit(l -> l.capacity(burst).refillGreedy(requestsPerSecond, Duration.ofSeconds(1))).build())));
+        this.byKeyHash = keyHashes.stream().distinct()
+                .collect(Collectors.toUnmodifiableMap(Function.identity(), h -> new KeyState(
+                        new Semaphore(maxConcurrent),
+                        Bucket.builder()
+                                .addLimit(l -> l.capacity(burst).refillGreedy(requestsPerSecond, Duration.ofSeconds(1)))
+                                .build())));
     }
 
     /**
@@ -73,7 +77,8 @@ class KeyLimits {
             long seconds = Math.max(1, (probe.getNanosToWaitForRefill() + 999_999_999L) / 1_000_000_000L);
             return Admission.refused(Problem.of(429, "too-many-requests", "Too Many Requests",
                     "more than " + requestsPerSecond + " requests per second of this key, after a burst of " + burst
-                            + " (" + RATE_PROPERTY + ", " + BURST_PROPERTY + ")"), seconds);
+                            + " (" + RATE_PROPERTY + ", " + BURST_PROPERTY + ")"),
+                    seconds);
         }
         return Admission.admitted(new Permit(state.inFlight));
     }
@@ -89,7 +94,8 @@ class KeyLimits {
      */
     public static final class Permit {
         private final Semaphore semaphore;
-        private final java.util.concurrent.atomic.AtomicInteger holders = new java.util.concurrent.atomic.AtomicInteger(1);
+        private final java.util.concurrent.atomic.AtomicInteger holders = new java.util.concurrent.atomic.AtomicInteger(
+                1);
         private final AtomicBoolean released = new AtomicBoolean();
 
         Permit(Semaphore semaphore) {

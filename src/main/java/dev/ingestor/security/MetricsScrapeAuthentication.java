@@ -25,17 +25,11 @@ final class MetricsScrapeAuthentication extends AbstractAuthenticationToken impl
     }
 
     @Override
-    public Object getCredentials() {
-        return "";
-    }
+    public Object getCredentials() { return ""; }
 
     @Override
-    public Object getPrincipal() {
-        return getName();
-    }
+    public Object getPrincipal() { return getName(); }
 
     @Override
-    public String getName() {
-        return "metrics(token " + tokenHash.substring(0, 8) + ")";
-    }
+    public String getName() { return "metrics(token " + tokenHash.substring(0, 8) + ")"; }
 }

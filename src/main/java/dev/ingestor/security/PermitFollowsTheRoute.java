@@ -35,7 +35,9 @@ class PermitFollowsTheRoute implements TaskDecorator, ThreadPoolTaskExecutorCust
     @Override
     public Runnable decorate(Runnable task) {
         RequestAttributes request = RequestContextHolder.getRequestAttributes();
-        Object permit = request == null ? null : request.getAttribute(KeyLimitFilter.PERMIT_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);
+        Object permit = request == null
+                ? null
+                : request.getAttribute(KeyLimitFilter.PERMIT_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);
         if (!(permit instanceof KeyLimits.Permit held)) {
             return task;
         }

@@ -49,7 +49,8 @@ final class CsvRecordReader implements RecordReader {
         this.limits = limits;
         this.delimiter = delimiter;
         try {
-            BufferedReader lines = new BufferedReader(Decoding.strict(new BufferedInputStream(in, 256 * 1024), charset), 64 * 1024);
+            BufferedReader lines = new BufferedReader(Decoding.strict(new BufferedInputStream(in, 256 * 1024), charset),
+                    64 * 1024);
             for (int i = 0; i < mapping.skipLines(); i++) {
                 skipLine(lines);
             }
@@ -84,7 +85,8 @@ final class CsvRecordReader implements RecordReader {
             header = parser.getHeaderNames().stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
             String twice = mapping.fieldSetTwice(header);
             if (twice != null) {
-                throw new UnreadableFileException("the CSV header row " + printable(parser.getHeaderNames()) + " " + twice);
+                throw new UnreadableFileException(
+                        "the CSV header row " + printable(parser.getHeaderNames()) + " " + twice);
             }
             List<String> named = header.stream().map(mapping::recordName).toList();
             List<String> missing = DeliveryAdviceValidator.REQUIRED_COLUMNS.stream()
@@ -92,7 +94,8 @@ final class CsvRecordReader implements RecordReader {
             if (!missing.isEmpty()) {
                 throw new UnreadableFileException("the CSV header row " + printable(parser.getHeaderNames())
                         + " lacks the column(s) " + mapping.labels(missing) + "; expected a header naming "
-                        + mapping.labels(DeliveryAdviceValidator.REQUIRED_COLUMNS) + " (delimiter '" + delimiter + "')");
+                        + mapping.labels(DeliveryAdviceValidator.REQUIRED_COLUMNS) + " (delimiter '" + delimiter
+                        + "')");
             }
         }
         records = parser.iterator();
@@ -131,7 +134,8 @@ final class CsvRecordReader implements RecordReader {
         }
         if (record.size() != header.size()) {
             return RawRecord.broken(index, line, "has " + record.size() + " values but the "
-                    + (mapping.hasHeader() ? "header names " : "supplier's mapping names ") + header.size() + " columns");
+                    + (mapping.hasHeader() ? "header names " : "supplier's mapping names ") + header.size()
+                    + " columns");
         }
         Map<String, String> fields = new LinkedHashMap<>(header.size() * 2);
         for (int i = 0; i < header.size(); i++) {
@@ -191,10 +195,12 @@ final class CsvRecordReader implements RecordReader {
     private static UnreadableFileException unreadable(Exception e, long line) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof CharacterCodingException) {
-                return new UnreadableFileException("the file is not valid text in the supplier's charset (near line " + line + ")", e);
+                return new UnreadableFileException(
+                        "the file is not valid text in the supplier's charset (near line " + line + ")", e);
             }
         }
-        return new UnreadableFileException("the file cannot be read as CSV near line " + line + ": " + e.getMessage(), e);
+        return new UnreadableFileException("the file cannot be read as CSV near line " + line + ": " + e.getMessage(),
+                e);
     }
 
     private static String printable(List<String> names) {

@@ -29,7 +29,7 @@ public record DeliveryAdvice(
 
     /** A live record. */
     public DeliveryAdvice(String sourceId, Long sourceVersion, String sku, long quantity, LocalDate deliveryDate,
-                          Map<String, String> attributes) {
+            Map<String, String> attributes) {
         this(sourceId, sourceVersion, sku, quantity, deliveryDate, attributes, false);
     }
 

@@ -1,6 +1,5 @@
 package dev.ingestor.validation;
 
-import dev.ingestor.logging.SafeText;
 import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -8,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+
+import dev.ingestor.logging.SafeText;
 
 /**
  * Checks every field of a delivery advice line and names each problem with its field, so a person can fix
@@ -43,7 +44,8 @@ public final class DeliveryAdviceValidator {
             }
             int control = value == null ? -1 : SafeText.controlCharacterIn(value);
             if (control >= 0) {
-                problems.add(SafeText.of(raw.label(name), 60) + ": contains the control character " + String.format("U+%04X", control));
+                problems.add(SafeText.of(raw.label(name), 60) + ": contains the control character "
+                        + String.format("U+%04X", control));
             }
             // not valid Unicode: UTF-8 on the way to PostgreSQL turns it into '?', so "a\uD800" and "a\uDBFF"
             // would both be stored as "a?" and no longer be the ids (or values) the supplier sent
@@ -56,7 +58,8 @@ public final class DeliveryAdviceValidator {
             int loneInValue = value == null ? -1 : SafeText.unpairedSurrogateIn(value);
             if (loneInValue >= 0) {
                 problems.add(SafeText.of(raw.label(name), 60) + ": contains an unpaired UTF-16 surrogate "
-                        + String.format("U+%04X", (int) value.charAt(loneInValue)) + " at character " + (loneInValue + 1)
+                        + String.format("U+%04X", (int) value.charAt(loneInValue)) + " at character "
+                        + (loneInValue + 1)
                         + " (not valid Unicode)");
             }
         });
@@ -65,7 +68,8 @@ public final class DeliveryAdviceValidator {
         if (sourceId == null) {
             problems.add(raw.label("source_id") + ": missing");
         } else if (sourceId.length() > MAX_SOURCE_ID_LENGTH) {
-            problems.add(raw.label("source_id") + ": " + sourceId.length() + " characters, at most " + MAX_SOURCE_ID_LENGTH + " allowed");
+            problems.add(raw.label("source_id") + ": " + sourceId.length() + " characters, at most "
+                    + MAX_SOURCE_ID_LENGTH + " allowed");
         }
         Long sourceVersion = null;
         String version = trimmed(f.get("source_version"));
@@ -73,7 +77,8 @@ public final class DeliveryAdviceValidator {
             try {
                 sourceVersion = Long.parseLong(version);
                 if (sourceVersion < 0) {
-                    problems.add(raw.label("source_version") + ": '" + version + "' is negative; it must be a whole number 0 or greater");
+                    problems.add(raw.label("source_version") + ": '" + version
+                            + "' is negative; it must be a whole number 0 or greater");
                 }
             } catch (NumberFormatException e) {
                 problems.add(raw.label("source_version") + ": '" + clip(version) + "' is not a whole number");
@@ -131,7 +136,8 @@ public final class DeliveryAdviceValidator {
                 attributes.put(name, value);
             }
         });
-        return new Validated(raw, new DeliveryAdvice(sourceId, sourceVersion, sku, quantity, deliveryDate, attributes), null);
+        return new Validated(raw, new DeliveryAdvice(sourceId, sourceVersion, sku, quantity, deliveryDate, attributes),
+                null);
     }
 
     /** true or false (any case, around spaces; empty or absent is false); null for anything else. */

@@ -4,9 +4,9 @@ import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Map;
 
-import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.job.ImportJob;
 import org.springframework.stereotype.Component;
@@ -32,7 +32,8 @@ public class JobRecords {
         properties.getSuppliers().forEach((code, supplier) -> built.put(code, RecordMapping.of(code, supplier)));
         this.mappings = Map.copyOf(built);
         Map<String, RecordLimits> bounded = new HashMap<>();
-        properties.getSuppliers().keySet().forEach(code -> bounded.put(code, RecordLimits.of(properties, intake, code)));
+        properties.getSuppliers().keySet()
+                .forEach(code -> bounded.put(code, RecordLimits.of(properties, intake, code)));
         this.limits = Map.copyOf(bounded);
         this.installationLimits = RecordLimits.of(properties, intake, "");
     }
@@ -50,12 +51,14 @@ public class JobRecords {
     public RecordReader open(ImportJob job) {
         SupplierProperties supplier = properties.getSuppliers().get(job.supplier());
         if (supplier == null) {
-            throw new UnreadableFileException("supplier " + job.supplier() + " is no longer configured, so its format is unknown");
+            throw new UnreadableFileException(
+                    "supplier " + job.supplier() + " is no longer configured, so its format is unknown");
         }
         InputStream in = rawStore.open(job.key());
         try {
             RecordReader reader = RecordReader.open(job.formatOr(supplier.getFormat()), in, job.format() != null
-                    ? java.nio.charset.StandardCharsets.UTF_8 : supplier.getCharset(), supplier.getCsvDelimiter(), mapping(job.supplier()),
+                    ? java.nio.charset.StandardCharsets.UTF_8
+                    : supplier.getCharset(), supplier.getCsvDelimiter(), mapping(job.supplier()),
                     limits(job.supplier()));
             // after the mapping: a supplier's route reshapes records already in the record's names and formats
             return hooks.wrap(job.supplier(), job.id(), reader);

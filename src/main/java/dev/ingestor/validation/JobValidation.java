@@ -3,12 +3,12 @@ package dev.ingestor.validation;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.metrics.IngestorMetrics;
 import io.micrometer.core.instrument.Timer;
 import org.apache.camel.Body;
@@ -45,7 +45,7 @@ class JobValidation {
     private final long handOnMaxBytes;
 
     public JobValidation(JobRecords jobRecords, JobClaims claims, JobLifecycle lifecycle, JdbcTemplate jdbc,
-                         QuarantineWriter quarantine, IngestorMetrics metrics, PipelineSettings pipeline) {
+            QuarantineWriter quarantine, IngestorMetrics metrics, PipelineSettings pipeline) {
         this.handOnAtMost = Math.max(1, pipeline.getBatchSize());
         this.handOnMaxBytes = pipeline.getOnePassMaxSize().toBytes();
         this.metrics = metrics;
@@ -116,7 +116,8 @@ class JobValidation {
     public void reject(@Body ImportJob job, @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception cause) {
         quarantine.clear(job.id());
         if (lifecycle.rejected(job.id(), claims.owner(), cause.getMessage())) {
-            LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(), cause.getMessage());
+            LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(),
+                    cause.getMessage());
         }
     }
 

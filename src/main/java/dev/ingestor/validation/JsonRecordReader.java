@@ -12,8 +12,8 @@ import java.nio.charset.Charset;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.NoSuchElementException;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ingestor.config.JsonNesting;
 import tools.jackson.core.JacksonException;
@@ -64,7 +64,8 @@ final class JsonRecordReader implements RecordReader {
         this.limits = limits;
         this.factory = factory(limits.maxSize());
         try {
-            PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), 256 * 1024), 1);
+            PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), 256 * 1024),
+                    1);
             int first = firstSignificant(pushback);
             reader = pushback;
             if (!recordsPath.isEmpty() && first == '{') {
@@ -100,7 +101,8 @@ final class JsonRecordReader implements RecordReader {
         return FACTORIES.computeIfAbsent(maxSize, size -> {
             int most = (int) Math.min(Integer.MAX_VALUE - 64, size + 16);
             return JsonFactory.builder().streamReadConstraints(JsonNesting.READ.rebuild()
-                    .maxStringLength(most).maxNameLength(most).build()).streamWriteConstraints(JsonNesting.WRITE).build();
+                    .maxStringLength(most).maxNameLength(most).build()).streamWriteConstraints(JsonNesting.WRITE)
+                    .build();
         });
     }
 
@@ -130,7 +132,8 @@ final class JsonRecordReader implements RecordReader {
             } else if (token == JsonToken.PROPERTY_NAME && depth == 1) {
                 fields++;
             }
-            if (!over && (fields > limits.maxFields() || parser.currentLocation().getCharOffset() - from > limits.maxSize())) {
+            if (!over && (fields > limits.maxFields()
+                    || parser.currentLocation().getCharOffset() - from > limits.maxSize())) {
                 over = true;
             }
             if (!over) {
@@ -149,7 +152,8 @@ final class JsonRecordReader implements RecordReader {
     /** The JSON of the tokens copied so far, as far as they go. */
     private static String text(TokenBuffer copy) {
         CharArrayWriter out = new CharArrayWriter();
-        try (JsonGenerator generator = MAPPER.writer().without(StreamWriteFeature.AUTO_CLOSE_CONTENT).createGenerator(out)) {
+        try (JsonGenerator generator = MAPPER.writer().without(StreamWriteFeature.AUTO_CLOSE_CONTENT)
+                .createGenerator(out)) {
             copy.serialize(generator);
         } catch (RuntimeException e) {
             // what was written before the copy ran out is the start shown
@@ -170,8 +174,11 @@ final class JsonRecordReader implements RecordReader {
                 if (parser.currentName().equals(path.get(step))) {
                     JsonToken expected = step == path.size() - 1 ? JsonToken.START_ARRAY : JsonToken.START_OBJECT;
                     if (value != expected) {
-                        throw new UnreadableFileException("the JSON document holds no " + (expected == JsonToken.START_ARRAY
-                                ? "array" : "object") + " at " + where + " (line " + parser.currentLocation().getLineNr() + ")");
+                        throw new UnreadableFileException("the JSON document holds no "
+                                + (expected == JsonToken.START_ARRAY
+                                        ? "array"
+                                        : "object")
+                                + " at " + where + " (line " + parser.currentLocation().getLineNr() + ")");
                     }
                     found = true;
                     break;
@@ -217,7 +224,8 @@ final class JsonRecordReader implements RecordReader {
     private static UnreadableFileException unreadable(Exception e, String where) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof CharacterCodingException) {
-                return new UnreadableFileException("the file is not valid text in the supplier's charset (" + where + ")", e);
+                return new UnreadableFileException(
+                        "the file is not valid text in the supplier's charset (" + where + ")", e);
             }
         }
         String detail = e instanceof JacksonException j ? j.getOriginalMessage() : e.getMessage();

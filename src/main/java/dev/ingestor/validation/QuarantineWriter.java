@@ -1,19 +1,19 @@
 package dev.ingestor.validation;
 
-import dev.ingestor.logging.SafeText;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.databind.ObjectMapper;
-import dev.ingestor.config.JsonNesting;
 import dev.ingestor.config.DatabaseTimeouts;
+import dev.ingestor.config.JsonNesting;
+import dev.ingestor.logging.SafeText;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.core.JacksonException;
-import org.springframework.stereotype.Component;
+import tools.jackson.databind.ObjectMapper;
 
 /** Keeps quarantined records with their reasons (job_record), for the records API. */
 @Component

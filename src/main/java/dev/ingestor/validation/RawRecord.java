@@ -8,7 +8,7 @@ import java.util.Map;
  * {@code fieldProblems} holds what the supplier's mapping could not read, by record field.
  */
 public record RawRecord(long index, long line, Map<String, String> fields, String problem,
-                        Map<String, String> labels, Map<String, String> fieldProblems) {
+        Map<String, String> labels, Map<String, String> fieldProblems) {
 
     public RawRecord(long index, long line, Map<String, String> fields, String problem) {
         this(index, line, fields, problem, Map.of(), Map.of());
@@ -24,9 +24,7 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
         return new RawRecord(index, line, Map.of(), problem);
     }
 
-    public boolean isBroken() {
-        return problem != null;
-    }
+    public boolean isBroken() { return problem != null; }
 
     /** Line numbers for files; an item of an HTTP batch has no line (-1) and is named by its position. */
     public String where() {
@@ -36,11 +34,14 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
     /** An object of a JSON document as a record: field names in lower case, values as text. */
     public static RawRecord ofJson(tools.jackson.databind.JsonNode node, long index, long line) {
         if (!node.isObject()) {
-            return broken(index, line, "is a JSON " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
+            return broken(index, line,
+                    "is a JSON " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
         }
         Map<String, String> fields = new java.util.LinkedHashMap<>();
         node.properties().iterator().forEachRemaining(e -> fields.put(e.getKey().toLowerCase(java.util.Locale.ROOT),
-                e.getValue().isNull() ? null : e.getValue().isValueNode() ? e.getValue().asString() : e.getValue().toString()));
+                e.getValue().isNull()
+                        ? null
+                        : e.getValue().isValueNode() ? e.getValue().asString() : e.getValue().toString()));
         return new RawRecord(index, line, fields, null);
     }
 }

@@ -4,12 +4,11 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.logging.SafeText;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
 import org.apache.camel.ProducerTemplate;
-
-import dev.ingestor.intake.IntakeHeaders;
-import dev.ingestor.logging.SafeText;
 
 /**
  * Sends one record's fields to a supplier's hook route and takes back the fields it returns. Anything the hook does
@@ -52,12 +51,14 @@ final class RecordHook {
         });
         if (result.getException() != null) {
             String message = String.valueOf(result.getException().getMessage());
-            return RawRecord.broken(record.index(), record.line(), "hook " + name + " failed: " + SafeText.of(message, MAX_MESSAGE));
+            return RawRecord.broken(record.index(), record.line(),
+                    "hook " + name + " failed: " + SafeText.of(message, MAX_MESSAGE));
         }
         Object body = result.getMessage().getBody();
         if (!(body instanceof Map<?, ?> map)) {
             String kind = body == null ? "nothing" : "a " + body.getClass().getSimpleName();
-            return RawRecord.broken(record.index(), record.line(), "hook " + name + " returned " + kind + ", not a map of fields");
+            return RawRecord.broken(record.index(), record.line(),
+                    "hook " + name + " returned " + kind + ", not a map of fields");
         }
         Map<String, String> fields = new LinkedHashMap<>();
         map.forEach((k, v) -> fields.put(String.valueOf(k), v == null ? null : String.valueOf(v)));

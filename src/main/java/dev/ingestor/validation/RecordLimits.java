@@ -2,9 +2,9 @@ package dev.ingestor.validation;
 
 import java.util.Map;
 
-import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.logging.SafeText;
 
 /**
@@ -50,7 +50,8 @@ record RecordLimits(long maxSize, String sizeProperty, int maxFields, String fie
      */
     RawRecord overLimit(long index, long line, long size, long fields, String start) {
         String problem = fields > maxFields
-                ? "has more than " + maxFields + " fields, the limit (" + fieldsProperty + "): " + fields + " fields in "
+                ? "has more than " + maxFields + " fields, the limit (" + fieldsProperty + "): " + fields
+                        + " fields in "
                         + size + " characters; only its first " + KEPT + " characters are kept"
                 : "is larger than the limit of " + maxSize + " characters (" + sizeProperty + "): " + size
                         + " characters; only its first " + KEPT + " are kept";

@@ -71,7 +71,8 @@ final class RecordMapping {
         });
         header = m.isHeader();
         columns = m.getColumns().stream().map(c -> knownField(property + ".columns", c)).toList();
-        List<String> repeated = columns.stream().filter(c -> columns.indexOf(c) != columns.lastIndexOf(c)).distinct().toList();
+        List<String> repeated = columns.stream().filter(c -> columns.indexOf(c) != columns.lastIndexOf(c)).distinct()
+                .toList();
         if (!repeated.isEmpty()) {
             throw new IllegalStateException(property + ".columns names " + repeated + " more than once");
         }
@@ -117,7 +118,8 @@ final class RecordMapping {
             }
         }
         ignore = m.getIgnore().stream().map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
-        recordsPath = m.getRecordsPath() == null || m.getRecordsPath().isBlank() ? List.of()
+        recordsPath = m.getRecordsPath() == null || m.getRecordsPath().isBlank()
+                ? List.of()
                 : List.of(m.getRecordsPath().split("\\."));
         if (recordsPath.stream().anyMatch(String::isEmpty)) {
             throw new IllegalStateException(property + ".records-path '" + m.getRecordsPath()
@@ -141,10 +143,12 @@ final class RecordMapping {
         char delimiter = supplier.getCsvDelimiter();
         String property = "ingestor.suppliers." + code;
         if (mapping.quote == delimiter) {
-            throw new IllegalStateException(property + ".mapping.quote and " + property + ".csv-delimiter are both '" + delimiter + "'");
+            throw new IllegalStateException(
+                    property + ".mapping.quote and " + property + ".csv-delimiter are both '" + delimiter + "'");
         }
         if (mapping.comment != null && mapping.comment == delimiter) {
-            throw new IllegalStateException(property + ".mapping.comment and " + property + ".csv-delimiter are both '" + delimiter + "'");
+            throw new IllegalStateException(
+                    property + ".mapping.comment and " + property + ".csv-delimiter are both '" + delimiter + "'");
         }
         return mapping;
     }
@@ -205,7 +209,8 @@ final class RecordMapping {
             LocalDate.parse(format.format(LocalDate.of(2026, 12, 24)), format);
             return format;
         } catch (IllegalArgumentException | java.time.DateTimeException e) {
-            throw new IllegalStateException(property + ": '" + pattern + "' is not a date pattern (" + e.getMessage() + ")", e);
+            throw new IllegalStateException(
+                    property + ": '" + pattern + "' is not a date pattern (" + e.getMessage() + ")", e);
         }
     }
 
@@ -305,9 +310,10 @@ final class RecordMapping {
                 return;
             }
         }
-        problems.put(QUANTITY, label(QUANTITY) + ": '" + SafeText.of(sent, 40) + "' is not a whole number greater than 0"
-                + " (decimal separator '" + (decimalSeparator == null ? '.' : decimalSeparator) + "'"
-                + (groupingSeparator == null ? "" : ", grouping separator '" + groupingSeparator + "'") + ")");
+        problems.put(QUANTITY,
+                label(QUANTITY) + ": '" + SafeText.of(sent, 40) + "' is not a whole number greater than 0"
+                        + " (decimal separator '" + (decimalSeparator == null ? '.' : decimalSeparator) + "'"
+                        + (groupingSeparator == null ? "" : ", grouping separator '" + groupingSeparator + "'") + ")");
     }
 
     private void normaliseDate(Map<String, String> fields, Map<String, String> problems) {

@@ -15,7 +15,8 @@ import org.springframework.stereotype.Component;
  * What the pipeline would make of a sample of a supplier's file, with no job and no effect: for each of the first
  * records, the fields as the supplier wrote them, the record after the supplier's mapping, and the validation
  * outcome with its reason. It reads the sample exactly as the stages read a stored file (the same readers, the same
- * mapping, the supplier's route hook, the same rules), so an engineer onboarding a supplier sees the real answer, not a second opinion.
+ * mapping, the supplier's route hook, the same rules), so an engineer onboarding a supplier sees the real answer, not a
+ * second opinion.
  */
 @Component
 public class RecordPreview {
@@ -35,7 +36,7 @@ public class RecordPreview {
      * after the mapping, and VALID or QUARANTINED with the reason a job would store.
      */
     public record Row(long line, String where, Map<String, String> supplierFields, Map<String, String> record,
-                      String outcome, String reason) {
+            String outcome, String reason) {
     }
 
     /**
@@ -43,7 +44,7 @@ public class RecordPreview {
      * would be refused, as a job of it would be; {@code more} says records follow the ones shown.
      */
     public record Preview(String supplier, String format, List<Row> records, boolean more, String fileOutcome,
-                          String reason) {
+            String reason) {
     }
 
     /** Empty when {@code supplier} is not configured. At most {@code limit} records are read. */
@@ -54,8 +55,8 @@ public class RecordPreview {
         }
         RecordMapping mapping = jobRecords.mapping(supplier);
         // the supplier's route hook too, as a job's records pass through it after the mapping
-        java.util.function.UnaryOperator<RawRecord> hook = hooks.hook(supplier, null)
-                .<java.util.function.UnaryOperator<RawRecord>>map(h -> h::apply).orElse(r -> r);
+        java.util.function.UnaryOperator<RawRecord> hook = hooks
+                .hook(supplier, null).<java.util.function.UnaryOperator<RawRecord>>map(h -> h::apply).orElse(r -> r);
         List<Row> rows = new ArrayList<>();
         boolean more = false;
         String rejected = null;

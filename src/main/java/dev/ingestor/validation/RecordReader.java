@@ -19,23 +19,28 @@ public interface RecordReader extends Iterator<RawRecord>, Closeable {
     }
 
     /** The same, in the supplier's own layout: its records come out in the record's names and formats. */
-    static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping) {
+    static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter,
+            RecordMapping mapping) {
         return open(format, in, charset, delimiter, mapping, RecordLimits.DEFAULT);
     }
 
     /** The same, a record over {@code limits} coming out as one quarantined naming the limit. */
-    static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping,
-                             RecordLimits limits) {
-        return new TransformedRecordReader(openAsWritten(format, in, charset, delimiter, mapping, limits), mapping::apply);
+    static RecordReader open(RecordFormat format, InputStream in, Charset charset, char delimiter,
+            RecordMapping mapping,
+            RecordLimits limits) {
+        return new TransformedRecordReader(openAsWritten(format, in, charset, delimiter, mapping, limits),
+                mapping::apply);
     }
 
     /**
      * The supplier's records as the supplier wrote them (its field names and formats): the mapping's layout
      * settings (header, columns, quote, comment, skipped lines, records path) apply, its renames and formats not.
      */
-    static RecordReader openAsWritten(RecordFormat format, InputStream in, Charset charset, char delimiter, RecordMapping mapping,
-                                      RecordLimits limits) {
-        return format == RecordFormat.CSV ? new CsvRecordReader(in, charset, delimiter, mapping, limits)
+    static RecordReader openAsWritten(RecordFormat format, InputStream in, Charset charset, char delimiter,
+            RecordMapping mapping,
+            RecordLimits limits) {
+        return format == RecordFormat.CSV
+                ? new CsvRecordReader(in, charset, delimiter, mapping, limits)
                 : new JsonRecordReader(in, charset, mapping.recordsPath(), limits);
     }
 

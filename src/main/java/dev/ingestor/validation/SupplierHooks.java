@@ -34,7 +34,8 @@ class SupplierHooks {
 
     /** {@code reader} as it is when the supplier has no hook route, else a reader whose records pass through it. */
     public RecordReader wrap(String supplier, UUID jobId, RecordReader reader) {
-        return hook(supplier, jobId).map(hook -> (RecordReader) new TransformedRecordReader(reader, hook::apply)).orElse(reader);
+        return hook(supplier, jobId).map(hook -> (RecordReader) new TransformedRecordReader(reader, hook::apply))
+                .orElse(reader);
     }
 
     /** The supplier's hook, when a running route consumes its endpoint; {@code jobId} null for a preview. */

@@ -36,9 +36,7 @@ import org.springframework.web.servlet.HandlerMapping;
 class AnsweredByRouteFilter extends OncePerRequestFilter implements Ordered {
 
     @Override
-    public int getOrder() {
-        return FilterOrder.ANSWERED_BY_ROUTE;
-    }
+    public int getOrder() { return FilterOrder.ANSWERED_BY_ROUTE; }
 
     @Override
     protected boolean shouldNotFilterAsyncDispatch() {

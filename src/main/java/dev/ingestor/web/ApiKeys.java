@@ -43,8 +43,8 @@ public class ApiKeys {
 
     public ApiKeys(IngestorProperties properties, AdminSettings admin) {
         Set<String> demo = new TreeSet<>();
-        properties.getSuppliers().forEach((code, supplier) ->
-                register(supplier.getApiKeySha256(), Caller.supplier(code), "ingestor.suppliers." + code + ".api-key-sha256", demo));
+        properties.getSuppliers().forEach((code, supplier) -> register(supplier.getApiKeySha256(),
+                Caller.supplier(code), "ingestor.suppliers." + code + ".api-key-sha256", demo));
         register(admin.getApiKeySha256(), Caller.operator(), "ingestor.admin.api-key-sha256", demo);
         if (!demo.isEmpty()) {
             // security.DemoKeysOnLoopbackOnly has already warned, once, and kept this instance on loopback
@@ -95,7 +95,8 @@ public class ApiKeys {
     public void requireAdmin(Exchange exchange) {
         Caller caller = exchange.getProperty(Caller.PROPERTY, Caller.class);
         if (caller == null || !caller.admin()) {
-            throw new ApiProblemException(Problem.of(403, "forbidden", "Forbidden", "the admin API needs the admin key"));
+            throw new ApiProblemException(
+                    Problem.of(403, "forbidden", "Forbidden", "the admin API needs the admin key"));
         }
     }
 
@@ -158,7 +159,8 @@ public class ApiKeys {
 
     public static String sha256(String key) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }

@@ -2,7 +2,6 @@ package dev.ingestor.web;
 
 import java.util.Map;
 
-
 /**
  * A request the API answers with a problem (400, 401, 403, 404, 409, 413, 415, 422...): thrown by the beans the
  * HTTP routes call and written as problem+json by the routes' error handling (api-errors, {@link

@@ -29,7 +29,8 @@ class BusyProblems {
     @ExceptionHandler(AsyncRequestTimeoutException.class)
     public ResponseEntity<Problem> timedOut(AsyncRequestTimeoutException e) {
         return answer(Problem.of(503, "timeout", "Service Unavailable", "the request was not answered within"
-                + " spring.mvc.async.request-timeout; retry after " + retryAfterSeconds + " s with the same Idempotency-Key"));
+                + " spring.mvc.async.request-timeout; retry after " + retryAfterSeconds
+                + " s with the same Idempotency-Key"));
     }
 
     @ExceptionHandler(TaskRejectedException.class)

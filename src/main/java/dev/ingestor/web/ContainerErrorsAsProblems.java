@@ -3,8 +3,6 @@ package dev.ingestor.web;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
 import org.apache.catalina.Container;
 import org.apache.catalina.Valve;
 import org.apache.catalina.connector.Request;
@@ -17,6 +15,8 @@ import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Errors Tomcat answers itself, before any filter or servlet runs (a path it refuses such as {@code /a/..%2fb}
@@ -45,9 +45,7 @@ class ContainerErrorsAsProblems implements WebServerFactoryCustomizer<TomcatServ
     }
 
     @Override
-    public int getOrder() {
-        return Ordered.LOWEST_PRECEDENCE;
-    }
+    public int getOrder() { return Ordered.LOWEST_PRECEDENCE; }
 
     /** Writes the error status as problem+json; nothing of the request, the exception or the server in it. */
     public static class ProblemReportValve extends ErrorReportValve {
@@ -74,8 +72,9 @@ class ContainerErrorsAsProblems implements WebServerFactoryCustomizer<TomcatServ
             String title = known == null ? "Error" : known.getReasonPhrase();
             String detail = status == 400
                     ? "the request line, path or headers are not acceptable (e.g. an encoded slash, dot segment or control character in the path)"
-                    : status == 408 ? "the request was not received in time; send it again"
-                    : "the server refused the request (" + status + ")";
+                    : status == 408
+                            ? "the request was not received in time; send it again"
+                            : "the server refused the request (" + status + ")";
             Problem problem = Problem.of(status, status == 400 ? "bad-request" : "http-" + status, title, detail);
             try {
                 byte[] body = JSON.writeValueAsBytes(problem);

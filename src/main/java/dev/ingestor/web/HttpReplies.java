@@ -2,11 +2,10 @@ package dev.ingestor.web;
 
 import java.util.Map;
 
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.intake.ContentTooLargeException;
-import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.intake.IntakeFailureLog;
+import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RejectedDropException;
 import dev.ingestor.logging.SafeText;
@@ -17,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Writes HTTP replies for the API routes: JSON bodies, and problem+json errors in one place ({@link #failure},
@@ -88,13 +88,15 @@ public class HttpReplies {
             LOG.warn("api request failed for a passing reason, answered 503: {}", String.valueOf(cause));
             problem(exchange, Problem.of(503, "unavailable", "Service Unavailable",
                     "the service cannot complete requests right now (" + shortName(cause)
-                            + "); retry the same request after " + retryAfter + " seconds: that is safe, the same content or"
+                            + "); retry the same request after " + retryAfter
+                            + " seconds: that is safe, the same content or"
                             + " Idempotency-Key is never taken twice"));
             exchange.getMessage().setHeader("Retry-After", retryAfter);
         } else {
             LOG.error("api request failed unexpectedly, answered 500", cause);
             problem(exchange, Problem.of(500, "internal", "Internal Server Error",
-                    "the request could not be completed; the error is logged with exchange " + exchange.getExchangeId()));
+                    "the request could not be completed; the error is logged with exchange "
+                            + exchange.getExchangeId()));
         }
     }
 
@@ -115,7 +117,8 @@ public class HttpReplies {
                     message.getHeader(IntakeHeaders.FILE_NAME, String.class), null, "rejected", reason, null));
         } catch (RuntimeException e) {
             // the caller's answer must not depend on the record: it is for operators
-            LOG.error("could not record the refused push of supplier={}: {}", SafeText.of(supplier), SafeText.of(e.toString()));
+            LOG.error("could not record the refused push of supplier={}: {}", SafeText.of(supplier),
+                    SafeText.of(e.toString()));
         }
     }
 
@@ -125,7 +128,9 @@ public class HttpReplies {
             root = root.getCause();
         }
         return root instanceof java.sql.SQLException || root instanceof java.net.ConnectException
-                || cause instanceof org.springframework.dao.DataAccessException ? "database unavailable" : "temporary failure";
+                || cause instanceof org.springframework.dao.DataAccessException
+                        ? "database unavailable"
+                        : "temporary failure";
     }
 
     private static void write(Message message, int status, String contentType, byte[] body) {

@@ -69,5 +69,7 @@ public class HttpSettings {
     public int getRetryAfterSeconds() { return retryAfterSeconds; }
     public void setRetryAfterSeconds(int retryAfterSeconds) { this.retryAfterSeconds = retryAfterSeconds; }
     public Duration getDuplicateAnswerMaxAge() { return duplicateAnswerMaxAge; }
-    public void setDuplicateAnswerMaxAge(Duration duplicateAnswerMaxAge) { this.duplicateAnswerMaxAge = duplicateAnswerMaxAge; }
+    public void setDuplicateAnswerMaxAge(Duration duplicateAnswerMaxAge) {
+        this.duplicateAnswerMaxAge = duplicateAnswerMaxAge;
+    }
 }

@@ -40,9 +40,7 @@ class MultipartCleanupFilter extends OncePerRequestFilter implements Ordered {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.http");
 
     @Override
-    public int getOrder() {
-        return FilterOrder.MULTIPART_CLEANUP;
-    }
+    public int getOrder() { return FilterOrder.MULTIPART_CLEANUP; }
 
     @Override
     protected boolean shouldNotFilter(HttpServletRequest request) {
@@ -71,7 +69,8 @@ class MultipartCleanupFilter extends OncePerRequestFilter implements Ordered {
             ServletContext real = request.getServletContext();
             this.context = (ServletContext) Proxy.newProxyInstance(ServletContext.class.getClassLoader(),
                     new Class<?>[] {ServletContext.class}, (proxy, method, args) -> {
-                        if (method.getName().equals("getAttribute") && args != null && ServletContext.TEMPDIR.equals(args[0])) {
+                        if (method.getName().equals("getAttribute") && args != null
+                                && ServletContext.TEMPDIR.equals(args[0])) {
                             return folder(real);
                         }
                         try {
@@ -83,9 +82,7 @@ class MultipartCleanupFilter extends OncePerRequestFilter implements Ordered {
         }
 
         @Override
-        public ServletContext getServletContext() {
-            return context;
-        }
+        public ServletContext getServletContext() { return context; }
 
         private synchronized File folder(ServletContext real) throws IOException {
             if (folder == null) {

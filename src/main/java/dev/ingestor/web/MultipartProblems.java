@@ -32,8 +32,9 @@ class MultipartProblems {
 
     @ExceptionHandler(MaxUploadSizeExceededException.class)
     public ResponseEntity<Problem> tooLarge(MaxUploadSizeExceededException e) {
-        return answer(Problem.of(413, "too-large", "Content Too Large", "the multipart body is larger than the limit of "
-                + maxFileSize + " bytes (ingestor.http.max-file-size); nothing of it was kept"));
+        return answer(
+                Problem.of(413, "too-large", "Content Too Large", "the multipart body is larger than the limit of "
+                        + maxFileSize + " bytes (ingestor.http.max-file-size); nothing of it was kept"));
     }
 
     @ExceptionHandler(MultipartException.class)

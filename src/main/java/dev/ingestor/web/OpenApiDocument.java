@@ -105,7 +105,8 @@ public class OpenApiDocument {
                 return inline(target, document, where, depth + 1);
             }
             ObjectNode copy = JSON.createObjectNode();
-            node.properties().forEach(field -> copy.set(field.getKey(), inline(field.getValue(), document, where, depth)));
+            node.properties()
+                    .forEach(field -> copy.set(field.getKey(), inline(field.getValue(), document, where, depth)));
             return copy;
         }
         if (node.isArray()) {

@@ -3,9 +3,9 @@ package dev.ingestor.web;
 import java.io.IOException;
 import java.util.Map;
 
-import tools.jackson.databind.ObjectMapper;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Writes a refusal made before any route runs (by the front door, or for a body over its limit) as
@@ -21,7 +21,8 @@ public final class ProblemResponse {
         this.json = json;
     }
 
-    public void write(HttpServletRequest request, HttpServletResponse response, Problem problem, Map<String, String> headers)
+    public void write(HttpServletRequest request, HttpServletResponse response, Problem problem,
+            Map<String, String> headers)
             throws IOException {
         if (response.isCommitted()) {
             return;

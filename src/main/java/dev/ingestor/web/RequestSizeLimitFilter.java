@@ -12,7 +12,6 @@ import java.util.Locale;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.logging.SafeText;
 import jakarta.servlet.FilterChain;
@@ -25,6 +24,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The size of every request body, enforced before Spring MVC or Camel reads a byte of it (Camel's HTTP
@@ -58,9 +58,7 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
     }
 
     @Override
-    public int getOrder() {
-        return FilterOrder.REQUEST_SIZE_LIMIT;
-    }
+    public int getOrder() { return FilterOrder.REQUEST_SIZE_LIMIT; }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
@@ -72,7 +70,8 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
         if (!encodings.isEmpty() && (!gzip || multipart)) {
             refuse(request, response, 415, "unsupported-encoding", "Unsupported Media Type", "Content-Encoding '"
                     + SafeText.of(String.join(", ", encodings), 80) + "' is not taken"
-                    + (multipart ? " for a multipart body" : "") + "; send the body as it is, or compressed with gzip alone");
+                    + (multipart ? " for a multipart body" : "")
+                    + "; send the body as it is, or compressed with gzip alone");
             return;
         }
         if (multipart && !limit.filePush()) {
@@ -104,8 +103,9 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
             if (!gzip) {
                 throw e;
             }
-            refuse(request, response, 400, "malformed-gzip", "Bad Request", "the body is not valid gzip (Content-Encoding: gzip): "
-                    + SafeText.of(String.valueOf(e.getMessage()), 120));
+            refuse(request, response, 400, "malformed-gzip", "Bad Request",
+                    "the body is not valid gzip (Content-Encoding: gzip): "
+                            + SafeText.of(String.valueOf(e.getMessage()), 120));
             return;
         }
         try {
@@ -136,7 +136,7 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
     }
 
     private void refuse(HttpServletRequest request, HttpServletResponse response, int status, String slug, String title,
-                        String detail) throws IOException {
+            String detail) throws IOException {
         // the rest of the body is not wanted: ProblemResponse closes the connection so the client stops sending it
         problems.write(request, response, Problem.of(status, slug, title, detail), java.util.Map.of());
     }
@@ -166,14 +166,10 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
         }
 
         @Override
-        public int getContentLength() {
-            return body.size() > Integer.MAX_VALUE ? -1 : (int) body.size();
-        }
+        public int getContentLength() { return body.size() > Integer.MAX_VALUE ? -1 : (int) body.size(); }
 
         @Override
-        public long getContentLengthLong() {
-            return body.size();
-        }
+        public long getContentLengthLong() { return body.size(); }
 
         @Override
         public String getHeader(String name) {
@@ -200,7 +196,7 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
         @Override
         public Enumeration<String> getHeaderNames() {
             List<String> names = new ArrayList<>();
-            for (Enumeration<String> all = super.getHeaderNames(); all.hasMoreElements(); ) {
+            for (Enumeration<String> all = super.getHeaderNames(); all.hasMoreElements();) {
                 String name = all.nextElement();
                 if (!hidden(name) && !"Content-Length".equalsIgnoreCase(name)) {
                     names.add(name);
@@ -238,14 +234,10 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
         }
 
         @Override
-        public boolean isFinished() {
-            return finished;
-        }
+        public boolean isFinished() { return finished; }
 
         @Override
-        public boolean isReady() {
-            return true;
-        }
+        public boolean isReady() { return true; }
 
         @Override
         public void setReadListener(ReadListener listener) {

@@ -23,7 +23,7 @@ public class SpringMvcProblems extends ResponseEntityExceptionHandler {
 
     @Override
     protected ResponseEntity<Object> createResponseEntity(Object body, HttpHeaders headers, HttpStatusCode status,
-                                                          WebRequest request) {
+            WebRequest request) {
         if (body instanceof ProblemDetail problem
                 && (problem.getType() == null || "about:blank".equals(problem.getType().toString()))) {
             problem.setType(URI.create("urn:ingestor:problem:" + slug(status)));

@@ -32,7 +32,8 @@ public class SpringSettingsFromIngestor implements EnvironmentPostProcessor {
                 .orElseGet(() -> new HttpSettings().getMaxFileSize()).toString();
         Supplier<String> spool = () -> {
             String dataDir = environment.getProperty("ingestor.data-dir");
-            return (dataDir != null ? Path.of(dataDir) : new IngestorProperties().getDataDir()).resolve("spool").toString();
+            return (dataDir != null ? Path.of(dataDir) : new IngestorProperties().getDataDir()).resolve("spool")
+                    .toString();
         };
         Map<String, Supplier<String>> derived = Map.of(
                 "spring.servlet.multipart.max-file-size", maxFileSize,
@@ -40,9 +41,7 @@ public class SpringSettingsFromIngestor implements EnvironmentPostProcessor {
                 "camel.main.stream-caching-spool-directory", spool);
         environment.getPropertySources().addLast(new EnumerablePropertySource<>(SOURCE, derived) {
             @Override
-            public String[] getPropertyNames() {
-                return derived.keySet().toArray(String[]::new);
-            }
+            public String[] getPropertyNames() { return derived.keySet().toArray(String[]::new); }
 
             @Override
             public Object getProperty(String name) {

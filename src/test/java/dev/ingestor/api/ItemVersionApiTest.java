@@ -1,16 +1,16 @@
 package dev.ingestor.api;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.JsonNode;
 
 /**
  * GET /api/v1/suppliers/{supplier}/items/{sourceId}/versions: every effect on an item kept with it, newest first,
@@ -22,7 +22,8 @@ class ItemVersionApiTest extends IngestorTestSupport {
 
     private void push(String supplier, String key, String items) throws Exception {
         HttpResponse<String> response = post("/api/v1/suppliers/" + supplier + "/items", key, "application/json",
-                ("{\"items\": [" + items + "]}").getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+                ("{\"items\": [" + items + "]}").getBytes(StandardCharsets.UTF_8), "Idempotency-Key",
+                UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     }
 
@@ -45,9 +46,12 @@ class ItemVersionApiTest extends IngestorTestSupport {
         JsonNode page = JSON.readTree(response.body());
         assertThat(page.get("total").asLong()).isEqualTo(4);
         List<String> versions = new ArrayList<>();
-        page.get("items").forEach(v -> versions.add("r" + v.get("revision").asLong() + " v" + v.get("sourceVersion").asLong()
-                + " " + v.get("outcome").asString() + " " + v.get("state").asString() + " q" + v.get("record").path("quantity").asString("-")));
-        assertThat(versions).containsExactly("r4 v4 UPDATED ACTIVE q4", "r3 v3 DELETED INACTIVE q-", "r2 v2 UPDATED ACTIVE q2",
+        page.get("items")
+                .forEach(v -> versions.add("r" + v.get("revision").asLong() + " v" + v.get("sourceVersion").asLong()
+                        + " " + v.get("outcome").asString() + " " + v.get("state").asString() + " q"
+                        + v.get("record").path("quantity").asString("-")));
+        assertThat(versions).containsExactly("r4 v4 UPDATED ACTIVE q4", "r3 v3 DELETED INACTIVE q-",
+                "r2 v2 UPDATED ACTIVE q2",
                 "r1 v1 ACCEPTED ACTIVE q1");
         // each version names the event that told Kafka of it
         List<String> eventIds = new ArrayList<>();

@@ -1,19 +1,19 @@
 package dev.ingestor.api;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 class JobApiTest extends IngestorTestSupport {
 
@@ -34,7 +34,8 @@ class JobApiTest extends IngestorTestSupport {
 
         HttpResponse<String> response = get("/api/v1/jobs/" + first.job().id());
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
+        assertThat(response.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
         JsonNode job = mapper.readTree(response.body());
         assertThat(job.get("id").asString()).isEqualTo(first.job().id().toString());
         assertThat(job.get("supplier").asString()).isEqualTo("ACME");
@@ -66,7 +67,8 @@ class JobApiTest extends IngestorTestSupport {
         byte[] advice = "source_id,sku,quantity,delivery_date\nF-1,SKU,1,2026-12-01\n".getBytes(StandardCharsets.UTF_8);
         String id;
         try {
-            HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream", advice,
+            HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream",
+                    advice,
                     "X-File-Name", "fails.csv");
             assertThat(pushed.statusCode()).as(pushed.body()).isEqualTo(202);
             id = mapper.readTree(pushed.body()).get("id").asString();
@@ -78,13 +80,16 @@ class JobApiTest extends IngestorTestSupport {
         long letter = jdbc.queryForObject("SELECT id FROM dead_letter WHERE job_id = ?::uuid", Long.class, id);
         String shown = "validation failed (dead letter " + letter + ")";
 
-        assertThat(mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body()).get("error").asString()).isEqualTo(shown);
-        assertThat(mapper.readTree(get("/api/v1/jobs?state=FAILED", ACME_KEY).body()).get("items").get(0).get("error").asString())
+        assertThat(mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body()).get("error").asString())
+                .isEqualTo(shown);
+        assertThat(mapper.readTree(get("/api/v1/jobs?state=FAILED", ACME_KEY).body()).get("items").get(0).get("error")
+                .asString())
                 .isEqualTo(shown);
         HttpResponse<String> again = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream", advice,
                 "X-File-Name", "fails-again.csv");
         assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
-        assertThat(mapper.readTree(again.body()).get("error").asString()).as("the answer to the same bytes pushed again")
+        assertThat(mapper.readTree(again.body()).get("error").asString())
+                .as("the answer to the same bytes pushed again")
                 .isEqualTo(shown);
 
         String whole = mapper.readTree(get("/api/v1/jobs/" + id, ADMIN_KEY).body()).get("error").asString();
@@ -116,7 +121,8 @@ class JobApiTest extends IngestorTestSupport {
     void theListIsNewestFirstFilteredAndPaged() throws Exception {
         String valid = "source_id,sku,quantity,delivery_date\nL-%s,SKU,1,2026-12-01\n";
         ingest("ACME", "1.csv", valid.formatted(1));
-        ingest("GLOBEX", "2.csv", "[{\"source_id\": \"L-2\", \"sku\": \"S\", \"quantity\": 2, \"delivery_date\": \"2026-12-02\"}]");
+        ingest("GLOBEX", "2.csv",
+                "[{\"source_id\": \"L-2\", \"sku\": \"S\", \"quantity\": 2, \"delivery_date\": \"2026-12-02\"}]");
         ingest("ACME", "3.csv", valid.formatted(3));
         ingest("ACME", "4.csv", "");
         awaitSettled();
@@ -130,7 +136,8 @@ class JobApiTest extends IngestorTestSupport {
         JsonNode acmeCompleted = mapper.readTree(get("/api/v1/jobs?supplier=ACME&state=COMPLETED").body());
         assertThat(names(acmeCompleted)).containsExactly("3.csv", "1.csv");
         assertThat(acmeCompleted.get("total").asLong()).isEqualTo(2);
-        assertThat(names(mapper.readTree(get("/api/v1/jobs?supplier=GLOBEX&state=completed").body()))).containsExactly("2.csv");
+        assertThat(names(mapper.readTree(get("/api/v1/jobs?supplier=GLOBEX&state=completed").body())))
+                .containsExactly("2.csv");
 
         JsonNode secondPage = mapper.readTree(get("/api/v1/jobs?page=1&size=3").body());
         assertThat(names(secondPage)).containsExactly("1.csv");
@@ -159,9 +166,11 @@ class JobApiTest extends IngestorTestSupport {
 
     @Test
     void whileTheDatabaseIsGoneTheApiAnswers503WithRetryAfterAndNoStackTrace() throws Exception {
-        var admin = new org.springframework.jdbc.core.JdbcTemplate(dev.ingestor.support.TestPostgres.server().getPostgresDatabase());
+        var admin = new org.springframework.jdbc.core.JdbcTemplate(
+                dev.ingestor.support.TestPostgres.server().getPostgresDatabase());
         admin.execute("ALTER DATABASE ingestor ALLOW_CONNECTIONS false"); // binds superusers too, unlike CONNECTION LIMIT
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'ingestor' AND pid <> pg_backend_pid()");
+        admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'ingestor' AND pid <> pg_backend_pid()");
         try {
             HttpResponse<String> response = get("/api/v1/jobs");
             assertThat(response.statusCode()).isEqualTo(503);

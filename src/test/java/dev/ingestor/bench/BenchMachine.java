@@ -16,7 +16,9 @@ final class BenchMachine {
     private BenchMachine() {
     }
 
-    /** What the idle application keeps on the heap: the largest classes of a live-object histogram (forces a full GC). */
+    /**
+     * What the idle application keeps on the heap: the largest classes of a live-object histogram (forces a full GC).
+     */
     static void heapHistogram(BenchReport report) {
         try {
             String histogram = (String) ManagementFactory.getPlatformMBeanServer().invoke(
@@ -36,7 +38,8 @@ final class BenchMachine {
         try {
             String head = run("git", "log", "-1", "--format=%h %cI %s");
             String dirty = run("git", "status", "--porcelain", "--", "src/main", "routes", "pom.xml");
-            return head + (dirty.isBlank() ? "; src/main, routes, pom.xml as committed"
+            return head + (dirty.isBlank()
+                    ? "; src/main, routes, pom.xml as committed"
                     : "; uncommitted changes in: " + dirty.replace('\n', ' '));
         } catch (Exception e) {
             return "unknown (" + e + ")";
@@ -62,7 +65,8 @@ final class BenchMachine {
 
     static String memTotal() {
         try (Stream<String> lines = Files.lines(Path.of("/proc/meminfo"))) {
-            return lines.filter(l -> l.startsWith("MemTotal")).findFirst().map(l -> l.replaceAll("\\s+", " ")).orElse("");
+            return lines.filter(l -> l.startsWith("MemTotal")).findFirst().map(l -> l.replaceAll("\\s+", " "))
+                    .orElse("");
         } catch (IOException e) {
             return "";
         }
@@ -77,10 +81,12 @@ final class BenchMachine {
     }
 
     static long gcCount() {
-        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
     }
 
     static long gcMillis() {
-        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).sum();
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .mapToLong(GarbageCollectorMXBean::getCollectionTime).sum();
     }
 }

@@ -26,7 +26,9 @@ record GroupCounts(double groups, double files, double alone) {
     String since(GroupCounts before, long jobs) {
         double g = groups - before.groups;
         double f = files - before.files;
-        return String.format(Locale.ROOT, "%,.0f of %,d jobs in %,.0f groups (%.1f files per group), %,.0f in groups done"
-                + " again one at a time", f, jobs, g, g > 0 ? f / g : 0.0, alone - before.alone);
+        return String.format(Locale.ROOT,
+                "%,.0f of %,d jobs in %,.0f groups (%.1f files per group), %,.0f in groups done"
+                        + " again one at a time",
+                f, jobs, g, g > 0 ? f / g : 0.0, alone - before.alone);
     }
 }

@@ -1,5 +1,8 @@
 package dev.ingestor.bench;
 
+import static dev.ingestor.bench.BenchFiles.MIB;
+import static dev.ingestor.bench.BenchFiles.mbPerSecond;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -10,9 +13,6 @@ import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
 import java.util.function.BiConsumer;
-
-import static dev.ingestor.bench.BenchFiles.MIB;
-import static dev.ingestor.bench.BenchFiles.mbPerSecond;
 
 /**
  * SHA-256 alone, next to the large file's end-to-end rate: from the page cache, from the device (O_DIRECT)
@@ -44,9 +44,11 @@ final class HashRates {
         }
         long cachedHash = System.nanoTime() - t;
         String digest = HexFormat.of().formatHex(sha.digest());
-        check.accept(digest.equals(expectedSha), "large file: SHA-256 of the file " + digest + " != job key " + expectedSha);
+        check.accept(digest.equals(expectedSha),
+                "large file: SHA-256 of the file " + digest + " != job key " + expectedSha);
         report.line("  file read + hash (page cache warm, file just ingested): %.1f MB/s (%.2f s)%s",
-                mbPerSecond(size, cachedHash), cachedHash / 1e9, digest.equals(expectedSha) ? ", digest = job key" : "");
+                mbPerSecond(size, cachedHash), cachedHash / 1e9,
+                digest.equals(expectedSha) ? ", digest = job key" : "");
 
         t = System.nanoTime();
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -61,7 +63,8 @@ final class HashRates {
         // b) bypassing the page cache (O_DIRECT), i.e. from the device
         try {
             long direct = directRead(file, true, buffer);
-            report.line("  file read + hash with O_DIRECT (from the device, no page cache): %.1f MB/s", mbPerSecond(size, direct));
+            report.line("  file read + hash with O_DIRECT (from the device, no page cache): %.1f MB/s",
+                    mbPerSecond(size, direct));
             long directOnly = directRead(file, false, buffer);
             report.line("  file read only with O_DIRECT: %.1f MB/s", mbPerSecond(size, directOnly));
         } catch (IOException | UnsupportedOperationException e) {
@@ -92,7 +95,8 @@ final class HashRates {
         direct.limit(HASH_BUFFER);
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         long t = System.nanoTime();
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ,
+                com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
             int n;
             while ((n = in.read(direct.clear().limit(HASH_BUFFER))) > 0) {
                 if (hash) {

@@ -1,5 +1,7 @@
 package dev.ingestor.bench;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,7 +21,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
-
 import javax.sql.DataSource;
 
 import dev.ingestor.support.TestKafka;
@@ -36,8 +37,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * HTTP file pushes against the whole application (shipped defaults: embedded PostgreSQL with fsync and
@@ -70,7 +69,8 @@ class HttpPushBenchmark {
     private static final int DUPLICATES = Integer.getInteger("bench.duplicates", 5000);
     private static final int BODY_SIZE = 4096;
     private static final int WARM_UP_ROUNDS = Integer.getInteger("bench.warm-up-rounds", 8);
-    private static final double WARM_UP_JIT_SHARE = Double.parseDouble(System.getProperty("bench.warm-up-jit-share", "0.25"));
+    private static final double WARM_UP_JIT_SHARE = Double
+            .parseDouble(System.getProperty("bench.warm-up-jit-share", "0.25"));
 
     @Autowired
     JdbcTemplate jdbc;
@@ -93,12 +93,15 @@ class HttpPushBenchmark {
     @Test
     @Timeout(value = 30, unit = TimeUnit.MINUTES) // six phases, each after the pipeline worked off the one before
     void pushes() throws Exception {
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
         String base = "http://127.0.0.1:" + port;
         URI info = URI.create(base + "/actuator/info");
         URI files = URI.create(base + "/api/v1/suppliers/ACME/files");
-        // the actuator asks for a key like every path but health; the admin's, so the supplier's limits stay the pushes'
-        LongFunction<HttpRequest> trivial = i -> HttpRequest.newBuilder(info).header("X-Api-Key", "admin-demo-key").GET().build();
+        // the actuator asks for a key like every path but health; the admin's, so the supplier's limits stay the
+        // pushes'
+        LongFunction<HttpRequest> trivial = i -> HttpRequest.newBuilder(info).header("X-Api-Key", "admin-demo-key")
+                .GET().build();
         addComparisonRoutes();
         URI plain = URI.create(base + "/api/v1/bench/suppliers/ACME/files-without-idempotent-consumer");
         URI stock = URI.create(base + "/api/v1/bench/suppliers/ACME/files-with-stock-repository");
@@ -124,11 +127,15 @@ class HttpPushBenchmark {
         }
 
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.ROOT, "HTTP push benchmark: 4 KiB bodies, %d connections (JDK HttpClient, fixed pool),"
-                + " %d s per phase, pipeline on, %d cores; %s", CONNECTIONS, SECONDS, Runtime.getRuntime().availableProcessors(),
+        lines.add(String.format(Locale.ROOT,
+                "HTTP push benchmark: 4 KiB bodies, %d connections (JDK HttpClient, fixed pool),"
+                        + " %d s per phase, pipeline on, %d cores; %s",
+                CONNECTIONS, SECONDS, Runtime.getRuntime().availableProcessors(),
                 BenchMachine.codeVersion()));
-        lines.add(String.format(Locale.ROOT, "warm-up: %d round(s) of every kind of request, the JIT compiling for %s of each"
-                + " round's wall time (rounds end below %.0f%%, at most %d)", warmUp.size(), String.join(", ", warmUp),
+        lines.add(String.format(Locale.ROOT,
+                "warm-up: %d round(s) of every kind of request, the JIT compiling for %s of each"
+                        + " round's wall time (rounds end below %.0f%%, at most %d)",
+                warmUp.size(), String.join(", ", warmUp),
                 100 * WARM_UP_JIT_SHARE, WARM_UP_ROUNDS));
         Phase info1 = measured(lines, "trivial endpoint GET /actuator/info", client, trivial);
         GroupCounts groupsBefore = GroupCounts.now(meters);
@@ -136,7 +143,8 @@ class HttpPushBenchmark {
         waitForThePipeline();
         lines.add("  the new pushes' jobs: " + GroupCounts.now(meters).since(groupsBefore, fresh.requests));
         long keyed = Math.min(fresh.requests, DUPLICATES);
-        Phase dup = measured(lines, "duplicate pushes (" + keyed + " distinct keyed bodies)", client, i -> push(files, "new", i % keyed));
+        Phase dup = measured(lines, "duplicate pushes (" + keyed + " distinct keyed bodies)", client,
+                i -> push(files, "new", i % keyed));
         // side by side: the same pushes without the idempotent consumer, and with Camel's stock repository. With
         // the pipeline on, a faster intake only puts off the pipeline's work past the end of its phase, so these
         // run with the stage workers suspended (intake alone, ours measured again alike), then resumed
@@ -148,27 +156,35 @@ class HttpPushBenchmark {
         }
         lines.add("side by side, intake alone (stage workers " + workers + " suspended):");
         Phase oursNew = measured(lines, "new pushes, shipped route", client, i -> push(files, "ours", i), false);
-        Phase plainNew = measured(lines, "new pushes, no idempotent consumer", client, i -> push(plain, "plain", i), false);
-        Phase stockNew = measured(lines, "new pushes, stock JdbcMessageIdRepository", client, i -> push(stock, "stock", i), false);
+        Phase plainNew = measured(lines, "new pushes, no idempotent consumer", client, i -> push(plain, "plain", i),
+                false);
+        Phase stockNew = measured(lines, "new pushes, stock JdbcMessageIdRepository", client,
+                i -> push(stock, "stock", i), false);
         long stockKeyed = Math.min(stockNew.requests, DUPLICATES);
         Phase stockDup = measured(lines, "duplicate pushes, stock JdbcMessageIdRepository", client,
                 i -> push(stock, "stock", i % stockKeyed), false);
         long oursKeyed = Math.min(oursNew.requests, DUPLICATES);
-        Phase oursDup = measured(lines, "duplicate pushes, shipped route", client, i -> push(files, "ours", i % oursKeyed), false);
+        Phase oursDup = measured(lines, "duplicate pushes, shipped route", client,
+                i -> push(files, "ours", i % oursKeyed), false);
 
         MachineStats before = MachineStats.now();
         double inserts = MachineLimits.commitsPerSecond(dataSource);
         double fsyncs = MachineLimits.fsyncsPerSecond(WORK.resolve("data"));
         double sha = MachineLimits.sha256MegabytesPerSecond();
-        lines.add(String.format(Locale.ROOT, "machine: PostgreSQL single-row INSERT commits/s (synchronous_commit=on) %.0f;"
-                + " 4 KiB write+fsync/s in the data folder %.0f; SHA-256 %.0f MB/s (= %.0f 4 KiB bodies/s on one core)",
+        lines.add(String.format(Locale.ROOT,
+                "machine: PostgreSQL single-row INSERT commits/s (synchronous_commit=on) %.0f;"
+                        + " 4 KiB write+fsync/s in the data folder %.0f; SHA-256 %.0f MB/s (= %.0f 4 KiB bodies/s on one core)",
                 inserts, fsyncs, sha, sha * 1e6 / BODY_SIZE));
         lines.add("  during the machine limits: " + MachineStats.between(before, MachineStats.now()));
-        lines.add(String.format(Locale.ROOT, "ratios to the trivial endpoint: new %.2fx, duplicate %.2fx (per CPU-second: new %.2fx,"
-                + " duplicate %.2fx)", fresh.rps / info1.rps, dup.rps / info1.rps, fresh.perCpuSecond / info1.perCpuSecond,
+        lines.add(String.format(Locale.ROOT,
+                "ratios to the trivial endpoint: new %.2fx, duplicate %.2fx (per CPU-second: new %.2fx,"
+                        + " duplicate %.2fx)",
+                fresh.rps / info1.rps, dup.rps / info1.rps, fresh.perCpuSecond / info1.perCpuSecond,
                 dup.perCpuSecond / info1.perCpuSecond));
-        lines.add(String.format(Locale.ROOT, "ratios to the machine: new pushes / INSERT commits %.2f, new pushes / fsyncs %.2f,"
-                + " duplicate bytes / SHA-256 %.3f", fresh.rps / inserts, fresh.rps / fsyncs, dup.rps * BODY_SIZE / 1e6 / sha));
+        lines.add(String.format(Locale.ROOT,
+                "ratios to the machine: new pushes / INSERT commits %.2f, new pushes / fsyncs %.2f,"
+                        + " duplicate bytes / SHA-256 %.3f",
+                fresh.rps / inserts, fresh.rps / fsyncs, dup.rps * BODY_SIZE / 1e6 / sha));
         lines.add(String.format(Locale.ROOT, "side by side, intake alone: new pushes %.2fx those without the idempotent"
                 + " consumer (idempotency costs %.0f%%), %.2fx those with the stock repository; duplicates %.2fx the stock"
                 + " repository's (per CPU-second: %.2fx, %.2fx, %.2fx)", oursNew.rps / plainNew.rps,
@@ -191,7 +207,8 @@ class HttpPushBenchmark {
         // what was timed did happen, and every answer was a success
         assertThat(fresh.requests).isPositive();
         assertThat(dup.requests).isPositive();
-        assertThat(info1.errors + fresh.errors + dup.errors + oursNew.errors + plainNew.errors + stockNew.errors + stockDup.errors
+        assertThat(info1.errors + fresh.errors + dup.errors + oursNew.errors + plainNew.errors + stockNew.errors
+                + stockDup.errors
                 + oursDup.errors).isZero();
     }
 
@@ -217,8 +234,8 @@ class HttpPushBenchmark {
                         .bean("intakeGate", "check")
                         .bean("rawStore", "receiveBody")
                         .policy("transactionPolicy")
-                            .bean("rawStore", "place")
-                            .bean("jobRegistration", "create")
+                        .bean("rawStore", "place")
+                        .bean("jobRegistration", "create")
                         .end()
                         .bean("rawStore", "discard")
                         .bean("filePushApi", "reply");
@@ -227,17 +244,17 @@ class HttpPushBenchmark {
                         .bean("intakeGate", "check")
                         .bean("rawStore", "receiveBody")
                         .policy("transactionPolicy")
-                            .bean("contentKeyLock", "lock")
-                            .bean("rawStore", "place")
-                            .idempotentConsumer(header("IngestorKey")).idempotentRepository(stock)
-                                .skipDuplicate(false).removeOnFailure(false)
-                                .choice()
-                                    .when(exchangeProperty(Exchange.DUPLICATE_MESSAGE).isEqualTo(true))
-                                        .bean("jobRegistration", "recordDuplicate")
-                                    .otherwise()
-                                        .bean("jobRegistration", "create")
-                                .end()
-                            .end()
+                        .bean("contentKeyLock", "lock")
+                        .bean("rawStore", "place")
+                        .idempotentConsumer(header("IngestorKey")).idempotentRepository(stock)
+                        .skipDuplicate(false).removeOnFailure(false)
+                        .choice()
+                        .when(exchangeProperty(Exchange.DUPLICATE_MESSAGE).isEqualTo(true))
+                        .bean("jobRegistration", "recordDuplicate")
+                        .otherwise()
+                        .bean("jobRegistration", "create")
+                        .end()
+                        .end()
                         .end()
                         .bean("rawStore", "discard")
                         .bean("filePushApi", "reply");
@@ -249,25 +266,31 @@ class HttpPushBenchmark {
         String head = "source_id,sku,quantity,delivery_date\n" + prefix + "-" + i + ",SKU,1,2026-12-01\n";
         byte[] body = Arrays.copyOf(head.getBytes(StandardCharsets.UTF_8), BODY_SIZE);
         Arrays.fill(body, head.length(), BODY_SIZE, (byte) 'x');
-        return HttpRequest.newBuilder(files).header("X-Api-Key", "acme-demo-key").header("Content-Type", "application/octet-stream")
+        return HttpRequest.newBuilder(files).header("X-Api-Key", "acme-demo-key")
+                .header("Content-Type", "application/octet-stream")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
     }
 
-    private Phase measured(List<String> lines, String name, HttpClient client, LongFunction<HttpRequest> requests) throws Exception {
+    private Phase measured(List<String> lines, String name, HttpClient client, LongFunction<HttpRequest> requests)
+            throws Exception {
         return measured(lines, name, client, requests, true);
     }
 
-    /** Each phase of the pipeline-on part starts with the pipeline idle: the jobs of the one before are through their stages. */
+    /**
+     * Each phase of the pipeline-on part starts with the pipeline idle: the jobs of the one before are through their
+     * stages.
+     */
     private void waitForThePipeline() throws InterruptedException {
         long settle = System.nanoTime() + 120_000_000_000L;
         while (System.nanoTime() < settle && jdbc.queryForObject(
-                "SELECT count(*) FROM import_job WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) > 0) {
+                "SELECT count(*) FROM import_job WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')",
+                Long.class) > 0) {
             Thread.sleep(200);
         }
     }
 
     private Phase measured(List<String> lines, String name, HttpClient client, LongFunction<HttpRequest> requests,
-                           boolean pipeline) throws Exception {
+            boolean pipeline) throws Exception {
         if (pipeline) {
             waitForThePipeline();
         }
@@ -280,13 +303,17 @@ class HttpPushBenchmark {
                 + (after.postgresTicks - before.postgresTicks) / 100.0;
         Phase measured = new Phase(phase.rps, phase.p50, phase.p99, phase.requests, phase.errors,
                 cpuSeconds > 0 ? phase.requests / cpuSeconds : Double.NaN);
-        lines.add(String.format(Locale.ROOT, "%-52s %8.0f req/s  %7.0f req/CPU-s  p50 %6.2f ms  p99 %7.2f ms  non-2xx %d", name,
+        lines.add(String.format(Locale.ROOT,
+                "%-52s %8.0f req/s  %7.0f req/CPU-s  p50 %6.2f ms  p99 %7.2f ms  non-2xx %d", name,
                 measured.rps, measured.perCpuSecond, measured.p50, measured.p99, measured.errors));
         lines.add("  " + MachineStats.between(before, after));
         return measured;
     }
 
-    /** CONNECTIONS threads, each sending request {@code i} (a shared counter) and waiting for its answer, until time is up. */
+    /**
+     * CONNECTIONS threads, each sending request {@code i} (a shared counter) and waiting for its answer, until time is
+     * up.
+     */
     private static Phase run(HttpClient client, int seconds, LongFunction<HttpRequest> requests) throws Exception {
         AtomicLong counter = new AtomicLong();
         AtomicLong errors = new AtomicLong();
@@ -323,14 +350,17 @@ class HttpPushBenchmark {
             }
             double elapsed = (System.nanoTime() - start) / 1e9;
             Arrays.sort(all);
-            return new Phase(all.length / elapsed, percentile(all, 0.50), percentile(all, 0.99), all.length, errors.get(), Double.NaN);
+            return new Phase(all.length / elapsed, percentile(all, 0.50), percentile(all, 0.99), all.length,
+                    errors.get(), Double.NaN);
         } finally {
             pool.shutdownNow();
         }
     }
 
     private static double percentile(long[] sorted, double p) {
-        return sorted.length == 0 ? Double.NaN : sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))] / 1e6;
+        return sorted.length == 0
+                ? Double.NaN
+                : sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))] / 1e6;
     }
 
     private record Phase(double rps, double p50, double p99, long requests, long errors, double perCpuSecond) {

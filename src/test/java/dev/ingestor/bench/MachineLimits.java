@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Future;
-
 import javax.sql.DataSource;
 
 import org.apache.kafka.clients.producer.KafkaProducer;

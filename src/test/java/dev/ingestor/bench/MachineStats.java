@@ -27,7 +27,8 @@ final class MachineStats {
     /** The JIT compilers' time so far (all compiler threads), ms; -1 when the JVM does not say. */
     final long jitMillis;
 
-    private MachineStats(long wallNanos, long[] cpu, long jvmCpuNanos, long postgresTicks, String loadAverage, long jitMillis) {
+    private MachineStats(long wallNanos, long[] cpu, long jvmCpuNanos, long postgresTicks, String loadAverage,
+            long jitMillis) {
         this.wallNanos = wallNanos;
         this.cpu = cpu;
         this.jvmCpuNanos = jvmCpuNanos;
@@ -78,7 +79,8 @@ final class MachineStats {
         double pg = 0;
         if (before.postgresTicks >= 0 && after.postgresTicks >= 0) {
             pg = (after.postgresTicks - before.postgresTicks) / TICKS_PER_SECOND;
-            out.append(String.format(Locale.ROOT, ", postgres processes %.1f CPU-s (%.2f cores avg)", pg, wall > 0 ? pg / wall : 0));
+            out.append(String.format(Locale.ROOT, ", postgres processes %.1f CPU-s (%.2f cores avg)", pg,
+                    wall > 0 ? pg / wall : 0));
         }
         if (before.cpu != null && after.cpu != null && wall > 0) {
             long busy = 0;
@@ -140,7 +142,8 @@ final class MachineStats {
             return -1;
         }
         long ticks = 0;
-        try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, p -> p.getFileName().toString().matches("\\d+"))) {
+        try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc,
+                p -> p.getFileName().toString().matches("\\d+"))) {
             for (Path pid : pids) {
                 try {
                     String stat = Files.readString(pid.resolve("stat"));

@@ -1,5 +1,7 @@
 package dev.ingestor.bench;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -10,11 +12,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.sql.DataSource;
 
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
-import javax.sql.DataSource;
-
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
@@ -25,8 +26,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.awaitility.Awaitility.await;
 
 /**
  * End to end: file dropped → job COMPLETED → every event published to Kafka (acks=all). Not a test: it
@@ -117,7 +116,8 @@ class PipelineBenchmark {
         Files.move(file, Files.createDirectories(INBOX.resolve("ACME")).resolve(file.getFileName()));
         awaitCompleted(1, Duration.ofMillis(200));
         long published = awaitPublished(Duration.ofMillis(200));
-        String line = String.format(java.util.Locale.ROOT, "warm-up, not counted: 1 file x %,d lines, %,.0f records/s end to end",
+        String line = String.format(java.util.Locale.ROOT,
+                "warm-up, not counted: 1 file x %,d lines, %,.0f records/s end to end",
                 records, records / ((published - start) / 1e9));
         line += System.lineSeparator() + "  " + MachineStats.between(before, MachineStats.now());
         System.out.println("BENCHMARK " + line);
@@ -125,7 +125,8 @@ class PipelineBenchmark {
     }
 
     private void emptyTables() {
-        jdbc.execute("TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
+        jdbc.execute(
+                "TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
     }
 
     /**
@@ -152,8 +153,8 @@ class PipelineBenchmark {
         for (Path file : files) {
             Files.move(file, acme.resolve(file.getFileName()));
         }
-        await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(200)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state = 'RECEIVED'", Long.class) == jobs);
+        await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(200)).until(() -> jdbc
+                .queryForObject("SELECT count(*) FROM import_job WHERE state = 'RECEIVED'", Long.class) == jobs);
         Thread.sleep(2000); // the file consumer's last moves and the relay idle: only the pipeline is measured
         MachineStats before = MachineStats.now();
         ThreadCpu threadsBefore = ThreadCpu.now();
@@ -169,10 +170,12 @@ class PipelineBenchmark {
         double toPublished = (published - start) / 1e9;
         double jvm = (after.jvmCpuNanos - before.jvmCpuNanos) / 1e6 / jobs;
         double pg = (after.postgresTicks - before.postgresTicks) * 10.0 / jobs;
-        String line = String.format(java.util.Locale.ROOT, "%,d one-record jobs, pipeline alone (taken in with the %d stage"
+        String line = String.format(java.util.Locale.ROOT,
+                "%,d one-record jobs, pipeline alone (taken in with the %d stage"
                         + " workers suspended): COMPLETED after %.1f s (%,.0f jobs/s), all events on Kafka after %.1f s (%,.0f jobs/s);"
                         + " CPU per job %.2f ms in this JVM + %.2f ms in PostgreSQL = %.2f ms",
-                jobs, workers.size(), toCompleted, jobs / toCompleted, toPublished, jobs / toPublished, jvm, pg, jvm + pg);
+                jobs, workers.size(), toCompleted, jobs / toCompleted, toPublished, jobs / toPublished, jvm, pg,
+                jvm + pg);
         line += System.lineSeparator() + "  " + MachineStats.between(before, after);
         line += System.lineSeparator() + "  " + ThreadCpu.perUnit(threadsBefore, ThreadCpu.now(), jobs, "job");
         line += System.lineSeparator() + "  " + GroupCounts.now(meters).since(groupsBefore, jobs);
@@ -193,9 +196,11 @@ class PipelineBenchmark {
         double events = MachineLimits.kafkaRecordsPerSecond(TestKafka.bootstrapServers(), 300_000);
         double commits = MachineLimits.commitsPerSecond(dataSource);
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(java.util.Locale.ROOT, "machine: indexed rows/s (unique text key + 200-byte text, 1,000 per"
-                + " statement, one commit each, one connection) %,.0f; Kafka records/s (300 bytes, keyed, acks=all, one"
-                + " idempotent producer) %,.0f; single-row INSERT commits/s (synchronous_commit=on) %,.0f", rows, events, commits));
+        lines.add(String.format(java.util.Locale.ROOT,
+                "machine: indexed rows/s (unique text key + 200-byte text, 1,000 per"
+                        + " statement, one commit each, one connection) %,.0f; Kafka records/s (300 bytes, keyed, acks=all, one"
+                        + " idempotent producer) %,.0f; single-row INSERT commits/s (synchronous_commit=on) %,.0f",
+                rows, events, commits));
         lines.add("  during the machine limits: " + MachineStats.between(before, MachineStats.now()));
         // each row a record costs is at least one indexed row of the machine's rate, on one of the two cores
         END_TO_END.forEach((name, rate) -> lines.add(String.format(java.util.Locale.ROOT,
@@ -216,7 +221,8 @@ class PipelineBenchmark {
         heap.forEach(MemoryPoolMXBean::resetPeakUsage);
         // the pools peak at different moments, so their peaks' sum is only an upper bound: sample the heap too
         java.util.concurrent.atomic.AtomicLong sampled = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.ScheduledExecutorService sampler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.ScheduledExecutorService sampler = java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor();
         sampler.scheduleAtFixedRate(() -> sampled.accumulateAndGet(
                 ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), Math::max),
                 0, 20, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -240,7 +246,8 @@ class PipelineBenchmark {
         long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
         double toCompleted = (completed - start) / 1e9;
         double toPublished = (published - start) / 1e9;
-        String line = String.format("%s: %,d records; COMPLETED after %.1f s (%,.0f records/s); all events on Kafka after %.1f s"
+        String line = String.format(
+                "%s: %,d records; COMPLETED after %.1f s (%,.0f records/s); all events on Kafka after %.1f s"
                         + " (%,.0f records/s end to end); heap used at most %,d MiB sampled every 20 ms"
                         + " (sum of the pools' peaks %,d MiB; max heap %,d MiB)",
                 name, records, toCompleted, records / toCompleted, toPublished, records / toPublished,
@@ -263,7 +270,8 @@ class PipelineBenchmark {
      */
     private long rowsWritten() throws InterruptedException {
         Thread.sleep(1000);
-        Long rows = jdbc.queryForObject("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables", Long.class);
+        Long rows = jdbc.queryForObject(
+                "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_user_tables", Long.class);
         return rows == null ? 0 : rows;
     }
 
@@ -271,11 +279,14 @@ class PipelineBenchmark {
     private long awaitCompleted(long jobs, Duration poll) {
         await().atMost(Duration.ofMinutes(30)).pollInterval(poll).until(() -> {
             // a job that ended otherwise never completes: stop at once instead of waiting out the limit
-            Long ended = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('FAILED', 'REJECTED')", Long.class);
+            Long ended = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('FAILED', 'REJECTED')",
+                    Long.class);
             if (ended != null && ended > 0) {
                 throw new IllegalStateException(ended + " job(s) FAILED or REJECTED; see the dead letters");
             }
-            return jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS')", Long.class) == jobs;
+            return jdbc.queryForObject(
+                    "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS')",
+                    Long.class) == jobs;
         });
         return System.nanoTime();
     }
@@ -284,8 +295,8 @@ class PipelineBenchmark {
     private long awaitPublished(Duration poll) {
         // waits on the backlog (the relay's own index), not on a count of every published row: that count scans
         // the whole outbox and, every 200 ms, took a good part of the database the relay was measured on
-        await().atMost(Duration.ofMinutes(30)).pollInterval(poll).until(() ->
-                Boolean.TRUE.equals(jdbc.queryForObject("SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL)", Boolean.class)));
+        await().atMost(Duration.ofMinutes(30)).pollInterval(poll).until(() -> Boolean.TRUE.equals(jdbc
+                .queryForObject("SELECT NOT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL)", Boolean.class)));
         return System.nanoTime();
     }
 
@@ -296,7 +307,10 @@ class PipelineBenchmark {
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
     }
 
-    /** -Dbench.pad=true: every file written ends in a padding line, as the HTTP benchmark's bodies do (meant for the one-record run). */
+    /**
+     * -Dbench.pad=true: every file written ends in a padding line, as the HTTP benchmark's bodies do (meant for the
+     * one-record run).
+     */
     private static final boolean PAD = Boolean.getBoolean("bench.pad");
 
     private static Path write(Path file, long firstId, int lines) throws IOException {
@@ -304,7 +318,8 @@ class PipelineBenchmark {
             out.write("source_id,source_version,sku,quantity,delivery_date,warehouse\n");
             for (int i = 0; i < lines; i++) {
                 long id = firstId + i;
-                out.write("SRC-" + id + ",1,SKU-" + (id % 5000) + "," + (1 + id % 90) + ",2026-12-" + (10 + id % 18) + ",WH-" + (id % 7) + "\n");
+                out.write("SRC-" + id + ",1,SKU-" + (id % 5000) + "," + (1 + id % 90) + ",2026-12-" + (10 + id % 18)
+                        + ",WH-" + (id % 7) + "\n");
             }
             if (PAD) {
                 // as the HTTP benchmark's bodies: a line the validation quarantines, to about 4 KiB

@@ -89,7 +89,8 @@ final class ThreadCpu {
     /** "this JVM by thread, µs per record: application 9.1, Kafka broker 4.3, JIT 13.0, GC+VM 1.2". */
     static String perUnit(ThreadCpu before, ThreadCpu after, long units, String unit) {
         StringJoiner out = new StringJoiner(", ", "this JVM by thread, CPU-µs per " + unit + ": ", "");
-        between(before, after).forEach((group, s) -> out.add(String.format(Locale.ROOT, "%s %.1f", group, s * 1e6 / units)));
+        between(before, after)
+                .forEach((group, s) -> out.add(String.format(Locale.ROOT, "%s %.1f", group, s * 1e6 / units)));
         return out.toString();
     }
 }

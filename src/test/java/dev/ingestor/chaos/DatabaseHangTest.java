@@ -1,5 +1,7 @@
 package dev.ingestor.chaos;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -19,8 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * PostgreSQL made to hang: another database connection holds the job table locked while callers list jobs and
@@ -57,17 +57,20 @@ class DatabaseHangTest extends IngestorTestSupport {
                     .getBytes(StandardCharsets.UTF_8));
         }
         try (Connection holder = DriverManager.getConnection(TestPostgres.jdbcUrl(DATABASE));
-             Statement lock = holder.createStatement()) {
+                Statement lock = holder.createStatement()) {
             holder.setAutoCommit(false);
             lock.execute("LOCK TABLE import_job IN ACCESS EXCLUSIVE MODE");
             try {
                 List<CompletableFuture<Answer>> answers = new ArrayList<>();
                 for (byte[] file : files) {
-                    answers.add(timed(() -> http.sendAsync(postRequest("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv",
-                            java.net.http.HttpRequest.BodyPublishers.ofByteArray(file), "X-File-Name", "hang.csv"),
+                    answers.add(timed(() -> http.sendAsync(
+                            postRequest("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv",
+                                    java.net.http.HttpRequest.BodyPublishers.ofByteArray(file), "X-File-Name",
+                                    "hang.csv"),
                             HttpResponse.BodyHandlers.ofString())));
                     answers.add(timed(() -> http.sendAsync(java.net.http.HttpRequest.newBuilder(uri("/api/v1/jobs"))
-                            .header("Authorization", "Bearer " + ADMIN_KEY).GET().build(), HttpResponse.BodyHandlers.ofString())));
+                            .header("Authorization", "Bearer " + ADMIN_KEY).GET().build(),
+                            HttpResponse.BodyHandlers.ofString())));
                 }
                 for (CompletableFuture<Answer> pending : answers) {
                     // a request that waits for the lock for as long as it is held fails here instead of hanging
@@ -80,7 +83,8 @@ class DatabaseHangTest extends IngestorTestSupport {
                             .isLessThan(STATEMENT_TIMEOUT.plus(LEEWAY));
                 }
                 assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
-                        + " WHERE c.relname = 'import_job' AND l.mode = 'AccessExclusiveLock' AND l.granted", Long.class))
+                        + " WHERE c.relname = 'import_job' AND l.mode = 'AccessExclusiveLock' AND l.granted",
+                        Long.class))
                         .as("the lock was held throughout").isEqualTo(1);
             } finally {
                 holder.rollback();
@@ -89,16 +93,19 @@ class DatabaseHangTest extends IngestorTestSupport {
 
         assertThat(get("/api/v1/jobs").statusCode()).isEqualTo(200);
         for (byte[] file : files) {
-            HttpResponse<String> retry = post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv", file, "X-File-Name", "hang.csv");
+            HttpResponse<String> retry = post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv", file, "X-File-Name",
+                    "hang.csv");
             assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
         }
-        assertThat(jobCount()).as("each retried file one job, nothing kept of the refused pushes").isEqualTo(files.size());
+        assertThat(jobCount()).as("each retried file one job, nothing kept of the refused pushes")
+                .isEqualTo(files.size());
     }
 
     private record Answer(HttpResponse<String> response, Duration took) {
     }
 
-    private static CompletableFuture<Answer> timed(java.util.function.Supplier<CompletableFuture<HttpResponse<String>>> request) {
+    private static CompletableFuture<Answer> timed(
+            java.util.function.Supplier<CompletableFuture<HttpResponse<String>>> request) {
         long start = System.nanoTime();
         return request.get().thenApply(response -> new Answer(response, Duration.ofNanos(System.nanoTime() - start)));
     }

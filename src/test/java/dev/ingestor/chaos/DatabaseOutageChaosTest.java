@@ -1,5 +1,8 @@
 package dev.ingestor.chaos;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,7 +32,6 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,9 +44,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The whole application while its PostgreSQL server goes away twice under load: once stopped (a fast
@@ -143,7 +143,8 @@ class DatabaseOutageChaosTest {
         clients.shutdown();
 
         org.slf4j.LoggerFactory.getLogger(DatabaseOutageChaosTest.class).info("chaos answers by status {}; acknowledged"
-                + " {} files, {} batches; dropped {} files", statuses, acknowledgedFileKeys.size(), acknowledgedBatchKeys.size(),
+                + " {} files, {} batches; dropped {} files", statuses, acknowledgedFileKeys.size(),
+                acknowledgedBatchKeys.size(),
                 droppedFileKeys.size());
         assertThat(givenUp).as("logical requests never acknowledged").isEmpty();
         assertThat(statuses.keySet()).as("answers by status %s", statuses).isSubsetOf(EXPECTED_STATUSES);
@@ -162,7 +163,8 @@ class DatabaseOutageChaosTest {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
                 .until(() -> jdbc.queryForObject("SELECT count(*) FROM import_job"
                         + " WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) == 0
-                        && jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+                        && jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL",
+                                Long.class) == 0);
 
         // one job per acknowledged file, by content key, and no other
         Map<String, Long> fileJobs = countBy(jdbc.queryForList(
@@ -204,8 +206,9 @@ class DatabaseOutageChaosTest {
         for (int n = 0; producing.get(); n++) {
             String sourceId = run + "-P" + client + "-" + n;
             byte[] content = csv(sourceId);
-            int status = untilAcknowledged("file " + sourceId, () -> post("/api/v1/suppliers/ACME/files", "text/csv", content,
-                    "X-File-Name", sourceId + ".csv"));
+            int status = untilAcknowledged("file " + sourceId,
+                    () -> post("/api/v1/suppliers/ACME/files", "text/csv", content,
+                            "X-File-Name", sourceId + ".csv"));
             if (status == 200 || status == 202) {
                 acknowledgedFileKeys.add("ACME:" + sha256(content));
                 acknowledgedSourceIds.add(sourceId);
@@ -226,8 +229,9 @@ class DatabaseOutageChaosTest {
                         .append(", \"delivery_date\": \"2026-12-0").append(i + 1).append("\"}");
             }
             byte[] bytes = body.append("]}").toString().getBytes(StandardCharsets.UTF_8);
-            int status = untilAcknowledged("batch " + key, () -> post("/api/v1/suppliers/ACME/items", "application/json", bytes,
-                    "Idempotency-Key", key));
+            int status = untilAcknowledged("batch " + key,
+                    () -> post("/api/v1/suppliers/ACME/items", "application/json", bytes,
+                            "Idempotency-Key", key));
             if (status == 200) {
                 acknowledgedBatchKeys.add(key);
                 acknowledgedSourceIds.addAll(ids);
@@ -304,7 +308,8 @@ class DatabaseOutageChaosTest {
     }
 
     private static byte[] csv(String sourceId) {
-        return ("source_id,sku,quantity,delivery_date\n" + sourceId + ",SKU-9,3,2026-12-24\n").getBytes(StandardCharsets.UTF_8);
+        return ("source_id,sku,quantity,delivery_date\n" + sourceId + ",SKU-9,3,2026-12-24\n")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static String sha256(byte[] content) {

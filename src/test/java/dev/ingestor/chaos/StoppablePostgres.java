@@ -1,5 +1,7 @@
 package dev.ingestor.chaos;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -11,8 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-
-import static org.awaitility.Awaitility.await;
 
 /**
  * A real PostgreSQL server of its own that a test stops (a fast shutdown: every session is terminated, the
@@ -83,8 +83,8 @@ final class StoppablePostgres {
         } catch (IOException e) {
             throw new UncheckedIOException("no postmaster.pid in " + dataDir, e);
         }
-        ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() ->
-                new IllegalStateException("postmaster " + pid + " is not running"));
+        ProcessHandle postmaster = ProcessHandle.of(pid)
+                .orElseThrow(() -> new IllegalStateException("postmaster " + pid + " is not running"));
         List<ProcessHandle> all = new ArrayList<>(postmaster.descendants().toList());
         all.add(postmaster);
         postmaster.destroyForcibly(); // SIGKILL

@@ -15,8 +15,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.notification.NotificationSettings;
@@ -44,6 +42,8 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.util.ClassUtils;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Every {@code ingestor.*} property is a typed property of one settings class, listed in the metadata the
@@ -79,7 +79,8 @@ class ConfigurationMetadataTest {
             }
             for (JsonNode group : root.get("groups")) {
                 Class<?> type = ClassUtils.forName(group.get("type").asString(), null);
-                if (group.get("name").asString().startsWith("ingestor") && type.isAnnotationPresent(ConfigurationProperties.class)) {
+                if (group.get("name").asString().startsWith("ingestor")
+                        && type.isAnnotationPresent(ConfigurationProperties.class)) {
                     groups.put(group.get("name").asString(), type);
                 }
             }
@@ -88,8 +89,9 @@ class ConfigurationMetadataTest {
 
     @Test
     void applicationYamlSetsOnlyTheShippedDemoUnderIngestorAndEachOfItIsInTheMetadata() {
-        assertThat(applicationYaml).isNotEmpty().allSatisfy((name, value) ->
-                assertThat(name).as("a default of ours belongs to its settings class, not to application.yaml")
+        assertThat(applicationYaml).isNotEmpty()
+                .allSatisfy((name, value) -> assertThat(name)
+                        .as("a default of ours belongs to its settings class, not to application.yaml")
                         .matches("ingestor\\.(admin\\.api-key-sha256|suppliers\\..*)"));
         Set<String> missing = new TreeSet<>();
         for (String name : applicationYaml.keySet()) {
@@ -114,10 +116,13 @@ class ConfigurationMetadataTest {
 
     @Test
     void everyIngestorPropertyOfApplicationYamlBindsWithNothingLeftOver() {
-        assertThat(groups).containsKeys("ingestor", "ingestor.intake", "ingestor.intake.redelivery", "ingestor.pipeline",
+        assertThat(groups).containsKeys("ingestor", "ingestor.intake", "ingestor.intake.redelivery",
+                "ingestor.pipeline",
                 "ingestor.pipeline.validation.redelivery", "ingestor.pipeline.processing.redelivery", "ingestor.outbox",
-                "ingestor.notifications", "ingestor.http", "ingestor.http.limits", "ingestor.kafka", "ingestor.retention",
-                "ingestor.database", "ingestor.admin", "ingestor.metrics", "ingestor.embedded.postgres", "ingestor.embedded.kafka");
+                "ingestor.notifications", "ingestor.http", "ingestor.http.limits", "ingestor.kafka",
+                "ingestor.retention",
+                "ingestor.database", "ingestor.admin", "ingestor.metrics", "ingestor.embedded.postgres",
+                "ingestor.embedded.kafka");
         IngestorProperties properties = null;
         for (Map.Entry<String, Class<?>> group : groups.entrySet()) {
             Object bound = bindStrictly(applicationYaml, group.getKey(), group.getValue());
@@ -141,13 +146,17 @@ class ConfigurationMetadataTest {
             String prefix = settings.getAnnotation(ConfigurationProperties.class).prefix();
             Object defaults = BoundSettings.defaults(settings);
             String field = kebabToCamel(name.substring(prefix.length() + 1));
-            Object bound = settings.isRecord() ? settings.getMethod(field).invoke(defaults)
+            Object bound = settings.isRecord()
+                    ? settings.getMethod(field).invoke(defaults)
                     : new BeanWrapperImpl(defaults).getPropertyValue(field);
             Class<?> type = ClassUtils.forName(property.get("type").asString(), null);
             // a Path is compared as written: bound, a relative name that is on the classpath becomes that folder
-            Object documented = type == java.nio.file.Path.class ? java.nio.file.Path.of(property.get("defaultValue").asString()) : new Binder(new MapConfigurationPropertySource(Map.of("x", property.get("defaultValue").asString())))
-                    .bind("x", Bindable.of(ClassUtils.resolvePrimitiveIfNecessary(type)))
-                    .get();
+            Object documented = type == java.nio.file.Path.class
+                    ? java.nio.file.Path.of(property.get("defaultValue").asString())
+                    : new Binder(
+                            new MapConfigurationPropertySource(Map.of("x", property.get("defaultValue").asString())))
+                            .bind("x", Bindable.of(ClassUtils.resolvePrimitiveIfNecessary(type)))
+                            .get();
             assertThat(bound).as(name + ": what the metadata says and what its class binds").isEqualTo(documented);
             compared++;
         }
@@ -185,8 +194,10 @@ class ConfigurationMetadataTest {
                 "ingestor.pipeline.poll-interval", "250",
                 "ingestor.outbox.poll-interval", "200");
         assertThat(BoundSettings.bind(IntakeRedelivery.class, values).delay()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(BoundSettings.bind(PipelineSettings.class, values).getPollInterval()).isEqualTo(Duration.ofMillis(250));
-        assertThat(BoundSettings.bind(OutboxSettings.class, values).getPollInterval()).isEqualTo(Duration.ofMillis(200));
+        assertThat(BoundSettings.bind(PipelineSettings.class, values).getPollInterval())
+                .isEqualTo(Duration.ofMillis(250));
+        assertThat(BoundSettings.bind(OutboxSettings.class, values).getPollInterval())
+                .isEqualTo(Duration.ofMillis(200));
     }
 
     @Test
@@ -232,9 +243,11 @@ class ConfigurationMetadataTest {
         assertThat(deprecated).isEqualTo(read);
         for (String name : deprecated) {
             JsonNode deprecation = metadata.get(name).get("deprecation");
-            assertThat(deprecation.path("level").asString()).as(name + ": still read, so a warning").isEqualTo("warning");
+            assertThat(deprecation.path("level").asString()).as(name + ": still read, so a warning")
+                    .isEqualTo("warning");
             assertThat(deprecation.path("since").asString()).as(name).isNotEmpty();
-            assertThat(deprecation.path("reason").asString()).as(name).contains("until " + RenamedProperties.REMOVED_IN);
+            assertThat(deprecation.path("reason").asString()).as(name)
+                    .contains("until " + RenamedProperties.REMOVED_IN);
         }
     }
 
@@ -246,12 +259,13 @@ class ConfigurationMetadataTest {
                 "ingestor.retention.outbox", "2d",
                 "ingestor.retention.outbox-max-age", "3d")));
         List<String> warnings = new ArrayList<>();
-        Log log = (Log) Proxy.newProxyInstance(Log.class.getClassLoader(), new Class<?>[] {Log.class}, (proxy, method, args) -> {
-            if (method.getName().equals("warn")) {
-                warnings.add(String.valueOf(args[0]));
-            }
-            return method.getReturnType() == boolean.class ? Boolean.TRUE : null;
-        });
+        Log log = (Log) Proxy.newProxyInstance(Log.class.getClassLoader(), new Class<?>[] {Log.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("warn")) {
+                        warnings.add(String.valueOf(args[0]));
+                    }
+                    return method.getReturnType() == boolean.class ? Boolean.TRUE : null;
+                });
         new RenamedProperties(destination -> log).postProcessEnvironment(environment, null);
         RetentionSettings retention = Binder.get(environment).bind("ingestor.retention", RetentionSettings.class).get();
         assertThat(retention.getJobMaxAge()).isEqualTo(Duration.ofDays(30));
@@ -262,15 +276,18 @@ class ConfigurationMetadataTest {
                 "ingestor.retention.outbox is ignored: ingestor.retention.outbox-max-age is set, which replaces it"
                         + " (ingestor.retention.outbox is deprecated and no longer read from 1.0.0)");
         assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(EnvironmentPostProcessor.class,
-                SpringFactoriesLoader.ArgumentResolver.of(org.springframework.boot.logging.DeferredLogFactory.class, destination -> log)))
+                SpringFactoriesLoader.ArgumentResolver.of(org.springframework.boot.logging.DeferredLogFactory.class,
+                        destination -> log)))
                 .extracting(Object::getClass).contains(RenamedProperties.class, SpringSettingsFromIngestor.class);
     }
 
     @Test
     void theFormerEmbeddedPoolSizeNamesTheOnePoolSizeOfEveryDatabase() {
-        assertThat(metadata.get("ingestor.embedded.postgres.pool-size").path("deprecation").path("replacement").asString())
+        assertThat(
+                metadata.get("ingestor.embedded.postgres.pool-size").path("deprecation").path("replacement").asString())
                 .isEqualTo("spring.datasource.hikari.maximum-pool-size");
-        assertThat(BoundSettings.defaults(DatabaseSettings.class).getStatementTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(BoundSettings.defaults(DatabaseSettings.class).getStatementTimeout())
+                .isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test
@@ -303,9 +320,11 @@ class ConfigurationMetadataTest {
 
     @Test
     void aCountOutOfItsRangeIsRefusedNamingTheProperty() {
-        assertThatThrownBy(() -> BoundSettings.bind(PipelineSettings.class, Map.of("ingestor.pipeline.batch-size", "0")))
+        assertThatThrownBy(
+                () -> BoundSettings.bind(PipelineSettings.class, Map.of("ingestor.pipeline.batch-size", "0")))
                 .hasStackTraceContaining("ingestor.pipeline.batch-size");
-        assertThatThrownBy(() -> BoundSettings.bind(HttpLimits.class, Map.of("ingestor.http.limits.max-concurrent-per-key", "-1")))
+        assertThatThrownBy(
+                () -> BoundSettings.bind(HttpLimits.class, Map.of("ingestor.http.limits.max-concurrent-per-key", "-1")))
                 .hasStackTraceContaining("ingestor.http.limits.max-concurrent-per-key");
     }
 
@@ -328,15 +347,24 @@ class ConfigurationMetadataTest {
         assertThat(timings.retentionInterval()).isEqualTo(3_600_000);
     }
 
-    /** The route timings of the settings classes' defaults with {@code values} on top, as an operator's configuration. */
+    /**
+     * The route timings of the settings classes' defaults with {@code values} on top, as an operator's configuration.
+     */
     private static RouteTimings timings(Map<String, String> values) {
-        return new RouteTimings(BoundSettings.bind(IntakeSettings.class, values), BoundSettings.bind(IntakeRedelivery.class, values),
-                BoundSettings.bind(PipelineSettings.class, values), BoundSettings.bind(ValidationRedelivery.class, values),
-                BoundSettings.bind(ProcessingRedelivery.class, values), BoundSettings.bind(OutboxSettings.class, values),
-                BoundSettings.bind(NotificationSettings.class, values), BoundSettings.bind(RetentionSettings.class, values));
+        return new RouteTimings(BoundSettings.bind(IntakeSettings.class, values),
+                BoundSettings.bind(IntakeRedelivery.class, values),
+                BoundSettings.bind(PipelineSettings.class, values),
+                BoundSettings.bind(ValidationRedelivery.class, values),
+                BoundSettings.bind(ProcessingRedelivery.class, values),
+                BoundSettings.bind(OutboxSettings.class, values),
+                BoundSettings.bind(NotificationSettings.class, values),
+                BoundSettings.bind(RetentionSettings.class, values));
     }
 
-    /** {@code prefix}'s keys of {@code values}, bound to {@code type}; the keys of a settings class below it are its own. */
+    /**
+     * {@code prefix}'s keys of {@code values}, bound to {@code type}; the keys of a settings class below it are its
+     * own.
+     */
     private static <T> T bindStrictly(Map<String, String> values, String prefix, Class<T> type) {
         Map<String, String> own = new LinkedHashMap<>();
         values.forEach((name, value) -> {

@@ -1,5 +1,9 @@
 package dev.ingestor.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,10 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.postgresql.util.PSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The time limits of ingestor.database.* on a real PostgreSQL, through a pool as the app builds it: a statement
@@ -97,7 +97,8 @@ class DatabaseTimeoutsTest {
 
         Duration waited = Duration.ofNanos(System.nanoTime() - start);
         assertThat(waited).isGreaterThanOrEqualTo(Duration.ofMillis(1900)).isLessThan(Duration.ofSeconds(8));
-        assertThat(failure).isInstanceOf(PSQLException.class).hasRootCauseInstanceOf(java.net.SocketTimeoutException.class);
+        assertThat(failure).isInstanceOf(PSQLException.class)
+                .hasRootCauseInstanceOf(java.net.SocketTimeoutException.class);
         assertThat(TransientFailures.isTransient(failure)).isTrue();
         assertThat(new JdbcTemplate(pool).queryForObject("SELECT 1", Integer.class)).as("a new connection in its place")
                 .isEqualTo(1);

@@ -1,12 +1,12 @@
 package dev.ingestor.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Spring Boot's mapper, which writes events and answers, takes a record read at the nesting limit and its wrapping. */
 class JsonNestingTest extends IngestorTestSupport {

@@ -12,8 +12,8 @@ import org.apache.camel.Navigate;
 import org.apache.camel.Processor;
 import org.apache.camel.processor.ThreadsProcessor;
 import org.apache.camel.processor.errorhandler.RedeliveryPolicy;
-import org.junit.jupiter.api.Test;
 import org.apache.camel.util.concurrent.ThreadPoolRejectedPolicy;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -26,7 +26,8 @@ class RouteReferencesWiringTest extends IngestorTestSupport {
 
     @Test
     void redeliveryPoliciesCarryTheConfiguredNumbers() {
-        RedeliveryPolicy intake = camelContext.getRegistry().lookupByNameAndType("intakeRedeliveryPolicy", RedeliveryPolicy.class);
+        RedeliveryPolicy intake = camelContext.getRegistry().lookupByNameAndType("intakeRedeliveryPolicy",
+                RedeliveryPolicy.class);
         assertThat(intake.getMaximumRedeliveries()).isEqualTo(3);
         assertThat(intake.getRedeliveryDelay()).isEqualTo(50);
         assertThat(intake.getMaximumRedeliveryDelay()).isEqualTo(200);
@@ -36,13 +37,15 @@ class RouteReferencesWiringTest extends IngestorTestSupport {
         assertThat(intake.isLogExhausted()).isFalse();
         assertThat(intake.isAsyncDelayedRedelivery()).isFalse();
 
-        RedeliveryPolicy validation = camelContext.getRegistry().lookupByNameAndType("validationRedeliveryPolicy", RedeliveryPolicy.class);
+        RedeliveryPolicy validation = camelContext.getRegistry().lookupByNameAndType("validationRedeliveryPolicy",
+                RedeliveryPolicy.class);
         assertThat(validation.getMaximumRedeliveries()).isEqualTo(2);
         assertThat(validation.getRedeliveryDelay()).isEqualTo(100);
         assertThat(validation.isUseExponentialBackOff()).isFalse();
         assertThat(validation.isAsyncDelayedRedelivery()).isTrue();
 
-        RedeliveryPolicy processing = camelContext.getRegistry().lookupByNameAndType("processingRedeliveryPolicy", RedeliveryPolicy.class);
+        RedeliveryPolicy processing = camelContext.getRegistry().lookupByNameAndType("processingRedeliveryPolicy",
+                RedeliveryPolicy.class);
         assertThat(processing.getMaximumRedeliveries()).isEqualTo(3);
         assertThat(processing.getRedeliveryDelay()).isEqualTo(100);
         assertThat(processing.isUseExponentialBackOff()).isFalse();

@@ -1,5 +1,8 @@
 package dev.ingestor.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -14,9 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 /**
  * Route reload with {@code ingestor.routes-reload=true}: a route file added, changed, and broken while the app
  * runs, in a copy of routes/ of this test's own. A broken file is logged by name and the route it held keeps
@@ -24,8 +24,8 @@ import static org.awaitility.Awaitility.await;
  * database with the shared one and take files and jobs that other tests count in theirs.
  */
 @org.springframework.test.annotation.DirtiesContext
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"ingestor.routes-dir=target/reload-test-routes", "ingestor.routes-reload=true"})
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "ingestor.routes-dir=target/reload-test-routes", "ingestor.routes-reload=true"})
 // slow tier: a context of its own that watches route files
 @SlowTest
 class RouteReloadTest extends IngestorTestSupport {
@@ -117,7 +117,8 @@ class RouteReloadTest extends IngestorTestSupport {
         try (CapturedLogs logs = CapturedLogs.of("org.apache.camel")) {
             Files.writeString(PROBE, "- route:\n    id: reload-probe\n    from: [this is not\n");
             await().atMost(Duration.ofSeconds(30)).until(() -> logs.messages().stream()
-                    .anyMatch(m -> m.contains("Error reloading routes from file") && m.contains("RELOADED.camel.yaml")));
+                    .anyMatch(
+                            m -> m.contains("Error reloading routes from file") && m.contains("RELOADED.camel.yaml")));
             Thread.sleep(1000); // on purpose: a reload that removed the old route would have done so by now
             assertThat(probe()).as("the route of the broken file keeps answering").isEqualTo("second");
             assertThat(camelContext.getRoute("intake")).as("the other routes stay").isNotNull();

@@ -1,5 +1,7 @@
 package dev.ingestor.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -11,8 +13,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Route template parameters are documented where the template is, as Camel's Kamelets document theirs: each has a
@@ -26,8 +26,8 @@ class RouteTemplateParametersTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ingestor.config.RoutesSchemaTest#routeFiles")
     void everyTemplateParameterHasADescription(Path file) throws IOException {
-        parameters(file).forEach((name, parameter) ->
-                assertThat(parameter.path("description").asText("")).as("description of %s in %s", name, file).isNotBlank());
+        parameters(file).forEach((name, parameter) -> assertThat(parameter.path("description").asText(""))
+                .as("description of %s in %s", name, file).isNotBlank());
     }
 
     @Test
@@ -36,7 +36,8 @@ class RouteTemplateParametersTest {
         for (Path file : RoutesSchemaTest.routeFiles().toList()) {
             all.putAll(parameters(file));
         }
-        assertThat(all.keySet()).contains("file-drop.supplier", "sftp-pull.host", "stage-worker.claim", "outbox-relay.topic");
+        assertThat(all.keySet()).contains("file-drop.supplier", "sftp-pull.host", "stage-worker.claim",
+                "outbox-relay.topic");
     }
 
     @Test
@@ -46,13 +47,17 @@ class RouteTemplateParametersTest {
         Map<String, JsonNode> fileDrop = parameters(Path.of("routes/source-file-drop.camel.yaml"));
         Map<String, JsonNode> sftpPull = parameters(Path.of("routes/source-sftp.camel.yaml"));
         assertThat(defaultOf(fileDrop, "file-drop.minAge")).isEqualTo(String.valueOf(drop.getMinAge().toMillis()));
-        assertThat(defaultOf(fileDrop, "file-drop.pollDelay")).isEqualTo(String.valueOf(drop.getPollInterval().toMillis()));
+        assertThat(defaultOf(fileDrop, "file-drop.pollDelay"))
+                .isEqualTo(String.valueOf(drop.getPollInterval().toMillis()));
         assertThat(drop.getReadLock()).isEqualTo(SupplierProperties.ReadLock.CHANGED);
         assertThat(defaultOf(fileDrop, "file-drop.readLock")).isEqualTo("idempotent-changed");
         assertThat(defaultOf(sftpPull, "sftp-pull.port")).isEqualTo(String.valueOf(sftp.getPort()));
-        assertThat(defaultOf(sftpPull, "sftp-pull.pollDelay")).isEqualTo(String.valueOf(sftp.getPollInterval().toMillis()));
-        assertThat(defaultOf(sftpPull, "sftp-pull.backoffMultiplier")).isEqualTo(String.valueOf(sftp.getBackoffMultiplier()));
-        assertThat(defaultOf(sftpPull, "sftp-pull.strictHostKeyChecking")).isEqualTo(sftp.isStrictHostKeyChecking() ? "yes" : "no");
+        assertThat(defaultOf(sftpPull, "sftp-pull.pollDelay"))
+                .isEqualTo(String.valueOf(sftp.getPollInterval().toMillis()));
+        assertThat(defaultOf(sftpPull, "sftp-pull.backoffMultiplier"))
+                .isEqualTo(String.valueOf(sftp.getBackoffMultiplier()));
+        assertThat(defaultOf(sftpPull, "sftp-pull.strictHostKeyChecking"))
+                .isEqualTo(sftp.isStrictHostKeyChecking() ? "yes" : "no");
         String maxFilesPerPoll = String.valueOf(new dev.ingestor.intake.IntakeSettings().getMaxFilesPerPoll());
         assertThat(defaultOf(fileDrop, "file-drop.maxFilesPerPoll")).isEqualTo(maxFilesPerPoll);
         assertThat(defaultOf(sftpPull, "sftp-pull.maxFilesPerPoll")).isEqualTo(maxFilesPerPoll);

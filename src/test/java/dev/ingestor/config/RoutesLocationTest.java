@@ -1,9 +1,11 @@
 package dev.ingestor.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,9 +16,6 @@ import org.apache.camel.support.PluginHelper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.mock.env.MockEnvironment;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RoutesLocationTest {
 
@@ -66,7 +65,8 @@ class RoutesLocationTest {
 
     @Test
     void withoutRoutesOnDiskThePackagedCopyIsUsed() {
-        assertThat(patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.resolve("missing").toString())))
+        assertThat(patternFor(
+                new MockEnvironment().withProperty("ingestor.routes-dir", dir.resolve("missing").toString())))
                 .isEqualTo(PACKAGED);
         assertThat(patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString())))
                 .isEqualTo(PACKAGED);
@@ -100,7 +100,8 @@ class RoutesLocationTest {
 
     @Test
     void anExplicitPatternWins() {
-        MockEnvironment environment = new MockEnvironment().withProperty(RoutesLocation.PATTERN, "classpath:mine/*.yaml");
+        MockEnvironment environment = new MockEnvironment().withProperty(RoutesLocation.PATTERN,
+                "classpath:mine/*.yaml");
         assertThat(patternFor(environment)).isEqualTo("classpath:mine/*.yaml");
     }
 }

@@ -1,5 +1,7 @@
 package dev.ingestor.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -19,8 +21,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every route file must be valid against the JSON schema that ships inside camel-yaml-dsl: Kaoto and the VS Code
@@ -66,7 +66,8 @@ class RoutesSchemaTest {
     @Test
     void theSchemaRejectsWhatItShould() throws IOException {
         // guards against a validator that accepts anything: a misspelt key must be reported
-        JsonNode broken = YAML.readTree("- route:\n    id: x\n    from:\n      uri: direct:x\n      steps:\n        - toh: log:x\n");
+        JsonNode broken = YAML
+                .readTree("- route:\n    id: x\n    from:\n      uri: direct:x\n      steps:\n        - toh: log:x\n");
         assertThat(schema.validate(broken)).isNotEmpty();
     }
 }

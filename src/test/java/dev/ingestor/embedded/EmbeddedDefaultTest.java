@@ -1,5 +1,9 @@
 package dev.ingestor.embedded;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -31,10 +35,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
 /** The embedded default run: no datasource configured, PostgreSQL started by the app, data kept on disk. */
 // slow tier: applications started, stopped and killed with their embedded PostgreSQL
 @SlowTest
@@ -49,13 +49,16 @@ class EmbeddedDefaultTest {
             assertThat(jdbc.queryForObject("SHOW synchronous_commit", String.class)).isEqualTo("on");
             assertThat(jdbc.queryForObject("SHOW fsync", String.class)).isEqualTo("on");
             // spring.datasource.hikari.* and ingestor.database.* hold for the embedded pool as for an external one
-            assertThat(((com.zaxxer.hikari.HikariDataSource) app.getBean(javax.sql.DataSource.class)).getMaximumPoolSize())
+            assertThat(
+                    ((com.zaxxer.hikari.HikariDataSource) app.getBean(javax.sql.DataSource.class)).getMaximumPoolSize())
                     .isEqualTo(48);
             assertThat(jdbc.queryForObject("SHOW statement_timeout", String.class)).isEqualTo("30s");
-            Path drop = Files.writeString(work.resolve("staged.csv"), "source_id,sku,quantity,delivery_date\nE-1,S,1,2026-12-01\n");
+            Path drop = Files.writeString(work.resolve("staged.csv"),
+                    "source_id,sku,quantity,delivery_date\nE-1,S,1,2026-12-01\n");
             Files.createDirectories(work.resolve("inbox/ACME"));
             Files.move(drop, work.resolve("inbox/ACME/advice.csv"));
-            await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class) == 1);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class) == 1);
             jobId = jdbc.queryForObject("SELECT id FROM import_job", UUID.class);
         }
         try (ConfigurableApplicationContext app = start(work)) {
@@ -94,7 +97,9 @@ class EmbeddedDefaultTest {
         assertThat(data.resolve("postmaster.pid")).doesNotExist();
     }
 
-    /** A folder with files but no PG_VERSION is no cluster to start nor an empty folder to initialise: refused as it is. */
+    /**
+     * A folder with files but no PG_VERSION is no cluster to start nor an empty folder to initialise: refused as it is.
+     */
     @Test
     void aFolderWithFilesButNoPgVersionIsNeitherStartedNorInitialisedOver() throws Exception {
         Path data = Files.createTempDirectory("ingestor-pg-stray-").resolve("postgres");
@@ -156,16 +161,18 @@ class EmbeddedDefaultTest {
             assertThat(Files.getPosixFilePermissions(EmbeddedPostgresServer.appPasswordFile(data)))
                     .isEqualTo(PosixFilePermissions.fromString("rw-------"));
             try (Connection app = DriverManager.getConnection(login.jdbcUrl(), login.username(), login.password());
-                 Statement s = app.createStatement()) {
+                    Statement s = app.createStatement()) {
                 assertThat(value(s, "SHOW listen_addresses")).isEqualTo("127.0.0.1");
-                assertThat(value(s, "SELECT rolsuper::text FROM pg_roles WHERE rolname = current_user")).isEqualTo("false");
+                assertThat(value(s, "SELECT rolsuper::text FROM pg_roles WHERE rolname = current_user"))
+                        .isEqualTo("false");
                 s.execute("CREATE TABLE kept (id int)");
-                assertThatThrownBy(() -> s.execute("COPY (SELECT 1) TO PROGRAM 'true'")).isInstanceOf(SQLException.class);
+                assertThatThrownBy(() -> s.execute("COPY (SELECT 1) TO PROGRAM 'true'"))
+                        .isInstanceOf(SQLException.class);
             }
             String url = "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres";
             String superuserPassword = Files.readString(EmbeddedPostgresServer.superuserPasswordFile(data)).trim();
             try (Connection superuser = DriverManager.getConnection(url, "postgres", superuserPassword);
-                 Statement s = superuser.createStatement()) {
+                    Statement s = superuser.createStatement()) {
                 // no socket file: TCP on loopback is the only way in
                 assertThat(value(s, "SHOW unix_socket_directories")).isEmpty();
             }
@@ -186,7 +193,7 @@ class EmbeddedDefaultTest {
             EmbeddedPostgresServer.Login next = EmbeddedPostgresServer.appLogin(again, data);
             assertThat(next.password()).isEqualTo(login.password());
             try (Connection app = DriverManager.getConnection(next.jdbcUrl(), next.username(), next.password());
-                 Statement s = app.createStatement()) {
+                    Statement s = app.createStatement()) {
                 assertThat(value(s, "SELECT count(*) FROM kept")).isEqualTo("0");
             }
         }
@@ -195,16 +202,20 @@ class EmbeddedDefaultTest {
     @Test
     void aDataDirectoryFromBeforePasswordsGetsOneAndKeepsItsTables() throws Exception {
         Path data = Files.createTempDirectory("ingestor-pg-old-").resolve("postgres");
-        try (EmbeddedPostgres old = EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).start()) {
+        try (EmbeddedPostgres old = EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false)
+                .start()) {
             new JdbcTemplate(old.getPostgresDatabase()).execute("CREATE TABLE flyway_schema_history (id int)");
         }
         try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(data, 0)) {
             EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, data);
             assertThat(login.username()).isEqualTo("postgres");
-            assertThat(new JdbcTemplate(new DriverManagerDataSource(login.jdbcUrl(), login.username(), login.password()))
-                    .queryForObject("SELECT count(*) FROM flyway_schema_history", Long.class)).isZero();
+            assertThat(
+                    new JdbcTemplate(new DriverManagerDataSource(login.jdbcUrl(), login.username(), login.password()))
+                            .queryForObject("SELECT count(*) FROM flyway_schema_history", Long.class))
+                    .isZero();
             String url = "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/postgres";
-            assertThatThrownBy(() -> DriverManager.getConnection(url, "postgres", null).close()).isInstanceOf(SQLException.class);
+            assertThatThrownBy(() -> DriverManager.getConnection(url, "postgres", null).close())
+                    .isInstanceOf(SQLException.class);
             assertThat(Files.readString(data.resolve("pg_hba.conf"))).doesNotContain("trust");
         }
     }
@@ -223,11 +234,14 @@ class EmbeddedDefaultTest {
     private static Map<String, String> snapshot(Path dataDir, Path folder) throws Exception {
         Map<String, String> state = new TreeMap<>();
         try (Stream<Path> paths = Stream.concat(Files.walk(folder),
-                Stream.of(EmbeddedPostgresServer.superuserPasswordFile(folder), EmbeddedPostgresServer.appPasswordFile(folder))
+                Stream.of(EmbeddedPostgresServer.superuserPasswordFile(folder),
+                        EmbeddedPostgresServer.appPasswordFile(folder))
                         .filter(Files::exists))) {
             for (Path path : paths.toList()) {
-                String what = Files.isDirectory(path) ? "folder"
-                        : HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(path)));
+                String what = Files.isDirectory(path)
+                        ? "folder"
+                        : HexFormat.of()
+                                .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(path)));
                 state.put(dataDir.relativize(path).toString(), what + " " + Files.getLastModifiedTime(path));
             }
         }

@@ -1,5 +1,8 @@
 package dev.ingestor.embedded;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -10,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.ingestor.support.SlowTest;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -17,10 +21,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
-import dev.ingestor.support.SlowTest;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 // slow tier: a Kafka broker of its own, started and stopped
 @SlowTest
@@ -49,17 +49,19 @@ class EmbeddedKafkaServerTest {
     void anLz4CompressedRecordWrittenBeforeARestartIsReadAfterIt() throws Exception {
         Path dir = Files.createTempDirectory("ingestor-kafka-");
         try (EmbeddedKafkaServer broker = EmbeddedKafkaServer.start(dir, 0);
-             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                     "bootstrap.servers", broker.bootstrapServers(), "acks", "all", "enable.idempotence", "true",
-                     // lz4 comes from at.yawk.lz4:lz4-java alone (org.lz4:lz4-java is excluded): compression still works
-                     "compression.type", "lz4"),
-                     new StringSerializer(), new StringSerializer())) {
+                KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                        "bootstrap.servers", broker.bootstrapServers(), "acks", "all", "enable.idempotence", "true",
+                        // lz4 comes from at.yawk.lz4:lz4-java alone (org.lz4:lz4-java is excluded): compression still
+                        // works
+                        "compression.type", "lz4"),
+                        new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>("restart.check", "k", "v")).get();
         }
         try (EmbeddedKafkaServer broker = EmbeddedKafkaServer.start(dir, 0);
-             KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
-                     "bootstrap.servers", broker.bootstrapServers(), "group.id", "check", "auto.offset.reset", "earliest"),
-                     new StringDeserializer(), new StringDeserializer())) {
+                KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
+                        "bootstrap.servers", broker.bootstrapServers(), "group.id", "check", "auto.offset.reset",
+                        "earliest"),
+                        new StringDeserializer(), new StringDeserializer())) {
             consumer.subscribe(List.of("restart.check"));
             ConsumerRecords<String, String> records = ConsumerRecords.empty();
             long deadline = System.currentTimeMillis() + 30_000;

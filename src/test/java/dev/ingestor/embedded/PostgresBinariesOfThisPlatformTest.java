@@ -1,11 +1,11 @@
 package dev.ingestor.embedded;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.List;
 import java.util.Locale;
 
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The jar carries the embedded PostgreSQL of the platform that builds it and no other (the pg-binaries-* profiles
@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PostgresBinariesOfThisPlatformTest {
 
     /** The archives zonky's binaries jars hold, by platform. */
-    private static final List<String> ARCHIVES = List.of("postgres-linux-x86_64.txz", "postgres-linux-x86_64-alpine_linux.txz",
+    private static final List<String> ARCHIVES = List.of("postgres-linux-x86_64.txz",
+            "postgres-linux-x86_64-alpine_linux.txz",
             "postgres-linux-arm_64.txz", "postgres-darwin-x86_64.txz", "postgres-darwin-arm_64.txz",
             "postgres-windows-x86_64.txz");
 

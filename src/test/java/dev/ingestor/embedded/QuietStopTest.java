@@ -1,5 +1,8 @@
 package dev.ingestor.embedded;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,9 +21,6 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 /**
  * An orderly stop, as a new user makes it: the app on its embedded defaults in a JVM of its own, one file dropped
  * and taken in, then SIGTERM. The instance hands back the job it holds (waiting for a worker again, no takeover
@@ -32,7 +32,10 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class QuietStopTest {
 
-    /** A healthy stop: Camel's routes, the workers, the hand-back, the broker and PostgreSQL, with room for a slow machine. */
+    /**
+     * A healthy stop: Camel's routes, the workers, the hand-back, the broker and PostgreSQL, with room for a slow
+     * machine.
+     */
     private static final Duration HEALTHY_STOP = Duration.ofSeconds(15);
     private static final String HEADER = "source_id,sku,quantity,delivery_date\n";
 
@@ -59,21 +62,27 @@ class QuietStopTest {
             await().atMost(Duration.ofMinutes(3)).until(() -> !app.isAlive()
                     || lines(log).stream().anyMatch(line -> line.contains("Started IngestorApplication")));
             assertThat(app.isAlive()).as("the app started (see %s)", log).isTrue();
-            JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:" + postgresPort
-                    + "/" + EmbeddedPostgresServer.APP_DATABASE, EmbeddedPostgresServer.APP_ROLE,
-                    PasswordFile.read(EmbeddedPostgresServer.appPasswordFile(data.resolve("postgres").toAbsolutePath()))));
+            JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(
+                    "jdbc:postgresql://127.0.0.1:" + postgresPort
+                            + "/" + EmbeddedPostgresServer.APP_DATABASE,
+                    EmbeddedPostgresServer.APP_ROLE,
+                    PasswordFile
+                            .read(EmbeddedPostgresServer.appPasswordFile(data.resolve("postgres").toAbsolutePath()))));
 
             Path staged = Files.writeString(work.resolve("staged.csv"), HEADER + "Q-1,S,1,2026-12-01\n");
             Files.createDirectories(work.resolve("inbox/ACME"));
             Files.move(staged, work.resolve("inbox/ACME/dropped.csv"));
             await().atMost(Duration.ofMinutes(1)).until(() -> "COMPLETED".equals(jdbc.query(
-                    "SELECT state FROM import_job WHERE file_name = 'dropped.csv'", rs -> rs.next() ? rs.getString(1) : null)));
+                    "SELECT state FROM import_job WHERE file_name = 'dropped.csv'",
+                    rs -> rs.next() ? rs.getString(1) : null)));
             await().atMost(Duration.ofMinutes(1)).until(() -> jdbc.queryForObject(
                     "SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
             // a job this instance holds as a worker in the middle of it would: processing, under its lease
-            jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, records_done,"
-                    + " lease_owner, lease_until, attempts, takeovers) VALUES (?, 'ACME', 'PROCESSING', ?, 'held.csv', 10,"
-                    + " 'test', 5, 2, ?, now() + interval '10 minutes', 1, 0)", held, "held-" + held, instance);
+            jdbc.update(
+                    "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, records_done,"
+                            + " lease_owner, lease_until, attempts, takeovers) VALUES (?, 'ACME', 'PROCESSING', ?, 'held.csv', 10,"
+                            + " 'test', 5, 2, ?, now() + interval '10 minutes', 1, 0)",
+                    held, "held-" + held, instance);
 
             int before = lines(log).size();
             long signalled = System.nanoTime();
@@ -98,7 +107,7 @@ class QuietStopTest {
             EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, data.resolve("postgres"));
             Map<String, Object> job = new JdbcTemplate(new DriverManagerDataSource(login.jdbcUrl(), login.username(),
                     login.password())).queryForMap("SELECT state, lease_owner, lease_until, takeovers, records_done"
-                    + " FROM import_job WHERE id = ?", held);
+                            + " FROM import_job WHERE id = ?", held);
             // waiting for processing, to resume from its checkpoint at once, and no takeover counted against it
             assertThat(job).containsEntry("state", "PROCESSING").containsEntry("lease_owner", null)
                     .containsEntry("lease_until", null).containsEntry("takeovers", 0).containsEntry("records_done", 2L);

@@ -82,11 +82,15 @@ class RedeliveryPoliciesTest {
         assertThat(policy.isUseExponentialBackOff()).isFalse();
         long first = policy.calculateRedeliveryDelay(0, 1);
         assertThat(first).isEqualTo(delayMillis);
-        assertThat(policy.calculateRedeliveryDelay(first, 2)).as("the second wait, as long as the first").isEqualTo(delayMillis);
+        assertThat(policy.calculateRedeliveryDelay(first, 2)).as("the second wait, as long as the first")
+                .isEqualTo(delayMillis);
         assertStagePolicy(policy);
     }
 
-    /** What every stage policy keeps: waits without a thread, each attempt at WARN, the exhaustion left to the dead letter. */
+    /**
+     * What every stage policy keeps: waits without a thread, each attempt at WARN, the exhaustion left to the dead
+     * letter.
+     */
     private static void assertStagePolicy(RedeliveryPolicy policy) {
         assertThat(policy.isAsyncDelayedRedelivery()).isTrue();
         assertThat(policy.getRetryAttemptedLogLevel()).isEqualTo(LoggingLevel.WARN);

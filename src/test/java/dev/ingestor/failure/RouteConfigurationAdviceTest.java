@@ -1,5 +1,8 @@
 package dev.ingestor.failure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -21,9 +24,6 @@ import org.apache.camel.model.BeanDefinition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The named route configurations of routes/error-handling.camel.yaml at work in the real routes, with a failing step
@@ -81,14 +81,15 @@ class RouteConfigurationAdviceTest extends IngestorTestSupport {
     /** Weaves the failing step into validate-job, just before jobValidation.validate, for files named advice-*. */
     private void failValidation(FailureOf failure) throws Exception {
         advised = "validate-job";
-        Predicate<Exchange> ours = e -> e.getIn().getBody() instanceof ImportJob job && job.fileName().startsWith("advice-");
+        Predicate<Exchange> ours = e -> e.getIn().getBody() instanceof ImportJob job
+                && job.fileName().startsWith("advice-");
         AdviceWith.adviceWith(camelContext, advised, route -> route.weaveByType(BeanDefinition.class).selectFirst()
                 .before().process(fault(ours, failure)).id(FAULT_ID));
     }
 
     private Map<String, Object> awaitJob(UUID id, String state) {
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                state.equals(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> state.equals(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
         return jdbc.queryForMap("SELECT * FROM import_job WHERE id = ?", id);
     }
 
@@ -103,9 +104,11 @@ class RouteConfigurationAdviceTest extends IngestorTestSupport {
         UUID id = intake("ACME", "advice-transient.csv", advice("T"));
 
         Map<String, Object> job = awaitJob(id, "FAILED");
-        // validation-redelivery: the first try and ingestor.pipeline.validation.redelivery.maximum-redeliveries (2 here)
+        // validation-redelivery: the first try and ingestor.pipeline.validation.redelivery.maximum-redeliveries (2
+        // here)
         assertThat(attempts).containsExactly(0, 1, 2);
-        assertThat((String) job.get("error")).startsWith("validation failed (dead letter ").contains("connection lost (advised)");
+        assertThat((String) job.get("error")).startsWith("validation failed (dead letter ")
+                .contains("connection lost (advised)");
         assertThat(jdbc.queryForMap("SELECT stage, exception, message FROM dead_letter WHERE job_id = ?", id))
                 .containsEntry("stage", "validation")
                 .containsEntry("exception", SQLTransientConnectionException.class.getName())
@@ -127,7 +130,9 @@ class RouteConfigurationAdviceTest extends IngestorTestSupport {
 
     @Test
     void aTransientValidationFailureThatPassesOnRedeliveryCompletesTheJobWithoutADeadLetter() throws Exception {
-        failValidation(redelivery -> redelivery == 0 ? new SQLTransientConnectionException("connection lost once (advised)", "08006") : null);
+        failValidation(redelivery -> redelivery == 0
+                ? new SQLTransientConnectionException("connection lost once (advised)", "08006")
+                : null);
 
         UUID id = intake("ACME", "advice-passing.csv", advice("P"));
 
@@ -140,7 +145,8 @@ class RouteConfigurationAdviceTest extends IngestorTestSupport {
     /** Weaves the failing step into file-drop-ACME, just before it hands the file to direct:intake. */
     private void failFileDrop(FailureOf failure) throws Exception {
         advised = "file-drop-ACME";
-        Predicate<Exchange> ours = e -> String.valueOf(e.getIn().getHeader(Exchange.FILE_NAME_ONLY)).startsWith("advice-");
+        Predicate<Exchange> ours = e -> String.valueOf(e.getIn().getHeader(Exchange.FILE_NAME_ONLY))
+                .startsWith("advice-");
         AdviceWith.adviceWith(camelContext, advised, route -> route.weaveByToUri("direct:intake")
                 .before().process(fault(ours, failure)).id(FAULT_ID));
     }
@@ -154,8 +160,8 @@ class RouteConfigurationAdviceTest extends IngestorTestSupport {
         awaitFiles(INBOX.resolve("ACME/.failed"), 1);
         // file-source-errors: the first try and ingestor.intake.redelivery.maximum-redeliveries (3 here)
         assertThat(attempts).containsExactly(0, 1, 2, 3);
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class) == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class) == 1);
         assertThat(jdbc.queryForMap("SELECT file_name, outcome, reason FROM intake_failure"))
                 .containsEntry("file_name", "advice-failing.csv").containsEntry("outcome", "failed")
                 .hasEntrySatisfying("reason", reason -> assertThat((String) reason).contains("disk full (advised)"));
@@ -169,8 +175,8 @@ class RouteConfigurationAdviceTest extends IngestorTestSupport {
         drop("ACME", "advice-rejected.csv", advice("R").getBytes(StandardCharsets.UTF_8));
 
         awaitFiles(INBOX.resolve("ACME/.rejected"), 1);
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class) == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class) == 1);
         assertThat(jdbc.queryForMap("SELECT file_name, outcome, reason FROM intake_failure"))
                 .containsEntry("file_name", "advice-rejected.csv").containsEntry("outcome", "rejected")
                 .containsEntry("reason", "refused by the test (advised)");
@@ -183,7 +189,8 @@ class RouteConfigurationAdviceTest extends IngestorTestSupport {
     private void failJobList(FailureOf failure) throws Exception {
         advised = "job-list";
         Predicate<Exchange> ours = e -> e.getIn().getHeader("X-Advised-Fault") != null;
-        AdviceWith.adviceWith(camelContext, advised, route -> route.weaveAddFirst().process(fault(ours, failure)).id(FAULT_ID));
+        AdviceWith.adviceWith(camelContext, advised,
+                route -> route.weaveAddFirst().process(fault(ours, failure)).id(FAULT_ID));
     }
 
     private HttpResponse<String> listJobs(boolean withFault) throws Exception {

@@ -1,5 +1,8 @@
 package dev.ingestor.failure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -12,7 +15,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
-
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -38,9 +40,6 @@ import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
-
 /**
  * Each way a database outage reaches the application, produced by the real parts it passes through (pgjdbc's
  * exceptions, HikariCP's pool, Spring's JdbcTransactionManager as Spring Boot configures it, JdbcTemplate, the
@@ -65,7 +64,8 @@ class TransientFailuresTest {
         assertThat(TransientFailures.isTransient(new SQLException("terminated", "57P01"))).isTrue();
         assertThat(TransientFailures.isTransient(new SQLException("serialization", "40001"))).isTrue();
         assertThat(TransientFailures.isTransient(new IOException("disk"))).isTrue();
-        TransactionSystemException rollbackFailed = new TransactionSystemException("rollback failed", new SQLException("closed", "08003"));
+        TransactionSystemException rollbackFailed = new TransactionSystemException("rollback failed",
+                new SQLException("closed", "08003"));
         assertThat(TransientFailures.isTransient(rollbackFailed)).isTrue();
     }
 
@@ -144,7 +144,8 @@ class TransientFailuresTest {
 
             Throwable failure = catchThrowable(() -> policy.process(exchange));
 
-            assertThat(failure).isInstanceOf(TransactionSystemException.class).hasMessageContaining("JDBC rollback failed");
+            assertThat(failure).isInstanceOf(TransactionSystemException.class)
+                    .hasMessageContaining("JDBC rollback failed");
             assertThat(TransientFailures.isTransient(failure)).isTrue();
         }
     }
@@ -187,8 +188,9 @@ class TransientFailuresTest {
     @SlowTest
     @Test
     void noConnectionFromThePoolIsTransient() {
-        script.onConnect = new PSQLException("Connection to localhost:5432 refused. Check that the hostname and port are"
-                + " correct and that the postmaster is accepting TCP/IP connections.",
+        script.onConnect = new PSQLException(
+                "Connection to localhost:5432 refused. Check that the hostname and port are"
+                        + " correct and that the postmaster is accepting TCP/IP connections.",
                 PSQLState.CONNECTION_UNABLE_TO_CONNECT, new ConnectException("Connection refused"));
 
         Throwable inTransaction = catchThrowable(() -> transactions().executeWithoutResult(status -> update()));
@@ -206,7 +208,8 @@ class TransientFailuresTest {
     /** The server is starting up again (57P03) and does not take connections yet. */
     @Test
     void aServerStillStartingIsTransient() {
-        script.onConnect = new PSQLException(new ServerErrorMessage("SFATAL\0C57P03\0Mthe database system is starting up\0"));
+        script.onConnect = new PSQLException(
+                new ServerErrorMessage("SFATAL\0C57P03\0Mthe database system is starting up\0"));
 
         Throwable failure = catchThrowable(() -> new JdbcTemplate(pool()).update("UPDATE t SET x = ?", 1));
 
@@ -269,7 +272,8 @@ class TransientFailuresTest {
                 case "getParentLogger" -> Logger.getGlobal();
                 default -> defaultValue(method.getReturnType());
             };
-            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, ds);
+            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                    ds);
         }
 
         private Connection connection() {
@@ -288,7 +292,8 @@ class TransientFailuresTest {
                 }
                 case "rollback" -> {
                     if (!rollbackWorks && (onCommit != null || onStatement != null)) {
-                        throw new PSQLException("This connection has been closed.", PSQLState.CONNECTION_DOES_NOT_EXIST);
+                        throw new PSQLException("This connection has been closed.",
+                                PSQLState.CONNECTION_DOES_NOT_EXIST);
                     }
                     yield null;
                 }
@@ -297,7 +302,8 @@ class TransientFailuresTest {
                 case "getAutoCommit" -> true;
                 default -> defaultValue(method.getReturnType());
             };
-            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, handler);
+            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                    handler);
         }
 
         private PreparedStatement statement() {
@@ -305,7 +311,8 @@ class TransientFailuresTest {
                 case "executeUpdate", "getUpdateCount" -> 1;
                 default -> defaultValue(method.getReturnType());
             };
-            return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class}, handler);
+            return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {PreparedStatement.class}, handler);
         }
 
         private static Object defaultValue(Class<?> type) {

@@ -1,5 +1,7 @@
 package dev.ingestor.intake;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,8 +16,6 @@ import org.springframework.transaction.event.TransactionalEventListenerFactory;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** A key enters the cache when its transaction commits, never before and never after a rollback. */
 class CommittedKeysTest {

@@ -1,10 +1,10 @@
 package dev.ingestor.intake;
 
-import dev.ingestor.job.ContentKey;
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ingestor.job.ContentKey;
+import org.junit.jupiter.api.Test;
 
 class ContentKeyTest {
 

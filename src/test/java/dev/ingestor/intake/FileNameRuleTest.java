@@ -1,8 +1,8 @@
 package dev.ingestor.intake;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
 
 class FileNameRuleTest {
 
@@ -14,7 +14,8 @@ class FileNameRuleTest {
 
     @Test
     void oddNamesAreRefusedWithAReasonNamingThePlace() {
-        assertThat(FileNameRule.problem("bad\nname.csv")).hasValueSatisfying(r -> assertThat(r).contains("U+000A").contains("position 4"));
+        assertThat(FileNameRule.problem("bad\nname.csv"))
+                .hasValueSatisfying(r -> assertThat(r).contains("U+000A").contains("position 4"));
         assertThat(FileNameRule.problem("a:b.csv")).hasValueSatisfying(r -> assertThat(r).contains("':'"));
         assertThat(FileNameRule.problem("x".repeat(300))).hasValueSatisfying(r -> assertThat(r).contains("300"));
         assertThat(FileNameRule.problem(".hidden")).hasValueSatisfying(r -> assertThat(r).contains("'.'"));

@@ -1,5 +1,8 @@
 package dev.ingestor.intake;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,9 +11,6 @@ import java.time.Duration;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Failures injected inside PostgreSQL, between hashing and commit: the key row is already inserted in the
@@ -39,7 +39,8 @@ class IntakeFailureTest extends IngestorTestSupport {
                   END IF;
                   RETURN NEW;
                 END $$ LANGUAGE plpgsql""".formatted(failures, action));
-        jdbc.execute("CREATE TRIGGER inject_fault BEFORE INSERT ON import_job FOR EACH ROW EXECUTE FUNCTION inject_fault()");
+        jdbc.execute(
+                "CREATE TRIGGER inject_fault BEFORE INSERT ON import_job FOR EACH ROW EXECUTE FUNCTION inject_fault()");
     }
 
     @Test

@@ -1,6 +1,8 @@
 package dev.ingestor.intake;
 
-import dev.ingestor.job.ContentKey;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,11 +12,9 @@ import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.Random;
 
+import dev.ingestor.job.ContentKey;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RawStoreTest {
 
@@ -71,7 +71,8 @@ class RawStoreTest {
                 return n;
             }
         };
-        assertThatThrownBy(() -> new RawStore(root, false).store(broken, "ACME", null)).hasMessageContaining("connection reset");
+        assertThatThrownBy(() -> new RawStore(root, false).store(broken, "ACME", null))
+                .hasMessageContaining("connection reset");
         try (var all = Files.walk(root)) {
             assertThat(all.filter(Files::isRegularFile)).isEmpty();
         }
@@ -100,7 +101,8 @@ class RawStoreTest {
     void partialFilesLeftByAWriteThatDiedAreRemovedAtStart() throws Exception {
         Path incoming = Files.createDirectories(root.resolve(".incoming"));
         Path old = Files.write(incoming.resolve("dead.part"), new byte[10]);
-        Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofHours(2))));
+        Files.setLastModifiedTime(old,
+                java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(java.time.Duration.ofHours(2))));
         // another instance sharing the folder may still be writing this one
         Path fresh = Files.write(incoming.resolve("live.part"), new byte[10]);
         dev.ingestor.config.IngestorProperties properties = new dev.ingestor.config.IngestorProperties();
@@ -125,7 +127,8 @@ class RawStoreTest {
         };
         StoredContent first = store.store(new ByteArrayInputStream("durable".getBytes()), "ACME", null);
         // new folders: their parents hold their names
-        assertThat(synced).containsExactly(root.toAbsolutePath(), first.path().getParent().getParent(), first.path().getParent());
+        assertThat(synced).containsExactly(root.toAbsolutePath(), first.path().getParent().getParent(),
+                first.path().getParent());
 
         synced.clear();
         StoredContent second = store.store(new ByteArrayInputStream("durable too".getBytes()), "ACME", null);
@@ -157,7 +160,8 @@ class RawStoreTest {
         Path realFolder = Files.createDirectories(root.resolve("real"));
         Files.writeString(realFolder.resolve("a.csv"), "a");
         Path linkedFolder = Files.createSymbolicLink(root.resolve("linked"), realFolder);
-        assertThatThrownBy(() -> LocalFiles.openRegularFile(linkedFolder.resolve("a.csv"))).isInstanceOf(RejectedDropException.class)
+        assertThatThrownBy(() -> LocalFiles.openRegularFile(linkedFolder.resolve("a.csv")))
+                .isInstanceOf(RejectedDropException.class)
                 .hasMessageContaining("symbolic link");
     }
 }

@@ -1,5 +1,8 @@
 package dev.ingestor.intake;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,9 +21,6 @@ import java.util.UUID;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.source.http.DuplicatePushCounts;
 import dev.ingestor.support.IngestorTestSupport;
@@ -38,9 +38,9 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Two application instances (two Spring and Camel contexts) on one database, polling one shared inbox, as two
@@ -120,7 +120,7 @@ class TwoInstancesTest {
     /** Each test starts from empty tables (the instances keep polling meanwhile, so a deadlock is tried again). */
     @BeforeEach
     void emptyTables() throws InterruptedException {
-        for (int attempt = 1; ; attempt++) {
+        for (int attempt = 1;; attempt++) {
             try {
                 jdbc.execute("TRUNCATE claim_log, " + String.join(", ", IngestorTestSupport.TABLES));
                 break;
@@ -161,7 +161,8 @@ class TwoInstancesTest {
             }
         }
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> count(acme.resolve(".done")) + count(acme.resolve(".duplicate")) == 30);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> count(acme.resolve(".done")) + count(acme.resolve(".duplicate")) == 30);
         assertThat(count(acme)).isZero();
         assertThat(count(acme.resolve(".failed"))).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class)).isEqualTo(11);
@@ -175,8 +176,8 @@ class TwoInstancesTest {
         assertThat(jdbc.queryForList("SELECT DISTINCT owner FROM claim_log", String.class))
                 .containsExactlyInAnyOrder("one", "two");
         assertThat(jdbc.queryForObject("SELECT count(DISTINCT claim_key) FROM claim_log", Long.class)).isEqualTo(30);
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
         // and the jobs run to their end, wherever they were taken in
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                 "SELECT count(*) FROM import_job WHERE state = 'COMPLETED'", Long.class) == 11);
@@ -200,7 +201,8 @@ class TwoInstancesTest {
                 for (int i = 0; i < items; i++) {
                     batch.append(i == 0 ? "" : ", ").append("{\"source_id\": \"").append(run).append('-').append(i)
                             .append("\", \"source_version\": ").append(version).append(", \"sku\": \"SKU-").append(i)
-                            .append("\", \"quantity\": ").append(version).append(", \"delivery_date\": \"2026-12-01\"}");
+                            .append("\", \"quantity\": ").append(version)
+                            .append(", \"delivery_date\": \"2026-12-01\"}");
                 }
                 // the versions alternate between the instances, as a load balancer would send them
                 HttpResponse<String> answer = pushItems(version % 2 == 0 ? one : two, batch.append("]}").toString());
@@ -235,9 +237,11 @@ class TwoInstancesTest {
         assertThat(revisions).allSatisfy((item, seen) -> assertThat(seen).as(item).isEqualTo(inOrder));
     }
 
-    private static HttpResponse<String> pushItems(ConfigurableApplicationContext instance, String batch) throws Exception {
+    private static HttpResponse<String> pushItems(ConfigurableApplicationContext instance, String batch)
+            throws Exception {
         String port = instance.getEnvironment().getProperty("local.server.port");
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/suppliers/ACME/items"))
+        HttpRequest request = HttpRequest
+                .newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/suppliers/ACME/items"))
                 .header("X-Api-Key", "acme-demo-key")
                 .header("Content-Type", "application/json")
                 .header("Idempotency-Key", UUID.randomUUID().toString())

@@ -1,5 +1,8 @@
 package dev.ingestor.job;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,9 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The guards of the job lifecycle against the real database: an operator's action touches only a job at rest
@@ -75,7 +75,8 @@ class JobLifecycleTest extends IngestorTestSupport {
             Map<String, Object> after = run(start, id -> lifecycle.reprocess(id), expected);
             if (expected) {
                 // waiting for processing from the first record, the quarantine as validation left it
-                assertThat(after).as("reprocess " + start).containsEntry("state", "PROCESSING").containsEntry("takeovers", 0)
+                assertThat(after).as("reprocess " + start).containsEntry("state", "PROCESSING")
+                        .containsEntry("takeovers", 0)
                         .containsEntry("attempts", 0).containsEntry("records_done", 0L).containsEntry("total", 5L)
                         .containsEntry("quarantined", 1L).containsEntry("records", 1L);
             }
@@ -86,9 +87,11 @@ class JobLifecycleTest extends IngestorTestSupport {
     void aDeadLettersJobResumesOnlyWhenFailedAndAtTheStageThatFailed() {
         for (Start start : everyStart()) {
             boolean toProcessing = start.state() == JobState.FAILED && start.total() > 0;
-            Map<String, Object> after = run(start, id -> lifecycle.resumeAfterDeadLetter(id, "processing"), toProcessing);
+            Map<String, Object> after = run(start, id -> lifecycle.resumeAfterDeadLetter(id, "processing"),
+                    toProcessing);
             if (toProcessing) {
-                assertThat(after).as("resume processing " + start).containsEntry("state", "PROCESSING").containsEntry("takeovers", 0)
+                assertThat(after).as("resume processing " + start).containsEntry("state", "PROCESSING")
+                        .containsEntry("takeovers", 0)
                         .containsEntry("records_done", 2L); // from its checkpoint
             }
             boolean toValidation = start.state() == JobState.FAILED;
@@ -117,13 +120,15 @@ class JobLifecycleTest extends IngestorTestSupport {
         // takeovers are counted per stage: validation's do not use up processing's allowance
         assertThat(validated).containsEntry("state", "PROCESSING").containsEntry("takeovers", 0)
                 .containsEntry("total", 5L).containsEntry("quarantined", 1L);
-        assertThat(run(held, id -> lifecycle.rejected(id, WORKER, "unreadable"), true)).containsEntry("state", "REJECTED")
+        assertThat(run(held, id -> lifecycle.rejected(id, WORKER, "unreadable"), true))
+                .containsEntry("state", "REJECTED")
                 .containsEntry("error", "unreadable").containsEntry("takeovers", 0);
         assertThat(run(held, id -> lifecycle.failed(id, WORKER, "broken"), true)).containsEntry("state", "FAILED")
                 .containsEntry("takeovers", 0);
         // the last batch's checkpoint comes with the completion: records done, and its counts added to the job's
         Start processing = new Start(JobState.PROCESSING, WORKER, 5);
-        assertThat(run(processing, id -> lifecycle.completed(id, WORKER, JobState.COMPLETED_WITH_ERRORS, 2, 5, 2, 1, 1), true))
+        assertThat(run(processing, id -> lifecycle.completed(id, WORKER, JobState.COMPLETED_WITH_ERRORS, 2, 5, 2, 1, 1),
+                true))
                 .containsEntry("state", "COMPLETED_WITH_ERRORS").containsEntry("error", null)
                 .containsEntry("records_done", 5L);
         // only from where the checkpoint stands (2 records done: another run committed the range from 0 or 3),
@@ -231,8 +236,10 @@ class JobLifecycleTest extends IngestorTestSupport {
             // allowed end a group as the first larger file does
             jdbc.update("UPDATE import_job SET state = 'COMPLETED', lease_owner = NULL WHERE id = ?", large);
             UUID third = sized(dated(JobState.RECEIVED, null, null, 0, "2001-01-07"), 10);
-            assertThat(lifecycle.claimSmallAfter("claimer", 10, 100, 15)).extracting(ImportJob::id).containsExactly(after);
-            assertThat(lifecycle.claimSmallAfter("claimer", 1, 100, 1000)).extracting(ImportJob::id).containsExactly(third);
+            assertThat(lifecycle.claimSmallAfter("claimer", 10, 100, 15)).extracting(ImportJob::id)
+                    .containsExactly(after);
+            assertThat(lifecycle.claimSmallAfter("claimer", 1, 100, 1000)).extracting(ImportJob::id)
+                    .containsExactly(third);
             assertThat(lifecycle.claimSmallAfter("claimer", 0, 100, 1000)).isEmpty();
             assertThat(lifecycle.claimSmallAfter("claimer", 10, 100, 1000)).as("the takeover's turn").isEmpty();
             assertThat(row(handedBack)).containsEntry("state", "RECEIVED").containsEntry("lease_owner", null);
@@ -261,8 +268,10 @@ class JobLifecycleTest extends IngestorTestSupport {
                 assertThat(done).as("group " + start).isEqualTo(held ? List.of(id) : List.of());
                 if (held) {
                     assertThat(row(id)).as("group " + start).containsEntry("state", "COMPLETED_WITH_ERRORS")
-                            .containsEntry("lease_owner", null).containsEntry("total", 5L).containsEntry("quarantined", 1L)
-                            .containsEntry("records_done", 5L).containsEntry("takeovers", 0).containsEntry("attempts", 2);
+                            .containsEntry("lease_owner", null).containsEntry("total", 5L)
+                            .containsEntry("quarantined", 1L)
+                            .containsEntry("records_done", 5L).containsEntry("takeovers", 0)
+                            .containsEntry("attempts", 2);
                 } else {
                     assertThat(row(id)).as(start + " untouched").isEqualTo(before);
                 }
@@ -285,7 +294,8 @@ class JobLifecycleTest extends IngestorTestSupport {
             UUID takenOver = dated(JobState.VALIDATING, WORKER, "+1 minute", 1, "2001-01-02");
             UUID moved = dated(JobState.PROCESSING, WORKER, "+1 minute", 0, "2001-01-03");
             assertThat(lifecycle.renewedFromGroup(held, WORKER)).isTrue();
-            assertThat(jdbc.queryForObject("SELECT lease_until > now() + interval '5 minutes' FROM import_job WHERE id = ?",
+            assertThat(jdbc.queryForObject(
+                    "SELECT lease_until > now() + interval '5 minutes' FROM import_job WHERE id = ?",
                     Boolean.class, held)).isTrue();
             assertThat(lifecycle.renewedFromGroup(held, "another-instance")).isFalse();
             assertThat(lifecycle.renewedFromGroup(takenOver, WORKER)).isFalse();
@@ -301,7 +311,7 @@ class JobLifecycleTest extends IngestorTestSupport {
     private UUID dated(JobState state, String owner, String leaseFromNow, int takeovers, String receivedAt) {
         UUID id = insert(new Start(state, owner, 0));
         jdbc.update("UPDATE import_job SET received_at = ?::timestamptz, takeovers = ?,"
-                        + " lease_until = CASE WHEN ?::text IS NULL THEN NULL ELSE now() + ?::interval END WHERE id = ?",
+                + " lease_until = CASE WHEN ?::text IS NULL THEN NULL ELSE now() + ?::interval END WHERE id = ?",
                 receivedAt, takeovers, leaseFromNow, leaseFromNow, id);
         return id;
     }
@@ -334,13 +344,15 @@ class JobLifecycleTest extends IngestorTestSupport {
             Map<String, Object> after = row(id);
             assertThat(done).as(start + " moved").isEqualTo(expected);
             if (done) {
-                assertThat(after).as(start.toString()).containsEntry("lease_owner", null).containsEntry("lease_until", null);
+                assertThat(after).as(start.toString()).containsEntry("lease_owner", null).containsEntry("lease_until",
+                        null);
             } else {
                 assertThat(after).as(start + " untouched").isEqualTo(before);
             }
             return after;
         });
-        assertThat(lifecycle.sentBackToWork()).as(start + ": a transition rolled back is not counted as sent back to work")
+        assertThat(lifecycle.sentBackToWork())
+                .as(start + ": a transition rolled back is not counted as sent back to work")
                 .isEqualTo(sentBack);
         return result;
     }
@@ -375,21 +387,26 @@ class JobLifecycleTest extends IngestorTestSupport {
         UUID id = UUID.randomUUID();
         String sha = String.format("%064x", id.getLeastSignificantBits() & Long.MAX_VALUE);
         String key = "ACME:" + sha;
-        jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')", key, sha);
+        jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')", key,
+                sha);
         jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, quarantined,"
-                        + " records_done, lease_owner, lease_until, attempts, takeovers)"
-                        + " VALUES (?, 'ACME', ?, ?, 'lifecycle.csv', 10, 'test', ?, ?, ?, ?,"
-                        + " CASE WHEN ?::text IS NULL THEN NULL ELSE now() + interval '1 hour' END, 1, 1)",
+                + " records_done, lease_owner, lease_until, attempts, takeovers)"
+                + " VALUES (?, 'ACME', ?, ?, 'lifecycle.csv', 10, 'test', ?, ?, ?, ?,"
+                + " CASE WHEN ?::text IS NULL THEN NULL ELSE now() + interval '1 hour' END, 1, 1)",
                 id, start.state().name(), key, start.total(), start.total() > 0 ? 1 : 0, start.total() > 0 ? 2 : 0,
                 start.owner(), start.owner());
         if (start.total() > 0) {
-            jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, reason) VALUES (?, 3, 4, 'QUARANTINED', 'bad')", id);
+            jdbc.update(
+                    "INSERT INTO job_record (job_id, record_no, line, outcome, reason) VALUES (?, 3, 4, 'QUARANTINED', 'bad')",
+                    id);
         }
         return id;
     }
 
     private Map<String, Object> row(UUID id) {
-        return jdbc.queryForMap("SELECT state, lease_owner, lease_until, total, quarantined, records_done, error, attempts,"
-                + " takeovers, (SELECT count(*) FROM job_record r WHERE r.job_id = j.id) AS records FROM import_job j WHERE id = ?", id);
+        return jdbc.queryForMap(
+                "SELECT state, lease_owner, lease_until, total, quarantined, records_done, error, attempts,"
+                        + " takeovers, (SELECT count(*) FROM job_record r WHERE r.job_id = j.id) AS records FROM import_job j WHERE id = ?",
+                id);
     }
 }

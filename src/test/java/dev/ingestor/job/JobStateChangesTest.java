@@ -1,5 +1,7 @@
 package dev.ingestor.job;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +12,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Keeps the job lifecycle in one place: no statement in src/main/java outside {@link JobLifecycle} sets an
@@ -31,7 +31,8 @@ class JobStateChangesTest {
             "\\bupdate\\s+import_job\\b(?:\\s+(?:as\\s+)?(?!set\\b)\\w+)?\\s+set\\b(.*?)(?:\\bwhere\\b|$)",
             Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
     private static final Pattern SETS_STATE = Pattern.compile("(?<![\\w.])state\\s*=", Pattern.CASE_INSENSITIVE);
-    private static final Pattern INSERT = Pattern.compile("\\binsert\\s+into\\s+import_job\\b", Pattern.CASE_INSENSITIVE);
+    private static final Pattern INSERT = Pattern.compile("\\binsert\\s+into\\s+import_job\\b",
+            Pattern.CASE_INSENSITIVE);
 
     @Test
     void onlyTheLifecycleChangesAJobsState() throws IOException {
@@ -69,13 +70,16 @@ class JobStateChangesTest {
     @Test
     void theScanFindsAStateChangeHoweverItIsWritten() {
         assertThat(stateChanges("jdbc.update(\"UPDATE import_job SET state = ? WHERE id = ?\")")).isEqualTo(1);
-        assertThat(stateChanges("jdbc.update(\"update  import_job\\n set error = ?,\" + \" STATE='FAILED' where id = ?\")"))
+        assertThat(stateChanges(
+                "jdbc.update(\"update  import_job\\n set error = ?,\" + \" STATE='FAILED' where id = ?\")"))
                 .isEqualTo(1);
-        assertThat(stateChanges("jdbc.update(\"UPDATE import_job SET error = ?,\"\n   // why\n   + \" state=? WHERE id = ?\")"))
+        assertThat(stateChanges(
+                "jdbc.update(\"UPDATE import_job SET error = ?,\"\n   // why\n   + \" state=? WHERE id = ?\")"))
                 .isEqualTo(1);
         assertThat(stateChanges("\"\"\"\n  UPDATE import_job j\n  SET state = 'RECEIVED'\n  \"\"\"")).isEqualTo(1);
         // the lease, counts and checkpoint are not the state; a state in the WHERE guard changes nothing
-        assertThat(stateChanges("\"UPDATE import_job SET lease_until = now() WHERE id = ? AND state = 'FAILED'\"")).isZero();
+        assertThat(stateChanges("\"UPDATE import_job SET lease_until = now() WHERE id = ? AND state = 'FAILED'\""))
+                .isZero();
         assertThat(stateChanges("\"UPDATE http_request SET state = 'COMPLETED' WHERE id = ?\"")).isZero();
         assertThat(stateChanges("\"UPDATE import_job SET lease_state = 1, j.state_x = 2 WHERE id = ?\"")).isZero();
     }

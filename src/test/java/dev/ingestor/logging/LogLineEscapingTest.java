@@ -1,5 +1,7 @@
 package dev.ingestor.logging;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -12,8 +14,6 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Logging as Spring Boot configures it for the app: one event is one line, whatever text it carries. */
 @ExtendWith(OutputCaptureExtension.class)
@@ -36,7 +36,8 @@ class LogLineEscapingTest {
         List<String> lines = output.getAll().lines().filter(line -> line.contains("forged")).toList();
         assertThat(lines).hasSize(2).allSatisfy(line -> assertThat(line)
                 .contains(" WARN ")
-                .contains("a.csv\\n2026-01-01T00:00:00.000Z ERROR 1 --- [main] forged : pwned\\r\\u001B[31mred\\u2028x refused")
+                .contains(
+                        "a.csv\\n2026-01-01T00:00:00.000Z ERROR 1 --- [main] forged : pwned\\r\\u001B[31mred\\u2028x refused")
                 .doesNotContain("\u001b")
                 .doesNotContain("\r"));
         assertThat(output.getAll().lines()).noneMatch(line -> line.startsWith("2026-01-01T00:00:00.000Z ERROR"));
@@ -55,6 +56,7 @@ class LogLineEscapingTest {
 
     /** Logging set up the way the application's start sets it up (the escaping included). */
     private static ConfigurableApplicationContext startSpringBootLogging() {
-        return new SpringApplicationBuilder(NoBeans.class).web(WebApplicationType.NONE).run("--logging.level.root=INFO");
+        return new SpringApplicationBuilder(NoBeans.class).web(WebApplicationType.NONE)
+                .run("--logging.level.root=INFO");
     }
 }

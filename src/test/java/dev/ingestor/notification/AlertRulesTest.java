@@ -1,5 +1,7 @@
 package dev.ingestor.notification;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,8 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.yaml.snakeyaml.Yaml;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The shipped Prometheus alert rules (ops/prometheus/ingestor-alerts.yml) are well formed and every metric their
@@ -53,7 +53,8 @@ class AlertRulesTest extends IngestorTestSupport {
             assertThat((Map<String, Object>) rule.get("annotations")).containsKeys("summary", "description", "runbook");
         }
         String expressions = String.join("\n", rules.stream().map(rule -> String.valueOf(rule.get("expr"))).toList());
-        assertThat(expressions).contains("ingestor_dead_letters_total", "ingestor_outbox_lag_seconds", "ingestor_sftp_up",
+        assertThat(expressions).contains("ingestor_dead_letters_total", "ingestor_outbox_lag_seconds",
+                "ingestor_sftp_up",
                 "ingestor_intake_total", "ingestor_notifications_total");
     }
 

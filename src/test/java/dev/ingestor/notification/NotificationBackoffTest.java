@@ -1,15 +1,15 @@
 package dev.ingestor.notification;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 
-import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.metrics.IngestorMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The wait before the next attempt of a notification: delay, doubled per failed attempt, never over maximum-delay. */
 class NotificationBackoffTest {

@@ -1,7 +1,8 @@
 package dev.ingestor.notification;
 
-import org.springframework.transaction.support.TransactionTemplate;
-import dev.ingestor.outbox.DeadLetterWriter;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,15 +13,13 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.operations.RelayStallWatch;
+import dev.ingestor.outbox.DeadLetterWriter;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.WebhookReceiver;
@@ -29,9 +28,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Webhook notifications end to end: the facts they report, written by the real pipeline, delivered to a real
@@ -70,8 +69,10 @@ class NotificationTest extends IngestorTestSupport {
     @Test
     void aJobThatEndsFailedIsDeliveredOnceSignedAndNamesTheJob() throws Exception {
         failEveryValidation("notification_fault", "");
-        UUID job = producer.requestBodyAndHeaders("direct:intake", (HEADER + "N-1,1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8),
-                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "fails.csv", IntakeHeaders.SOURCE, "test"),
+        UUID job = producer.requestBodyAndHeaders("direct:intake",
+                (HEADER + "N-1,1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "fails.csv", IntakeHeaders.SOURCE,
+                        "test"),
                 IntakeResult.class).job().id();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/hook", "job.failed").size() == 1
@@ -85,7 +86,8 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(body.path("supplier").asString()).isEqualTo("ACME");
         assertThat(body.path("data").path("job_id").asString()).isEqualTo(job.toString());
         assertThat(body.path("data").path("error").asString()).contains("deadlock detected (injected)")
-                .startsWith("validation failed (dead letter " + jdbc.queryForObject("SELECT id FROM dead_letter", Long.class) + "): ");
+                .startsWith("validation failed (dead letter "
+                        + jdbc.queryForObject("SELECT id FROM dead_letter", Long.class) + "): ");
 
         WebhookReceiver.Received letter = RECEIVER.received("/hook", "dead_letter.created").get(0);
         assertSigned(letter, SECRET);
@@ -94,7 +96,8 @@ class NotificationTest extends IngestorTestSupport {
         Thread.sleep(500); // nothing more arrives: delivered means sent once
         assertThat(RECEIVER.received("/hook", "job.failed")).hasSize(1);
         assertThat(RECEIVER.received("/globex")).as("ACME's events are not GLOBEX's").isEmpty();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE delivered_at IS NULL", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE delivered_at IS NULL", Long.class))
+                .isZero();
     }
 
     @Test
@@ -110,15 +113,18 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(attempts).extracting(WebhookReceiver.Received::text).containsOnly(attempts.get(0).text());
         assertSigned(attempts.get(2), SECRET);
         Map<String, Object> row = jdbc.queryForMap("SELECT * FROM notification");
-        assertThat(row).containsEntry("attempts", 3).containsEntry("event_id", UUID.fromString(attempts.get(0).eventId()));
+        assertThat(row).containsEntry("attempts", 3).containsEntry("event_id",
+                UUID.fromString(attempts.get(0).eventId()));
         assertThat(row.get("gave_up_at")).isNull();
-        assertThat(json.readTree(attempts.get(0).body()).path("data").path("file_name").asString()).isEqualTo("bad|name.csv");
+        assertThat(json.readTree(attempts.get(0).body()).path("data").path("file_name").asString())
+                .isEqualTo("bad|name.csv");
     }
 
     @Test
     void aReceiverThatStaysDownIsRetriedAndGivenUpAfterTheLastAttempt() throws Exception {
         RECEIVER.answer("/hook", 503, 503, 503);
-        jdbc.update("INSERT INTO notification (event_id, type, destination, payload) VALUES (?, 'job.failed', '*', '{}')",
+        jdbc.update(
+                "INSERT INTO notification (event_id, type, destination, payload) VALUES (?, 'job.failed', '*', '{}')",
                 UUID.randomUUID());
 
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
@@ -149,7 +155,8 @@ class NotificationTest extends IngestorTestSupport {
 
     @Test
     void aRefusedHttpPushAndAStrayFileAreToldLikeARefusedDrop() throws Exception {
-        java.net.http.HttpResponse<String> refused = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream",
+        java.net.http.HttpResponse<String> refused = post("/api/v1/suppliers/ACME/files", ACME_KEY,
+                "application/octet-stream",
                 (HEADER + "S1,1,SKU,1,2026-01-01\n").getBytes(StandardCharsets.UTF_8), "X-File-Name", "a|b.csv");
         assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
         drop("nobody", "lost.csv", HEADER.getBytes(StandardCharsets.UTF_8));
@@ -160,13 +167,15 @@ class NotificationTest extends IngestorTestSupport {
             assertSigned(request, SECRET);
             told.add(json.readTree(request.body()));
         }
-        assertThat(told).extracting(event -> event.path("data").path("source").asString()).containsExactlyInAnyOrder("http", "stray");
+        assertThat(told).extracting(event -> event.path("data").path("source").asString())
+                .containsExactlyInAnyOrder("http", "stray");
         assertThat(told).extracting(event -> event.path("data").path("file_name").asString())
                 .containsExactlyInAnyOrder("a|b.csv", "lost.csv");
         // each notice names the row an operator finds in the intake-failure list
         for (JsonNode event : told) {
             assertThat(jdbc.queryForObject("SELECT file_name FROM intake_failure WHERE id = ?", String.class,
-                    event.path("data").path("intake_failure_id").asLong())).isEqualTo(event.path("data").path("file_name").asString());
+                    event.path("data").path("intake_failure_id").asLong()))
+                    .isEqualTo(event.path("data").path("file_name").asString());
         }
     }
 
@@ -180,12 +189,14 @@ class NotificationTest extends IngestorTestSupport {
         drop("GLOBEX", "bad|trickle.json.done", new byte[0]);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM notification WHERE destination = '*' AND delivered_at IS NOT NULL", Long.class) == 1);
+                "SELECT count(*) FROM notification WHERE destination = '*' AND delivered_at IS NOT NULL",
+                Long.class) == 1);
         // connect 1 s + read 2 s: the trickling answer is given up at its deadline, not when the receiver stops
-        await().atMost(Duration.ofSeconds(10)).until(() -> "no complete answer within the timeouts".equals(jdbc.queryForObject(
-                "SELECT coalesce(last_error, '') FROM notification WHERE destination = 'GLOBEX'", String.class))
+        await().atMost(Duration.ofSeconds(10)).until(() -> "no complete answer within the timeouts"
+                .equals(jdbc.queryForObject(
+                        "SELECT coalesce(last_error, '') FROM notification WHERE destination = 'GLOBEX'", String.class))
                 || jdbc.queryForObject("SELECT delivered_at IS NOT NULL FROM notification WHERE destination = 'GLOBEX'",
-                Boolean.class));
+                        Boolean.class));
         assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE destination = 'GLOBEX'", Integer.class))
                 .isGreaterThanOrEqualTo(1);
         // and the retry, answered normally, delivers it
@@ -201,10 +212,12 @@ class NotificationTest extends IngestorTestSupport {
         TransactionTemplate tx = new TransactionTemplate(transactionManager);
         tx.executeWithoutResult(status -> notifications.deadLetter(new DeadLetterWriter.Recorded(42L, failure)));
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> RECEIVER.received("/globex", "dead_letter.created").size() == 1
-                && RECEIVER.received("/hook", "dead_letter.created").size() == 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> RECEIVER.received("/globex", "dead_letter.created").size() == 1
+                        && RECEIVER.received("/hook", "dead_letter.created").size() == 1);
         JsonNode own = json.readTree(RECEIVER.received("/globex", "dead_letter.created").get(0).body()).path("data");
-        JsonNode operators = json.readTree(RECEIVER.received("/hook", "dead_letter.created").get(0).body()).path("data");
+        JsonNode operators = json.readTree(RECEIVER.received("/hook", "dead_letter.created").get(0).body())
+                .path("data");
         assertThat(operators.path("exception").asString()).isEqualTo("org.postgresql.util.PSQLException");
         assertThat(operators.path("message").asString()).contains("relation");
         assertThat(own.has("exception")).isFalse();
@@ -236,7 +249,8 @@ class NotificationTest extends IngestorTestSupport {
             assertSigned(request, SECRET);
             notices.put(request.eventId(), json.readTree(request.body()));
         }
-        assertThat(notices.size()).as("notices for 300 refusals taking %.1f s", seconds).isBetween(1, (int) Math.min(most, 12));
+        assertThat(notices.size()).as("notices for 300 refusals taking %.1f s", seconds).isBetween(1,
+                (int) Math.min(most, 12));
         assertThat(notices.values().stream().mapToLong(notice -> notice.path("data").path("count").asLong()).sum())
                 .as("every refusal is counted once, in some notice").isEqualTo(300);
         for (JsonNode notice : notices.values()) {
@@ -247,10 +261,12 @@ class NotificationTest extends IngestorTestSupport {
             java.time.Instant last = java.time.Instant.parse(data.path("last_occurred_at").asString());
             assertThat(first).isBeforeOrEqualTo(last);
         }
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE delivered_at IS NULL", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE delivered_at IS NULL", Long.class))
+                .isZero();
 
         // the intake-failure list counts the same way: a row per kind and window, the count on the row
-        Map<String, Object> rows = jdbc.queryForMap("SELECT count(*) AS n, sum(occurrences) AS arrivals FROM intake_failure");
+        Map<String, Object> rows = jdbc
+                .queryForMap("SELECT count(*) AS n, sum(occurrences) AS arrivals FROM intake_failure");
         assertThat(((Number) rows.get("arrivals")).longValue()).isEqualTo(300);
         assertThat(((Number) rows.get("n")).longValue()).isBetween(1L, Math.min(most, 12));
         JsonNode listed = json.readTree(get("/api/v1/admin/intake-failures?supplier=ACME").body());
@@ -273,8 +289,10 @@ class NotificationTest extends IngestorTestSupport {
             List<Future<Long>> recorded = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
                 int n = i;
-                recorded.add(eight.submit(() -> intakeFailures.record(new dev.ingestor.intake.IntakeFailureStore.Arrival(
-                        "ACME", "http", "race|" + n + ".csv", null, "rejected", "the file name contains '|'", null))));
+                recorded.add(
+                        eight.submit(() -> intakeFailures.record(new dev.ingestor.intake.IntakeFailureStore.Arrival(
+                                "ACME", "http", "race|" + n + ".csv", null, "rejected", "the file name contains '|'",
+                                null))));
             }
             for (Future<Long> row : recorded) {
                 assertThat(row.get()).isPositive();
@@ -282,11 +300,13 @@ class NotificationTest extends IngestorTestSupport {
         } finally {
             eight.shutdown();
         }
-        Map<String, Object> rows = jdbc.queryForMap("SELECT count(*) AS n, sum(occurrences) AS arrivals FROM intake_failure");
+        Map<String, Object> rows = jdbc
+                .queryForMap("SELECT count(*) AS n, sum(occurrences) AS arrivals FROM intake_failure");
         assertThat(((Number) rows.get("arrivals")).longValue()).isEqualTo(200);
         assertThat(((Number) rows.get("n")).longValue()).as("one row per 3 s window").isBetween(1L, 2L);
-        Map<String, Object> notices = jdbc.queryForMap("SELECT count(*) AS n, sum(occurrences) AS facts FROM notification"
-                + " WHERE destination = '*'");
+        Map<String, Object> notices = jdbc
+                .queryForMap("SELECT count(*) AS n, sum(occurrences) AS facts FROM notification"
+                        + " WHERE destination = '*'");
         assertThat(((Number) notices.get("facts")).longValue()).isEqualTo(200);
         // the first, sent at once, and the open one counting the rest (a third when the burst outlasted a window)
         assertThat(((Number) notices.get("n")).longValue()).isBetween(1L, 3L);
@@ -311,7 +331,8 @@ class NotificationTest extends IngestorTestSupport {
                 dev.ingestor.outbox.FailedJobError.of("processing", 2, "boom")));
         await().atMost(Duration.ofSeconds(10)).until(() -> told("/hook", acmeJob) != null);
         Duration waited = Duration.ofNanos(told("/hook", acmeJob).nanos() - written);
-        assertThat(waited).as("the installation's notice waited for GLOBEX's slow webhook").isLessThan(Duration.ofSeconds(1));
+        assertThat(waited).as("the installation's notice waited for GLOBEX's slow webhook")
+                .isLessThan(Duration.ofSeconds(1));
         assertThat(RECEIVER.received("/globex", "job.failed")).as("GLOBEX's POST is still under way").hasSize(1);
 
         // the slow POST is let go at its deadline, and the next attempt, answered at once, delivers it
@@ -356,14 +377,18 @@ class NotificationTest extends IngestorTestSupport {
         delivery.forgetSettled();
 
         assertThat(jdbc.queryForList("SELECT gave_up_at IS NOT NULL FROM notification WHERE destination = 'REMOVED'"
-                + " ORDER BY created_at", Boolean.class)).as("the old one, then the new one").containsExactly(true, false);
-        assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE gave_up_at IS NOT NULL", Integer.class)).isZero();
+                + " ORDER BY created_at", Boolean.class)).as("the old one, then the new one")
+                .containsExactly(true, false);
+        assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE gave_up_at IS NOT NULL", Integer.class))
+                .isZero();
     }
 
     @Test
     void anOpenNoticeGivenUpForItsRemovedWebhookCountsNoMore() {
-        jdbc.update("INSERT INTO notification (event_id, type, destination, payload, created_at, coalesce_key, coalescing)"
-                + " VALUES (?, 'intake.rejected', 'REMOVED', '{}', now() - interval '8 days', 'kind', true)", UUID.randomUUID());
+        jdbc.update(
+                "INSERT INTO notification (event_id, type, destination, payload, created_at, coalesce_key, coalescing)"
+                        + " VALUES (?, 'intake.rejected', 'REMOVED', '{}', now() - interval '8 days', 'kind', true)",
+                UUID.randomUUID());
 
         delivery.forgetSettled();
 
@@ -428,7 +453,8 @@ class NotificationTest extends IngestorTestSupport {
         jdbc.update("UPDATE notification SET created_at = now() - interval '30 days'");
 
         assertThat(delivery.forgetSettled()).isEqualTo(2);
-        assertThat(jdbc.queryForList("SELECT event_id FROM notification", UUID.class)).containsExactlyInAnyOrder(recent, due);
+        assertThat(jdbc.queryForList("SELECT event_id FROM notification", UUID.class)).containsExactlyInAnyOrder(recent,
+                due);
     }
 
     private long stallNotifications() {
@@ -445,6 +471,7 @@ class NotificationTest extends IngestorTestSupport {
         mac.update((t + ".").getBytes(StandardCharsets.US_ASCII));
         String expected = java.util.HexFormat.of().formatHex(mac.doFinal(request.body()));
         assertThat(v1).as("signature over the exact body").isEqualTo(expected);
-        assertThat(Long.parseLong(t)).isCloseTo(System.currentTimeMillis() / 1000, org.assertj.core.data.Offset.offset(120L));
+        assertThat(Long.parseLong(t)).isCloseTo(System.currentTimeMillis() / 1000,
+                org.assertj.core.data.Offset.offset(120L));
     }
 }

@@ -1,9 +1,11 @@
 package dev.ingestor.notification;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.time.Instant;
 import java.util.UUID;
 
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.outbox.DeadLetterWriter;
@@ -11,9 +13,7 @@ import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * With no webhook configured (the default) nothing is written, whatever happens; a supplier's own webhook is
@@ -31,9 +31,11 @@ class NotificationsOffTest extends IngestorTestSupport {
 
     @Test
     void noWebhookNoNotificationRows() {
-        NotificationWriter writer = new NotificationWriter(jdbc, json, new IngestorProperties(), new NotificationSettings());
+        NotificationWriter writer = new NotificationWriter(jdbc, json, new IngestorProperties(),
+                new NotificationSettings());
         writer.jobFailed(UUID.randomUUID(), "ACME", "ACME:00", "validation failed");
-        writer.deadLetter(new DeadLetterWriter.Recorded(1, new DeadLetterWriter.Failure(null, "ACME", null, "validation", "E", "m", 1)));
+        writer.deadLetter(new DeadLetterWriter.Recorded(1,
+                new DeadLetterWriter.Failure(null, "ACME", null, "validation", "E", "m", 1)));
         writer.intakeFailure(1, "ACME", "file-drop", "a.csv", "rejected", "unusable name");
         writer.relayStalled(Instant.now(), 1);
         assertThat(rows()).isZero();

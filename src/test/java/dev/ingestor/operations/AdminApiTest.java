@@ -1,5 +1,8 @@
 package dev.ingestor.operations;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -10,17 +13,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** The admin API: failed jobs with their errors, and actions whose effects stay exactly once. */
 class AdminApiTest extends IngestorTestSupport {
@@ -38,15 +38,17 @@ class AdminApiTest extends IngestorTestSupport {
 
     /** Processing fails with an error no retry fixes, so the job goes straight to the dead-letter channel. */
     void breakProcessing() {
-        jdbc.execute("""
-                CREATE OR REPLACE FUNCTION admin_fault() RETURNS trigger AS $$
-                BEGIN RAISE EXCEPTION 'item table misconfigured (injected)' USING ERRCODE = '23514'; END $$ LANGUAGE plpgsql""");
+        jdbc.execute(
+                """
+                        CREATE OR REPLACE FUNCTION admin_fault() RETURNS trigger AS $$
+                        BEGIN RAISE EXCEPTION 'item table misconfigured (injected)' USING ERRCODE = '23514'; END $$ LANGUAGE plpgsql""");
         jdbc.execute("CREATE TRIGGER admin_fault BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION admin_fault()");
     }
 
     UUID ingest(String content) {
         return producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
-                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "admin.csv", IntakeHeaders.SOURCE, "test"),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "admin.csv", IntakeHeaders.SOURCE,
+                        "test"),
                 IntakeResult.class).job().id();
     }
 
@@ -59,14 +61,15 @@ class AdminApiTest extends IngestorTestSupport {
     }
 
     long events(UUID id) {
-        return jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ?",
+        return jdbc.queryForObject(
+                "SELECT count(*) FROM outbox WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ?",
                 Long.class, id.toString());
     }
 
     /** The job's events as they reached Kafka (after the outbox relay has drained). */
     long kafkaEvents(UUID id) throws Exception {
-        await().atMost(Duration.ofSeconds(20)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        await().atMost(Duration.ofSeconds(20)).until(
+                () -> jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
         return dev.ingestor.support.TestKafka.readAll("ingestor.items", Duration.ofSeconds(1)).stream()
                 .filter(r -> r.value().contains(id.toString())).count();
     }
@@ -193,8 +196,9 @@ class AdminApiTest extends IngestorTestSupport {
 
     @Test
     void aStuckRequestKeyIsLookedUpAndReleased() throws Exception {
-        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
-                + " VALUES ('ACME', 'stuck-1', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
+        jdbc.update(
+                "INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
+                        + " VALUES ('ACME', 'stuck-1', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
         JsonNode key = mapper.readTree(admin("GET", "/idempotency-keys/ACME/stuck-1").body());
         assertThat(key.get("state").asString()).isEqualTo("IN_PROGRESS");
         assertThat(admin("DELETE", "/idempotency-keys/ACME/stuck-1").statusCode()).isEqualTo(202);
@@ -234,13 +238,18 @@ class AdminApiTest extends IngestorTestSupport {
         awaitState(two, "COMPLETED");
         awaitState(three, "COMPLETED");
         // a rejected job and an intake failure in minutes of their own, a while ago
-        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, received_at, updated_at)"
-                + " VALUES (gen_random_uuid(), 'ACME', 'REJECTED', 'ACME:' || repeat('c', 64), 'old.csv', 1, 'test',"
-                + " now() - interval '20 minutes', now() - interval '20 minutes')");
+        jdbc.update(
+                "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, received_at, updated_at)"
+                        + " VALUES (gen_random_uuid(), 'ACME', 'REJECTED', 'ACME:' || repeat('c', 64), 'old.csv', 1, 'test',"
+                        + " now() - interval '20 minutes', now() - interval '20 minutes')");
         jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
                 + " VALUES ('ACME', 'file-drop', 'x.txt', 'rejected', 'r', now() - interval '10 minutes')");
-        Instant twoFinished = jdbc.queryForObject("SELECT updated_at FROM import_job WHERE id = ?", java.sql.Timestamp.class, two).toInstant();
-        Instant threeFinished = jdbc.queryForObject("SELECT updated_at FROM import_job WHERE id = ?", java.sql.Timestamp.class, three).toInstant();
+        Instant twoFinished = jdbc
+                .queryForObject("SELECT updated_at FROM import_job WHERE id = ?", java.sql.Timestamp.class, two)
+                .toInstant();
+        Instant threeFinished = jdbc
+                .queryForObject("SELECT updated_at FROM import_job WHERE id = ?", java.sql.Timestamp.class, three)
+                .toInstant();
         Instant dbNow = jdbc.queryForObject("SELECT now()", java.sql.Timestamp.class).toInstant();
 
         JsonNode throughput = mapper.readTree(admin("GET", "/throughput").body());
@@ -294,7 +303,8 @@ class AdminApiTest extends IngestorTestSupport {
         String key = jdbc.queryForObject("SELECT key FROM import_job WHERE id = ?", String.class, lookalike);
         JsonNode byKey = mapper.readTree(admin("GET", "/jobs?q=" + enc(key.substring(0, 16))).body());
         assertThat(ids(byKey)).contains(lookalike.toString());
-        assertThat(ids(mapper.readTree(admin("GET", "/jobs?q=" + enc(key)).body()))).containsExactly(lookalike.toString());
+        assertThat(ids(mapper.readTree(admin("GET", "/jobs?q=" + enc(key)).body())))
+                .containsExactly(lookalike.toString());
         // a key matches from its start only
         assertThat(mapper.readTree(admin("GET", "/jobs?q=" + key.substring(10)).body()).get("total").asInt()).isZero();
         // the other filters and the paging still apply

@@ -1,5 +1,8 @@
 package dev.ingestor.operations;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -13,9 +16,6 @@ import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 /**
  * The admin actions an operator may not take: each is answered 409 problem+json saying why, and changes
  * nothing, neither the job (its state, counts and lease) nor the request key.
@@ -27,7 +27,8 @@ class AdminConflictsTest extends IngestorTestSupport {
 
     private UUID ingest(String content) {
         return producer.requestBodyAndHeaders("direct:intake", content.getBytes(StandardCharsets.UTF_8),
-                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "conflict.csv", IntakeHeaders.SOURCE, "test"),
+                Map.of(IntakeHeaders.SUPPLIER, "ACME", IntakeHeaders.FILE_NAME, "conflict.csv", IntakeHeaders.SOURCE,
+                        "test"),
                 IntakeResult.class).job().id();
     }
 
@@ -82,9 +83,11 @@ class AdminConflictsTest extends IngestorTestSupport {
         byte[] batch = """
                 {"items": [{"source_id": "K-1", "sku": "SKU", "quantity": 1, "delivery_date": "2026-12-01"}]}"""
                 .getBytes(StandardCharsets.UTF_8);
-        HttpResponse<String> first = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", batch, "Idempotency-Key", key);
+        HttpResponse<String> first = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", batch,
+                "Idempotency-Key", key);
         assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
-        Map<String, Object> stored = jdbc.queryForMap("SELECT * FROM http_request WHERE supplier = 'ACME' AND idempotency_key = ?", key);
+        Map<String, Object> stored = jdbc
+                .queryForMap("SELECT * FROM http_request WHERE supplier = 'ACME' AND idempotency_key = ?", key);
         assertThat(stored.get("state")).isEqualTo("COMPLETED");
 
         assertProblem(admin("DELETE", "/idempotency-keys/ACME/" + key), 409, "not in progress");
@@ -92,9 +95,11 @@ class AdminConflictsTest extends IngestorTestSupport {
         assertThat(jdbc.queryForMap("SELECT * FROM http_request WHERE supplier = 'ACME' AND idempotency_key = ?", key))
                 .usingRecursiveComparison().isEqualTo(stored);
         // the partner's retry is still answered from the stored response, not processed a second time
-        HttpResponse<String> retry = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", batch, "Idempotency-Key", key);
+        HttpResponse<String> retry = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", batch,
+                "Idempotency-Key", key);
         assertThat(retry.statusCode()).isEqualTo(200);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE source = 'http-items'", Long.class)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE source = 'http-items'", Long.class))
+                .isEqualTo(1);
     }
 }

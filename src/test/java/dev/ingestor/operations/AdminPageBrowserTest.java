@@ -1,5 +1,7 @@
 package dev.ingestor.operations;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,8 +27,6 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The admin page in a real browser (Debian's chromium, driven through chromedriver by Selenium): failed jobs
@@ -60,8 +60,10 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         Assumptions.assumeTrue(installed, "chromium and chromium-driver are not installed");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000");
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build();
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1000");
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+                .build();
         browser = new ChromeDriver(service, options);
         return browser;
     }
@@ -84,9 +86,10 @@ class AdminPageBrowserTest extends IngestorTestSupport {
     }
 
     private void breakProcessing() {
-        jdbc.execute("""
-                CREATE OR REPLACE FUNCTION page_fault() RETURNS trigger AS $$
-                BEGIN RAISE EXCEPTION 'item table misconfigured (injected)' USING ERRCODE = '23514'; END $$ LANGUAGE plpgsql""");
+        jdbc.execute(
+                """
+                        CREATE OR REPLACE FUNCTION page_fault() RETURNS trigger AS $$
+                        BEGIN RAISE EXCEPTION 'item table misconfigured (injected)' USING ERRCODE = '23514'; END $$ LANGUAGE plpgsql""");
         jdbc.execute("CREATE TRIGGER page_fault BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION page_fault()");
     }
 
@@ -198,17 +201,23 @@ class AdminPageBrowserTest extends IngestorTestSupport {
             ingest("batch-" + i + ".csv", "source_id,sku,quantity,delivery_date\nB-" + i + ",SKU,1,2026-12-01\n");
         }
         // one record of the wanted job is quarantined
-        UUID wanted = ingest("needle 7%_x.csv", "source_id,sku,quantity,delivery_date\nN-1,SKU,1,2026-12-01\nN-2,SKU,-3,2026-12-01\n");
+        UUID wanted = ingest("needle 7%_x.csv",
+                "source_id,sku,quantity,delivery_date\nN-1,SKU,1,2026-12-01\nN-2,SKU,-3,2026-12-01\n");
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS')", Long.class) == jobs + 1);
+                "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS')",
+                Long.class) == jobs + 1);
 
         WebDriverWait wait = open(page);
         // the chart has bars for the jobs finished in the last minutes, and the legend counts them
         wait.until(d -> !d.findElements(By.cssSelector("#chart-jobs rect.bar")).isEmpty());
-        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completed']")).getText().equals("completed " + jobs));
-        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completedWithErrors']")).getText().equals("completed with errors 1"));
-        wait.until(d -> d.findElement(By.cssSelector("#legend-records [data-series='quarantined']")).getText().equals("quarantined 1"));
-        wait.until(d -> d.findElement(By.cssSelector("#legend-records [data-series='accepted']")).getText().equals("accepted " + (jobs + 1)));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completed']")).getText()
+                .equals("completed " + jobs));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-jobs [data-series='completedWithErrors']")).getText()
+                .equals("completed with errors 1"));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-records [data-series='quarantined']")).getText()
+                .equals("quarantined 1"));
+        wait.until(d -> d.findElement(By.cssSelector("#legend-records [data-series='accepted']")).getText()
+                .equals("accepted " + (jobs + 1)));
         assertThat(page.findElements(By.cssSelector("#chart-records rect.bar"))).isNotEmpty();
         screenshot("admin-page-throughput.png");
 
@@ -227,7 +236,8 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         page.findElement(By.id("search")).sendKeys("7%_X");
         page.findElement(By.cssSelector("#filter button[type=submit]")).click();
         wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("1 in all"));
-        wait.until(d -> wanted.toString().equals(d.findElement(By.cssSelector("#jobs tbody tr")).getAttribute("data-job")));
+        wait.until(d -> wanted.toString()
+                .equals(d.findElement(By.cssSelector("#jobs tbody tr")).getAttribute("data-job")));
 
         // a click opens the readable job view
         click(wait, By.cssSelector("#jobs tbody tr"));
@@ -254,11 +264,13 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         Files.createDirectories(failedFolder);
         Path dropped = failedFolder.resolve("again.csv");
         Files.writeString(dropped, "source_id,sku,quantity,delivery_date\nA-1,SKU,1,2026-12-01\n");
-        long intakeFailure = jdbc.queryForObject("INSERT INTO intake_failure (supplier, source, file_name, size, outcome,"
-                + " reason, location) VALUES ('ACME', 'file-drop', 'again.csv', 10, 'failed', 'database away', ?) RETURNING id",
+        long intakeFailure = jdbc.queryForObject(
+                "INSERT INTO intake_failure (supplier, source, file_name, size, outcome,"
+                        + " reason, location) VALUES ('ACME', 'file-drop', 'again.csv', 10, 'failed', 'database away', ?) RETURNING id",
                 Long.class, dropped.toAbsolutePath().toString());
-        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
-                + " VALUES ('ACME', 'stuck-page', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
+        jdbc.update(
+                "INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
+                        + " VALUES ('ACME', 'stuck-page', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
 
         WebDriverWait wait = open(page);
         wait.until(d -> d.findElement(By.cssSelector("#tile-dead .count")).getText().equals("1"));
@@ -273,7 +285,8 @@ class AdminPageBrowserTest extends IngestorTestSupport {
                 "SELECT replayed_at IS NOT NULL FROM dead_letter WHERE id = ?", Boolean.class, letter));
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> state(failed).equals("COMPLETED"));
         wait.until(d -> d.findElement(letterRow).getText().contains("by admin"));
-        assertThat(page.findElements(By.cssSelector("#dead tbody tr[data-letter='" + letter + "'] button.replay"))).isEmpty();
+        assertThat(page.findElements(By.cssSelector("#dead tbody tr[data-letter='" + letter + "'] button.replay")))
+                .isEmpty();
 
         tab(page, "intake");
         By intakeRow = By.cssSelector("#intake tbody tr[data-failure='" + intakeFailure + "']");
@@ -283,7 +296,9 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                 "SELECT count(*) FROM import_job WHERE file_name = 'again.csv'", Long.class) == 1);
         assertThat(dropped).doesNotExist();
-        wait.until(d -> d.findElements(By.cssSelector("#intake tbody tr[data-failure='" + intakeFailure + "'] button.retry")).isEmpty());
+        wait.until(d -> d
+                .findElements(By.cssSelector("#intake tbody tr[data-failure='" + intakeFailure + "'] button.retry"))
+                .isEmpty());
         screenshot("admin-page-intake-failures.png");
 
         tab(page, "keys");
@@ -309,7 +324,8 @@ class AdminPageBrowserTest extends IngestorTestSupport {
                 + " VALUES ('<b>ACME</b>', 'stray', ?, 'rejected', 'the file name contains ''<''')", hostile);
         UUID job = UUID.randomUUID();
         jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error)"
-                + " VALUES (?, 'ACME', 'REJECTED', 'ACME:' || repeat('d', 64), ?, 1, 'test', ?)", job, hostile, hostile);
+                + " VALUES (?, 'ACME', 'REJECTED', 'ACME:' || repeat('d', 64), ?, 1, 'test', ?)", job, hostile,
+                hostile);
 
         WebDriverWait wait = open(page);
         By jobRow = By.cssSelector("#jobs tbody tr[data-job='" + job + "']");
@@ -347,7 +363,8 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         String table = page.findElement(By.id("preview")).getText();
         assertThat(table).contains("menge: 1.200").contains("quantity: 1200").contains("delivery_date: 2026-12-24");
         assertThat(table).contains("Menge: '-1'").contains("QUARANTINED").contains("VALID");
-        assertThat(page.findElement(By.id("preview-summary")).getText()).contains("HANSA").contains("3 would be quarantined");
+        assertThat(page.findElement(By.id("preview-summary")).getText()).contains("HANSA")
+                .contains("3 would be quarantined");
         screenshot("admin-page-preview.png");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job", Long.class)).isZero();
     }

@@ -1,5 +1,9 @@
 package dev.ingestor.operations;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -15,12 +19,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.config.InstanceId;
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.intake.StoredContent;
-import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestPostgres;
 import org.apache.camel.Exchange;
@@ -29,10 +33,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Retention deletes only what has expired, in bounded batches; recovery gives back what the dead still hold.
@@ -84,17 +84,23 @@ class HousekeepingTest extends IngestorTestSupport {
 
     /** A finished file job as intake and the stages would leave it, last touched {@code age} ago. */
     private StoredContent job(String state, String age, String content) throws Exception {
-        StoredContent stored = rawStore.store(new ByteArrayInputStream(content.getBytes(StandardCharsets.UTF_8)), "ACME", null);
+        StoredContent stored = rawStore.store(new ByteArrayInputStream(content.getBytes(StandardCharsets.UTF_8)),
+                "ACME", null);
         jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')",
                 stored.key().toString(), stored.sha256());
         UUID id = UUID.randomUUID();
         // an unfinished job is held by a worker elsewhere (a live lease): this context's own workers must not
         // take it and change its records while the test looks at what retention left
         boolean unfinished = state.equals("VALIDATING") || state.equals("PROCESSING");
-        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, updated_at, lease_owner, lease_until)"
-                + " VALUES (?, 'ACME', ?, ?, 'f.csv', ?, 'test', now() - ?::interval, ?, now() + ?::interval)", id, state,
-                stored.key().toString(), stored.size(), age, unfinished ? "elsewhere" : null, unfinished ? "1 hour" : null);
-        jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, reason) VALUES (?, 1, 2, 'QUARANTINED', 'r')", id);
+        jdbc.update(
+                "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, updated_at, lease_owner, lease_until)"
+                        + " VALUES (?, 'ACME', ?, ?, 'f.csv', ?, 'test', now() - ?::interval, ?, now() + ?::interval)",
+                id, state,
+                stored.key().toString(), stored.size(), age, unfinished ? "elsewhere" : null,
+                unfinished ? "1 hour" : null);
+        jdbc.update(
+                "INSERT INTO job_record (job_id, record_no, line, outcome, reason) VALUES (?, 1, 2, 'QUARANTINED', 'r')",
+                id);
         return stored;
     }
 
@@ -117,7 +123,8 @@ class HousekeepingTest extends IngestorTestSupport {
         Housekeeping.RetentionReport report = housekeeping.retain();
 
         assertThat(report.httpKeys()).isEqualTo(5);
-        assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class)).containsExactly("fresh");
+        assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class))
+                .containsExactly("fresh");
         assertThat(report.jobs()).isEqualTo(3);
         assertThat(jdbc.queryForList("SELECT key FROM import_job", String.class))
                 .containsExactlyInAnyOrder(recent.key().toString(), stuck.key().toString());
@@ -139,7 +146,8 @@ class HousekeepingTest extends IngestorTestSupport {
     void intakeFailuresOlderThanTheirRetentionGoInBatches() {
         for (int i = 0; i < 3; i++) {
             jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
-                    + " VALUES ('ACME', 'file-drop', ?, 'rejected', 'r', now() - interval '91 days')", "old-" + i + ".csv");
+                    + " VALUES ('ACME', 'file-drop', ?, 'rejected', 'r', now() - interval '91 days')",
+                    "old-" + i + ".csv");
         }
         jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
                 + " VALUES ('ACME', 'file-drop', 'recent.csv', 'failed', 'r', now() - interval '89 days')");
@@ -152,8 +160,10 @@ class HousekeepingTest extends IngestorTestSupport {
         Housekeeping.RetentionReport report = housekeeping.retain();
 
         assertThat(report.intakeFailures()).isEqualTo(4);
-        assertThat(jdbc.queryForList("SELECT file_name FROM intake_failure WHERE file_name IN ('old-0.csv', 'old-1.csv',"
-                + " 'old-2.csv', 'recent.csv', 'old-retried.csv', 'old-waiting.csv') ORDER BY file_name", String.class))
+        assertThat(jdbc.queryForList(
+                "SELECT file_name FROM intake_failure WHERE file_name IN ('old-0.csv', 'old-1.csv',"
+                        + " 'old-2.csv', 'recent.csv', 'old-retried.csv', 'old-waiting.csv') ORDER BY file_name",
+                String.class))
                 .containsExactly("old-waiting.csv", "recent.csv");
     }
 
@@ -161,8 +171,9 @@ class HousekeepingTest extends IngestorTestSupport {
     void aJobLeasedByThisInstancesPreviousRunIsTakenOverAtOnce() throws Exception {
         // the previous run of this instance validated the job, began processing it and was killed; its lease has
         // ten minutes to go, so without recovery the job would wait that long
-        StoredContent content = rawStore.store(new ByteArrayInputStream(("source_id,sku,quantity,delivery_date\nL-1,SKU,1,2026-12-01\n"
-                + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8)), "ACME", null);
+        StoredContent content = rawStore
+                .store(new ByteArrayInputStream(("source_id,sku,quantity,delivery_date\nL-1,SKU,1,2026-12-01\n"
+                        + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8)), "ACME", null);
         jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')",
                 content.key().toString(), content.sha256());
         UUID id = UUID.randomUUID();
@@ -171,18 +182,21 @@ class HousekeepingTest extends IngestorTestSupport {
                 + " now() + interval '10 minutes')", id, content.key().toString(), content.size(), instanceId.value());
         // on purpose: the workers poll (100 ms) several times, and must leave the leased job alone
         Thread.sleep(1000);
-        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)).isEqualTo("PROCESSING");
+        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id))
+                .isEqualTo("PROCESSING");
 
         assertThat(housekeeping.releaseOwn().jobLeases()).isEqualTo(1);
-        await().atMost(Duration.ofSeconds(20)).until(() ->
-                jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id).equals("COMPLETED_WITH_ERRORS"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)
+                        .equals("COMPLETED_WITH_ERRORS"));
         assertThat(jdbc.queryForObject("SELECT accepted FROM import_job WHERE id = ?", Long.class, id)).isEqualTo(1);
     }
 
     @Test
     void aFileClaimedByAnInstanceThatIsGoneIsReclaimedAndTheFileIngested() throws Exception {
         java.nio.file.Path target = INBOX.resolve("ACME").resolve("orphan.csv");
-        jdbc.update("INSERT INTO file_claim (claim_key, owner, claimed_at) VALUES (?, 'gone', now() - interval '11 minutes')",
+        jdbc.update(
+                "INSERT INTO file_claim (claim_key, owner, claimed_at) VALUES (?, 'gone', now() - interval '11 minutes')",
                 target.toAbsolutePath().toString());
         assertThat(housekeeping.recover().fileClaims()).isEqualTo(1);
         drop("ACME", "orphan.csv", ("source_id,sku,quantity,delivery_date\nO-1,SKU,1,2026-12-01\n" + UUID.randomUUID())
@@ -192,16 +206,19 @@ class HousekeepingTest extends IngestorTestSupport {
 
     @Test
     void recoveryReleasesWhatLapsedLeasesHold() {
-        jdbc.update("INSERT INTO file_claim (claim_key, owner, claimed_at) VALUES ('/gone/a.csv', 'dead', now() - interval '1 hour'),"
-                + " ('/live/b.csv', 'alive', now())");
-        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
-                + " VALUES ('ACME', 'k-dead', repeat('a', 64), 'IN_PROGRESS', 'dead/1', now() - interval '1 minute', now() + interval '1 day'),"
-                + " ('ACME', 'k-live', repeat('a', 64), 'IN_PROGRESS', 'alive/1', now() + interval '1 minute', now() + interval '1 day')");
+        jdbc.update(
+                "INSERT INTO file_claim (claim_key, owner, claimed_at) VALUES ('/gone/a.csv', 'dead', now() - interval '1 hour'),"
+                        + " ('/live/b.csv', 'alive', now())");
+        jdbc.update(
+                "INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
+                        + " VALUES ('ACME', 'k-dead', repeat('a', 64), 'IN_PROGRESS', 'dead/1', now() - interval '1 minute', now() + interval '1 day'),"
+                        + " ('ACME', 'k-live', repeat('a', 64), 'IN_PROGRESS', 'alive/1', now() + interval '1 minute', now() + interval '1 day')");
         Housekeeping.RecoveryReport report = housekeeping.recover();
         assertThat(report.fileClaims()).isEqualTo(1);
         assertThat(report.httpRequests()).isEqualTo(1);
         assertThat(jdbc.queryForList("SELECT claim_key FROM file_claim", String.class)).containsExactly("/live/b.csv");
-        assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class)).containsExactly("k-live");
+        assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class))
+                .containsExactly("k-live");
     }
 
     @Test
@@ -232,7 +249,8 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(retained[0]).isTrue();
         dev.ingestor.intake.IntakeResult result = exchange.getMessage().getBody(dev.ingestor.intake.IntakeResult.class);
         assertThat(result.duplicate()).isFalse();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE file_name = 'f.csv'", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE file_name = 'f.csv'", Long.class))
+                .isZero();
         assertThat(old.path()).hasContent(content);
         awaitSettled();
         assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, result.job().id()))
@@ -280,11 +298,13 @@ class HousekeepingTest extends IngestorTestSupport {
     }
 
     private long jobsOf(StoredContent content) {
-        return jdbc.queryForObject("SELECT count(*) FROM import_job WHERE key = ?", Long.class, content.key().toString());
+        return jdbc.queryForObject("SELECT count(*) FROM import_job WHERE key = ?", Long.class,
+                content.key().toString());
     }
 
     private long keysOf(StoredContent content) {
-        return jdbc.queryForObject("SELECT count(*) FROM content_key WHERE key = ?", Long.class, content.key().toString());
+        return jdbc.queryForObject("SELECT count(*) FROM content_key WHERE key = ?", Long.class,
+                content.key().toString());
     }
 
     @Test
@@ -295,10 +315,13 @@ class HousekeepingTest extends IngestorTestSupport {
         try (Connection holder = lockHolder()) {
             int holderPid = query(holder, "SELECT pg_backend_pid()");
             // the key's lock, as intake holds it while the same bytes arrive
-            query(holder, "SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l", key);
-            CompletableFuture<Housekeeping.RetentionReport> retention = CompletableFuture.supplyAsync(housekeeping::retain);
+            query(holder, "SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
+                    key);
+            CompletableFuture<Housekeeping.RetentionReport> retention = CompletableFuture
+                    .supplyAsync(housekeeping::retain);
             // retention has found the expired job and waits for its key's lock: its connection ends there
-            Integer retentionPid = await().atMost(Duration.ofSeconds(20)).until(() -> blockedBy(holderPid), Objects::nonNull);
+            Integer retentionPid = await().atMost(Duration.ofSeconds(20)).until(() -> blockedBy(holderPid),
+                    Objects::nonNull);
             assertThat(jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, retentionPid)).isTrue();
             assertThatThrownBy(() -> retention.get(20, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
         }
@@ -338,11 +361,13 @@ class HousekeepingTest extends IngestorTestSupport {
         try (Connection holder = lockHolder()) {
             int holderPid = query(holder, "SELECT pg_backend_pid()");
             query(holder, "SELECT 1 FROM (SELECT pg_advisory_lock(4242)) l");
-            CompletableFuture<Exchange> intake = CompletableFuture.supplyAsync(() -> producer.send("direct:intake", arrival));
+            CompletableFuture<Exchange> intake = CompletableFuture
+                    .supplyAsync(() -> producer.send("direct:intake", arrival));
             int intakePid = await().atMost(Duration.ofSeconds(20)).until(() -> blockedBy(holderPid), Objects::nonNull);
 
             // retention runs inside intake's window: it must wait for intake's commit, not delete under it
-            CompletableFuture<Housekeeping.RetentionReport> retention = CompletableFuture.supplyAsync(housekeeping::retain);
+            CompletableFuture<Housekeeping.RetentionReport> retention = CompletableFuture
+                    .supplyAsync(housekeeping::retain);
             await().atMost(Duration.ofSeconds(20)).until(() -> retention.isDone() || blockedBy(intakePid) != null);
             assertThat(retention).as("retention waits for the key intake holds").isNotDone();
             assertThat(old.path()).exists();

@@ -1,5 +1,8 @@
 package dev.ingestor.operations;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -10,9 +13,6 @@ import java.util.regex.Pattern;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * /actuator/prometheus (with Prometheus' own token, as it sends it): Camel's route metrics and ours, moving as files
@@ -69,8 +69,10 @@ class MetricsTest extends IngestorTestSupport {
         assertThat(scrape()).contains("jvm_memory_used_bytes");
         // the admin key still scrapes
         assertThat(get("/actuator/prometheus", ADMIN_KEY).statusCode()).isEqualTo(200);
-        for (String path : List.of("/actuator/metrics", "/actuator/camelroutes", "/actuator/info", "/actuator", "/actuator/health",
-                "/api/v1/jobs", "/api/v1/admin/overview", "/api/v1/admin/dead-letters", "/api/v1/nothing-here", "/admin/index.html")) {
+        for (String path : List.of("/actuator/metrics", "/actuator/camelroutes", "/actuator/info", "/actuator",
+                "/actuator/health",
+                "/api/v1/jobs", "/api/v1/admin/overview", "/api/v1/admin/dead-letters", "/api/v1/nothing-here",
+                "/admin/index.html")) {
             HttpResponse<String> answer = get(path, METRICS_TOKEN);
             assertProblem(answer, 403, "ingestor.metrics.bearer-token-sha256) reaches /actuator/prometheus only");
         }
@@ -92,18 +94,19 @@ class MetricsTest extends IngestorTestSupport {
             var components = JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components");
             assertThat(components.get("db").get("status").asString()).isEqualTo("UP");
             assertThat(components.get("kafka").get("status").asString()).isEqualTo("UP");
-            assertThat(components.get("camelHealth").get("status").asString()).as(components.get("camelHealth").toString())
+            assertThat(components.get("camelHealth").get("status").asString())
+                    .as(components.get("camelHealth").toString())
                     .isEqualTo("UP");
         });
         dev.ingestor.support.TestKafka.stop();
         try {
-            await().atMost(Duration.ofSeconds(15)).until(() ->
-                    JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asString().equals("DOWN"));
+            await().atMost(Duration.ofSeconds(15)).until(() -> JSON.readTree(get("/actuator/health", ADMIN_KEY).body())
+                    .get("components").get("kafka").get("status").asString().equals("DOWN"));
         } finally {
             dev.ingestor.support.TestKafka.start();
         }
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).get("components").get("kafka").get("status").asString().equals("UP"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> JSON.readTree(get("/actuator/health", ADMIN_KEY).body())
+                .get("components").get("kafka").get("status").asString().equals("UP"));
     }
 
     /** camel-micrometer's route policy and route event notifier, as its starter wired them (CamelRouteMetrics). */

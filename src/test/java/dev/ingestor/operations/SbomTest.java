@@ -1,12 +1,12 @@
 package dev.ingestor.operations;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootVersion;
 import tools.jackson.databind.JsonNode;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The software bill of materials the build writes into the jar (CycloneDX), served to the admin key at
@@ -25,7 +25,8 @@ class SbomTest extends IngestorTestSupport {
         assertThat(sbom.path("bomFormat").asString()).isEqualTo("CycloneDX");
         assertThat(version(sbom, "org.apache.camel", "camel-core-engine")).isEqualTo(camelContext.getVersion());
         assertThat(version(sbom, "org.springframework.boot", "spring-boot")).isEqualTo(SpringBootVersion.getVersion());
-        assertThat(version(sbom, "org.junit.jupiter", "junit-jupiter-api")).as("test libraries are not shipped").isNull();
+        assertThat(version(sbom, "org.junit.jupiter", "junit-jupiter-api")).as("test libraries are not shipped")
+                .isNull();
     }
 
     @Test

@@ -1,17 +1,17 @@
 package dev.ingestor.operations;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
-import dev.ingestor.support.IngestorTestSupport;
-import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The admin preview of a supplier's sample file: the supplier's own fields, the mapped record and the validation
@@ -51,9 +51,11 @@ class SupplierPreviewTest extends IngestorTestSupport {
         assertThat(noSuchDay.path("outcome").asString()).isEqualTo("QUARANTINED");
         assertThat(noSuchDay.path("reason").asString()).contains("Liefertermin").contains("31.02.2026");
 
-        for (String table : java.util.List.of("import_job", "content_key", "job_record", "item", "item_version", "outbox",
+        for (String table : java.util.List.of("import_job", "content_key", "job_record", "item", "item_version",
+                "outbox",
                 "intake_failure", "notification")) {
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM " + table, Long.class)).as("rows in " + table).isZero();
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM " + table, Long.class)).as("rows in " + table)
+                    .isZero();
         }
     }
 
@@ -116,8 +118,9 @@ class SupplierPreviewTest extends IngestorTestSupport {
         JsonNode records = json.readTree(answer.body()).path("records");
         assertThat(records).hasSize(3);
         assertThat(records.get(1).path("outcome").asString()).isEqualTo("QUARANTINED");
-        assertThat(records.get(1).path("reason").asString()).startsWith("line 3 is larger than the limit of 65536 characters"
-                + " (ingestor.intake.max-record-size)");
+        assertThat(records.get(1).path("reason").asString())
+                .startsWith("line 3 is larger than the limit of 65536 characters"
+                        + " (ingestor.intake.max-record-size)");
         assertThat(records.get(1).path("supplierFields").path("first_characters").asString()).startsWith("4711-B;1;");
         assertThat(records.get(2).path("outcome").asString()).isEqualTo("VALID");
     }
@@ -139,21 +142,24 @@ class SupplierPreviewTest extends IngestorTestSupport {
     @Test
     void wrongCallersUnknownSuppliersAndOutOfRangeCountsAreRefusedByName() throws Exception {
         byte[] sample = sample("hansa-lieferavis.csv");
-        assertThat(post("/api/v1/admin/suppliers/HANSA/preview", ACME_KEY, "text/csv", sample).statusCode()).isEqualTo(403);
+        assertThat(post("/api/v1/admin/suppliers/HANSA/preview", ACME_KEY, "text/csv", sample).statusCode())
+                .isEqualTo(403);
         assertThat(post("/api/v1/admin/suppliers/HANSA/preview", null, "text/csv", sample).statusCode()).isEqualTo(401);
 
         HttpResponse<String> unknown = post("/api/v1/admin/suppliers/NOBODY/preview", ADMIN_KEY, "text/csv", sample);
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.body()).contains("NOBODY");
 
-        HttpResponse<String> tooMany = post("/api/v1/admin/suppliers/HANSA/preview?records=101", ADMIN_KEY, "text/csv", sample);
+        HttpResponse<String> tooMany = post("/api/v1/admin/suppliers/HANSA/preview?records=101", ADMIN_KEY, "text/csv",
+                sample);
         assertThat(tooMany.statusCode()).isEqualTo(400);
         assertThat(tooMany.body()).contains("records");
 
         // the sample's own limit, not the 64 KB of other admin bodies: 200 KB is taken, over 1 MB is not
         byte[] large = new byte[200 * 1024];
         java.util.Arrays.fill(large, (byte) '#');
-        assertThat(post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv", large).statusCode()).isEqualTo(200);
+        assertThat(post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv", large).statusCode())
+                .isEqualTo(200);
         HttpResponse<String> tooLarge = post("/api/v1/admin/suppliers/HANSA/preview", ADMIN_KEY, "text/csv",
                 new byte[1024 * 1024 + 1]);
         assertThat(tooLarge.statusCode()).isEqualTo(413);

@@ -1,8 +1,8 @@
 package dev.ingestor.outbox;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
 
 /** What a supplier is shown of a FAILED job's error: the stage and the dead letter, never the message. */
 class FailedJobErrorTest {

@@ -1,5 +1,7 @@
 package dev.ingestor.outbox;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +17,6 @@ import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.validation.DeliveryAdvice;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Item events and dead-letter events enter the outbox through {@link OutboxWriter} alone, with ids by its one
@@ -36,7 +36,8 @@ class OutboxWriterTest extends IngestorTestSupport {
         Path main = Path.of("src/main/java");
         try (Stream<Path> files = Files.walk(main)) {
             List<String> writers = files.filter(f -> f.toString().endsWith(".java"))
-                    .filter(f -> read(f).toLowerCase(Locale.ROOT).replaceAll("\\s+", " ").contains("insert into outbox"))
+                    .filter(f -> read(f).toLowerCase(Locale.ROOT).replaceAll("\\s+", " ")
+                            .contains("insert into outbox"))
                     .map(f -> main.relativize(f).toString().replace('\\', '/')).toList();
             assertThat(writers).containsExactly("dev/ingestor/outbox/OutboxWriter.java");
         }
@@ -53,8 +54,9 @@ class OutboxWriterTest extends IngestorTestSupport {
                 List.of(new DeliveryAdvice("O-1", 2L, "S", 1, LocalDate.of(2026, 12, 1), Map.of())));
         deadLetters.write(new DeadLetterWriter.Failure(null, supplier, null, "test", "E", "m", 1), true);
 
-        List<Map<String, Object>> rows = jdbc.queryForList("SELECT topic, event_id, payload::jsonb->>'event_id' AS in_payload"
-                + " FROM outbox ORDER BY id");
+        List<Map<String, Object>> rows = jdbc
+                .queryForList("SELECT topic, event_id, payload::jsonb->>'event_id' AS in_payload"
+                        + " FROM outbox ORDER BY id");
         assertThat(rows).extracting(r -> r.get("topic"))
                 .containsExactly("ingestor.items", "ingestor.items", "ingestor.dead-letters");
         assertThat(rows).allSatisfy(r -> {
@@ -69,12 +71,14 @@ class OutboxWriterTest extends IngestorTestSupport {
     @Test
     void eventsAreWrittenInOneStatementInTheOrderGiven() {
         List<OutboxWriter.Event> events = Stream.of("c", "a", "b")
-                .map(k -> new OutboxWriter.Event(OutboxWriter.newEventId(), "k-" + k, "{\"n\":\"" + k + "\"}")).toList();
+                .map(k -> new OutboxWriter.Event(OutboxWriter.newEventId(), "k-" + k, "{\"n\":\"" + k + "\"}"))
+                .toList();
         assertThat(writer.write("ingestor.test-order", events)).isEqualTo(3);
         assertThat(writer.write("ingestor.test-order", List.of())).isZero();
         assertThat(jdbc.queryForList("SELECT event_key || ' ' || event_id || ' ' || payload FROM outbox"
                 + " WHERE topic = 'ingestor.test-order' ORDER BY id", String.class))
-                .containsExactlyElementsOf(events.stream().map(e -> e.key() + " " + e.eventId() + " " + e.payload()).toList());
+                .containsExactlyElementsOf(
+                        events.stream().map(e -> e.key() + " " + e.eventId() + " " + e.payload()).toList());
     }
 
     private static String read(Path file) {

@@ -1,9 +1,10 @@
 package dev.ingestor.outbox;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.List;
 import java.util.UUID;
 
-import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.support.IngestorTestSupport;
@@ -11,8 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.unit.DataSize;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A relay round takes at most {@code ingestor.outbox.batch-size} events and at most
@@ -64,7 +64,8 @@ class RelayBatchBoundsTest extends IngestorTestSupport {
                 new OutboxWriter.Event(UUID.randomUUID(), "tiny", payload(100)));
         transactions.executeWithoutResult(status -> writer.write(topic, events));
         // 2 KiB fit in 10 KiB, 2 + 9 do not: the round ends there, the tiny one after it waits its turn
-        assertThat(store(100, DataSize.ofKilobytes(10)).nextBatch(topic)).extracting(OutboxEvent::key).containsExactly("small");
+        assertThat(store(100, DataSize.ofKilobytes(10)).nextBatch(topic)).extracting(OutboxEvent::key)
+                .containsExactly("small");
         assertThat(store(100, DataSize.ofKilobytes(12)).nextBatch(topic)).extracting(OutboxEvent::key)
                 .containsExactly("small", "large", "tiny");
     }

@@ -1,5 +1,8 @@
 package dev.ingestor.pipeline;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -8,15 +11,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.config.InstanceId;
-import dev.ingestor.outbox.DeadLetterWriter;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
+import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.metrics.IngestorMetrics;
+import dev.ingestor.outbox.DeadLetterWriter;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
@@ -31,9 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.transaction.PlatformTransactionManager;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The edges of exactly-once, on the real PostgreSQL and Kafka: one event id per effect, the version rule, a job
@@ -65,8 +65,11 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         if (topicLimited) {
             topicLimited = false;
             try (Admin admin = kafkaAdmin()) {
-                admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, ITEMS_TOPIC), List.of(
-                        new AlterConfigOp(new ConfigEntry("max.message.bytes", ""), AlterConfigOp.OpType.DELETE)))).all().get();
+                admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, ITEMS_TOPIC),
+                        List.of(
+                                new AlterConfigOp(new ConfigEntry("max.message.bytes", ""),
+                                        AlterConfigOp.OpType.DELETE))))
+                        .all().get();
             }
         }
     }
@@ -92,9 +95,11 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         List<ConsumerRecord<String, String>> sent = recordsOf(id, 3);
         assertThat(sent).extracting(r -> json(r.value()).get("event_id").asString()).containsExactlyElementsOf(written);
         assertThat(sent).extracting(r -> json(r.value()).get("revision").asLong()).containsExactly(1L, 2L, 3L);
-        assertThat(sent).extracting(r -> json(r.value()).get("record").get("note").asString()).containsExactly("A", "B", "A");
-        assertThat(sent).allSatisfy(r -> assertThat(new String(r.headers().lastHeader("event_id").value(), StandardCharsets.UTF_8))
-                .isEqualTo(json(r.value()).get("event_id").asString()));
+        assertThat(sent).extracting(r -> json(r.value()).get("record").get("note").asString()).containsExactly("A", "B",
+                "A");
+        assertThat(sent).allSatisfy(
+                r -> assertThat(new String(r.headers().lastHeader("event_id").value(), StandardCharsets.UTF_8))
+                        .isEqualTo(json(r.value()).get("event_id").asString()));
 
         // the relay crashed after the send, before it recorded it: the events go again, with the same ids
         jdbc.update("UPDATE outbox SET published_at = NULL WHERE event_key = ?", "ACME:" + id);
@@ -112,7 +117,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         UUID other = poisonJob(pipeline.getMaxTakeovers());
         awaitState(job, "FAILED");
         awaitState(other, "FAILED");
-        List<String> written = jdbc.queryForList("SELECT event_id::text FROM outbox WHERE topic = 'ingestor.dead-letters'",
+        List<String> written = jdbc.queryForList(
+                "SELECT event_id::text FROM outbox WHERE topic = 'ingestor.dead-letters'",
                 String.class);
         assertThat(written).hasSize(2).doesNotHaveDuplicates();
         awaitPublished();
@@ -132,18 +138,22 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         String id = "V-" + UUID.randomUUID();
         assertThat(outcome(item(id, 2L, 1, "v2"))).isEqualTo("ACCEPTED");
         assertThat(outcome(item(id, null, 1, "unversioned"))).isEqualTo("UPDATED");
-        assertThat(jdbc.queryForObject("SELECT source_version FROM item WHERE source_id = ?", Long.class, id)).isEqualTo(2L);
+        assertThat(jdbc.queryForObject("SELECT source_version FROM item WHERE source_id = ?", Long.class, id))
+                .isEqualTo(2L);
         assertThat(outcome(item(id, 1L, 1, "v1"))).isEqualTo("REPLAY");
         assertThat(outcome(item(id, 2L, 1, "v2 again"))).isEqualTo("REPLAY");
         assertThat(outcome(item(id, 3L, 1, "v3"))).isEqualTo("UPDATED");
-        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'note' FROM item WHERE source_id = ?", String.class, id)).isEqualTo("v3");
+        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'note' FROM item WHERE source_id = ?", String.class, id))
+                .isEqualTo("v3");
 
         // an item that never had a version: the content decides, and a change records the version
         String plain = "U-" + UUID.randomUUID();
         assertThat(outcome(item(plain, null, 1, "plain"))).isEqualTo("ACCEPTED");
         assertThat(outcome(item(plain, 5L, 1, "v5"))).isEqualTo("UPDATED");
         assertThat(outcome(item(plain, 4L, 1, "v4"))).isEqualTo("REPLAY");
-        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'note' FROM item WHERE source_id = ?", String.class, plain)).isEqualTo("v5");
+        assertThat(
+                jdbc.queryForObject("SELECT record::jsonb->>'note' FROM item WHERE source_id = ?", String.class, plain))
+                .isEqualTo("v5");
     }
 
     @Test
@@ -157,7 +167,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(awaitState(v1, "COMPLETED")).containsEntry("replayed", 1L).containsEntry("updated", 0L);
         assertThat(jdbc.queryForObject("SELECT record::jsonb->>'note' FROM item WHERE source_id = ?", String.class, id))
                 .isEqualTo("unversioned");
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key = ?", Long.class, "ACME:" + id)).isEqualTo(2);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key = ?", Long.class, "ACME:" + id))
+                .isEqualTo(2);
     }
 
     // ---- a job that kills its workers
@@ -187,7 +198,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         Thread.sleep(500);
         assertThat(jdbc.queryForMap("SELECT state, attempts FROM import_job WHERE id = ?", poison))
                 .containsEntry("state", "FAILED").containsEntry("attempts", limit + 1);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, poison)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, poison))
+                .isEqualTo(1);
     }
 
     @Test
@@ -197,13 +209,15 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
                 + claims.owner() + "') NOT VALID");
         IngestorProperties named = new IngestorProperties();
         named.setInstanceId("dying-worker");
-        JobClaims dying = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter, transactionManager, metrics);
+        JobClaims dying = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter,
+                transactionManager, metrics);
         UUID id = ingest("dies.csv", HEADER + "P-1,1,SKU,1,2026-12-01,x\n");
         int limit = pipeline.getMaxTakeovers();
         for (int takeover = 0; takeover <= limit; takeover++) {
             ImportJob claimed = await().atMost(Duration.ofSeconds(10)).until(dying::claimForValidation, j -> j != null);
             assertThat(claimed.id()).isEqualTo(id);
-            assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id)).isEqualTo(takeover);
+            assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id))
+                    .isEqualTo(takeover);
             jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second' WHERE id = ?", id); // it died
         }
         // one death too many: failed instead of taken over
@@ -211,7 +225,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
             dying.claimForValidation();
             return "FAILED".equals(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id));
         });
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, id)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, id))
+                .isEqualTo(1);
         assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id)).isZero();
     }
 
@@ -231,8 +246,10 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
             // the count a job was left with, however it came to rest; this instance's workers wait until it is read
             jdbc.update("UPDATE import_job SET takeovers = ? WHERE id = ?", limit, id);
             holdBackWorkers();
-            HttpResponse<String> response = http.send(java.net.http.HttpRequest.newBuilder(uri("/api/v1/admin" + action))
-                    .header("X-Api-Key", ADMIN_KEY).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+            HttpResponse<String> response = http.send(
+                    java.net.http.HttpRequest.newBuilder(uri("/api/v1/admin" + action))
+                            .header("X-Api-Key", ADMIN_KEY).POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode()).as(action + " " + response.body()).isEqualTo(202);
             assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id))
@@ -242,8 +259,9 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         }
         jdbc.update("UPDATE import_job SET state = 'FAILED', takeovers = ? WHERE id = ?", limit, id);
         holdBackWorkers();
-        HttpResponse<String> retried = http.send(java.net.http.HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/retry-failed"))
-                .header("X-Api-Key", ADMIN_KEY).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse<String> retried = http.send(
+                java.net.http.HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/retry-failed"))
+                        .header("X-Api-Key", ADMIN_KEY).POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(retried.statusCode()).as(retried.body()).isEqualTo(202);
         assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id)).isZero();
@@ -263,7 +281,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         holdBackWorkers();
         IngestorProperties named = new IngestorProperties();
         named.setInstanceId("stopping-instance");
-        JobClaims stopping = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter, transactionManager, metrics);
+        JobClaims stopping = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter,
+                transactionManager, metrics);
         UUID validating = ingest("stops-v.csv", HEADER + "Q-1,1,SKU,1,2026-12-01,x\n");
         UUID processing = ingest("stops-p.csv", HEADER + "Q-2,1,SKU,1,2026-12-01,x\n");
         jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 1 WHERE id = ?", processing);
@@ -274,10 +293,14 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
             assertThat(await().atMost(Duration.ofSeconds(10)).until(stopping::claimForProcessing, j -> j != null).id())
                     .isEqualTo(processing);
             assertThat(stopping.releaseOnShutdown()).isEqualTo(2);
-            assertThat(jdbc.queryForMap("SELECT state, lease_owner, takeovers FROM import_job WHERE id = ?", validating))
-                    .containsEntry("state", "RECEIVED").containsEntry("lease_owner", null).containsEntry("takeovers", 0);
-            assertThat(jdbc.queryForMap("SELECT state, lease_owner, takeovers FROM import_job WHERE id = ?", processing))
-                    .containsEntry("state", "PROCESSING").containsEntry("lease_owner", null).containsEntry("takeovers", 0);
+            assertThat(
+                    jdbc.queryForMap("SELECT state, lease_owner, takeovers FROM import_job WHERE id = ?", validating))
+                    .containsEntry("state", "RECEIVED").containsEntry("lease_owner", null)
+                    .containsEntry("takeovers", 0);
+            assertThat(
+                    jdbc.queryForMap("SELECT state, lease_owner, takeovers FROM import_job WHERE id = ?", processing))
+                    .containsEntry("state", "PROCESSING").containsEntry("lease_owner", null)
+                    .containsEntry("takeovers", 0);
         }
         jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
         awaitState(validating, "COMPLETED");
@@ -300,8 +323,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(awaitState(job, "COMPLETED")).containsEntry("accepted", 3L);
         // the broker refuses the batch that holds the large event until the producer gives up on it (its delivery
         // timeout); then the relay sends one event alone, and Kafka's answer for that one is final
-        await().atMost(Duration.ofSeconds(90)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        await().atMost(Duration.ofSeconds(90)).until(
+                () -> jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
 
         Map<String, Object> letter = jdbc.queryForMap("SELECT * FROM dead_letter WHERE job_id = ?", job);
         String refusedId = jdbc.queryForObject("SELECT event_id::text FROM outbox WHERE event_key = ?", String.class,
@@ -309,12 +332,15 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(letter).containsEntry("stage", "relay")
                 .containsEntry("exception", "org.apache.kafka.common.errors.RecordTooLargeException");
         assertThat((String) letter.get("message")).contains(refusedId).contains("ingestor.outbox.max-event-size");
-        assertThat(jdbc.queryForObject("SELECT refused FROM outbox WHERE event_key = ?", String.class, "ACME:BIG-" + run))
+        assertThat(
+                jdbc.queryForObject("SELECT refused FROM outbox WHERE event_key = ?", String.class, "ACME:BIG-" + run))
                 .contains("RecordTooLargeException");
         // the job's effects stand
-        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, job)).isEqualTo("COMPLETED");
+        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, job))
+                .isEqualTo("COMPLETED");
 
-        List<String> sent = awaitEvents(ITEMS_TOPIC, e -> job.toString().equals(e.path("job_id").asString()), 2).stream()
+        List<String> sent = awaitEvents(ITEMS_TOPIC, e -> job.toString().equals(e.path("job_id").asString()), 2)
+                .stream()
                 .map(e -> e.get("source_id").asString()).toList();
         assertThat(sent).containsExactlyInAnyOrder("S1-" + run, "S2-" + run);
         assertThat(awaitEvents("ingestor.dead-letters", e -> job.toString().equals(e.path("job_id").asString()), 1))
@@ -336,7 +362,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
                 + claims.owner() + "') NOT VALID");
         try {
-            UUID id = ingest("poison-" + UUID.randomUUID() + ".csv", HEADER + "K-" + UUID.randomUUID() + ",1,SKU,1,2026-12-01,x\n");
+            UUID id = ingest("poison-" + UUID.randomUUID() + ".csv",
+                    HEADER + "K-" + UUID.randomUUID() + ",1,SKU,1,2026-12-01,x\n");
             jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = 'dead-instance',"
                     + " lease_until = now() - interval '1 second', attempts = ?, takeovers = ? WHERE id = ?",
                     takeovers + 1, takeovers, id);
@@ -351,39 +378,47 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
     }
 
     private Map<String, Object> awaitState(UUID id, String state) {
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                state.equals(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> state.equals(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
         return jdbc.queryForMap("SELECT * FROM import_job WHERE id = ?", id);
     }
 
     private static String item(String sourceId, Long version, int quantity, String note) {
         return "{\"source_id\":\"" + sourceId + "\"," + (version == null ? "" : "\"source_version\":" + version + ",")
-                + "\"sku\":\"SKU\",\"quantity\":" + quantity + ",\"delivery_date\":\"2026-12-01\",\"note\":\"" + note + "\"}";
+                + "\"sku\":\"SKU\",\"quantity\":" + quantity + ",\"delivery_date\":\"2026-12-01\",\"note\":\"" + note
+                + "\"}";
     }
 
     /** Sends one item as a batch through the HTTP API and returns its outcome. */
     private String outcome(String item) throws Exception {
         HttpResponse<String> response = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
-                ("{\"items\":[" + item + "]}").getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+                ("{\"items\":[" + item + "]}").getBytes(StandardCharsets.UTF_8), "Idempotency-Key",
+                UUID.randomUUID().toString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return json(response.body()).get("items").get(0).get("outcome").asString();
     }
 
     private void awaitPublished() {
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
     }
 
-    /** The records of one item on the items topic, once there are {@code count} (a cold consumer may see none at first). */
+    /**
+     * The records of one item on the items topic, once there are {@code count} (a cold consumer may see none at first).
+     */
     private List<ConsumerRecord<String, String>> recordsOf(String sourceId, int count) {
-        return await().atMost(Duration.ofSeconds(30)).until(() -> TestKafka.readAll(ITEMS_TOPIC, Duration.ofSeconds(1)).stream()
-                .filter(r -> ("ACME:" + sourceId).equals(r.key())).toList(), list -> list.size() >= count);
+        return await()
+                .atMost(Duration.ofSeconds(30)).until(
+                        () -> TestKafka.readAll(ITEMS_TOPIC, Duration.ofSeconds(1)).stream()
+                                .filter(r -> ("ACME:" + sourceId).equals(r.key())).toList(),
+                        list -> list.size() >= count);
     }
 
     /** The events of {@code topic} that {@code which} selects, once there are {@code count} of them. */
     private List<JsonNode> awaitEvents(String topic, java.util.function.Predicate<JsonNode> which, int count) {
-        return await().atMost(Duration.ofSeconds(30)).until(() -> TestKafka.readAll(topic, Duration.ofSeconds(1)).stream()
-                .map(r -> json(r.value())).filter(which).toList(), list -> list.size() >= count);
+        return await().atMost(Duration.ofSeconds(30))
+                .until(() -> TestKafka.readAll(topic, Duration.ofSeconds(1)).stream()
+                        .map(r -> json(r.value())).filter(which).toList(), list -> list.size() >= count);
     }
 
     private static JsonNode json(String text) {
@@ -411,7 +446,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
             }
             ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, ITEMS_TOPIC);
             admin.incrementalAlterConfigs(Map.of(topic, List.of(new AlterConfigOp(
-                    new ConfigEntry("max.message.bytes", String.valueOf(bytes)), AlterConfigOp.OpType.SET)))).all().get();
+                    new ConfigEntry("max.message.bytes", String.valueOf(bytes)), AlterConfigOp.OpType.SET)))).all()
+                    .get();
             await().atMost(Duration.ofSeconds(10)).until(() -> String.valueOf(bytes).equals(
                     admin.describeConfigs(List.of(topic)).all().get().get(topic).get("max.message.bytes").value()));
         }

@@ -1,5 +1,8 @@
 package dev.ingestor.pipeline;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,9 +16,6 @@ import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Suppliers that resend full snapshots: several files over the same items, each in its own order, processed at
@@ -84,7 +84,8 @@ class OverlappingSnapshotsTest extends IngestorTestSupport {
         }
 
         await().atMost(Duration.ofSeconds(180)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM import_job WHERE state NOT IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) == FILES);
+                "SELECT count(*) FROM import_job WHERE state NOT IN ('RECEIVED', 'VALIDATING', 'PROCESSING')",
+                Long.class) == FILES);
 
         // the failure struck every job once, after its first batch had committed
         for (int file = 1; file <= FILES; file++) {
@@ -103,7 +104,8 @@ class OverlappingSnapshotsTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item_version WHERE supplier = 'ACME'", Long.class))
                 .isEqualTo((long) FILES * ITEMS);
         assertThat(jdbc.queryForList("SELECT source_id || ' ' || job_id FROM item_version WHERE supplier = 'ACME'"
-                + " GROUP BY source_id, job_id HAVING count(*) > 1", String.class)).as("an effect applied twice").isEmpty();
+                + " GROUP BY source_id, job_id HAVING count(*) > 1", String.class)).as("an effect applied twice")
+                .isEmpty();
         assertThat(jdbc.queryForObject("SELECT count(DISTINCT event_id) FROM outbox WHERE topic = 'ingestor.items'",
                 Long.class)).isEqualTo((long) FILES * ITEMS);
         // each item is what the file applied to it last made it: its last effect's job and record

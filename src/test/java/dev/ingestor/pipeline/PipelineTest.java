@@ -1,13 +1,14 @@
 package dev.ingestor.pipeline;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.CapturedLogs;
@@ -18,9 +19,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** Intake → validation → processing → outbox → Kafka, on a real PostgreSQL and a real Kafka broker. */
 class PipelineTest extends IngestorTestSupport {
@@ -53,14 +53,14 @@ class PipelineTest extends IngestorTestSupport {
     }
 
     private Map<String, Object> awaitJob(UUID id, String... states) {
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                List.of(states).contains(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> List.of(states)
+                .contains(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
         return jdbc.queryForMap("SELECT * FROM import_job WHERE id = ?", id);
     }
 
     private List<JsonNode> eventsOf(String topic, UUID jobId) {
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
         return TestKafka.readAll(topic, Duration.ofSeconds(1)).stream()
                 .map(ConsumerRecord::value).map(this::json)
                 .filter(e -> jobId == null || jobId.toString().equals(e.path("job_id").asString()))
@@ -85,7 +85,8 @@ class PipelineTest extends IngestorTestSupport {
                   END IF;
                   RETURN NEW;
                 END $$ LANGUAGE plpgsql""".formatted(failures));
-        jdbc.execute("CREATE TRIGGER inject_fault BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION inject_item_fault()");
+        jdbc.execute(
+                "CREATE TRIGGER inject_fault BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION inject_item_fault()");
     }
 
     @Test
@@ -109,13 +110,15 @@ class PipelineTest extends IngestorTestSupport {
 
         List<JsonNode> events = eventsOf("ingestor.items", first);
         assertThat(events).hasSize(3);
-        assertThat(events).extracting(e -> e.get("source_id").asString()).containsExactlyInAnyOrder("P-1", "P-3", "P-5");
+        assertThat(events).extracting(e -> e.get("source_id").asString()).containsExactlyInAnyOrder("P-1", "P-3",
+                "P-5");
         assertThat(events).allSatisfy(e -> {
             assertThat(e.get("outcome").asString()).isEqualTo("ACCEPTED");
             assertThat(e.get("supplier").asString()).isEqualTo("ACME");
             assertThat(e.get("event_id").asString()).isNotBlank();
         });
-        JsonNode p1 = events.stream().filter(e -> e.get("source_id").asString().equals("P-1")).findFirst().orElseThrow();
+        JsonNode p1 = events.stream().filter(e -> e.get("source_id").asString().equals("P-1")).findFirst()
+                .orElseThrow();
         assertThat(p1.get("record").get("colour").asString()).isEqualTo("red");
         assertThat(p1.get("source_version").asLong()).isEqualTo(1);
 
@@ -124,7 +127,8 @@ class PipelineTest extends IngestorTestSupport {
                 + "P-5,,SKU-5,1,2026-12-03,green\n"
                 + "P-3,1,SKU-3,5,2026-12-02,blue\n"
                 + "P-1,1,SKU-1,10,2026-12-01,red\n");
-        assertThat(awaitJob(replay, "COMPLETED")).containsEntry("replayed", 3L).containsEntry("accepted", 0L).containsEntry("updated", 0L);
+        assertThat(awaitJob(replay, "COMPLETED")).containsEntry("replayed", 3L).containsEntry("accepted", 0L)
+                .containsEntry("updated", 0L);
         assertThat(eventsOf("ingestor.items", replay)).isEmpty();
 
         // a higher version updates, a lower one is a replay, a changed unversioned record updates,
@@ -139,7 +143,8 @@ class PipelineTest extends IngestorTestSupport {
         List<JsonNode> updates = eventsOf("ingestor.items", update);
         assertThat(updates).extracting(e -> e.get("source_id").asString() + " " + e.get("outcome").asString())
                 .containsExactlyInAnyOrder("P-1 UPDATED", "P-5 UPDATED", "P-2 ACCEPTED");
-        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'quantity' FROM item WHERE source_id = 'P-3'", String.class)).isEqualTo("5");
+        assertThat(jdbc.queryForObject("SELECT record::jsonb->>'quantity' FROM item WHERE source_id = 'P-3'",
+                String.class)).isEqualTo("5");
         // every event is keyed supplier:source_id
         assertThat(TestKafka.readAll("ingestor.items", Duration.ofSeconds(1))).extracting(ConsumerRecord::key)
                 .contains("ACME:P-1", "ACME:P-3", "ACME:P-5");
@@ -190,8 +195,10 @@ class PipelineTest extends IngestorTestSupport {
         try {
             id = ingest("ACME", "advice.csv", HEADER + "W-1,1,SKU,1,2026-12-01,x\nW-2,1,SKU,2,2026-12-01,x\n"
                     + "W-3,1,SKU,0,2026-12-01,x\n");
-            assertThat(jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = 'dead-instance', attempts = 1,"
-                    + " lease_until = now() + interval '2 seconds' WHERE id = ? AND state = 'RECEIVED' AND lease_owner IS NULL", id))
+            assertThat(jdbc.update(
+                    "UPDATE import_job SET state = 'VALIDATING', lease_owner = 'dead-instance', attempts = 1,"
+                            + " lease_until = now() + interval '2 seconds' WHERE id = ? AND state = 'RECEIVED' AND lease_owner IS NULL",
+                    id))
                     .as("the dead worker's claim").isEqualTo(1);
             jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, source_id, reason)"
                     + " VALUES (?, 3, 4, 'QUARANTINED', 'W-3', 'written by the dead worker')", id);
@@ -201,8 +208,9 @@ class PipelineTest extends IngestorTestSupport {
         Map<String, Object> job = awaitJob(id, "COMPLETED_WITH_ERRORS");
 
         // taken over: by this instance, from the dead one, counted as a takeover, and not before the lease ran out
-        Map<String, Object> takeover = jdbc.queryForMap("SELECT new_owner, takeovers, changed_at >= old_until AS after_lease"
-                + " FROM lease_change WHERE job_id = ? AND old_owner = 'dead-instance'", id);
+        Map<String, Object> takeover = jdbc
+                .queryForMap("SELECT new_owner, takeovers, changed_at >= old_until AS after_lease"
+                        + " FROM lease_change WHERE job_id = ? AND old_owner = 'dead-instance'", id);
         assertThat(takeover).containsEntry("new_owner", claims.owner()).containsEntry("takeovers", 1)
                 .containsEntry("after_lease", true);
         // the dead worker's claim, the takeover, and processing
@@ -210,9 +218,11 @@ class PipelineTest extends IngestorTestSupport {
                 .containsEntry("updated", 0L).containsEntry("replayed", 0L);
 
         // each effect once: the dead worker's partial validation was replaced, not added to
-        assertThat(jdbc.queryForList("SELECT reason FROM job_record WHERE job_id = ?", String.class, id)).singleElement()
+        assertThat(jdbc.queryForList("SELECT reason FROM job_record WHERE job_id = ?", String.class, id))
+                .singleElement()
                 .satisfies(reason -> assertThat(reason).startsWith("line 4: quantity"));
-        assertThat(jdbc.queryForList("SELECT source_id FROM item ORDER BY source_id", String.class)).containsExactly("W-1", "W-2");
+        assertThat(jdbc.queryForList("SELECT source_id FROM item ORDER BY source_id", String.class))
+                .containsExactly("W-1", "W-2");
         assertThat(jdbc.queryForList("SELECT event_key FROM outbox WHERE topic = 'ingestor.items' ORDER BY event_key",
                 String.class)).containsExactly("ACME:W-1", "ACME:W-2");
         assertThat(eventsOf("ingestor.items", id)).extracting(e -> e.get("source_id").asString())
@@ -243,7 +253,8 @@ class PipelineTest extends IngestorTestSupport {
         }
         UUID heavy = ingest("ACME", "wide.csv", wide.toString());
 
-        assertThat(awaitJob(small, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 1L).containsEntry("quarantined", 1L)
+        assertThat(awaitJob(small, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 1L)
+                .containsEntry("quarantined", 1L)
                 .containsEntry("attempts", 2);
         assertThat(awaitJob(big, "COMPLETED")).containsEntry("accepted", (long) records).containsEntry("attempts", 2);
         assertThat(awaitJob(heavy, "COMPLETED")).containsEntry("accepted", 40L);
@@ -252,7 +263,8 @@ class PipelineTest extends IngestorTestSupport {
         // claimed for validation, let go to wait, claimed for processing, let go at rest
         assertThat(leaseOwners(big)).containsExactly("- > " + claims.owner(), claims.owner() + " > -",
                 "- > " + claims.owner(), claims.owner() + " > -");
-        assertThat(eventsOf("ingestor.items", small)).extracting(e -> e.get("source_id").asString()).containsExactly("H-1");
+        assertThat(eventsOf("ingestor.items", small)).extracting(e -> e.get("source_id").asString())
+                .containsExactly("H-1");
         // the small file's records came from validation, the larger file was read again
         try (processed) {
             assertThat(processed.messages()).anyMatch(m -> m.contains("job=" + small) && m.endsWith("reads=1"))
@@ -265,8 +277,9 @@ class PipelineTest extends IngestorTestSupport {
     dev.ingestor.job.PipelineSettings pipeline;
 
     private List<String> leaseOwners(UUID job) {
-        return jdbc.queryForList("SELECT coalesce(old_owner, '-') || ' > ' || coalesce(new_owner, '-') FROM lease_change"
-                + " WHERE job_id = ? ORDER BY changed_at", String.class, job);
+        return jdbc
+                .queryForList("SELECT coalesce(old_owner, '-') || ' > ' || coalesce(new_owner, '-') FROM lease_change"
+                        + " WHERE job_id = ? ORDER BY changed_at", String.class, job);
     }
 
     /** Every change of a job's lease owner, kept in lease_change until the test ends. */
@@ -304,8 +317,10 @@ class PipelineTest extends IngestorTestSupport {
         jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 4, lease_owner = 'killed-worker',"
                 + " lease_until = now() + interval '2 seconds' WHERE id = ?", id);
         var firstBatch = List.of(
-                new dev.ingestor.validation.DeliveryAdvice("R-1", 1L, "SKU", 1, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")),
-                new dev.ingestor.validation.DeliveryAdvice("R-2", 1L, "SKU", 2, java.time.LocalDate.of(2026, 12, 1), Map.of("colour", "x")));
+                new dev.ingestor.validation.DeliveryAdvice("R-1", 1L, "SKU", 1, java.time.LocalDate.of(2026, 12, 1),
+                        Map.of("colour", "x")),
+                new dev.ingestor.validation.DeliveryAdvice("R-2", 1L, "SKU", 2, java.time.LocalDate.of(2026, 12, 1),
+                        Map.of("colour", "x")));
         var applied = items.apply("ACME", id, "ingestor.items", firstBatch);
         jdbc.update("UPDATE import_job SET records_done = 2, accepted = ? WHERE id = ?", applied.accepted(), id);
 
@@ -313,7 +328,8 @@ class PipelineTest extends IngestorTestSupport {
         assertThat(job).containsEntry("accepted", 4L).containsEntry("replayed", 0L).containsEntry("records_done", 4L);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(4);
         List<JsonNode> events = eventsOf("ingestor.items", id);
-        assertThat(events).extracting(e -> e.get("source_id").asString()).containsExactlyInAnyOrder("R-1", "R-2", "R-3", "R-4");
+        assertThat(events).extracting(e -> e.get("source_id").asString()).containsExactlyInAnyOrder("R-1", "R-2", "R-3",
+                "R-4");
     }
 
     @Test
@@ -342,8 +358,10 @@ class PipelineTest extends IngestorTestSupport {
                 {"source_id": "J-4", "sku": broken
                 {"source_id": "J-5", "sku": "S", "quantity": 2, "delivery_date": "2026-12-02", "note": {"a": 1}}
                 """);
-        assertThat(awaitJob(array, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 1L).containsEntry("quarantined", 1L);
-        assertThat(awaitJob(lines, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 2L).containsEntry("quarantined", 1L);
+        assertThat(awaitJob(array, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 1L).containsEntry("quarantined",
+                1L);
+        assertThat(awaitJob(lines, "COMPLETED_WITH_ERRORS")).containsEntry("accepted", 2L).containsEntry("quarantined",
+                1L);
         assertThat(jdbc.queryForObject("SELECT reason FROM job_record WHERE job_id = ?", String.class, lines))
                 .startsWith("line 2 is not valid JSON");
     }
@@ -356,12 +374,14 @@ class PipelineTest extends IngestorTestSupport {
         TestKafka.stop();
         UUID id;
         try (CapturedLogs relay = CapturedLogs.of("dev.ingestor.outbox")) {
-            id = ingest("ACME", "advice.csv", HEADER + "K-1,1,SKU,1,2026-12-01,x\nK-2,1,SKU,2,2026-12-01,x\nK-3,1,SKU,3,2026-12-01,x\n");
+            id = ingest("ACME", "advice.csv",
+                    HEADER + "K-1,1,SKU,1,2026-12-01,x\nK-2,1,SKU,2,2026-12-01,x\nK-3,1,SKU,3,2026-12-01,x\n");
             assertThat(awaitJob(id, "COMPLETED")).containsEntry("accepted", 3L);
             // a publish attempt failed (the relay says so once Kafka's timeout has passed), and the events stayed
             await().atMost(Duration.ofSeconds(60)).until(() -> relay.messages().stream()
                     .anyMatch(m -> m.startsWith("outbox relay for ingestor.items")));
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class)).isEqualTo(3);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class))
+                    .isEqualTo(3);
         } finally {
             TestKafka.start();
         }

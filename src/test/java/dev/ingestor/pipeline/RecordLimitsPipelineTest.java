@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A dropped file with one record over {@code ingestor.intake.max-record-size} (64 KB by default) ends with its other
@@ -28,7 +28,8 @@ class RecordLimitsPipelineTest extends IngestorTestSupport {
                 + "BIG-3,SKU-3,3,2026-12-01,\n";
         drop("ACME", "big-record.csv", file.getBytes(StandardCharsets.UTF_8));
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM import_job WHERE supplier = 'ACME' AND state = 'COMPLETED_WITH_ERRORS'", Long.class) == 1);
+                "SELECT count(*) FROM import_job WHERE supplier = 'ACME' AND state = 'COMPLETED_WITH_ERRORS'",
+                Long.class) == 1);
         Map<String, Object> job = jdbc.queryForMap("SELECT * FROM import_job WHERE supplier = 'ACME'");
         assertThat(job).containsEntry("total", 3L).containsEntry("accepted", 2L).containsEntry("quarantined", 1L);
         assertThat(jdbc.queryForList("SELECT source_id FROM item ORDER BY source_id", String.class))
@@ -42,8 +43,10 @@ class RecordLimitsPipelineTest extends IngestorTestSupport {
                 + " (ingestor.intake.max-record-size): 300027 characters; only its first 1000 are kept");
         assertThat(big.path("line").asLong()).isEqualTo(3);
         assertThat(big.path("fields").path("first_characters").asString()).startsWith("BIG-2,SKU-2,2,2026-12-01,vvv");
-        assertThat(jdbc.queryForObject("SELECT max(length(fields::text)) FROM job_record WHERE job_id = ?", Integer.class, id))
+        assertThat(jdbc.queryForObject("SELECT max(length(fields::text)) FROM job_record WHERE job_id = ?",
+                Integer.class, id))
                 .isLessThan(1100);
-        assertThat(jdbc.queryForList("SELECT line FROM job_record WHERE job_id = ?", Long.class, id)).isEqualTo(List.of(3L));
+        assertThat(jdbc.queryForList("SELECT line FROM job_record WHERE job_id = ?", Long.class, id))
+                .isEqualTo(List.of(3L));
     }
 }

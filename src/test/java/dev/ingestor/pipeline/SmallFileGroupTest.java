@@ -1,5 +1,8 @@
 package dev.ingestor.pipeline;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,9 +20,6 @@ import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Small files that wait together are validated and processed as one group, in one transaction, and each still
@@ -45,7 +45,8 @@ class SmallFileGroupTest extends IngestorTestSupport {
 
     /** How many files went in groups with {@code outcome} (completed, or alone), by the application's own counter. */
     private double groupFiles(String outcome) {
-        io.micrometer.core.instrument.Counter counter = meters.find("ingestor.pipeline.group.files").tag("outcome", outcome).counter();
+        io.micrometer.core.instrument.Counter counter = meters.find("ingestor.pipeline.group.files")
+                .tag("outcome", outcome).counter();
         return counter == null ? 0 : counter.count();
     }
 
@@ -53,7 +54,8 @@ class SmallFileGroupTest extends IngestorTestSupport {
     io.micrometer.core.instrument.MeterRegistry meters;
 
     private List<String> validationWorkers() {
-        return camelContext.getRoutes().stream().map(Route::getRouteId).filter(id -> id.matches("validation-\\d+")).toList();
+        return camelContext.getRoutes().stream().map(Route::getRouteId).filter(id -> id.matches("validation-\\d+"))
+                .toList();
     }
 
     private void suspendValidation() throws Exception {
@@ -78,9 +80,11 @@ class SmallFileGroupTest extends IngestorTestSupport {
     }
 
     private Map<String, Object> job(UUID id) {
-        return jdbc.queryForMap("SELECT state, total, quarantined, accepted, updated, replayed, records_done, lease_owner,"
-                + " (SELECT count(*) FROM job_record r WHERE r.job_id = j.id) AS kept,"
-                + " (SELECT count(*) FROM outbox o WHERE o.payload LIKE '%' || j.id || '%') AS events FROM import_job j WHERE id = ?", id);
+        return jdbc.queryForMap(
+                "SELECT state, total, quarantined, accepted, updated, replayed, records_done, lease_owner,"
+                        + " (SELECT count(*) FROM job_record r WHERE r.job_id = j.id) AS kept,"
+                        + " (SELECT count(*) FROM outbox o WHERE o.payload LIKE '%' || j.id || '%') AS events FROM import_job j WHERE id = ?",
+                id);
     }
 
     private static boolean names(String line, UUID job) {
@@ -101,17 +105,23 @@ class SmallFileGroupTest extends IngestorTestSupport {
             UUID unreadable = ingest("unreadable.csv", "no,header,we,know\n1,2,3,4\n");
             resumeOneWorker();
             await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                    "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'REJECTED')", Long.class) == 5);
+                    "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'REJECTED')",
+                    Long.class) == 5);
 
-            assertThat(job(first)).containsEntry("state", "COMPLETED").containsEntry("total", 2L).containsEntry("accepted", 2L)
+            assertThat(job(first)).containsEntry("state", "COMPLETED").containsEntry("total", 2L)
+                    .containsEntry("accepted", 2L)
                     .containsEntry("records_done", 2L).containsEntry("events", 2L).containsEntry("lease_owner", null);
             assertThat(job(bad)).containsEntry("state", "COMPLETED_WITH_ERRORS").containsEntry("total", 2L)
                     .containsEntry("quarantined", 1L).containsEntry("accepted", 1L).containsEntry("kept", 1L)
                     .containsEntry("events", 1L);
-            assertThat(job(newer)).containsEntry("state", "COMPLETED").containsEntry("updated", 1L).containsEntry("events", 1L);
-            assertThat(job(older)).containsEntry("state", "COMPLETED").containsEntry("replayed", 1L).containsEntry("events", 0L);
-            assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, unreadable)).isEqualTo("REJECTED");
-            assertThat(jdbc.queryForObject("SELECT source_version FROM item WHERE source_id = 'G-1'", Long.class)).isEqualTo(2L);
+            assertThat(job(newer)).containsEntry("state", "COMPLETED").containsEntry("updated", 1L)
+                    .containsEntry("events", 1L);
+            assertThat(job(older)).containsEntry("state", "COMPLETED").containsEntry("replayed", 1L)
+                    .containsEntry("events", 0L);
+            assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, unreadable))
+                    .isEqualTo("REJECTED");
+            assertThat(jdbc.queryForObject("SELECT source_version FROM item WHERE source_id = 'G-1'", Long.class))
+                    .isEqualTo(2L);
             // the four readable files went as one group, read once; none of them was processed alone
             for (UUID grouped : List.of(first, bad, newer, older)) {
                 assertThat(logs.messages()).filteredOn(m -> names(m, grouped)).singleElement().asString()
@@ -143,7 +153,8 @@ class SmallFileGroupTest extends IngestorTestSupport {
         assertThat(left).extracting(ImportJob::id).containsExactly(a, b, c);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id LIKE 'T-%'", Long.class)).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isZero();
-        assertThat(jdbc.queryForList("SELECT DISTINCT state FROM import_job", String.class)).containsExactly("VALIDATING");
+        assertThat(jdbc.queryForList("SELECT DISTINCT state FROM import_job", String.class))
+                .containsExactly("VALIDATING");
         Boolean grouped = exchange.getProperty(JobClaims.GROUPED, Boolean.class);
         assertThat(claims.stillHeldFromGroup(claimed.get(0), grouped)).isTrue();
         assertThat(claims.stillHeldFromGroup(claimed.get(1), grouped)).as("taken over meanwhile").isFalse();
@@ -222,7 +233,8 @@ class SmallFileGroupTest extends IngestorTestSupport {
                     }));
                 }
                 for (java.util.concurrent.Future<List<ImportJob>> run : runs) {
-                    assertThat(run.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("files left to go alone").isEmpty();
+                    assertThat(run.get(60, java.util.concurrent.TimeUnit.SECONDS)).as("files left to go alone")
+                            .isEmpty();
                 }
             } finally {
                 threads.shutdownNow();
@@ -257,7 +269,8 @@ class SmallFileGroupTest extends IngestorTestSupport {
                   END IF;
                   RETURN NEW;
                 END $$ LANGUAGE plpgsql""");
-        jdbc.execute("CREATE TRIGGER refuse_poison BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION refuse_poison()");
+        jdbc.execute(
+                "CREATE TRIGGER refuse_poison BEFORE INSERT ON item FOR EACH ROW EXECUTE FUNCTION refuse_poison()");
         suspendValidation();
         double aloneBefore = groupFiles("alone");
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.processing")) {
@@ -268,12 +281,16 @@ class SmallFileGroupTest extends IngestorTestSupport {
             await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                     "SELECT count(*) FROM import_job WHERE state IN ('COMPLETED', 'FAILED')", Long.class) == 3);
 
-            assertThat(job(before)).containsEntry("state", "COMPLETED").containsEntry("accepted", 1L).containsEntry("events", 1L);
-            assertThat(job(after)).containsEntry("state", "COMPLETED").containsEntry("accepted", 1L).containsEntry("events", 1L);
-            assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, poison)).isEqualTo("FAILED");
+            assertThat(job(before)).containsEntry("state", "COMPLETED").containsEntry("accepted", 1L)
+                    .containsEntry("events", 1L);
+            assertThat(job(after)).containsEntry("state", "COMPLETED").containsEntry("accepted", 1L)
+                    .containsEntry("events", 1L);
+            assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, poison))
+                    .isEqualTo("FAILED");
             // one dead letter, for the poison file alone, from the stage that ran it alone
             assertThat(jdbc.queryForList("SELECT job_id FROM dead_letter", UUID.class)).containsExactly(poison);
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id IN ('P-1', 'P-2')", Long.class)).isEqualTo(2L);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id IN ('P-1', 'P-2')", Long.class))
+                    .isEqualTo(2L);
             assertThat(logs.messages()).anyMatch(m -> m.startsWith("group of 3 small files not completed"))
                     .anyMatch(m -> names(m, before) && m.endsWith("reads=1"))
                     .anyMatch(m -> names(m, after) && m.endsWith("reads=1"));

@@ -1,5 +1,8 @@
 package dev.ingestor.pipeline;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -7,17 +10,14 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.core.JacksonException;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The example supplier SPLITCO has its own route (routes/suppliers/SPLITCO.camel.yaml) that splits the column source_id
@@ -43,12 +43,14 @@ class SupplierHookPipelineTest extends IngestorTestSupport {
                 Long.class) == 1);
         UUID job = jdbc.queryForObject("SELECT id FROM import_job WHERE supplier = 'SPLITCO'", UUID.class);
 
-        Map<String, Object> row = jdbc.queryForMap("SELECT state, attempts, total, accepted, quarantined FROM import_job WHERE id = ?", job);
+        Map<String, Object> row = jdbc
+                .queryForMap("SELECT state, attempts, total, accepted, quarantined FROM import_job WHERE id = ?", job);
         assertThat(row).containsEntry("state", "COMPLETED_WITH_ERRORS").containsEntry("total", 3L)
                 .containsEntry("accepted", 2L).containsEntry("quarantined", 1L);
         assertThat(((Number) row.get("attempts")).intValue())
                 .as("one claim in each of the two stages: the hook's error retried nothing").isEqualTo(2);
-        assertThat(jdbc.queryForList("SELECT reason FROM job_record WHERE job_id = ? AND outcome = 'QUARANTINED'", String.class, job))
+        assertThat(jdbc.queryForList("SELECT reason FROM job_record WHERE job_id = ? AND outcome = 'QUARANTINED'",
+                String.class, job))
                 .containsExactly("line 3 hook map-SPLITCO failed: source_id 'SP-2' is not <item>@<version>");
         assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)).isZero();
 
@@ -61,8 +63,8 @@ class SupplierHookPipelineTest extends IngestorTestSupport {
 
     /** The records published for the job, by source id. */
     private Map<String, JsonNode> recordsOnKafka(UUID job) {
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
         Map<String, JsonNode> records = new TreeMap<>();
         List<JsonNode> events = TestKafka.readAll("ingestor.items", Duration.ofSeconds(1)).stream()
                 .map(ConsumerRecord::value).map(this::json)

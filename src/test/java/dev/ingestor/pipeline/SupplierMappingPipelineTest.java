@@ -1,5 +1,8 @@
 package dev.ingestor.pipeline;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -7,17 +10,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import tools.jackson.core.JacksonException;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Suppliers onboarded by configuration alone: their own files, dropped into their inbox folders, become the
@@ -118,14 +118,15 @@ class SupplierMappingPipelineTest extends IngestorTestSupport {
     }
 
     private List<String> reasons(UUID job) {
-        return jdbc.queryForList("SELECT reason FROM job_record WHERE job_id = ? AND outcome = 'QUARANTINED' ORDER BY line",
+        return jdbc.queryForList(
+                "SELECT reason FROM job_record WHERE job_id = ? AND outcome = 'QUARANTINED' ORDER BY line",
                 String.class, job);
     }
 
     /** The records published for the job, by source id. */
     private Map<String, JsonNode> recordsOnKafka(UUID job) {
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
         Map<String, JsonNode> records = new java.util.TreeMap<>();
         TestKafka.readAll("ingestor.items", Duration.ofSeconds(1)).stream()
                 .map(ConsumerRecord::value).map(this::json)

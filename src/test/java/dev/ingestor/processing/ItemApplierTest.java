@@ -1,5 +1,9 @@
 package dev.ingestor.processing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -9,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.RecordCounts;
@@ -19,10 +22,7 @@ import dev.ingestor.validation.RawRecord;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataIntegrityViolationException;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The item batch applied while its caller waits and the processing stage apply records through one applier:
@@ -58,7 +58,8 @@ class ItemApplierTest extends IngestorTestSupport {
         JsonNode answer = JSON.readTree(sync.body());
         List<String> outcomes = new ArrayList<>();
         answer.get("items").forEach(item -> outcomes.add(item.get("outcome").asString()));
-        assertThat(outcomes).containsExactly("ACCEPTED", "ACCEPTED", "REPLAY", "UPDATED", "QUARANTINED", "UPDATED", "REPLAY");
+        assertThat(outcomes).containsExactly("ACCEPTED", "ACCEPTED", "REPLAY", "UPDATED", "QUARANTINED", "UPDATED",
+                "REPLAY");
 
         UUID syncJob = UUID.fromString(answer.get("jobId").asString());
         UUID bulkJob = UUID.fromString(JSON.readTree(bulk.body()).get("id").asString());
@@ -78,7 +79,8 @@ class ItemApplierTest extends IngestorTestSupport {
         assertThat(acme).extracting(e -> e.get("source_id") + " r" + e.get("revision") + " " + e.get("outcome"))
                 .containsExactly("A-1 r1 ACCEPTED", "A-2 r1 ACCEPTED", "A-1 r2 UPDATED", "A-2 r2 UPDATED");
         assertThat(acme).isEqualTo(globex);
-        List<String> ids = jdbc.queryForList("SELECT event_id::text FROM outbox WHERE payload::jsonb->>'job_id' IN (?, ?)",
+        List<String> ids = jdbc.queryForList(
+                "SELECT event_id::text FROM outbox WHERE payload::jsonb->>'job_id' IN (?, ?)",
                 String.class, syncJob.toString(), bulkJob.toString());
         assertThat(ids).hasSize(8).doesNotHaveDuplicates();
     }
@@ -86,11 +88,11 @@ class ItemApplierTest extends IngestorTestSupport {
     /** The events of a job's effects, without what differs by partner and job. */
     private List<Map<String, Object>> events(String supplier, UUID job) {
         return jdbc.queryForList("SELECT event_key = ? || ':' || (payload::jsonb->>'source_id') AS keyed,"
-                        + " event_id::text = payload::jsonb->>'event_id' AS id_in_payload,"
-                        + " (payload::jsonb - 'event_id' - 'job_id' - 'supplier')::text AS rest,"
-                        + " payload::jsonb->>'source_id' AS source_id, payload::jsonb->>'revision' AS revision,"
-                        + " payload::jsonb->>'outcome' AS outcome"
-                        + " FROM outbox WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ? ORDER BY id",
+                + " event_id::text = payload::jsonb->>'event_id' AS id_in_payload,"
+                + " (payload::jsonb - 'event_id' - 'job_id' - 'supplier')::text AS rest,"
+                + " payload::jsonb->>'source_id' AS source_id, payload::jsonb->>'revision' AS revision,"
+                + " payload::jsonb->>'outcome' AS outcome"
+                + " FROM outbox WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ? ORDER BY id",
                 supplier, job.toString()).stream().peek(e -> {
                     assertThat(e.get("keyed")).isEqualTo(true);
                     assertThat(e.get("id_in_payload")).isEqualTo(true);
@@ -101,13 +103,15 @@ class ItemApplierTest extends IngestorTestSupport {
     void aJobsBatchesCommitWithTheRecordsDoneAndAnItemSeenAgainStartsTheNextBatch() {
         String supplier = "APPLIER-" + UUID.randomUUID();
         UUID id = UUID.randomUUID();
-        List<RawRecord> records = List.of(record(1, "B-1"), record(2, "B-1"), record(3, "B-2"), bad(4), record(5, "B-3"), bad(6));
+        List<RawRecord> records = List.of(record(1, "B-1"), record(2, "B-1"), record(3, "B-2"), bad(4),
+                record(5, "B-3"), bad(6));
         List<String> commits = new ArrayList<>();
-        ItemApplier.Applied applied = applier.applyJob(job(id, supplier, 0), 0, records.iterator(), 2, (apply, from, position, last) -> {
-            AppliedBatch batch = apply.get();
-            commits.add(from + "-" + position + ":" + batch.sent().size() + (last ? " last" : ""));
-            return batch;
-        });
+        ItemApplier.Applied applied = applier.applyJob(job(id, supplier, 0), 0, records.iterator(), 2,
+                (apply, from, position, last) -> {
+                    AppliedBatch batch = apply.get();
+                    commits.add(from + "-" + position + ":" + batch.sent().size() + (last ? " last" : ""));
+                    return batch;
+                });
         // B-1 again goes into the next statement, with the records before it done; a full batch commits; the
         // last commit carries the position of the last record even when no valid record is left, and says it is last
         assertThat(commits).containsExactly("0-1:1", "1-3:2", "3-6:1 last");
@@ -125,7 +129,8 @@ class ItemApplierTest extends IngestorTestSupport {
         });
         assertThat(commits).containsExactly("3-6:1 last");
         assertThat(applied.counts()).isEqualTo(new RecordCounts(3, 0, 0, 1, 2));
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key LIKE ? || ':%'", Long.class, supplier))
+        assertThat(
+                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key LIKE ? || ':%'", Long.class, supplier))
                 .isEqualTo(4);
     }
 
@@ -159,11 +164,15 @@ class ItemApplierTest extends IngestorTestSupport {
         String hostile = "q\"uote\\back\nline\u2028sep\u0001ctl\ud83d\ude00</script>";
         String id = "H-" + UUID.randomUUID() + hostile;
         UUID job = UUID.randomUUID();
-        DeliveryAdvice advice = new DeliveryAdvice(id, 7L, hostile, 3, LocalDate.of(2026, 12, 1), Map.of("note", hostile));
-        assertThat(items.apply("ACME", job, "ingestor.items", List.of(advice)).outcomeOf(id)).isEqualTo(RecordOutcome.ACCEPTED);
+        DeliveryAdvice advice = new DeliveryAdvice(id, 7L, hostile, 3, LocalDate.of(2026, 12, 1),
+                Map.of("note", hostile));
+        assertThat(items.apply("ACME", job, "ingestor.items", List.of(advice)).outcomeOf(id))
+                .isEqualTo(RecordOutcome.ACCEPTED);
 
-        String payload = jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class, "ACME:" + id);
-        String stored = jdbc.queryForObject("SELECT record FROM item WHERE supplier = 'ACME' AND source_id = ?", String.class, id);
+        String payload = jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class,
+                "ACME:" + id);
+        String stored = jdbc.queryForObject("SELECT record FROM item WHERE supplier = 'ACME' AND source_id = ?",
+                String.class, id);
         JsonNode event = JSON.readTree(payload);
         assertThat(event.get("source_id").asString()).isEqualTo(id);
         assertThat(event.get("supplier").asString()).isEqualTo("ACME");
@@ -180,9 +189,11 @@ class ItemApplierTest extends IngestorTestSupport {
         assertThat(stored).isEqualTo(advice.canonicalJson());
         // an unversioned record gives a JSON null, not a missing or broken field
         String plain = "P-" + UUID.randomUUID();
-        items.apply("ACME", job, "ingestor.items", List.of(new DeliveryAdvice(plain, null, "S", 1, LocalDate.of(2026, 12, 1), Map.of())));
-        JsonNode unversioned = JSON.readTree(jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class,
-                "ACME:" + plain));
+        items.apply("ACME", job, "ingestor.items",
+                List.of(new DeliveryAdvice(plain, null, "S", 1, LocalDate.of(2026, 12, 1), Map.of())));
+        JsonNode unversioned = JSON
+                .readTree(jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class,
+                        "ACME:" + plain));
         assertThat(unversioned.get("source_version").isNull()).isTrue();
     }
 

@@ -1,5 +1,8 @@
 package dev.ingestor.processing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -8,12 +11,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Tombstones (docs/design.md, Version rules): a record marked deleted retires its item (INACTIVE, outcome DELETED,
@@ -41,7 +41,8 @@ class TombstoneTest extends IngestorTestSupport {
     /** The item's events bound for Kafka, in the order written: "outcome rN". */
     private List<String> events(String sourceId) {
         return jdbc.queryForList("SELECT payload::jsonb->>'outcome' || ' r' || (payload::jsonb->>'revision')"
-                + " FROM outbox WHERE topic = 'ingestor.items' AND event_key = ? ORDER BY id", String.class, "ACME:" + sourceId);
+                + " FROM outbox WHERE topic = 'ingestor.items' AND event_key = ? ORDER BY id", String.class,
+                "ACME:" + sourceId);
     }
 
     private long distinctEventIds(String sourceId) {
@@ -57,18 +58,20 @@ class TombstoneTest extends IngestorTestSupport {
                   {"source_id": "U-1", "sku": "S", "quantity": 1, "delivery_date": "2026-12-01"}
                 ]}""")).containsExactly("ACCEPTED", "ACCEPTED");
 
-        HttpResponse<String> deletes = post("/api/v1/suppliers/ACME/items?mode=upsert", ACME_KEY, "application/json", """
-                {"items": [
-                  {"source_id": "T-1", "source_version": 2, "deleted": true},
-                  {"source_id": "T-2", "source_version": 5, "deleted": true, "sku": "ignored"},
-                  {"source_id": "U-1", "deleted": "true"},
-                  {"source_id": "T-9", "deleted": "maybe"}
-                ]}""".getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+        HttpResponse<String> deletes = post("/api/v1/suppliers/ACME/items?mode=upsert", ACME_KEY, "application/json",
+                """
+                        {"items": [
+                          {"source_id": "T-1", "source_version": 2, "deleted": true},
+                          {"source_id": "T-2", "source_version": 5, "deleted": true, "sku": "ignored"},
+                          {"source_id": "U-1", "deleted": "true"},
+                          {"source_id": "T-9", "deleted": "maybe"}
+                        ]}""".getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
         JsonNode answer = JSON.readTree(deletes.body());
         List<String> deleted = new ArrayList<>();
         answer.get("items").forEach(item -> deleted.add(item.get("outcome").asString()));
         assertThat(deleted).containsExactly("DELETED", "DELETED", "DELETED", "QUARANTINED");
-        assertThat(answer.get("items").get(3).get("reason").asString()).contains("deleted: 'maybe' is neither true nor false");
+        assertThat(answer.get("items").get(3).get("reason").asString())
+                .contains("deleted: 'maybe' is neither true nor false");
         // the job counts keep their shape: a DELETED is counted with the updates
         assertThat(answer.get("counts").get("updated").asInt()).isEqualTo(3);
         assertThat(answer.get("counts").get("accepted").asInt()).isZero();
@@ -78,8 +81,9 @@ class TombstoneTest extends IngestorTestSupport {
         assertThat(events("T-1")).containsExactly("ACCEPTED r1", "DELETED r2");
         assertThat(events("T-2")).containsExactly("DELETED r1");
         assertThat(distinctEventIds("T-1")).as("each effect its own event id").isEqualTo(2);
-        JsonNode tombstoneEvent = JSON.readTree(jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = 'ACME:T-1'"
-                + " ORDER BY id DESC LIMIT 1", String.class));
+        JsonNode tombstoneEvent = JSON
+                .readTree(jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = 'ACME:T-1'"
+                        + " ORDER BY id DESC LIMIT 1", String.class));
         assertThat(tombstoneEvent.get("record").get("deleted").asBoolean()).isTrue();
         assertThat(tombstoneEvent.get("source_version").asLong()).isEqualTo(2);
         long rows = jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class);
@@ -155,11 +159,14 @@ class TombstoneTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(30)).until(() -> state.equals(jdbc.query(
                 "SELECT state FROM import_job WHERE supplier = 'ACME' AND file_name = ?",
                 rs -> rs.next() ? rs.getString(1) : null, name)));
-        return jdbc.queryForObject("SELECT id FROM import_job WHERE supplier = 'ACME' AND file_name = ?", UUID.class, name);
+        return jdbc.queryForObject("SELECT id FROM import_job WHERE supplier = 'ACME' AND file_name = ?", UUID.class,
+                name);
     }
 
     private String counts(UUID job) {
-        return jdbc.queryForObject("SELECT total || '/' || accepted || '/' || updated || '/' || replayed || '/' || quarantined"
-                + " FROM import_job WHERE id = ?", String.class, job);
+        return jdbc.queryForObject(
+                "SELECT total || '/' || accepted || '/' || updated || '/' || replayed || '/' || quarantined"
+                        + " FROM import_job WHERE id = ?",
+                String.class, job);
     }
 }

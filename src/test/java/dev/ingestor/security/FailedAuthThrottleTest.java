@@ -1,16 +1,15 @@
 package dev.ingestor.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 import ch.qos.logback.classic.Level;
+import dev.ingestor.support.CapturedLogs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.ingestor.support.CapturedLogs;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Failed authentications per address: refused after the limit until the window ends, one WARN per window, bounded. */
 class FailedAuthThrottleTest {
@@ -29,7 +28,8 @@ class FailedAuthThrottleTest {
     }
 
     private long warnings(String address) {
-        return logs.events().stream().filter(e -> e.getLevel() == Level.WARN && e.getFormattedMessage().contains(address)).count();
+        return logs.events().stream()
+                .filter(e -> e.getLevel() == Level.WARN && e.getFormattedMessage().contains(address)).count();
     }
 
     @Test

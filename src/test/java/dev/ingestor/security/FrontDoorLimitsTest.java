@@ -1,5 +1,8 @@
 package dev.ingestor.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.InetAddress;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -8,20 +11,17 @@ import java.util.List;
 import java.util.Map;
 
 import ch.qos.logback.classic.Level;
+import dev.ingestor.config.HttpLimits;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.Test;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ContextConfiguration;
-import dev.ingestor.config.HttpLimits;
-import dev.ingestor.support.SlowTest;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The limits of the front door in the running app, with tiny values: 429 + Retry-After for a key over its
@@ -64,8 +64,10 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
         try {
             // two pushes whose bodies never finish arriving: both in flight
             for (int i = 0; i < 2; i++) {
-                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
-                        + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100", "source_id".getBytes()));
+                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send(
+                        "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
+                                + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100",
+                        "source_id".getBytes()));
             }
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                 HttpResponse<String> third = get("/api/v1/jobs", ACME_KEY);
@@ -91,8 +93,10 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
         Thread.sleep(3_100);
         try {
             for (int i = 0; i < 2; i++) {
-                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
-                        + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100", "source_id".getBytes()));
+                held.add(new RawHttp(null, port, Duration.ofSeconds(30)).send(
+                        "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
+                                + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100",
+                        "source_id".getBytes()));
             }
             for (RawHttp raw : held) {
                 // past spring.mvc.async.request-timeout (3 s here)
@@ -124,7 +128,8 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
         }
         assertThat(refused).as("the fourth request within a second at the latest").isNotNull();
         assertProblem(refused, 429, "ingestor.http.limits.requests-per-second");
-        assertThat(refused.headers().firstValue("Retry-After")).hasValueSatisfying(s -> assertThat(Long.parseLong(s)).isBetween(1L, 2L));
+        assertThat(refused.headers().firstValue("Retry-After"))
+                .hasValueSatisfying(s -> assertThat(Long.parseLong(s)).isBetween(1L, 2L));
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(500))
                 .until(() -> get("/api/v1/admin/overview", ADMIN_KEY).statusCode() == 200);
     }
@@ -139,7 +144,8 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
             for (int i = 0; i < 8; i++) {
                 String key = i % 2 == 0 ? "X-Api-Key: guess-" + i + "\r\n" : "";
                 try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
-                    answers.add(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\n" + key + "Connection: close", new byte[0]).readAnswer());
+                    answers.add(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\n" + key + "Connection: close",
+                            new byte[0]).readAnswer());
                 }
             }
             assertThat(answers.subList(0, 3)).allSatisfy(a -> assertThat(a).startsWith("HTTP/1.1 401"));
@@ -148,16 +154,21 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
             // a valid key from the same address (a partner behind the guesser's proxy or NAT) still passes, and
             // does not end the guesser's refusal
             try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
-                assertThat(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
+                assertThat(raw.send(
+                        "GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: " + ACME_KEY
+                                + "\r\nConnection: close",
                         new byte[0]).readAnswer()).startsWith("HTTP/1.1 200");
             }
             try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
-                assertThat(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Api-Key: guess-again\r\nConnection: close",
-                        new byte[0]).readAnswer()).startsWith("HTTP/1.1 429");
+                assertThat(
+                        raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Api-Key: guess-again\r\nConnection: close",
+                                new byte[0]).readAnswer())
+                        .startsWith("HTTP/1.1 429");
             }
             // the public pages stay reachable, and other addresses are not affected
             try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
-                assertThat(raw.send("GET /actuator/health HTTP/1.1\r\nHost: x\r\nConnection: close", new byte[0]).readAnswer())
+                assertThat(raw.send("GET /actuator/health HTTP/1.1\r\nHost: x\r\nConnection: close", new byte[0])
+                        .readAnswer())
                         .startsWith("HTTP/1.1 200");
             }
             assertProblem(get("/api/v1/jobs", "wrong"), 401, "not valid");
@@ -173,8 +184,11 @@ class FrontDoorLimitsTest extends IngestorTestSupport {
         for (int i = 0; i < 8; i++) {
             String client = "203.0.113." + (i + 1);
             try (RawHttp raw = new RawHttp(guesser, port, Duration.ofSeconds(10))) {
-                answers.add(raw.send("GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: guess-" + i + "\r\nX-Forwarded-For: "
-                        + client + "\r\nX-Real-IP: " + client + "\r\nForwarded: for=" + client + "\r\nConnection: close",
+                answers.add(raw.send(
+                        "GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: guess-" + i
+                                + "\r\nX-Forwarded-For: "
+                                + client + "\r\nX-Real-IP: " + client + "\r\nForwarded: for=" + client
+                                + "\r\nConnection: close",
                         new byte[0]).readAnswer());
             }
         }

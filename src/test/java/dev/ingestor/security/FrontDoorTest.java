@@ -1,5 +1,9 @@
 package dev.ingestor.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -11,16 +15,12 @@ import java.util.UUID;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.config.HttpLimits;
 import dev.ingestor.support.IngestorTestSupport;
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.core.env.Environment;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The HTTP front door against the running app: no valid key, no entry, on every route, method and spelling
@@ -76,8 +76,10 @@ class FrontDoorTest extends IngestorTestSupport {
             calls.add(Call.of("GET", "/api/v1/admin" + admin));
         }
         calls.add(Call.of("DELETE", "/api/v1/admin/idempotency-keys/ACME/k-1"));
-        calls.add(new Call("DELETE", "/api/v1/admin/idempotency-keys/ACME/k-1", "application/x-www-form-urlencoded", form));
-        for (String admin : List.of("/jobs/" + UUID.randomUUID() + "/revalidate", "/jobs/" + UUID.randomUUID() + "/reprocess",
+        calls.add(new Call("DELETE", "/api/v1/admin/idempotency-keys/ACME/k-1", "application/x-www-form-urlencoded",
+                form));
+        for (String admin : List.of("/jobs/" + UUID.randomUUID() + "/revalidate",
+                "/jobs/" + UUID.randomUUID() + "/reprocess",
                 "/dead-letters/1/replay", "/suppliers/ACME/retry-failed")) {
             calls.add(Call.of("POST", "/api/v1/admin" + admin));
             calls.add(new Call("POST", "/api/v1/admin" + admin, "application/x-www-form-urlencoded", form));
@@ -89,7 +91,8 @@ class FrontDoorTest extends IngestorTestSupport {
 
     private HttpResponse<String> send(Call call, String... headers) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri(call.path()))
-                .method(call.method(), call.body() == null ? HttpRequest.BodyPublishers.noBody()
+                .method(call.method(), call.body() == null
+                        ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofByteArray(call.body()));
         if (call.contentType() != null) {
             request.header("Content-Type", call.contentType());
@@ -110,7 +113,8 @@ class FrontDoorTest extends IngestorTestSupport {
             assertProblem(send(call, "X-Api-Key", "not-a-key"), 401, "not valid");
             assertProblem(send(call, "Authorization", "Bearer not-a-key"), 401, "not valid");
             // a client header cannot stand in for the caller the key establishes
-            assertProblem(send(call, "IngestorCaller", "admin", "dev.ingestor.web.Caller", "admin"), 401, "needs a key");
+            assertProblem(send(call, "IngestorCaller", "admin", "dev.ingestor.web.Caller", "admin"), 401,
+                    "needs a key");
         }
         assertThat(jobCount()).isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request", Long.class)).isZero();
@@ -123,9 +127,11 @@ class FrontDoorTest extends IngestorTestSupport {
             assertProblem(get("/api/v1/admin/overview?" + param + "=" + ADMIN_KEY, null), 401, "needs a key");
         }
         byte[] form = ("api_key=" + ACME_KEY + "&X-Api-Key=" + ACME_KEY).getBytes(StandardCharsets.UTF_8);
-        assertProblem(post("/api/v1/suppliers/ACME/files", null, "application/x-www-form-urlencoded", form), 401, "needs a key");
+        assertProblem(post("/api/v1/suppliers/ACME/files", null, "application/x-www-form-urlencoded", form), 401,
+                "needs a key");
         // the same request with the key in a header is let in (and then refused for its content type, not its key)
-        HttpResponse<String> withKey = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/x-www-form-urlencoded", form);
+        HttpResponse<String> withKey = post("/api/v1/suppliers/ACME/files", ACME_KEY,
+                "application/x-www-form-urlencoded", form);
         assertThat(withKey.statusCode()).isNotEqualTo(401).isNotEqualTo(429);
     }
 
@@ -134,10 +140,14 @@ class FrontDoorTest extends IngestorTestSupport {
         String gigabyte = "Content-Length: 1073741824";
         for (String head : List.of(
                 "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n" + gigabyte,
-                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: " + MULTIPART + "\r\n" + gigabyte,
-                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
-                "PUT /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
-                "POST /api/v1/suppliers/ACME/items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + gigabyte,
+                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: " + MULTIPART + "\r\n"
+                        + gigabyte,
+                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                        + gigabyte,
+                "PUT /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                        + gigabyte,
+                "POST /api/v1/suppliers/ACME/items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + gigabyte,
                 "POST /api/v1/admin/suppliers/ACME/retry-failed HTTP/1.1\r\nHost: x\r\nX-Api-Key: wrong\r\n"
                         + "Content-Type: application/x-www-form-urlencoded\r\n" + gigabyte,
                 "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\nTransfer-Encoding: chunked")) {
@@ -145,8 +155,11 @@ class FrontDoorTest extends IngestorTestSupport {
             String answer;
             // only the first bytes of the body are ever sent: an answer that needed the body would never come
             try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
-                answer = raw.send(head, head.contains("chunked") ? "10\r\nsource_id,sku,qu\r\n".getBytes(StandardCharsets.US_ASCII)
-                        : "a=b&c=d&e=f&g=h".getBytes(StandardCharsets.US_ASCII)).readAnswer();
+                answer = raw.send(head,
+                        head.contains("chunked")
+                                ? "10\r\nsource_id,sku,qu\r\n".getBytes(StandardCharsets.US_ASCII)
+                                : "a=b&c=d&e=f&g=h".getBytes(StandardCharsets.US_ASCII))
+                        .readAnswer();
             }
             assertThat(answer).as(head).startsWith("HTTP/1.1 401").contains("application/problem+json")
                     .containsIgnoringCase("Connection: close").contains("\"status\":401");
@@ -160,24 +173,28 @@ class FrontDoorTest extends IngestorTestSupport {
         HttpResponse<String> anonymous = get("/actuator/health", null);
         assertThat(anonymous.statusCode()).isEqualTo(200);
         // the status, and the names of Kubernetes' probe groups (Spring Boot 4 has them on by default)
-        assertThat(JSON.readTree(anonymous.body()).propertyNames().iterator()).toIterable().containsExactly("groups", "status");
+        assertThat(JSON.readTree(anonymous.body()).propertyNames().iterator()).toIterable().containsExactly("groups",
+                "status");
         assertThat(JSON.readTree(anonymous.body()).path("groups").values()).extracting(JsonNode::asString)
                 .containsExactly("liveness", "readiness");
         for (String probe : List.of("/actuator/health/liveness", "/actuator/health/readiness")) {
             HttpResponse<String> answer = get(probe, null);
             assertThat(answer.statusCode()).as(probe).isEqualTo(200);
-            assertThat(JSON.readTree(answer.body()).propertyNames().iterator()).toIterable().as(probe).containsExactly("status");
+            assertThat(JSON.readTree(answer.body()).propertyNames().iterator()).toIterable().as(probe)
+                    .containsExactly("status");
         }
         HttpResponse<String> admin = get("/actuator/health", ADMIN_KEY);
         assertThat(JSON.readTree(admin.body()).path("components").path("db").path("details").isMissingNode()).isFalse();
         assertThat(JSON.readTree(get("/actuator/health", ACME_KEY).body()).has("components")).isFalse();
-        for (String endpoint : List.of("/actuator/prometheus", "/actuator/metrics", "/actuator/camelroutes", "/actuator/info",
+        for (String endpoint : List.of("/actuator/prometheus", "/actuator/metrics", "/actuator/camelroutes",
+                "/actuator/info",
                 "/actuator", "/actuator/health/../prometheus", "/actuator/%70rometheus", "/actuator/prometheus;x=1")) {
             HttpResponse<String> none = get(endpoint, null);
             assertThat(none.statusCode()).as(endpoint).isIn(400, 401);
             assertThat(none.body()).as(endpoint).doesNotContain("ingestor_").doesNotContain("jvm_");
         }
-        for (String endpoint : List.of("/actuator/prometheus", "/actuator/metrics", "/actuator/camelroutes", "/actuator/info", "/actuator")) {
+        for (String endpoint : List.of("/actuator/prometheus", "/actuator/metrics", "/actuator/camelroutes",
+                "/actuator/info", "/actuator")) {
             assertProblem(get(endpoint, null), 401, "needs a key");
             assertProblem(get(endpoint, "wrong"), 401, "not valid");
             assertProblem(get(endpoint, ACME_KEY), 403, "admin key");
@@ -189,7 +206,8 @@ class FrontDoorTest extends IngestorTestSupport {
     @Test
     void theAdminPageAndTheOpenApiDocumentArePublicAndHoldNoData() throws Exception {
         assertThat(get("/admin", null).statusCode()).isEqualTo(302);
-        for (String file : List.of("/admin/index.html", "/admin/admin.js", "/admin/admin.css", "/api/v1/openapi.json")) {
+        for (String file : List.of("/admin/index.html", "/admin/admin.js", "/admin/admin.css",
+                "/api/v1/openapi.json")) {
             assertThat(get(file, null).statusCode()).as(file).isEqualTo(200);
         }
         assertProblem(get("/admin/nothing/deeper", null), 401, "needs a key");
@@ -198,19 +216,22 @@ class FrontDoorTest extends IngestorTestSupport {
     @Test
     void oneKeyStallingAsManyUploadsAsItMayDoesNotHoldBackAnotherKey() throws Exception {
         int perKey = limits.getMaxConcurrentPerKey();
-        assertThat(perKey).as("the shipped default, which the benchmark's 32 concurrent pushes need").isGreaterThanOrEqualTo(32);
+        assertThat(perKey).as("the shipped default, which the benchmark's 32 concurrent pushes need")
+                .isGreaterThanOrEqualTo(32);
         List<RawHttp> held = new ArrayList<>();
         try {
             // uploads whose bodies stop after a few bytes: each holds a request thread while its route reads
             for (int i = 0; i < perKey; i++) {
-                held.add(new RawHttp(null, port, Duration.ofSeconds(60)).send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
-                        + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100", "source_id".getBytes()));
+                held.add(new RawHttp(null, port, Duration.ofSeconds(60)).send(
+                        "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\n"
+                                + "X-Api-Key: " + ACME_KEY + "\r\nContent-Type: text/csv\r\nContent-Length: 100",
+                        "source_id".getBytes()));
             }
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertProblem(get("/api/v1/jobs", ACME_KEY), 429, "ingestor.http.limits.max-concurrent-per-key"));
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertProblem(get("/api/v1/jobs", ACME_KEY), 429,
+                    "ingestor.http.limits.max-concurrent-per-key"));
             // every place of ACME is taken and stalled, yet another key is served at once
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                    assertThat(get("/api/v1/jobs", GLOBEX_KEY).statusCode()).isEqualTo(200));
+            await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(get("/api/v1/jobs", GLOBEX_KEY).statusCode()).isEqualTo(200));
         } finally {
             for (RawHttp raw : held) {
                 raw.close();
@@ -224,10 +245,14 @@ class FrontDoorTest extends IngestorTestSupport {
     void pathsTomcatRefusesAreAnsweredProblemJsonWithoutServerDetails() throws Exception {
         for (String path : List.of("/admin/..%2fapi/v1/jobs", "/api/v1/jobs%00", "/api/v1/%2e%2e/jobs%00")) {
             try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
-                String answer = raw.send("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: " + ACME_KEY + "\r\nConnection: close",
+                String answer = raw.send(
+                        "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: " + ACME_KEY
+                                + "\r\nConnection: close",
                         new byte[0]).readAnswer();
-                assertThat(answer).as(path).startsWith("HTTP/1.1 400").contains("Content-Type: application/problem+json")
-                        .contains("\"status\":400").doesNotContainIgnoringCase("tomcat").doesNotContainIgnoringCase("<html")
+                assertThat(answer).as(path).startsWith("HTTP/1.1 400")
+                        .contains("Content-Type: application/problem+json")
+                        .contains("\"status\":400").doesNotContainIgnoringCase("tomcat")
+                        .doesNotContainIgnoringCase("<html")
                         .doesNotContain("Exception").doesNotContain("Server:");
             }
         }
@@ -255,15 +280,18 @@ class FrontDoorTest extends IngestorTestSupport {
                 get("/admin", null), get("/admin/index.html", null), get("/admin/admin.js", null),
                 get("/api/v1/jobs", ACME_KEY), get("/api/v1/jobs", null), get("/api/v1/admin/overview", ACME_KEY),
                 get("/actuator/health", null), get("/api/v1/nothing-here", ACME_KEY),
-                post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv", "source_id\nH-1\n".getBytes(StandardCharsets.UTF_8)));
+                post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv",
+                        "source_id\nH-1\n".getBytes(StandardCharsets.UTF_8)));
         for (HttpResponse<String> answer : answers) {
             String what = answer.request().method() + " " + answer.uri() + " " + answer.statusCode();
             var headers = answer.headers();
             assertThat(headers.firstValue("Content-Security-Policy")).as(what)
-                    .hasValue("default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
+                    .hasValue(
+                            "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
             assertThat(headers.firstValue("X-Frame-Options")).as(what).hasValue("DENY");
             assertThat(headers.firstValue("X-Content-Type-Options")).as(what).hasValue("nosniff");
-            assertThat(headers.firstValue("Cache-Control")).as(what).hasValueSatisfying(v -> assertThat(v).contains("no-store"));
+            assertThat(headers.firstValue("Cache-Control")).as(what)
+                    .hasValueSatisfying(v -> assertThat(v).contains("no-store"));
             assertThat(headers.firstValue("Referrer-Policy")).as(what).hasValue("no-referrer");
             assertThat(headers.allValues("Set-Cookie")).as(what).isEmpty();
         }
@@ -277,7 +305,8 @@ class FrontDoorTest extends IngestorTestSupport {
     @Test
     void aSupplierKeyDoesNotBecomeAdminThroughHeaders() throws Exception {
         HttpRequest request = HttpRequest.newBuilder(uri("/api/v1/admin/overview")).GET()
-                .header("X-Api-Key", ACME_KEY).header("IngestorCaller", "admin").header("dev.ingestor.web.Caller", "admin").build();
+                .header("X-Api-Key", ACME_KEY).header("IngestorCaller", "admin")
+                .header("dev.ingestor.web.Caller", "admin").build();
         assertProblem(http.send(request, HttpResponse.BodyHandlers.ofString()), 403, "admin key");
         assertThat(get("/api/v1/admin/overview", ADMIN_KEY).statusCode()).isEqualTo(200);
     }
@@ -293,7 +322,8 @@ class FrontDoorTest extends IngestorTestSupport {
         }
         HttpRequest action = HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/retry-failed"))
                 .header("X-Api-Key", ACME_KEY).POST(HttpRequest.BodyPublishers.noBody()).build();
-        assertProblem(http.send(action, HttpResponse.BodyHandlers.ofString()), 403, "this endpoint needs the admin key");
+        assertProblem(http.send(action, HttpResponse.BodyHandlers.ofString()), 403,
+                "this endpoint needs the admin key");
         assertThat(get("/api/v1/admin/no-such-thing", ADMIN_KEY).statusCode()).isEqualTo(404);
     }
 
@@ -313,7 +343,8 @@ class FrontDoorTest extends IngestorTestSupport {
     @Test
     void aDemoKeyAnswersOnlyRequestsMadeDirectlyToALoopbackName() throws Exception {
         // DNS rebinding (a page's name resolved to 127.0.0.1) or a proxy on this host: Host is not a loopback name
-        for (String host : List.of("rebind.example", "rebind.example:" + port, "localhost.rebind.example", "127.0.0.1.nip.io",
+        for (String host : List.of("rebind.example", "rebind.example:" + port, "localhost.rebind.example",
+                "127.0.0.1.nip.io",
                 "192.0.2.7:" + port, "[2001:db8::1]:" + port)) {
             String answer = rawGet("/api/v1/admin/overview", "Host: " + host, "X-Api-Key: " + ADMIN_KEY);
             assertThat(answer).as(host).startsWith("HTTP/1.1 403").contains("application/problem+json")
@@ -323,15 +354,19 @@ class FrontDoorTest extends IngestorTestSupport {
         assertThat(rawGet("/api/v1/jobs", "Host: rebind.example", "Authorization: Bearer " + ACME_KEY))
                 .startsWith("HTTP/1.1 403").contains("ingestor.suppliers.ACME.api-key-sha256");
         // a proxy on this host that keeps a loopback Host still says so in the headers it adds
-        for (String forwarded : List.of("X-Forwarded-For: 203.0.113.9", "Forwarded: for=203.0.113.9", "X-Real-IP: 203.0.113.9",
+        for (String forwarded : List.of("X-Forwarded-For: 203.0.113.9", "Forwarded: for=203.0.113.9",
+                "X-Real-IP: 203.0.113.9",
                 "X-Forwarded-Host: api.example.com", "X-Forwarded-Proto: https", "Via: 1.1 proxy")) {
             String header = forwarded.substring(0, forwarded.indexOf(':'));
-            assertThat(rawGet("/api/v1/jobs", "Host: localhost:" + port, forwarded, "X-Api-Key: " + ACME_KEY)).as(forwarded)
+            assertThat(rawGet("/api/v1/jobs", "Host: localhost:" + port, forwarded, "X-Api-Key: " + ACME_KEY))
+                    .as(forwarded)
                     .startsWith("HTTP/1.1 403").contains("the forwarding header " + header);
         }
         // made on this machine to a loopback name, with or without a port, in any case
-        for (String host : List.of("localhost", "LocalHost:" + port, "127.0.0.1:" + port, "127.0.0.1", "[::1]:" + port, "[::1]")) {
-            assertThat(rawGet("/api/v1/admin/overview", "Host: " + host, "X-Api-Key: " + ADMIN_KEY)).as(host).startsWith("HTTP/1.1 200");
+        for (String host : List.of("localhost", "LocalHost:" + port, "127.0.0.1:" + port, "127.0.0.1", "[::1]:" + port,
+                "[::1]")) {
+            assertThat(rawGet("/api/v1/admin/overview", "Host: " + host, "X-Api-Key: " + ADMIN_KEY)).as(host)
+                    .startsWith("HTTP/1.1 200");
         }
         // the rule is for demo keys: anonymous probes keep the health status, and a wrong key is still a 401
         assertThat(rawGet("/actuator/health", "Host: rebind.example")).startsWith("HTTP/1.1 200").contains("\"status\"")
@@ -346,11 +381,15 @@ class FrontDoorTest extends IngestorTestSupport {
     void aDemoKeyOnANonLoopbackAddressRefusesToStart() {
         for (List<String> address : List.of(List.of("--server.address=0.0.0.0"),
                 List.of("--management.server.port=0", "--management.server.address=0.0.0.0"))) {
-            List<String> args = new ArrayList<>(List.of("--server.port=0", "--spring.datasource.url=" + TestPostgres.jdbcUrl("ingestor"),
-                    "--ingestor.data-dir=" + WORK.resolve("refused"), "--ingestor.inbox-dir=" + WORK.resolve("refused-inbox")));
+            List<String> args = new ArrayList<>(
+                    List.of("--server.port=0", "--spring.datasource.url=" + TestPostgres.jdbcUrl("ingestor"),
+                            "--ingestor.data-dir=" + WORK.resolve("refused"),
+                            "--ingestor.inbox-dir=" + WORK.resolve("refused-inbox")));
             args.addAll(address);
-            String property = address.get(address.size() - 1).substring(2, address.get(address.size() - 1).indexOf('='));
-            assertThatThrownBy(() -> new SpringApplicationBuilder(IngestorApplication.class).run(args.toArray(String[]::new)).close())
+            String property = address.get(address.size() - 1).substring(2,
+                    address.get(address.size() - 1).indexOf('='));
+            assertThatThrownBy(() -> new SpringApplicationBuilder(IngestorApplication.class)
+                    .run(args.toArray(String[]::new)).close())
                     .hasMessageContaining(property + "=0.0.0.0 is not a loopback address")
                     .hasMessageContaining("ingestor.admin.api-key-sha256")
                     .hasMessageContaining("ingestor.suppliers.ACME.api-key-sha256");

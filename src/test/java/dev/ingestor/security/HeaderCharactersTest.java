@@ -1,12 +1,12 @@
 package dev.ingestor.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link HeaderCharacters} answers as Spring Security's own firewall does, for a header name and a header value made
@@ -29,14 +29,17 @@ class HeaderCharactersTest {
             // a value is checked for each code point of the BMP and one in 64 beyond (the regex's answer depends on
             // the code point's type alone, and a request per code point costs time)
             boolean checkValue = c <= 0xFFFF || c % 64 == 0;
-            if (name != springAllowsName(text) || checkValue && HeaderCharacters.allowedInValue(text) != springAllowsValue(text)) {
+            if (name != springAllowsName(text)
+                    || checkValue && HeaderCharacters.allowedInValue(text) != springAllowsValue(text)) {
                 if (differences++ == 0) {
                     first.append(Integer.toHexString(c));
                 }
             }
         }
-        assertThat(differences).as("code points judged otherwise than Spring's firewall, the first U+" + first).isZero();
-        for (String text : new String[] {"", "X-Api-Key", "a\tb", "caf\u00e9 \ud83d\ude00", "a\u0000b", "a\rb", "\ud800x",
+        assertThat(differences).as("code points judged otherwise than Spring's firewall, the first U+" + first)
+                .isZero();
+        for (String text : new String[] {"", "X-Api-Key", "a\tb", "caf\u00e9 \ud83d\ude00", "a\u0000b", "a\rb",
+                "\ud800x",
                 "x\udc00", "\u0378", "tab\t", "\u0085"}) {
             assertThat(HeaderCharacters.allowedInName(text)).as("name " + text).isEqualTo(springAllowsName(text));
             assertThat(HeaderCharacters.allowedInValue(text)).as("value " + text).isEqualTo(springAllowsValue(text));

@@ -1,12 +1,12 @@
 package dev.ingestor.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.util.List;
 
 import dev.ingestor.config.HttpLimits;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Per-key limits: concurrent requests and a token bucket, each refusal naming its property. */
 class KeyLimitsTest {
@@ -58,7 +58,8 @@ class KeyLimitsTest {
         }
         KeyLimits.Admission refused = limits.admit("a");
         assertThat(refused.permit()).isEmpty();
-        assertThat(refused.refusal().detail()).contains("ingestor.http.limits.requests-per-second").contains("ingestor.http.limits.burst");
+        assertThat(refused.refusal().detail()).contains("ingestor.http.limits.requests-per-second")
+                .contains("ingestor.http.limits.burst");
         assertThat(refused.retryAfterSeconds()).isEqualTo(1);
         assertThat(limits.admit("b").permit()).isPresent();
         // a refusal for the rate holds no place among the concurrent requests

@@ -1,14 +1,14 @@
 package dev.ingestor.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.util.List;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.web.AdminSettings;
 import dev.ingestor.web.ApiKeys;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The metrics token is configured as a hash, and must be a secret of its own. */
 class MetricsTokenTest {
@@ -32,7 +32,8 @@ class MetricsTokenTest {
 
     @Test
     void aValueThatIsNoHashOrTheHashOfAKeyStopsTheStartNamingTheProperty() {
-        assertThatThrownBy(() -> token("own-admin-key", "scrape")).hasMessageContaining("ingestor.metrics.bearer-token-sha256")
+        assertThatThrownBy(() -> token("own-admin-key", "scrape"))
+                .hasMessageContaining("ingestor.metrics.bearer-token-sha256")
                 .hasMessageContaining("not a hex SHA-256");
         assertThatThrownBy(() -> token("own-admin-key", ApiKeys.sha256("own-admin-key")))
                 .hasMessageContaining("ingestor.metrics.bearer-token-sha256").hasMessageContaining("an API key");

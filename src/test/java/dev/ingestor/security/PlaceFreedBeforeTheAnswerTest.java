@@ -1,5 +1,7 @@
 package dev.ingestor.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,8 +20,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ContextConfiguration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A key's place among its concurrent requests is free again before its answer can reach the client: with one
@@ -53,7 +53,8 @@ class PlaceFreedBeforeTheAnswerTest extends IngestorTestSupport {
         HttpClient keptAlive = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         List<String> refused = new ArrayList<>();
         for (int i = 0; i < REQUESTS; i++) {
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/jobs/" + UUID.randomUUID()))
+            HttpRequest request = HttpRequest
+                    .newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/jobs/" + UUID.randomUUID()))
                     .header("X-Api-Key", ACME_KEY).GET().build();
             HttpResponse<String> answer = keptAlive.send(request, HttpResponse.BodyHandlers.ofString());
             check(answer, 404, "kept-alive GET " + i, refused);
@@ -68,7 +69,8 @@ class PlaceFreedBeforeTheAnswerTest extends IngestorTestSupport {
         for (int i = 0; i < REQUESTS / 4; i++) {
             byte[] body = ("source_id,sku,quantity,delivery_date\nPLACE-" + UUID.randomUUID() + ",SKU-1,1,2026-12-24\n")
                     .getBytes(StandardCharsets.UTF_8);
-            HttpRequest push = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/suppliers/ACME/files"))
+            HttpRequest push = HttpRequest
+                    .newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/suppliers/ACME/files"))
                     .header("X-Api-Key", ACME_KEY).header("Content-Type", "text/csv")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
             check(keptAlive.send(push, HttpResponse.BodyHandlers.ofString()), 202, "push " + i, refused);

@@ -24,11 +24,12 @@ public final class BoundSettings {
 
     public static <T> T bind(Class<T> type, Map<String, String> values) {
         Map<String, String> configured = new LinkedHashMap<>(values);
-        configured.putAll(RenamedProperties.replacements(values::get, warning -> { }));
+        configured.putAll(RenamedProperties.replacements(values::get, warning -> {}));
         String prefix = type.getAnnotation(ConfigurationProperties.class).prefix();
         BindHandler validated = new ValidationBindHandler(
                 new SpringValidatorAdapter(Validation.buildDefaultValidatorFactory().getValidator()));
-        return new Binder(new MapConfigurationPropertySource(configured)).bindOrCreate(prefix, Bindable.of(type), validated);
+        return new Binder(new MapConfigurationPropertySource(configured)).bindOrCreate(prefix, Bindable.of(type),
+                validated);
     }
 
     public static <T> T defaults(Class<T> type) {

@@ -1,5 +1,7 @@
 package dev.ingestor.support;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -13,10 +15,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.source.http.DuplicatePushCounts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
+import org.apache.camel.support.ScheduledPollConsumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,8 +27,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The whole application on a random port against a real PostgreSQL, with an inbox and data folder of its
@@ -176,7 +177,7 @@ public abstract class IngestorTestSupport {
      * polling, so PostgreSQL may pick it as a deadlock victim; it is then simply tried again.
      */
     protected void truncateAll() {
-        for (int attempt = 1; ; attempt++) {
+        for (int attempt = 1;; attempt++) {
             try {
                 jdbc.execute("TRUNCATE " + String.join(", ", TABLES));
                 // the jobs this instance kept as read for repeated pushes are gone with the tables
@@ -213,8 +214,7 @@ public abstract class IngestorTestSupport {
      */
     protected void suspendPolling(String routeId) throws Exception {
         camelContext.getRouteController().suspendRoute(routeId);
-        org.apache.camel.support.ScheduledPollConsumer consumer =
-                (org.apache.camel.support.ScheduledPollConsumer) camelContext.getRoute(routeId).getConsumer();
+        ScheduledPollConsumer consumer = (ScheduledPollConsumer) camelContext.getRoute(routeId).getConsumer();
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> !consumer.isPolling());
     }
 
@@ -257,7 +257,8 @@ public abstract class IngestorTestSupport {
     protected java.util.UUID intake(String supplier, String name, String content) {
         dev.ingestor.intake.IntakeResult result = producer.requestBodyAndHeaders("direct:intake",
                 content.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                java.util.Map.of(dev.ingestor.intake.IntakeHeaders.SUPPLIER, supplier, dev.ingestor.intake.IntakeHeaders.FILE_NAME,
+                java.util.Map.of(dev.ingestor.intake.IntakeHeaders.SUPPLIER, supplier,
+                        dev.ingestor.intake.IntakeHeaders.FILE_NAME,
                         name, dev.ingestor.intake.IntakeHeaders.SOURCE, "test"),
                 dev.ingestor.intake.IntakeResult.class);
         return result.job().id();
@@ -292,7 +293,8 @@ public abstract class IngestorTestSupport {
         // the same before and after
         sleepQuietly(1_500);
         jdbc.execute("SELECT pg_stat_clear_snapshot()");
-        return jdbc.queryForObject("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()", Long.class);
+        return jdbc.queryForObject("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()",
+                Long.class);
     }
 
     protected long jobCount() {
@@ -314,7 +316,8 @@ public abstract class IngestorTestSupport {
     /** Waits until no job is waiting for or inside validation or processing. */
     protected void awaitSettled() {
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                "SELECT count(*) FROM import_job WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) == 0);
+                "SELECT count(*) FROM import_job WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')",
+                Long.class) == 0);
     }
 
     /** The demo keys shipped in application.yaml. */
@@ -345,7 +348,7 @@ public abstract class IngestorTestSupport {
     }
 
     protected HttpRequest postRequest(String path, String apiKey, String contentType, HttpRequest.BodyPublisher body,
-                                      String... headers) {
+            String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).POST(body);
         if (apiKey != null) {
             request.header("X-Api-Key", apiKey);
@@ -363,13 +366,15 @@ public abstract class IngestorTestSupport {
     protected void assertProblem(HttpResponse<String> response, int status, String detail) throws IOException {
         org.assertj.core.api.Assertions.assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
         org.assertj.core.api.Assertions.assertThat(response.headers().firstValue("Content-Type"))
-                .hasValueSatisfying(t -> org.assertj.core.api.Assertions.assertThat(t).startsWith("application/problem+json"));
+                .hasValueSatisfying(
+                        t -> org.assertj.core.api.Assertions.assertThat(t).startsWith("application/problem+json"));
         tools.jackson.databind.JsonNode problem = JSON.readTree(response.body());
         org.assertj.core.api.Assertions.assertThat(problem.get("status").asInt()).isEqualTo(status);
         org.assertj.core.api.Assertions.assertThat(problem.get("title").asString()).isNotBlank();
         org.assertj.core.api.Assertions.assertThat(problem.get("type").asString()).isNotBlank();
         org.assertj.core.api.Assertions.assertThat(problem.get("detail").asString()).contains(detail);
-        org.assertj.core.api.Assertions.assertThat(response.body()).doesNotContain("Exception:").doesNotContain("\tat ");
+        org.assertj.core.api.Assertions.assertThat(response.body()).doesNotContain("Exception:")
+                .doesNotContain("\tat ");
     }
 
     /** For reading answers in tests. */

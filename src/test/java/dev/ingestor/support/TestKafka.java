@@ -27,7 +27,8 @@ public final class TestKafka {
             try {
                 dir = Files.createTempDirectory("ingestor-test-kafka-");
                 broker = EmbeddedKafkaServer.start(dir, 0);
-                port = Integer.parseInt(broker.bootstrapServers().substring(broker.bootstrapServers().lastIndexOf(':') + 1));
+                port = Integer
+                        .parseInt(broker.bootstrapServers().substring(broker.bootstrapServers().lastIndexOf(':') + 1));
             } catch (Exception e) {
                 throw new IllegalStateException("embedded Kafka did not start", e);
             }
@@ -90,6 +91,7 @@ public final class TestKafka {
         if (assigned.isEmpty()) {
             return false;
         }
-        return consumer.endOffsets(assigned).entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+        return consumer.endOffsets(assigned).entrySet().stream()
+                .allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
     }
 }

@@ -2,10 +2,10 @@ package dev.ingestor.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,12 +48,14 @@ public final class TestSftpServer {
         SshServer sshd = SshServer.setUpDefaultServer();
         sshd.setHost("127.0.0.1");
         sshd.setPort(port); // 0 the first time, then the same port again
-        sshd.setKeyPairProvider(new SimpleGeneratorHostKeyProvider(root.resolveSibling(root.getFileName() + "-hostkey.ser")));
+        sshd.setKeyPairProvider(
+                new SimpleGeneratorHostKeyProvider(root.resolveSibling(root.getFileName() + "-hostkey.ser")));
         SftpSubsystemFactory sftp = new SftpSubsystemFactory();
         sftp.setFileSystemAccessor(new SftpFileSystemAccessor() {
             @Override
-            public DirectoryStream<Path> openDirectory(SftpSubsystemProxy subsystem, DirectoryHandle dirHandle, Path dir,
-                                                       String handle, LinkOption... linkOptions) throws IOException {
+            public DirectoryStream<Path> openDirectory(SftpSubsystemProxy subsystem, DirectoryHandle dirHandle,
+                    Path dir,
+                    String handle, LinkOption... linkOptions) throws IOException {
                 if (dir.getFileName() != null && failingListings.remove(dir.getFileName().toString())) {
                     throw new IOException("entries of " + dir + " vanished while it was listed");
                 }

@@ -23,8 +23,9 @@ import com.sun.net.httpserver.HttpServer;
 public final class WebhookReceiver {
 
     /** One request as it came, {@code nanos} the System.nanoTime of its arrival. */
-    public record Received(String path, String eventId, String eventType, String contentType, String signature, byte[] body,
-                           long nanos) {
+    public record Received(String path, String eventId, String eventType, String contentType, String signature,
+            byte[] body,
+            long nanos) {
         public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }

@@ -57,8 +57,10 @@ final class HugeRecordFiles {
      */
     public static void main(String[] args) {
         String shape = args[0];
-        RecordLimits limits = args.length < 3 ? RecordLimits.DEFAULT : new RecordLimits(Long.parseLong(args[1]),
-                RecordLimits.GLOBAL_SIZE, Integer.parseInt(args[2]), RecordLimits.GLOBAL_FIELDS);
+        RecordLimits limits = args.length < 3
+                ? RecordLimits.DEFAULT
+                : new RecordLimits(Long.parseLong(args[1]),
+                        RecordLimits.GLOBAL_SIZE, Integer.parseInt(args[2]), RecordLimits.GLOBAL_FIELDS);
         try (RecordReader reader = RecordReader.open(format(shape), file(shape, HUGE), StandardCharsets.UTF_8, ',',
                 RecordMapping.NONE, limits)) {
             while (reader.hasNext()) {

@@ -26,9 +26,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(120)
 class RecordLimitsTest {
 
-    private static final RecordLimits SMALL = new RecordLimits(100, RecordLimits.GLOBAL_SIZE, 10, RecordLimits.GLOBAL_FIELDS);
+    private static final RecordLimits SMALL = new RecordLimits(100, RecordLimits.GLOBAL_SIZE, 10,
+            RecordLimits.GLOBAL_FIELDS);
 
-    private static List<Validated> read(RecordFormat format, InputStream file, RecordMapping mapping, RecordLimits limits) {
+    private static List<Validated> read(RecordFormat format, InputStream file, RecordMapping mapping,
+            RecordLimits limits) {
         List<Validated> out = new ArrayList<>();
         try (RecordReader reader = RecordReader.open(format, file, StandardCharsets.UTF_8, ',', mapping, limits)) {
             reader.forEachRemaining(r -> out.add(DeliveryAdviceValidator.validate(r)));
@@ -58,9 +60,11 @@ class RecordLimitsTest {
             "jsonl-line;        1;2;3;ingestor.intake.max-record-size",
             "json-array;        1;2;3;ingestor.intake.max-record-size",
             "json-array-fields; 1;2;3;ingestor.intake.max-fields-per-record"})
-    void aHugeRecordOfEachShapeIsQuarantinedInASmallHeap(String shape, long first, long second, long third, String limit)
+    void aHugeRecordOfEachShapeIsQuarantinedInASmallHeap(String shape, long first, long second, long third,
+            String limit)
             throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx48m", "-cp", System.getProperty("java.class.path"), HugeRecordFiles.class.getName(), shape));
         if (shape.endsWith("-fields") && shape.startsWith("json-array")) {
             // a size limit above the record's size, so only the count of its fields can stop it
@@ -136,7 +140,8 @@ class RecordLimitsTest {
     @Test
     void aQuotedValueCutAfterAnEscapedQuoteStillEndsItsRecord() {
         String quoted = "A-2,\"" + "ab\"\"".repeat(60) + "\",2,2026-12-01\n";
-        List<Validated> records = read(RecordFormat.CSV, text(HugeRecordFiles.HEADER + quoted + HugeRecordFiles.LAST_CSV),
+        List<Validated> records = read(RecordFormat.CSV,
+                text(HugeRecordFiles.HEADER + quoted + HugeRecordFiles.LAST_CSV),
                 RecordMapping.NONE, SMALL);
         assertThat(records).hasSize(2);
         assertThat(records.get(0).reason()).contains("(ingestor.intake.max-record-size): 259 characters");
@@ -145,12 +150,14 @@ class RecordLimitsTest {
 
     @Test
     void aJsonLineWithMoreFieldsThanTheLimitIsQuarantinedNamingIt() {
-        RecordLimits manyCharacters = new RecordLimits(1_000_000, RecordLimits.GLOBAL_SIZE, 10, RecordLimits.GLOBAL_FIELDS);
+        RecordLimits manyCharacters = new RecordLimits(1_000_000, RecordLimits.GLOBAL_SIZE, 10,
+                RecordLimits.GLOBAL_FIELDS);
         List<Validated> records = read("jsonl-fields", 200, manyCharacters);
         assertThat(records).hasSize(3);
         assertThat(records.get(1).reason()).startsWith("line 2 has more than 10 fields, the limit"
                 + " (ingestor.intake.max-fields-per-record)");
-        assertThat(records.get(1).raw().fields().get(RecordLimits.FIRST_CHARACTERS)).startsWith("{\"source_id\":\"A-2\",\"f0\":1");
+        assertThat(records.get(1).raw().fields().get(RecordLimits.FIRST_CHARACTERS))
+                .startsWith("{\"source_id\":\"A-2\",\"f0\":1");
         assertThat(records.get(2).isValid()).isTrue();
     }
 
@@ -170,11 +177,13 @@ class RecordLimitsTest {
         assertThat(records).hasSize(3);
         assertThat(records.get(1).reason()).startsWith("line 2 is larger than the limit of 100 characters"
                 + " (ingestor.intake.max-record-size): 5029 characters");
-        assertThat(records.get(1).raw().fields().get(RecordLimits.FIRST_CHARACTERS)).startsWith("{\"source_id\":\"A-2\",\"note\":\"yyy");
+        assertThat(records.get(1).raw().fields().get(RecordLimits.FIRST_CHARACTERS))
+                .startsWith("{\"source_id\":\"A-2\",\"note\":\"yyy");
         assertThat(records.get(2).isValid()).isTrue();
         List<Validated> wide = read("json-array-fields", 200, new RecordLimits(1_000_000, RecordLimits.GLOBAL_SIZE, 10,
                 RecordLimits.GLOBAL_FIELDS));
-        assertThat(wide.get(1).reason()).startsWith("line 2 has more than 10 fields, the limit (ingestor.intake.max-fields-per-record)");
+        assertThat(wide.get(1).reason())
+                .startsWith("line 2 has more than 10 fields, the limit (ingestor.intake.max-fields-per-record)");
         assertThat(wide.get(2).isValid()).isTrue();
     }
 

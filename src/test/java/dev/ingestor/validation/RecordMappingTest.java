@@ -1,5 +1,8 @@
 package dev.ingestor.validation;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
@@ -10,9 +13,6 @@ import java.util.Map;
 import dev.ingestor.config.RecordFormat;
 import dev.ingestor.config.SupplierProperties;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A supplier's own layout becomes the one record; what it cannot read is named in the supplier's words. */
 class RecordMappingTest {
@@ -27,9 +27,11 @@ class RecordMappingTest {
         return m;
     }
 
-    private static List<Validated> read(RecordFormat format, String text, char delimiter, SupplierProperties.Mapping m) {
+    private static List<Validated> read(RecordFormat format, String text, char delimiter,
+            SupplierProperties.Mapping m) {
         List<Validated> out = new ArrayList<>();
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
+        try (RecordReader reader = RecordReader.open(format,
+                new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
                 StandardCharsets.UTF_8, delimiter, RecordMapping.of("TEST", m))) {
             reader.forEachRemaining(r -> out.add(DeliveryAdviceValidator.validate(r)));
         }
@@ -53,7 +55,8 @@ class RecordMappingTest {
 
     @Test
     void aWholeNumberWithDecimalZerosIsThatNumber() {
-        List<Validated> records = read(RecordFormat.CSV, "Artikelnummer;Menge;Liefertermin;Position\nS;1.234,00;24.12.2026;P\n", ';', hansa());
+        List<Validated> records = read(RecordFormat.CSV,
+                "Artikelnummer;Menge;Liefertermin;Position\nS;1.234,00;24.12.2026;P\n", ';', hansa());
         assertThat(records.get(0).advice().quantity()).isEqualTo(1234);
     }
 
@@ -71,8 +74,9 @@ class RecordMappingTest {
                 S;7;24.12.2026;P-6
                 """, ';', hansa());
         assertThat(records).hasSize(6);
-        assertThat(records.get(0).reason()).isEqualTo("line 2: Menge: '1E999999999' is not a whole number greater than 0"
-                + " (decimal separator ',', grouping separator '.')");
+        assertThat(records.get(0).reason())
+                .isEqualTo("line 2: Menge: '1E999999999' is not a whole number greater than 0"
+                        + " (decimal separator ',', grouping separator '.')");
         assertThat(records.get(1).reason()).startsWith("line 3: Menge: '1E2147483647' is not a whole number");
         assertThat(records.get(2).reason()).startsWith("line 4: Menge: '1E5' is not a whole number");
         assertThat(records.get(3).reason()).startsWith("line 5: Menge: '1,5e3' is not a whole number");
@@ -108,8 +112,8 @@ class RecordMappingTest {
     void aRecordIsNamedByTheLineItStartsOnAfterBlankLinesAndMultiLineValues() {
         List<Validated> records = read(RecordFormat.CSV, """
                 source_id,sku,quantity,delivery_date
-                
-                
+
+
                 A,S,0,2026-12-24
                 B,"two
                 lines",0,2026-12-24
@@ -139,8 +143,10 @@ class RecordMappingTest {
                 L-3,SKU-3
                 """, ',', m);
         assertThat(records).hasSize(3);
-        assertThat(records.get(0).advice()).isEqualTo(new DeliveryAdvice("L-1", null, "SKU,1", 4, LocalDate.of(2026, 12, 1), Map.of()));
-        assertThat(records.get(1).reason()).isEqualTo("line 7: column 3 (quantity): '0' is not a whole number greater than 0");
+        assertThat(records.get(0).advice())
+                .isEqualTo(new DeliveryAdvice("L-1", null, "SKU,1", 4, LocalDate.of(2026, 12, 1), Map.of()));
+        assertThat(records.get(1).reason())
+                .isEqualTo("line 7: column 3 (quantity): '0' is not a whole number greater than 0");
         assertThat(records.get(2).reason()).isEqualTo("line 8 has 2 values but the supplier's mapping names 4 columns");
     }
 
@@ -155,8 +161,10 @@ class RecordMappingTest {
                 A,S,,2020-01-01,x,red
                 B,S,7,,y,blue
                 """, ',', m);
-        assertThat(records.get(0).advice()).isEqualTo(new DeliveryAdvice("A", null, "S", 1, LocalDate.of(2026, 12, 31), Map.of("colour", "red")));
-        assertThat(records.get(1).advice()).isEqualTo(new DeliveryAdvice("B", null, "S", 7, LocalDate.of(2026, 12, 31), Map.of("colour", "blue")));
+        assertThat(records.get(0).advice())
+                .isEqualTo(new DeliveryAdvice("A", null, "S", 1, LocalDate.of(2026, 12, 31), Map.of("colour", "red")));
+        assertThat(records.get(1).advice())
+                .isEqualTo(new DeliveryAdvice("B", null, "S", 7, LocalDate.of(2026, 12, 31), Map.of("colour", "blue")));
     }
 
     @Test
@@ -183,7 +191,8 @@ class RecordMappingTest {
                   "total": 4}}
                 """, ',', m);
         assertThat(records).hasSize(2);
-        assertThat(records.get(0).advice()).isEqualTo(new DeliveryAdvice("O-1/1", null, "SKU-1", 2, LocalDate.of(2026, 12, 1), Map.of()));
+        assertThat(records.get(0).advice())
+                .isEqualTo(new DeliveryAdvice("O-1/1", null, "SKU-1", 2, LocalDate.of(2026, 12, 1), Map.of()));
         assertThat(records.get(1).reason()).isEqualTo("line 4: qty: '-2' is not a whole number greater than 0");
     }
 
@@ -202,7 +211,8 @@ class RecordMappingTest {
         SupplierProperties.Mapping badPattern = new SupplierProperties.Mapping();
         badPattern.setDatePattern("dd.MM.yyyy Q{");
         assertThatThrownBy(() -> RecordMapping.of("HANSA", badPattern))
-                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.date-pattern: 'dd.MM.yyyy Q{' is not a date pattern");
+                .hasMessageStartingWith(
+                        "ingestor.suppliers.HANSA.mapping.date-pattern: 'dd.MM.yyyy Q{' is not a date pattern");
         SupplierProperties.Mapping unknownField = new SupplierProperties.Mapping();
         unknownField.setFields(Map.of("Menge", "qty"));
         assertThatThrownBy(() -> RecordMapping.of("HANSA", unknownField))
@@ -218,7 +228,8 @@ class RecordMappingTest {
         SupplierProperties.Mapping commentIsQuote = new SupplierProperties.Mapping();
         commentIsQuote.setComment('"');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", commentIsQuote))
-                .hasMessage("ingestor.suppliers.HANSA.mapping.comment and ingestor.suppliers.HANSA.mapping.quote are both '\"'");
+                .hasMessage(
+                        "ingestor.suppliers.HANSA.mapping.comment and ingestor.suppliers.HANSA.mapping.quote are both '\"'");
         SupplierProperties.Mapping lineBreakQuote = new SupplierProperties.Mapping();
         lineBreakQuote.setQuote('\n');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", lineBreakQuote))
@@ -227,26 +238,31 @@ class RecordMappingTest {
         columnsWithoutDate.setHeader(false);
         columnsWithoutDate.setColumns(List.of("source_id", "sku", "quantity"));
         assertThatThrownBy(() -> RecordMapping.of("PLAIN", columnsWithoutDate))
-                .hasMessageStartingWith("ingestor.suppliers.PLAIN.mapping.columns [source_id, sku, quantity] lacks the record field(s) [delivery_date]");
+                .hasMessageStartingWith(
+                        "ingestor.suppliers.PLAIN.mapping.columns [source_id, sku, quantity] lacks the record field(s) [delivery_date]");
         columnsWithoutDate.setDefaults(Map.of("delivery_date", "2026-12-31"));
         assertThat(RecordMapping.of("PLAIN", columnsWithoutDate).columns()).hasSize(3);
         SupplierProperties.Mapping germanDefault = new SupplierProperties.Mapping();
         germanDefault.setDefaults(Map.of("delivery_date", "24.12.2026"));
         assertThatThrownBy(() -> RecordMapping.of("HANSA", germanDefault))
-                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.defaults.delivery_date: the record rules refuse it (delivery_date: ");
+                .hasMessageStartingWith(
+                        "ingestor.suppliers.HANSA.mapping.defaults.delivery_date: the record rules refuse it (delivery_date: ");
         SupplierProperties.Mapping zeroConstant = new SupplierProperties.Mapping();
         zeroConstant.setConstants(Map.of("quantity", "0"));
         assertThatThrownBy(() -> RecordMapping.of("HANSA", zeroConstant))
-                .hasMessageStartingWith("ingestor.suppliers.HANSA.mapping.constants.quantity: the record rules refuse it (quantity: '0' is not a whole number");
+                .hasMessageStartingWith(
+                        "ingestor.suppliers.HANSA.mapping.constants.quantity: the record rules refuse it (quantity: '0' is not a whole number");
         SupplierProperties semicolons = new SupplierProperties();
         semicolons.setCsvDelimiter(';');
         semicolons.getMapping().setQuote(';');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", semicolons))
-                .hasMessage("ingestor.suppliers.HANSA.mapping.quote and ingestor.suppliers.HANSA.csv-delimiter are both ';'");
+                .hasMessage(
+                        "ingestor.suppliers.HANSA.mapping.quote and ingestor.suppliers.HANSA.csv-delimiter are both ';'");
         semicolons.getMapping().setQuote('"');
         semicolons.getMapping().setComment(';');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", semicolons))
-                .hasMessage("ingestor.suppliers.HANSA.mapping.comment and ingestor.suppliers.HANSA.csv-delimiter are both ';'");
+                .hasMessage(
+                        "ingestor.suppliers.HANSA.mapping.comment and ingestor.suppliers.HANSA.csv-delimiter are both ';'");
         semicolons.getMapping().setComment('#');
         assertThat(RecordMapping.of("HANSA", semicolons).comment()).isEqualTo('#');
         SupplierProperties.Mapping twoForOne = new SupplierProperties.Mapping();

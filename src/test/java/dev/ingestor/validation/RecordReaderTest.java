@@ -1,21 +1,22 @@
 package dev.ingestor.validation;
 
-import dev.ingestor.config.RecordFormat;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ingestor.config.RecordFormat;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RecordReaderTest {
 
     private static List<Validated> read(RecordFormat format, String text, char delimiter) {
         List<Validated> out = new ArrayList<>();
-        try (RecordReader reader = RecordReader.open(format, new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8, delimiter)) {
+        try (RecordReader reader = RecordReader.open(format,
+                new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8, delimiter)) {
             reader.forEachRemaining(r -> out.add(DeliveryAdviceValidator.validate(r)));
         }
         return out;
@@ -32,9 +33,10 @@ class RecordReaderTest {
         assertThat(records).hasSize(3);
         assertThat(records.get(0).advice()).isEqualTo(new DeliveryAdvice("A-1", 3L, "SKU-1", 10,
                 java.time.LocalDate.of(2026, 12, 1), java.util.Map.of("colour", "red")));
-        assertThat(records.get(1).reason()).isEqualTo("line 3: source_version: '-1' is negative; it must be a whole number 0 or greater;"
-                + " sku: missing; quantity: 'x' is not a whole number greater than 0;"
-                + " delivery_date: '2026-02-30' is not an ISO date (YYYY-MM-DD)");
+        assertThat(records.get(1).reason())
+                .isEqualTo("line 3: source_version: '-1' is negative; it must be a whole number 0 or greater;"
+                        + " sku: missing; quantity: 'x' is not a whole number greater than 0;"
+                        + " delivery_date: '2026-02-30' is not an ISO date (YYYY-MM-DD)");
         assertThat(records.get(2).reason()).isEqualTo("line 4 has 3 values but the header names 6 columns");
     }
 
@@ -47,9 +49,10 @@ class RecordReaderTest {
     @Test
     void bytesThatAreNotTextAreUnreadable() {
         assertThatThrownBy(() -> {
-            try (RecordReader reader = RecordReader.open(RecordFormat.CSV, new ByteArrayInputStream(new byte[] {'s', 'o', (byte) 0xff, '\n'}),
+            try (RecordReader reader = RecordReader.open(RecordFormat.CSV,
+                    new ByteArrayInputStream(new byte[] {'s', 'o', (byte) 0xff, '\n'}),
                     StandardCharsets.UTF_8, ',')) {
-                reader.forEachRemaining(r -> { });
+                reader.forEachRemaining(r -> {});
             }
         }).isInstanceOf(UnreadableFileException.class).hasMessageContaining("not valid text");
     }
@@ -63,11 +66,13 @@ class RecordReaderTest {
 
     @Test
     void garbageIsUnreadableNotEndless() {
-        byte[] garbage = new String(new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, 0x41, (byte) 0xc3}, StandardCharsets.ISO_8859_1)
+        byte[] garbage = new String(new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, 0x41, (byte) 0xc3},
+                StandardCharsets.ISO_8859_1)
                 .getBytes(StandardCharsets.UTF_8);
         assertThatThrownBy(() -> {
-            try (RecordReader reader = RecordReader.open(RecordFormat.CSV, new ByteArrayInputStream(garbage), StandardCharsets.UTF_8, ',')) {
-                reader.forEachRemaining(r -> { });
+            try (RecordReader reader = RecordReader.open(RecordFormat.CSV, new ByteArrayInputStream(garbage),
+                    StandardCharsets.UTF_8, ',')) {
+                reader.forEachRemaining(r -> {});
             }
         }).isInstanceOf(UnreadableFileException.class);
     }
@@ -90,13 +95,16 @@ class RecordReaderTest {
                 List.of("order", "lines"))).hasSize(1);
         assertThat(readJson("[" + LINE + "]  \n", List.of())).hasSize(1);
         for (String trailing : List.of(" garbage", " {}", " []", " \"x\"", " 1", "]")) {
-            assertThatThrownBy(() -> readJson("{\"order\": {\"lines\": [" + LINE + "]}}" + trailing, List.of("order", "lines")))
+            assertThatThrownBy(
+                    () -> readJson("{\"order\": {\"lines\": [" + LINE + "]}}" + trailing, List.of("order", "lines")))
                     .as("records path, then %s", trailing).isInstanceOf(UnreadableFileException.class);
             assertThatThrownBy(() -> readJson("[" + LINE + "]" + trailing, List.of()))
                     .as("top-level array, then %s", trailing).isInstanceOf(UnreadableFileException.class);
         }
-        assertThatThrownBy(() -> readJson("[" + LINE + "] {}", List.of())).hasMessageContaining("goes on after its JSON document");
-        assertThatThrownBy(() -> readJson("{\"order\": {\"lines\": [" + LINE + "], \"more\": 1", List.of("order", "lines")))
+        assertThatThrownBy(() -> readJson("[" + LINE + "] {}", List.of()))
+                .hasMessageContaining("goes on after its JSON document");
+        assertThatThrownBy(
+                () -> readJson("{\"order\": {\"lines\": [" + LINE + "], \"more\": 1", List.of("order", "lines")))
                 .isInstanceOf(UnreadableFileException.class).hasMessageContaining("end-of-input");
     }
 }

@@ -51,7 +51,8 @@ class SupplierHooksTest {
 
     @Test
     void recordsPassThroughTheSuppliersHook() {
-        List<RawRecord> out = readAll(hooks.wrap("SPLITCO", UUID.randomUUID(), reader(record(1, "SKU-1/7"), record(2, "SKU-2"))));
+        List<RawRecord> out = readAll(
+                hooks.wrap("SPLITCO", UUID.randomUUID(), reader(record(1, "SKU-1/7"), record(2, "SKU-2"))));
 
         assertThat(out.get(0).isBroken()).isFalse();
         assertThat(out.get(0).fields()).containsEntry("sku", "SKU-1").containsEntry("quantity", "7")

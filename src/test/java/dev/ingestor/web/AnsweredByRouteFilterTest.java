@@ -1,5 +1,8 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.lang.reflect.Proxy;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -25,9 +28,6 @@ import org.springframework.web.context.support.ServletRequestHandledEvent;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerMapping;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 /**
  * A request a Camel route has answered passes the DispatcherServlet once, not twice, and everything that follows
  * the end of a request still happens; a second dispatch with something left to do still goes through.
@@ -52,7 +52,8 @@ class AnsweredByRouteFilterTest extends IngestorTestSupport {
         });
         double[] before = {answered("202"), answered("200"), answered("400")};
         try {
-            byte[] body = "source_id,sku,quantity,delivery_date\nanswered-1,SKU,1,2026-12-01\n".getBytes(StandardCharsets.UTF_8);
+            byte[] body = "source_id,sku,quantity,delivery_date\nanswered-1,SKU,1,2026-12-01\n"
+                    .getBytes(StandardCharsets.UTF_8);
             HttpResponse<String> created = post(files, ACME_KEY, "text/csv", body, "X-File-Name", "answered.csv");
             assertThat(created.statusCode()).as(created.body()).isEqualTo(202);
             HttpResponse<String> again = post(files, ACME_KEY, "text/csv", body, "X-File-Name", "answered.csv");
@@ -85,8 +86,10 @@ class AnsweredByRouteFilterTest extends IngestorTestSupport {
         assertThat(AnsweredByRouteFilter.answeredByRoute(request(route), committed(true))).isTrue();
         assertThat(AnsweredByRouteFilter.answeredByRoute(request(route), committed(false)))
                 .as("not answered yet: an async timeout's 503 or a failure's problem is still to be written").isFalse();
-        assertThat(AnsweredByRouteFilter.answeredByRoute(request(other), committed(true))).as("not a Camel route").isFalse();
-        assertThat(AnsweredByRouteFilter.answeredByRoute(request(null), committed(true))).as("no handler found").isFalse();
+        assertThat(AnsweredByRouteFilter.answeredByRoute(request(other), committed(true))).as("not a Camel route")
+                .isFalse();
+        assertThat(AnsweredByRouteFilter.answeredByRoute(request(null), committed(true))).as("no handler found")
+                .isFalse();
 
         AnsweredByRouteFilter filter = new AnsweredByRouteFilter();
         MockHttpServletRequest first = request(route);
@@ -112,7 +115,8 @@ class AnsweredByRouteFilterTest extends IngestorTestSupport {
         MockHttpServletRequest failed = request(route);
         failed.setDispatcherType(DispatcherType.ASYNC);
         // the route's future ended with an Error after the answer began: the DispatcherServlet must see it
-        ReflectionTestUtils.setField(WebAsyncUtils.getAsyncManager(failed), "concurrentResult", new OutOfMemoryError("test"));
+        ReflectionTestUtils.setField(WebAsyncUtils.getAsyncManager(failed), "concurrentResult",
+                new OutOfMemoryError("test"));
         chain = new MockFilterChain();
         filter.doFilter(failed, committed(true), chain);
         assertThat(chain.getRequest()).isSameAs(failed);

@@ -1,5 +1,7 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -14,13 +16,12 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * The route configurations of routes/api-callers.camel.yaml reach every REST route: each one takes its caller
  * before it does anything (401 when no front door established one), and each admin route refuses a supplier's
  * key by itself, as the defence behind the front door's path rule. The front door cannot be passed over HTTP,
- * so the routes are called here through their consumers, with a servlet request that carries the caller the front door would
+ * so the routes are called here through their consumers, with a servlet request that carries the caller the front door
+ * would
  * have set (the request attribute is the only thing a route reads of it).
  */
 @Timeout(120)
@@ -32,7 +33,8 @@ class ApiCallerRoutesTest extends IngestorTestSupport {
         assertThat(routes).contains("job-list", "http-file-push", "http-items", "admin-overview");
         for (String route : routes) {
             Exchange answered = call(route, null);
-            assertThat(answered.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class)).as(route).isEqualTo(401);
+            assertThat(answered.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class)).as(route)
+                    .isEqualTo(401);
             assertThat(body(answered)).as(route).contains("this API needs a key");
         }
     }
@@ -41,11 +43,14 @@ class ApiCallerRoutesTest extends IngestorTestSupport {
     void everyAdminRouteRefusesASupplierKeyByItself() {
         List<String> admin = restRoutes().stream().filter(id -> id.startsWith("admin-")).toList();
         // every admin route, whatever their number: a new one is checked here without a change to this test
-        assertThat(admin).contains("admin-overview", "admin-jobs", "admin-throughput", "admin-preview", "admin-retry-failed",
-                "admin-retry-intake-failure").hasSizeGreaterThanOrEqualTo(15);
+        assertThat(admin)
+                .contains("admin-overview", "admin-jobs", "admin-throughput", "admin-preview", "admin-retry-failed",
+                        "admin-retry-intake-failure")
+                .hasSizeGreaterThanOrEqualTo(15);
         for (String route : admin) {
             Exchange answered = call(route, Caller.supplier("ACME"));
-            assertThat(answered.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class)).as(route).isEqualTo(403);
+            assertThat(answered.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class)).as(route)
+                    .isEqualTo(403);
             assertThat(body(answered)).as(route).contains("the admin API needs the admin key");
         }
         // and the admin key passes the same check
@@ -55,7 +60,8 @@ class ApiCallerRoutesTest extends IngestorTestSupport {
 
     /** The routes the REST DSL serves (each verb and its route are one route, from a rest: endpoint). */
     private List<String> restRoutes() {
-        return camelContext.getRoutes().stream().filter(route -> route.getEndpoint().getEndpointUri().startsWith("rest:"))
+        return camelContext.getRoutes().stream()
+                .filter(route -> route.getEndpoint().getEndpointUri().startsWith("rest:"))
                 .map(Route::getRouteId).sorted().toList();
     }
 
@@ -67,7 +73,8 @@ class ApiCallerRoutesTest extends IngestorTestSupport {
         }
         Consumer consumer = camelContext.getRoute(routeId).getConsumer();
         Exchange exchange = consumer.createExchange(false);
-        exchange.setIn(new PlatformHttpMessage(request, new MockHttpServletResponse(), exchange, new SpringBootPlatformHttpBinding(), true));
+        exchange.setIn(new PlatformHttpMessage(request, new MockHttpServletResponse(), exchange,
+                new SpringBootPlatformHttpBinding(), true));
         try {
             consumer.getProcessor().process(exchange);
         } catch (Exception e) {

@@ -1,5 +1,7 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -11,9 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
@@ -23,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Rotating a supplier's API key without a gap: while both hashes are configured
@@ -53,8 +53,10 @@ class ApiKeyRotationTest {
             // a push with the new key, read back with the old one: both keys are the same supplier
             HttpResponse<String> pushed = http.send(HttpRequest.newBuilder(uri(port, "/api/v1/suppliers/ACME/files"))
                     .header("X-Api-Key", NEW_KEY).header("Content-Type", "text/csv")
-                    .POST(HttpRequest.BodyPublishers.ofString("source_id,sku,quantity,delivery_date\nR-1,SKU,1,2026-12-01\n"
-                            + UUID.randomUUID() + "\n", StandardCharsets.UTF_8)).build(), HttpResponse.BodyHandlers.ofString());
+                    .POST(HttpRequest.BodyPublishers
+                            .ofString("source_id,sku,quantity,delivery_date\nR-1,SKU,1,2026-12-01\n"
+                                    + UUID.randomUUID() + "\n", StandardCharsets.UTF_8))
+                    .build(), HttpResponse.BodyHandlers.ofString());
             assertThat(pushed.statusCode()).as(pushed.body()).isEqualTo(202);
             jobPath = "/api/v1/jobs/" + JSON.readTree(pushed.body()).get("id").asString();
 
@@ -70,7 +72,8 @@ class ApiKeyRotationTest {
             int port = port(app);
             HttpResponse<String> old = get(port, jobPath, OLD_KEY);
             assertThat(old.statusCode()).as(old.body()).isEqualTo(401);
-            assertThat(old.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+            assertThat(old.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
             assertThat(JSON.readTree(old.body()).get("detail").asString()).contains("not valid");
             assertThat(get(port, "/api/v1/jobs", OLD_KEY).statusCode()).isEqualTo(401);
 

@@ -1,5 +1,7 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,8 +16,6 @@ import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One size limit for every body, on every spelling of a path and every method: file pushes
@@ -75,13 +75,15 @@ class BodyLimitsTest extends IngestorTestSupport {
     void aChunkedBodyOverTheLimitIsRefusedNotTruncated() throws Exception {
         byte[] big = new byte[100_000];
         HttpResponse<String> admin = http.send(postRequest("/api/v1/admin/jobs/" + UUID.randomUUID() + "/revalidate",
-                ADMIN_KEY, "application/json", HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))),
+                ADMIN_KEY, "application/json",
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))),
                 HttpResponse.BodyHandlers.ofString());
         assertProblem(admin, 413, "ingestor.http.max-body-size");
 
         byte[] file = new byte[1024 * 1024 + 1];
         HttpResponse<String> push = http.send(postRequest("/api/v1/suppliers/ACME/files;x=1", ACME_KEY,
-                "application/octet-stream", HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(file))),
+                "application/octet-stream",
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(file))),
                 HttpResponse.BodyHandlers.ofString());
         assertProblem(push, 413, "ingestor.http.max-file-size");
         assertThat(jobCount()).isZero();
@@ -89,7 +91,8 @@ class BodyLimitsTest extends IngestorTestSupport {
         byte[] exact = new byte[1024 * 1024];
         exact[0] = 'x';
         HttpResponse<String> fits = http.send(postRequest("/api/v1/suppliers/ACME/files", ACME_KEY,
-                "application/octet-stream", HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(exact))),
+                "application/octet-stream",
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(exact))),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(fits.statusCode()).as(fits.body()).isEqualTo(202);
         assertThat(jdbc.queryForObject("SELECT size FROM import_job", Long.class)).isEqualTo(exact.length);

@@ -1,5 +1,7 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -12,8 +14,6 @@ import java.util.zip.GZIPOutputStream;
 
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Content-Encoding: gzip is decoded with the limit on the decoded bytes; any other encoding is a 415. */
 class ContentEncodingTest extends IngestorTestSupport {
@@ -28,7 +28,8 @@ class ContentEncodingTest extends IngestorTestSupport {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
         String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(plain));
         assertThat(JSON.readTree(response.body()).get("key").asString()).isEqualTo("ACME:" + sha);
-        assertThat(DATA.resolve("raw").resolve("ACME").resolve(sha.substring(0, 2)).resolve(sha)).hasBinaryContent(plain);
+        assertThat(DATA.resolve("raw").resolve("ACME").resolve(sha.substring(0, 2)).resolve(sha))
+                .hasBinaryContent(plain);
     }
 
     @Test
@@ -49,7 +50,7 @@ class ContentEncodingTest extends IngestorTestSupport {
         assertProblem(post(FILES, ACME_KEY, "application/octet-stream", bomb, "Content-Encoding", "gzip"),
                 413, "the decoded body is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
         assertProblem(post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json", gzip(new byte[70_000]),
-                        "Content-Encoding", "gzip", "Idempotency-Key", "k-bomb"),
+                "Content-Encoding", "gzip", "Idempotency-Key", "k-bomb"),
                 413, "ingestor.http.max-json-size");
         assertThat(jobCount()).isZero();
     }

@@ -1,5 +1,7 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -7,12 +9,10 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The deployment files as shipped: the image runs as a non-root user, and docker-compose never runs with a
@@ -32,7 +32,8 @@ class DeploymentFilesTest {
                 lastFrom = i;
             }
         }
-        List<String> users = lines.subList(lastFrom, lines.size()).stream().filter(line -> line.startsWith("USER ")).toList();
+        List<String> users = lines.subList(lastFrom, lines.size()).stream().filter(line -> line.startsWith("USER "))
+                .toList();
         assertThat(users).as("USER in the final stage of the Dockerfile").isNotEmpty();
         String user = users.get(users.size() - 1).substring("USER ".length()).trim();
         assertThat(user).matches("[1-9][0-9]*(:[0-9]+)?");
@@ -51,7 +52,8 @@ class DeploymentFilesTest {
         for (String secret : List.of("SPRING_DATASOURCE_PASSWORD", "INGESTOR_ADMIN_APIKEYSHA256")) {
             assertThat(String.valueOf(app.get(secret))).as(secret).matches(REQUIRED_VARIABLE);
         }
-        assertThat(String.valueOf(map(map(services, "postgres"), "environment").get("POSTGRES_PASSWORD"))).matches(REQUIRED_VARIABLE);
+        assertThat(String.valueOf(map(map(services, "postgres"), "environment").get("POSTGRES_PASSWORD")))
+                .matches(REQUIRED_VARIABLE);
 
         // every supplier of application.yaml with a (demo) key gets its own key from the environment
         JsonNode suppliers = new JsonMapper().readTree(interpolate((String) app.get("SPRING_APPLICATION_JSON")))
@@ -61,14 +63,16 @@ class DeploymentFilesTest {
         assertThat(defaults).isNotEmpty();
         defaults.forEach((code, supplier) -> {
             if (((Map<?, ?>) supplier).containsKey("api-key-sha256")) {
-                assertThat(suppliers.path(code).path("api-key-sha256").asString()).as("key of " + code).startsWith("required:");
+                assertThat(suppliers.path(code).path("api-key-sha256").asString()).as("key of " + code)
+                        .startsWith("required:");
             }
         });
         // and every SFTP supplier checks the server's host key
         suppliers.properties().iterator().forEachRemaining(supplier -> {
             JsonNode sftp = supplier.getValue().path("sftp");
             if (!sftp.isMissingNode()) {
-                assertThat(sftp.path("known-hosts-file").asString()).as("known hosts of " + supplier.getKey()).isNotBlank();
+                assertThat(sftp.path("known-hosts-file").asString()).as("known hosts of " + supplier.getKey())
+                        .isNotBlank();
                 assertThat(sftp.path("strict-host-key-checking").asString("true")).isEqualTo("true");
                 assertThat(sftp.path("password").asString()).startsWith("required:");
             }

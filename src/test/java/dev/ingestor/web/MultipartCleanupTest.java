@@ -1,5 +1,8 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.File;
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -14,9 +17,6 @@ import dev.ingestor.support.IngestorTestSupport;
 import jakarta.servlet.ServletContext;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A multipart upload leaves nothing on disk, whatever its answer: not the container's parts, not Camel's
@@ -34,7 +34,8 @@ class MultipartCleanupTest extends IngestorTestSupport {
         long before = leftovers();
         String boundary = "b" + UUID.randomUUID();
 
-        HttpResponse<String> accepted = postForm(FILES, ACME_KEY, boundary, form(boundary, part(boundary, "file", "a.csv", "id,x\n1,2\n")),
+        HttpResponse<String> accepted = postForm(FILES, ACME_KEY, boundary,
+                form(boundary, part(boundary, "file", "a.csv", "id,x\n1,2\n")),
                 "X-File-Name", "a.csv");
         assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
         awaitLeftovers(before);
@@ -44,14 +45,16 @@ class MultipartCleanupTest extends IngestorTestSupport {
         assertProblem(twoParts, 400, "exactly one file part");
         awaitLeftovers(before);
 
-        HttpResponse<String> tooLarge = http.send(postRequest(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary,
-                java.net.http.HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(
-                        form(boundary, part(boundary, "file", "big.csv", "z".repeat(1024 * 1024 + 10)))))),
+        HttpResponse<String> tooLarge = http.send(
+                postRequest(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary,
+                        java.net.http.HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(
+                                form(boundary, part(boundary, "file", "big.csv", "z".repeat(1024 * 1024 + 10)))))),
                 HttpResponse.BodyHandlers.ofString());
         assertProblem(tooLarge, 413, "ingestor.http.max-file-size");
         awaitLeftovers(before);
 
-        HttpResponse<String> encoded = postForm(FILES, ACME_KEY, boundary, form(boundary, part(boundary, "file", "a.csv", "q")),
+        HttpResponse<String> encoded = postForm(FILES, ACME_KEY, boundary,
+                form(boundary, part(boundary, "file", "a.csv", "q")),
                 "Content-Encoding", "br");
         assertProblem(encoded, 415, "Content-Encoding 'br'");
         HttpResponse<String> admin = post("/api/v1/admin/jobs/" + UUID.randomUUID() + "/revalidate", ADMIN_KEY,
@@ -65,7 +68,8 @@ class MultipartCleanupTest extends IngestorTestSupport {
     void malformedMultipartIs400() throws Exception {
         long before = leftovers();
         String boundary = "b" + UUID.randomUUID();
-        String truncated = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"t.csv\"\r\n\r\n"
+        String truncated = "--" + boundary
+                + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"t.csv\"\r\n\r\n"
                 + "x".repeat(20_000);
         assertProblem(post(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary,
                 truncated.getBytes(StandardCharsets.UTF_8)), 400, "not well-formed multipart");

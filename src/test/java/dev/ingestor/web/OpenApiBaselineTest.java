@@ -1,5 +1,7 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -7,12 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The served /api/v1/openapi.json promises at least what src/test/resources/openapi/baseline.json promised: the
@@ -54,9 +54,11 @@ class OpenApiBaselineTest extends IngestorTestSupport {
                 JsonNode before = method.getValue();
                 JsonNode now = served.path("paths").path(path.getKey()).path(method.getKey());
                 assertThat(now.isObject()).as(name + " is served").isTrue();
-                assertThat(now.path("operationId").asString()).as(name).isEqualTo(before.path("operationId").asString());
+                assertThat(now.path("operationId").asString()).as(name)
+                        .isEqualTo(before.path("operationId").asString());
                 assertThat(now.path("summary").asString()).as(name).isEqualTo(before.path("summary").asString());
-                assertThat(now.path("deprecated").asBoolean(false)).as(name).isEqualTo(before.path("deprecated").asBoolean(false));
+                assertThat(now.path("deprecated").asBoolean(false)).as(name)
+                        .isEqualTo(before.path("deprecated").asBoolean(false));
                 parameters(name, before, now);
                 requestBody(name, before, now);
                 responses(name, before, now);
@@ -67,8 +69,10 @@ class OpenApiBaselineTest extends IngestorTestSupport {
 
     @Test
     void theSecuritySchemesInfoAndSchemasOfTheBaselineAreServed() {
-        assertThat(served.path("info").path("title").asString()).isEqualTo(baseline.path("info").path("title").asString());
-        assertThat(served.path("info").path("version").asString()).isEqualTo(baseline.path("info").path("version").asString());
+        assertThat(served.path("info").path("title").asString())
+                .isEqualTo(baseline.path("info").path("title").asString());
+        assertThat(served.path("info").path("version").asString())
+                .isEqualTo(baseline.path("info").path("version").asString());
         for (Map.Entry<String, JsonNode> scheme : fields(baseline.at("/components/securitySchemes"))) {
             JsonNode now = served.at("/components/securitySchemes").path(scheme.getKey());
             for (String field : List.of("type", "name", "in", "scheme")) {
@@ -91,7 +95,9 @@ class OpenApiBaselineTest extends IngestorTestSupport {
                 String where = schema.getKey() + "." + property.getKey();
                 JsonNode declared = now.path("properties").path(property.getKey());
                 assertThat(declared.isObject()).as(where).isTrue();
-                JsonNode type = property.getValue().has("$ref") ? property.getValue().path("$ref") : property.getValue().path("type");
+                JsonNode type = property.getValue().has("$ref")
+                        ? property.getValue().path("$ref")
+                        : property.getValue().path("type");
                 JsonNode typeNow = declared.has("$ref") ? declared.path("$ref") : declared.path("type");
                 if (!property.getValue().path("$ref").asString("").endsWith("/JsonNode")) {
                     assertThat(typeNow.asString("")).as(where).isEqualTo(type.asString(""));
@@ -102,7 +108,8 @@ class OpenApiBaselineTest extends IngestorTestSupport {
 
     private static void parameters(String name, JsonNode before, JsonNode now) {
         for (JsonNode parameter : before.path("parameters")) {
-            String what = name + " parameter " + parameter.path("in").asString() + " " + parameter.path("name").asString();
+            String what = name + " parameter " + parameter.path("in").asString() + " "
+                    + parameter.path("name").asString();
             JsonNode match = null;
             for (JsonNode candidate : now.path("parameters")) {
                 if (candidate.path("name").asString().equals(parameter.path("name").asString())
@@ -111,7 +118,8 @@ class OpenApiBaselineTest extends IngestorTestSupport {
                 }
             }
             assertThat(match).as(what).isNotNull();
-            assertThat(match.path("required").asBoolean(false)).as(what).isEqualTo(parameter.path("required").asBoolean(false));
+            assertThat(match.path("required").asBoolean(false)).as(what)
+                    .isEqualTo(parameter.path("required").asBoolean(false));
             if (parameter.has("description")) {
                 assertThat(match.path("description").asString("")).as(what).isNotBlank();
             }
@@ -134,9 +142,11 @@ class OpenApiBaselineTest extends IngestorTestSupport {
             String what = name + " " + response.getKey();
             JsonNode answer = now.path("responses").path(response.getKey());
             assertThat(answer.isObject()).as(what).isTrue();
-            assertThat(answer.path("description").asString()).as(what).isEqualTo(response.getValue().path("description").asString());
+            assertThat(answer.path("description").asString()).as(what)
+                    .isEqualTo(response.getValue().path("description").asString());
             List<String> schemasBefore = new ArrayList<>();
-            response.getValue().path("content").forEach(media -> schemasBefore.add(media.path("schema").path("$ref").asString("")));
+            response.getValue().path("content")
+                    .forEach(media -> schemasBefore.add(media.path("schema").path("$ref").asString("")));
             List<String> schemasNow = new ArrayList<>();
             answer.path("content").forEach(media -> schemasNow.add(media.path("schema").path("$ref").asString("")));
             assertThat(schemasNow).as(what + " schemas").isNotEmpty().containsAll(schemasBefore);

@@ -1,5 +1,7 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
@@ -21,8 +22,7 @@ import io.swagger.v3.parser.core.models.ParseOptions;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.JsonNode;
 
 /**
  * /api/v1/openapi.json, fetched from the running app, is a document a partner can generate a typed client from:
@@ -72,8 +72,8 @@ class OpenApiDocumentTest extends IngestorTestSupport {
                 operations++;
                 if (operation.getRequestBody() != null) {
                     assertThat(operation.getRequestBody().getContent()).as(name).isNotEmpty();
-                    operation.getRequestBody().getContent().forEach((type, media) ->
-                            assertThat(media.getSchema()).as(name + " request " + type).isNotNull());
+                    operation.getRequestBody().getContent().forEach(
+                            (type, media) -> assertThat(media.getSchema()).as(name + " request " + type).isNotNull());
                 }
                 assertThat(operation.getResponses().keySet()).as(name).anyMatch(code -> code.startsWith("2"));
                 for (Map.Entry<String, ApiResponse> response : operation.getResponses().entrySet()) {
@@ -94,15 +94,18 @@ class OpenApiDocumentTest extends IngestorTestSupport {
                 "/api/v1/partners/{partner}/items")) {
             assertThat(api.getPaths().get(path).getPost().getRequestBody().getRequired()).as(path).isTrue();
         }
-        assertThat(document.at("/paths/~1api~1v1~1suppliers~1{supplier}~1items/post/requestBody/content/application~1json/schema/$ref")
+        assertThat(document.at(
+                "/paths/~1api~1v1~1suppliers~1{supplier}~1items/post/requestBody/content/application~1json/schema/$ref")
                 .asString()).isEqualTo("#/components/schemas/ItemBatch");
-        assertThat(document.at("/paths/~1api~1v1~1suppliers~1{supplier}~1files/post/requestBody/content/text~1csv/schema/format")
+        assertThat(document
+                .at("/paths/~1api~1v1~1suppliers~1{supplier}~1files/post/requestBody/content/text~1csv/schema/format")
                 .asString()).isEqualTo("binary");
         assertThat(document.at("/paths/~1api~1v1~1jobs~1{id}/get/responses/200/content/application~1json/schema/$ref")
                 .asString()).isEqualTo("#/components/schemas/Job");
         // examples a reader sees next to the fields
         assertThat(document.at("/components/schemas/Job/properties/supplier/example").asString()).isEqualTo("ACME");
-        assertThat(document.at("/components/schemas/Problem/properties/type/example").asString()).startsWith("urn:ingestor:problem:");
+        assertThat(document.at("/components/schemas/Problem/properties/type/example").asString())
+                .startsWith("urn:ingestor:problem:");
     }
 
     @Test
@@ -125,7 +128,8 @@ class OpenApiDocumentTest extends IngestorTestSupport {
         truncateAll();
         HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv",
                 "source_id,sku,quantity,delivery_date\nO-1,SKU-1,2,2026-12-01\nO-2,SKU-2,-3,2026-12-01\n"
-                        .getBytes(StandardCharsets.UTF_8), "X-File-Name", "openapi.csv");
+                        .getBytes(StandardCharsets.UTF_8),
+                "X-File-Name", "openapi.csv");
         assertThat(pushed.statusCode()).as(pushed.body()).isEqualTo(202);
         JsonNode job = JSON.readTree(pushed.body());
         declares(job, "Job");
@@ -141,22 +145,26 @@ class OpenApiDocumentTest extends IngestorTestSupport {
         String key = UUID.randomUUID().toString();
         HttpResponse<String> batch = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
                 "{\"items\":[{\"source_id\":\"I-1\",\"source_version\":1,\"sku\":\"SKU-1\",\"quantity\":5,\"delivery_date\":\"2026-12-01\"},{\"source_id\":\"I-2\",\"sku\":\"SKU-2\",\"quantity\":0,\"delivery_date\":\"2026-12-01\"}]}"
-                        .getBytes(StandardCharsets.UTF_8), "Idempotency-Key", key);
+                        .getBytes(StandardCharsets.UTF_8),
+                "Idempotency-Key", key);
         assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
         JsonNode answer = JSON.readTree(batch.body());
         assertThat(answer.get("items").get(1).has("reason")).isTrue();
         declares(answer, "ItemBatchAnswer");
         HttpResponse<String> bulk = post("/api/v1/suppliers/ACME/items?mode=bulk", ACME_KEY, "application/json",
                 "{\"items\":[{\"source_id\":\"I-3\",\"sku\":\"SKU-3\",\"quantity\":1,\"delivery_date\":\"2026-12-01\"}]}"
-                        .getBytes(StandardCharsets.UTF_8), "Idempotency-Key", UUID.randomUUID().toString());
+                        .getBytes(StandardCharsets.UTF_8),
+                "Idempotency-Key", UUID.randomUUID().toString());
         assertThat(bulk.statusCode()).as(bulk.body()).isEqualTo(202);
         declares(JSON.readTree(bulk.body()), "Job");
         awaitSettled();
 
         // a job that failed in a stage, as the dead-letter channel leaves it
         jdbc.update("UPDATE import_job SET state = 'FAILED', error = 'gave up' WHERE id = ?::uuid", jobId);
-        jdbc.update("INSERT INTO dead_letter (job_id, stage, exception, message, attempts) VALUES (?::uuid, 'processing',"
-                + " 'java.lang.IllegalStateException', 'broken', 3)", jobId);
+        jdbc.update(
+                "INSERT INTO dead_letter (job_id, stage, exception, message, attempts) VALUES (?::uuid, 'processing',"
+                        + " 'java.lang.IllegalStateException', 'broken', 3)",
+                jobId);
         declares(JSON.readTree(get("/api/v1/admin/overview").body()), "AdminOverview");
         declares(JSON.readTree(get("/api/v1/admin/jobs").body()), "JobPage");
         JsonNode adminJob = JSON.readTree(get("/api/v1/admin/jobs/" + jobId).body());
@@ -169,15 +177,17 @@ class OpenApiDocumentTest extends IngestorTestSupport {
         assertThat(letters.get("items")).isNotEmpty();
         declares(letters, "DeadLetterPage");
         declares(JSON.readTree(get("/api/v1/admin/idempotency-keys/ACME/" + key).body()), "RequestKey");
-        HttpResponse<String> retried = http.send(HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/retry-failed"))
-                .header("X-Api-Key", ADMIN_KEY).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse<String> retried = http.send(
+                HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/retry-failed"))
+                        .header("X-Api-Key", ADMIN_KEY).POST(HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(retried.statusCode()).as(retried.body()).isEqualTo(202);
         declares(JSON.readTree(retried.body()), "RetryFailedResult");
         declares(JSON.readTree(get("/api/v1/admin/throughput?minutes=5").body()), "Throughput");
         HttpResponse<String> preview = http.send(HttpRequest.newBuilder(uri("/api/v1/admin/suppliers/ACME/preview"))
                 .header("X-Api-Key", ADMIN_KEY).POST(HttpRequest.BodyPublishers.ofString(
-                        "source_id,source_version,sku,quantity,delivery_date\nP1,1,SKU,-1,2026-01-01\n")).build(),
+                        "source_id,source_version,sku,quantity,delivery_date\nP1,1,SKU,-1,2026-01-01\n"))
+                .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(preview.statusCode()).as(preview.body()).isEqualTo(200);
         declares(JSON.readTree(preview.body()), "Preview");
@@ -193,7 +203,8 @@ class OpenApiDocumentTest extends IngestorTestSupport {
         assertThat(schema.isMissingNode()).as("schema at " + where).isFalse();
         if (schema.has("$ref")) {
             String ref = schema.get("$ref").asString();
-            declares(value, document.at("/components/schemas/" + ref.substring(ref.lastIndexOf('/') + 1)), where + "->" + ref);
+            declares(value, document.at("/components/schemas/" + ref.substring(ref.lastIndexOf('/') + 1)),
+                    where + "->" + ref);
             return;
         }
         if (value.isNull()) {
@@ -203,7 +214,7 @@ class OpenApiDocumentTest extends IngestorTestSupport {
             assertThat(schema.path("type").asString("object")).as(where).isEqualTo("object");
             JsonNode properties = schema.path("properties");
             JsonNode additional = schema.path("additionalProperties");
-            for (Iterator<Map.Entry<String, JsonNode>> fields = value.properties().iterator(); fields.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> fields = value.properties().iterator(); fields.hasNext();) {
                 Map.Entry<String, JsonNode> field = fields.next();
                 if (properties.has(field.getKey())) {
                     declares(field.getValue(), properties.get(field.getKey()), where + "." + field.getKey());

@@ -1,17 +1,17 @@
 package dev.ingestor.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.http.HttpResponse;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import org.apache.camel.spi.RestRegistry;
 import org.apache.camel.support.PluginHelper;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The API is described in src/main/resources/openapi.yaml and answered by the rest: definitions of
@@ -29,8 +29,8 @@ class OpenApiMatchesRoutesTest extends IngestorTestSupport {
         JsonNode document = JSON.readTree(response.body());
 
         Map<String, JsonNode> documented = new TreeMap<>();
-        document.path("paths").properties().forEach(path -> path.getValue().properties().forEach(method ->
-                documented.put(method.getKey().toUpperCase() + " " + path.getKey(), method.getValue())));
+        document.path("paths").properties().forEach(path -> path.getValue().properties().forEach(
+                method -> documented.put(method.getKey().toUpperCase() + " " + path.getKey(), method.getValue())));
         Map<String, RestRegistry.RestService> answered = new TreeMap<>();
         for (RestRegistry.RestService service : PluginHelper.getRestRegistry(camelContext).listAllRestServices()) {
             String path = (service.getBasePath() + (service.getUriTemplate() == null ? "" : service.getUriTemplate()))
@@ -45,9 +45,11 @@ class OpenApiMatchesRoutesTest extends IngestorTestSupport {
             JsonNode content = documented.get(operation).path("requestBody").path("content");
             if (service.getConsumes() != null) {
                 assertThat(content.propertyNames()).as(operation + " request content types")
-                        .containsExactlyInAnyOrderElementsOf(Arrays.stream(service.getConsumes().split(",")).map(String::trim).toList());
+                        .containsExactlyInAnyOrderElementsOf(
+                                Arrays.stream(service.getConsumes().split(",")).map(String::trim).toList());
             } else {
-                assertThat(content.isMissingNode()).as(operation + " documents a body its route does not take").isTrue();
+                assertThat(content.isMissingNode()).as(operation + " documents a body its route does not take")
+                        .isTrue();
             }
         });
     }

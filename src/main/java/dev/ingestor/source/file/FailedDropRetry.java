@@ -42,7 +42,8 @@ public class FailedDropRetry {
     private final IntakeFailureStore failures;
     private final TransactionTemplate transactions;
 
-    public FailedDropRetry(IngestorProperties properties, IntakeFailureStore failures, PlatformTransactionManager transactionManager) {
+    public FailedDropRetry(IngestorProperties properties, IntakeFailureStore failures,
+            PlatformTransactionManager transactionManager) {
         this.properties = properties;
         this.failures = failures;
         this.transactions = new TransactionTemplate(transactionManager);
@@ -61,19 +62,23 @@ public class FailedDropRetry {
                 Path target = inboxFolder.resolve(failure.fileName());
                 // the row first: when the move is refused or fails the transaction rolls the mark back
                 failures.markRetried(failure.id(), who, target.toString());
-                return move(Path.of(failure.location()).toAbsolutePath().normalize(), inboxFolder, target, failure.supplier());
+                return move(Path.of(failure.location()).toAbsolutePath().normalize(), inboxFolder, target,
+                        failure.supplier());
             }));
         } catch (RetryRefusedException e) {
             result = Optional.of(Result.refused(e.getMessage()));
         }
         result.ifPresent(r -> LOG.info("admin action=retry-intake-failure id={} by={} result={}", id, who,
-                r.movedTo() != null ? "moved back to " + FileNameRule.printable(r.movedTo().toString()) : "refused (" + r.refusal() + ")"));
+                r.movedTo() != null
+                        ? "moved back to " + FileNameRule.printable(r.movedTo().toString())
+                        : "refused (" + r.refusal() + ")"));
         return result;
     }
 
     private String refusal(IntakeFailureStore.Failure failure) {
         if (!"failed".equals(failure.outcome())) {
-            return "intake failure " + failure.id() + " was " + failure.outcome() + ", which no retry fixes; the supplier has to send a new file";
+            return "intake failure " + failure.id() + " was " + failure.outcome()
+                    + ", which no retry fixes; the supplier has to send a new file";
         }
         if (failure.retried()) {
             return "intake failure " + failure.id() + " was retried already";
@@ -81,7 +86,8 @@ public class FailedDropRetry {
         SupplierProperties supplier = properties.getSuppliers().get(failure.supplier());
         if (!"file-drop".equals(failure.source()) || supplier == null || !supplier.getFileDrop().isEnabled()
                 || failure.location() == null) {
-            return "intake failure " + failure.id() + " is no dropped file of a supplier with a file drop; only those are moved back";
+            return "intake failure " + failure.id()
+                    + " is no dropped file of a supplier with a file drop; only those are moved back";
         }
         if (FileNameRule.problem(failure.fileName()).isPresent()) {
             return "intake failure " + failure.id() + " has a file name that cannot go back into the inbox";
@@ -89,7 +95,10 @@ public class FailedDropRetry {
         return null;
     }
 
-    /** Moves the file back (or throws {@link RetryRefusedException}), refusing anything that is not a regular file in the supplier's own .failed folder. */
+    /**
+     * Moves the file back (or throws {@link RetryRefusedException}), refusing anything that is not a regular file in
+     * the supplier's own .failed folder.
+     */
     private Result move(Path file, Path inboxFolder, Path target, String supplier) {
         Path failedFolder = inboxFolder.resolve(".failed");
         if (!failedFolder.equals(file.getParent())) {

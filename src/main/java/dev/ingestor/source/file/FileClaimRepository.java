@@ -1,7 +1,7 @@
 package dev.ingestor.source.file;
 
-import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.InstanceId;
+import dev.ingestor.intake.IntakeSettings;
 import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.service.ServiceSupport;
 import org.springframework.jdbc.core.JdbcTemplate;

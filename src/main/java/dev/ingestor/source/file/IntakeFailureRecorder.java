@@ -4,11 +4,11 @@ import java.io.File;
 import java.nio.file.Path;
 
 import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.IntakeFailureLog;
 import dev.ingestor.intake.IntakeFailureStore.Arrival;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.RejectedDropException;
 import dev.ingestor.logging.SafeText;
-import dev.ingestor.intake.IntakeFailureLog;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -50,7 +50,8 @@ class IntakeFailureRecorder {
 
     /** Inside an onException the failure has moved from the exchange to the caught-exception property. */
     private static Exception cause(Exchange exchange) {
-        return exchange.getException() != null ? exchange.getException()
+        return exchange.getException() != null
+                ? exchange.getException()
                 : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
     }
 
@@ -58,14 +59,16 @@ class IntakeFailureRecorder {
         Message message = exchange.getMessage();
         try {
             Arrival arrival = new Arrival(message.getHeader(IntakeHeaders.SUPPLIER, String.class),
-                    message.getHeader(IntakeHeaders.SOURCE, String.class), message.getHeader(IntakeHeaders.FILE_NAME, String.class),
+                    message.getHeader(IntakeHeaders.SOURCE, String.class),
+                    message.getHeader(IntakeHeaders.FILE_NAME, String.class),
                     message.getHeader(Exchange.FILE_LENGTH, Long.class), outcome, reason, location(exchange, outcome));
             failures.record(arrival);
         } catch (RuntimeException e) {
             // the record is for people; the file's own outcome (its move) must happen whatever becomes of it
             LOG.error("could not record the intake {} of supplier={} file={}: {}", outcome,
                     SafeText.of(message.getHeader(IntakeHeaders.SUPPLIER, String.class)),
-                    FileNameRule.printable(message.getHeader(IntakeHeaders.FILE_NAME, String.class)), SafeText.of(e.toString()));
+                    FileNameRule.printable(message.getHeader(IntakeHeaders.FILE_NAME, String.class)),
+                    SafeText.of(e.toString()));
         }
     }
 

@@ -38,7 +38,7 @@ final class KeptName {
         int room = maxBytes - bytes(CUT) - bytes(extension);
         StringBuilder kept = new StringBuilder();
         int used = 0;
-        for (int i = 0; i < stem.length(); ) {
+        for (int i = 0; i < stem.length();) {
             int codePoint = stem.codePointAt(i);
             int size = bytes(new String(Character.toChars(codePoint)));
             if (used + size > room) {

@@ -1,10 +1,10 @@
 package dev.ingestor.source.file;
 
-import dev.ingestor.intake.FileNameRule;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.ingestor.intake.FileNameRule;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -26,7 +26,10 @@ import org.springframework.stereotype.Component;
 class LinkRefusals {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.intake");
-    /** Folder and reason pairs one poll counts apart; refusals in further folders are counted under {@link #FURTHER_FOLDERS}. */
+    /**
+     * Folder and reason pairs one poll counts apart; refusals in further folders are counted under {@link
+     * #FURTHER_FOLDERS}.
+     */
     static final int MAX_FOLDERS_PER_POLL = 1_000;
     static final String FURTHER_FOLDERS = "(further folders)";
     /** Routes whose last report is kept; past it the least recently polled is forgotten, and reports again. */
@@ -106,8 +109,10 @@ class LinkRefusals {
                 int count = complete ? tally.count : Math.max(tally.count, last);
                 after.put(place, count);
                 if (count != last) {
-                    LOG.warn("intake refused entries={} folder={} reason=\"{}\" example={} route={}; they are left in place,"
-                            + " and reported again when the count changes", count, FileNameRule.printable(place.folder()),
+                    LOG.warn(
+                            "intake refused entries={} folder={} reason=\"{}\" example={} route={}; they are left in place,"
+                                    + " and reported again when the count changes",
+                            count, FileNameRule.printable(place.folder()),
                             place.reason(), FileNameRule.printable(tally.example), route);
                 }
             });

@@ -1,13 +1,13 @@
 package dev.ingestor.source.file;
 
-import dev.ingestor.intake.FileNameRule;
-import dev.ingestor.intake.IntakeHeaders;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 
+import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.IntakeHeaders;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.file.FileComponent;
 import org.apache.camel.component.file.GenericFile;
@@ -43,12 +43,15 @@ class OutcomeMove {
 
     /** A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). */
     public String sftp(Exchange exchange) {
-        String outcome = "rejected".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class)) ? "rejected" : "done";
+        String outcome = "rejected".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class))
+                ? "rejected"
+                : "done";
         return planned(exchange, outcome);
     }
 
     /**
-     * Where the file of this exchange goes for {@code outcome}, relative to its folder: {@code .<outcome>/<stamped name>}.
+     * Where the file of this exchange goes for {@code outcome}, relative to its folder: {@code .<outcome>/<stamped
+     * name>}.
      * The first call decides the stamped name and later calls for the same outcome return it, so the move and a
      * record written before it name the same file.
      */
@@ -76,8 +79,10 @@ class OutcomeMove {
     private void refuseLinks(Path file, Path... folders) {
         for (Path checked : folders) {
             if (Files.isSymbolicLink(checked)) {
-                refusals.refuse(String.valueOf(checked.getParent()), "a symbolic link where a file was to be moved; the file"
-                        + " is left in place", String.valueOf(checked.getFileName()));
+                refusals.refuse(String.valueOf(checked.getParent()),
+                        "a symbolic link where a file was to be moved; the file"
+                                + " is left in place",
+                        String.valueOf(checked.getFileName()));
                 throw notMoved(file, checked + " is a symbolic link");
             }
         }

@@ -38,6 +38,7 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
         if (entry instanceof SftpRemoteFile<?> remote) {
             entry = remote.getRemoteFile();
         }
-        return entry instanceof ChannelSftp.LsEntry lsEntry && lsEntry.getAttrs() != null && lsEntry.getAttrs().isLink();
+        return entry instanceof ChannelSftp.LsEntry lsEntry && lsEntry.getAttrs() != null
+                && lsEntry.getAttrs().isLink();
     }
 }

@@ -35,7 +35,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     private final SftpChangedExclusiveReadLockStrategy changed;
 
     public SftpClaimReadLock(FileClaimRepository claims, ScheduledExecutorService releases, long releaseDelayMillis,
-                             SftpChangedExclusiveReadLockStrategy changed) {
+            SftpChangedExclusiveReadLockStrategy changed) {
         this.claims = claims;
         this.releases = releases;
         this.releaseDelayMillis = releaseDelayMillis;
@@ -43,7 +43,8 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     }
 
     /** Camel's changed check for SFTP, as the route's readLock* options would configure it. */
-    public static SftpChangedExclusiveReadLockStrategy changed(long minAgeMillis, long checkIntervalMillis, long timeoutMillis) {
+    public static SftpChangedExclusiveReadLockStrategy changed(long minAgeMillis, long checkIntervalMillis,
+            long timeoutMillis) {
         SftpChangedExclusiveReadLockStrategy strategy = new SftpChangedExclusiveReadLockStrategy();
         strategy.setMinAge(minAgeMillis);
         strategy.setMinLength(0);
@@ -61,7 +62,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
 
     @Override
     public void prepareOnStartup(GenericFileOperations<ChannelSftp.LsEntry> operations,
-                                 GenericFileEndpoint<ChannelSftp.LsEntry> endpoint) throws Exception {
+            GenericFileEndpoint<ChannelSftp.LsEntry> endpoint) throws Exception {
         if (changed != null) {
             changed.prepareOnStartup(operations, endpoint);
         }
@@ -69,7 +70,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
 
     @Override
     public boolean acquireExclusiveReadLock(GenericFileOperations<ChannelSftp.LsEntry> operations,
-                                            GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {
+            GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {
         String key = key(file, exchange);
         if (RegularRemoteFilesOnly.isLink(file)) {
             // the route's filter refuses and reports links before they count against the poll's limit; this keeps a
@@ -96,20 +97,20 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
 
     @Override
     public void releaseExclusiveReadLockOnAbort(GenericFileOperations<ChannelSftp.LsEntry> operations,
-                                                GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
+            GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
         claims.remove(key(file, exchange));
     }
 
     @Override
     public void releaseExclusiveReadLockOnRollback(GenericFileOperations<ChannelSftp.LsEntry> operations,
-                                                   GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
+            GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
         // the file stays where it is and is tried again at a later poll, by any instance
         claims.remove(key(file, exchange));
     }
 
     @Override
     public void releaseExclusiveReadLockOnCommit(GenericFileOperations<ChannelSftp.LsEntry> operations,
-                                                 GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
+            GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
         String key = key(file, exchange);
         releases.schedule(() -> {
             try {

@@ -1,11 +1,5 @@
 package dev.ingestor.source.file;
 
-import dev.ingestor.intake.FileNameRule;
-import dev.ingestor.intake.IntakeFailureStore;
-import dev.ingestor.intake.IntakeFailureLog;
-import dev.ingestor.intake.IntakeGate;
-import dev.ingestor.logging.SafeText;
-import dev.ingestor.metrics.IngestorMetrics;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -17,6 +11,12 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.IntakeFailureLog;
+import dev.ingestor.intake.IntakeFailureStore;
+import dev.ingestor.intake.IntakeGate;
+import dev.ingestor.logging.SafeText;
+import dev.ingestor.metrics.IngestorMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -48,7 +48,7 @@ class StrayFileSweeper {
     private final IngestorMetrics metrics;
 
     public StrayFileSweeper(IngestorProperties properties, IntakeGate gate, LinkRefusals refusals,
-                            IntakeFailureLog failures, IngestorMetrics metrics) {
+            IntakeFailureLog failures, IngestorMetrics metrics) {
         this.inbox = properties.getInboxDir().toAbsolutePath();
         this.gate = gate;
         this.refusals = refusals;
@@ -159,10 +159,12 @@ class StrayFileSweeper {
         String folder = parent.equals(inbox) ? null : parent.getFileName().toString();
         metrics.intake(null, SOURCE, "rejected");
         try {
-            failures.record(new IntakeFailureStore.Arrival(folder, SOURCE, file.getFileName().toString(), size, "rejected",
-                    reason, target.toString()));
+            failures.record(
+                    new IntakeFailureStore.Arrival(folder, SOURCE, file.getFileName().toString(), size, "rejected",
+                            reason, target.toString()));
         } catch (RuntimeException e) {
-            LOG.error("could not record the stray file {}: {}", FileNameRule.printable(inbox.relativize(file).toString()),
+            LOG.error("could not record the stray file {}: {}",
+                    FileNameRule.printable(inbox.relativize(file).toString()),
                     SafeText.of(e.toString()));
         }
     }

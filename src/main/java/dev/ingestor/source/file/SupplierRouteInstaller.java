@@ -1,11 +1,11 @@
 package dev.ingestor.source.file;
 
-import dev.ingestor.intake.IntakeSettings;
-import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.config.SupplierProperties;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.intake.IntakeSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.spi.ThreadPoolProfile;
@@ -57,7 +57,8 @@ public class SupplierRouteInstaller {
         }
     }
 
-    private void addFileDrop(CamelContext camelContext, String code, SupplierProperties.FileDrop drop) throws Exception {
+    private void addFileDrop(CamelContext camelContext, String code, SupplierProperties.FileDrop drop)
+            throws Exception {
         String directory = properties.getInboxDir().resolve(code).toAbsolutePath().toString();
         TemplatedRouteBuilder route = TemplatedRouteBuilder.builder(camelContext, FILE_DROP_TEMPLATE)
                 .routeId("file-drop-" + code)
@@ -69,7 +70,7 @@ public class SupplierRouteInstaller {
                 .parameter("executor", registerFileDropThreads(code, drop));
         if (drop.getReadLock() == SupplierProperties.ReadLock.DONE_FILE) {
             route.parameter("readLock", "idempotent")
-                 .parameter("doneFileName", "${file:name}" + drop.getDoneFileSuffix());
+                    .parameter("doneFileName", "${file:name}" + drop.getDoneFileSuffix());
         } else {
             route.parameter("readLock", "idempotent-changed");
         }
@@ -104,7 +105,8 @@ public class SupplierRouteInstaller {
         boolean strict = sftp.isStrictHostKeyChecking();
         String prefix = "ingestor.suppliers." + code + ".sftp.";
         if (strict && isBlank(sftp.getKnownHostsFile())) {
-            throw new IllegalStateException(prefix + "known-hosts-file is required: the SFTP server's host key is checked"
+            throw new IllegalStateException(prefix
+                    + "known-hosts-file is required: the SFTP server's host key is checked"
                     + " against it (a known_hosts file, e.g. from ssh-keyscan); to take any host key instead, set "
                     + prefix + "strict-host-key-checking: false");
         }
@@ -128,8 +130,8 @@ public class SupplierRouteInstaller {
         // always given, empty when unused: the YAML DSL wraps these secret options in RAW(), inside which an
         // optional {{?placeholder}} is not resolved (RAW() also keeps any character of a password as it is)
         route.parameter("password", nullToEmpty(sftp.getPassword()))
-             .parameter("privateKeyFile", nullToEmpty(sftp.getPrivateKeyFile()))
-             .parameter("knownHostsFile", strict ? sftp.getKnownHostsFile() : "");
+                .parameter("privateKeyFile", nullToEmpty(sftp.getPrivateKeyFile()))
+                .parameter("knownHostsFile", strict ? sftp.getKnownHostsFile() : "");
         if (sftp.getAfterPickup() == SupplierProperties.AfterPickup.MOVE) {
             // .done/ (.rejected/ for a rejected file), the name shortened to fit (dev.ingestor.source.file.OutcomeMove)
             route.parameter("move", "${bean:outcomeMove.sftp}");
@@ -142,12 +144,14 @@ public class SupplierRouteInstaller {
         String readLock = "sftpReadLock-" + code;
         camelContext.getRegistry().bind(readLock, new SftpClaimReadLock(
                 camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
-                camelContext.getRegistry().lookupByNameAndType(ClaimReleaseConfiguration.NAME, ScheduledExecutorService.class),
+                camelContext.getRegistry().lookupByNameAndType(ClaimReleaseConfiguration.NAME,
+                        ScheduledExecutorService.class),
                 CLAIM_RELEASE_DELAY_MILLIS,
                 doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
         route.parameter("readLock", readLock);
         route.add();
-        LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code, sftp.getUsername(),
+        LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code,
+                sftp.getUsername(),
                 sftp.getHost(), sftp.getPort(), sftp.getDirectory(), sftp.getPollInterval(),
                 strict ? "checked against " + sftp.getKnownHostsFile() : "NOT checked",
                 sftp.getAfterPickup().name().toLowerCase());

@@ -1,24 +1,23 @@
 package dev.ingestor.source.http;
 
-import dev.ingestor.config.JsonNesting;
-import dev.ingestor.web.ApiProblemException;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.TokenStreamLocation;
-import tools.jackson.databind.node.StringNode;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import dev.ingestor.config.JsonNesting;
+import dev.ingestor.web.ApiProblemException;
+import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.core.json.JsonWriteFeature;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.cfg.JsonNodeFeature;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.StringNode;
 
 /**
  * Strict JSON reading with positions in its errors, and the canonical form a request fingerprint is taken
@@ -50,8 +49,10 @@ final class CanonicalJson {
             return node;
         } catch (JacksonException e) {
             TokenStreamLocation at = e.getLocation();
-            String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
-                    + " (byte " + at.getByteOffset() + ")";
+            String where = at == null
+                    ? ""
+                    : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
+                            + " (byte " + at.getByteOffset() + ")";
             throw ApiProblemException.badRequest("malformed-json", "the body is not valid JSON" + where + ": "
                     + e.getOriginalMessage());
         }
@@ -81,8 +82,8 @@ final class CanonicalJson {
     }
 
     /** One value inside a document: what follows it is the rest of the document, not trailing content. */
-    private static final tools.jackson.databind.ObjectReader VALUE_READER =
-            MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final tools.jackson.databind.ObjectReader VALUE_READER = MAPPER.reader()
+            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     /** The JSON form of a text (a quoted, escaped string), as a key is written in the canonical form. */
     static byte[] quoted(String text) {
@@ -92,8 +93,10 @@ final class CanonicalJson {
     /** A body that is not JSON: a 400 naming where it broke. */
     static ApiProblemException malformed(JacksonException e) {
         TokenStreamLocation at = e.getLocation();
-        String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
-                + " (byte " + at.getByteOffset() + ")";
+        String where = at == null
+                ? ""
+                : " at line " + at.getLineNr() + ", column " + at.getColumnNr()
+                        + " (byte " + at.getByteOffset() + ")";
         return ApiProblemException.badRequest("malformed-json", "the body is not valid JSON" + where + ": "
                 + e.getOriginalMessage());
     }

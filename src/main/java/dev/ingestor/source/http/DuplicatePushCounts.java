@@ -19,11 +19,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.ingestor.config.RetentionSettings;
-import dev.ingestor.web.HttpSettings;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobLifecycle;
-
+import dev.ingestor.web.HttpSettings;
 import jakarta.annotation.PreDestroy;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.ExecutorServiceManager;
@@ -81,7 +80,8 @@ public class DuplicatePushCounts {
      * this instance had made before, and the order of the read among all reads here (an earlier read that ends
      * later never replaces what a later one saw).
      */
-    private record Kept(ImportJob job, int rowCount, AtomicInteger writtenSince, long readAt, long sentBackBefore, long read) {
+    private record Kept(ImportJob job, int rowCount, AtomicInteger writtenSince, long readAt, long sentBackBefore,
+            long read) {
     }
 
     private final JdbcTemplate jdbc;
@@ -100,13 +100,14 @@ public class DuplicatePushCounts {
     private final ScheduledExecutorService flusher;
 
     public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, HttpSettings http,
-                               RetentionSettings retention, CamelContext camelContext) {
+            RetentionSettings retention, CamelContext camelContext) {
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.lifecycle = lifecycle;
         this.keepNanos = Math.max(0, http.getDuplicateAnswerMaxAge().toNanos());
         this.jobMaxAge = retention.getJobMaxAge();
-        Cache<UUID, Kept> copies = Caffeine.newBuilder().maximumSize(MAX_KEPT).expireAfterWrite(Duration.ofNanos(keepNanos)).build();
+        Cache<UUID, Kept> copies = Caffeine.newBuilder().maximumSize(MAX_KEPT)
+                .expireAfterWrite(Duration.ofNanos(keepNanos)).build();
         this.kept = copies.asMap();
         this.pools = camelContext.getExecutorServiceManager();
         this.flusher = pools.newSingleThreadScheduledExecutor(this, "duplicate-push-counts");
@@ -124,7 +125,8 @@ public class DuplicatePushCounts {
             Kept copy = kept.get(jobId);
             if (copy != null && copy.job() != null && answers(copy.job(), key) && current(copy, now)) {
                 int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
-                return Optional.of(withCount(copy.job(), copy.rowCount() + copy.writtenSince().get() + unwritten, seen));
+                return Optional
+                        .of(withCount(copy.job(), copy.rowCount() + copy.writtenSince().get() + unwritten, seen));
             }
             long read = reads.incrementAndGet();
             long sentBackBefore = lifecycle.sentBackToWork();
@@ -155,7 +157,9 @@ public class DuplicatePushCounts {
         kept.clear();
     }
 
-    /** The job of these bytes: the key matches, and it is a file's job, not an item batch's (those have a request key). */
+    /**
+     * The job of these bytes: the key matches, and it is a file's job, not an item batch's (those have a request key).
+     */
     private static boolean answers(ImportJob job, String key) {
         return key.equals(String.valueOf(job.key())) && job.requestKey() == null;
     }
@@ -215,7 +219,7 @@ public class DuplicatePushCounts {
         int[][] updated;
         try {
             updated = jdbc.batchUpdate("UPDATE import_job SET duplicate_count = duplicate_count + ?,"
-                            + " last_seen_at = greatest(last_seen_at, ?) WHERE id = ?", taken, taken.size(),
+                    + " last_seen_at = greatest(last_seen_at, ?) WHERE id = ?", taken, taken.size(),
                     (ps, e) -> {
                         ps.setInt(1, e.getValue().count());
                         ps.setTimestamp(2, Timestamp.from(e.getValue().lastSeen()));
@@ -249,7 +253,8 @@ public class DuplicatePushCounts {
         try {
             flush();
         } catch (RuntimeException e) {
-            LOG.warn("duplicate counts of {} job(s) not written yet, kept for the next try: {}", pending.size(), e.toString());
+            LOG.warn("duplicate counts of {} job(s) not written yet, kept for the next try: {}", pending.size(),
+                    e.toString());
         }
     }
 

@@ -1,10 +1,5 @@
 package dev.ingestor.source.http;
 
-import dev.ingestor.web.HttpSettings;
-import dev.ingestor.web.ApiProblemException;
-import dev.ingestor.web.Caller;
-import dev.ingestor.web.MediaTypes;
-import dev.ingestor.web.TenantGuard;
 import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
@@ -17,15 +12,20 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.UUID;
 
-import dev.ingestor.web.HttpReplies;
 import dev.ingestor.api.JobView;
 import dev.ingestor.intake.CommittedKeys;
-import dev.ingestor.job.ContentKey;
 import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.IntakeGate;
 import dev.ingestor.intake.IntakeHeaders;
-import dev.ingestor.job.ImportJob;
 import dev.ingestor.intake.IntakeResult;
+import dev.ingestor.job.ContentKey;
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.web.ApiProblemException;
+import dev.ingestor.web.Caller;
+import dev.ingestor.web.HttpReplies;
+import dev.ingestor.web.HttpSettings;
+import dev.ingestor.web.MediaTypes;
+import dev.ingestor.web.TenantGuard;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.support.SynchronizationAdapter;
@@ -63,7 +63,7 @@ class FilePushApi {
     private final DuplicatePushCounts duplicates;
 
     public FilePushApi(TenantGuard tenants, HttpReplies replies, HttpSettings http, IntakeGate gate,
-                       CommittedKeys committedKeys, DuplicatePushCounts duplicates) {
+            CommittedKeys committedKeys, DuplicatePushCounts duplicates) {
         this.tenants = tenants;
         this.replies = replies;
         this.maxFileSize = http.getMaxFileSize().toBytes();
@@ -119,7 +119,8 @@ class FilePushApi {
      * the bytes as the body for intake. Only a push intake would take as it is qualifies: a configured supplier,
      * a usable name and a size within every limit (intake refuses the others, as before).
      */
-    private void answerKnownContent(Exchange exchange, InputStream content, String supplier, String fileName) throws IOException {
+    private void answerKnownContent(Exchange exchange, InputStream content, String supplier, String fileName)
+            throws IOException {
         if (!gate.isSupplier(supplier) || FileNameRule.problem(fileName).isPresent()) {
             return;
         }

@@ -7,22 +7,22 @@ import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.ingestor.api.JobView;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.RecordCounts;
 import dev.ingestor.logging.SafeText;
 import dev.ingestor.processing.ItemApplier;
 import dev.ingestor.validation.DeliveryAdvice;
 import dev.ingestor.validation.Validated;
-import dev.ingestor.api.JobView;
 
 /** The answer to a batch processed at once: the job it became and every item's outcome. */
 public record ItemBatchAnswer(String jobId, String state, RecordCounts counts, List<ItemResult> items,
-                              Map<String, String> links) {
+        Map<String, String> links) {
 
     /** One item of the batch, named by its position and, when it has them, its source id and version. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record ItemResult(int item, @JsonProperty("source_id") String sourceId,
-                             @JsonProperty("source_version") Long sourceVersion, String outcome, String reason) {
+            @JsonProperty("source_version") Long sourceVersion, String outcome, String reason) {
     }
 
     static ItemBatchAnswer of(UUID jobId, JobState state, ItemApplier.Applied applied) {

@@ -4,13 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 
-import dev.ingestor.web.HttpSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.job.RecordCounts;
 import dev.ingestor.logging.SafeText;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.web.ApiProblemException;
 import dev.ingestor.web.HttpReplies;
+import dev.ingestor.web.HttpSettings;
 import dev.ingestor.web.TenantGuard;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * POST /api/v1/suppliers/{supplier}/items (also under the older path /api/v1/partners/{partner}/items): a JSON batch of delivery advice records (docs/design.md, Idempotency rules).
+ * POST /api/v1/suppliers/{supplier}/items (also under the older path /api/v1/partners/{partner}/items): a JSON batch of
+ * delivery advice records (docs/design.md, Idempotency rules).
  *
  * <p>The steps of a batch are spelt in routes/source-http.camel.yaml (route item-batch and the two after it): this
  * class is its first and last step. {@link #read} checks the request and takes its fingerprint, before any key is
@@ -43,7 +44,7 @@ class ItemBatchApi {
     private final ItemBatchReader batchReader;
 
     ItemBatchApi(TenantGuard tenants, HttpReplies replies, IngestorProperties properties, HttpSettings http,
-                 IngestorMetrics metrics) {
+            IngestorMetrics metrics) {
         this.tenants = tenants;
         this.replies = replies;
         this.metrics = metrics;
@@ -97,11 +98,12 @@ class ItemBatchApi {
 
     /** The answer of a claimed request to its caller, once stored: written, its records counted, logged. */
     public void answer(@Body ItemBatchRequest request, @ExchangeProperty(ItemBatchReply.PROPERTY) ItemBatchReply reply,
-                       Exchange exchange) {
+            Exchange exchange) {
         replies.raw(exchange, reply.status(), reply.headers(), reply.body());
         RecordCounts counts = reply.counts();
         if (counts != null) {
-            metrics.records(request.supplier(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined());
+            metrics.records(request.supplier(), counts.accepted(), counts.updated(), counts.replayed(),
+                    counts.quarantined());
         }
         LOG.info("items supplier={} key={} job={} mode={} status={}", request.supplier(), request.idempotencyKey(),
                 reply.jobId(), request.bulk() ? "bulk" : "sync", reply.status());

@@ -44,23 +44,28 @@ class ItemBatchJobs {
     }
 
     /** Bulk: the job RECEIVED, for the validation and processing stages; answered 202 with the job. */
-    public void createForStages(@Body ItemBatchRequest request, @ExchangeProperty(IntakeHeaders.RECEIVED) ReceivedContent content,
-                                Exchange exchange) {
+    public void createForStages(@Body ItemBatchRequest request,
+            @ExchangeProperty(IntakeHeaders.RECEIVED) ReceivedContent content,
+            Exchange exchange) {
         UUID jobId = ImportJobStore.newId();
-        ImportJob job = jobs.createForRequest(jobId, content.key(), content.size(), fileName(request), request.idempotencyKey(),
+        ImportJob job = jobs.createForRequest(jobId, content.key(), content.size(), fileName(request),
+                request.idempotencyKey(),
                 request.submittedBy(), JobState.RECEIVED, RecordCounts.NONE);
-        exchange.setProperty(ItemBatchReply.PROPERTY, ItemBatchReply.of(jobId, 202, replies.toJson(JobView.forSupplier(job)), null));
+        exchange.setProperty(ItemBatchReply.PROPERTY,
+                ItemBatchReply.of(jobId, 202, replies.toJson(JobView.forSupplier(job)), null));
     }
 
     /**
      * Process now: every item applied by the version rules ({@link ItemApplier}), the job recorded finished with
      * the counts and the invalid items quarantined under it; answered 200 with every item's outcome.
      */
-    public void applyItems(@Body ItemBatchRequest request, @ExchangeProperty(IntakeHeaders.RECEIVED) ReceivedContent content,
-                           Exchange exchange) throws IOException {
+    public void applyItems(@Body ItemBatchRequest request,
+            @ExchangeProperty(IntakeHeaders.RECEIVED) ReceivedContent content,
+            Exchange exchange) throws IOException {
         UUID jobId = ImportJobStore.newId();
         try (BufferedReader lines = Files.newBufferedReader(request.items())) {
-            ItemApplier.Applied applied = applier.applyBatch(request.supplier(), jobId, records(lines, request.itemCount()),
+            ItemApplier.Applied applied = applier.applyBatch(request.supplier(), jobId,
+                    records(lines, request.itemCount()),
                     counts -> jobs.createForRequest(jobId, content.key(), content.size(), fileName(request),
                             request.idempotencyKey(), request.submittedBy(), finished(counts), counts));
             byte[] body = replies.toJson(ItemBatchAnswer.of(jobId, finished(applied.counts()), applied));
@@ -94,7 +99,8 @@ class ItemBatchJobs {
                 }
                 try {
                     read++;
-                    return RawRecord.ofJson(CanonicalJson.parse(lines.readLine().getBytes(StandardCharsets.UTF_8)), read, -1);
+                    return RawRecord.ofJson(CanonicalJson.parse(lines.readLine().getBytes(StandardCharsets.UTF_8)),
+                            read, -1);
                 } catch (IOException e) {
                     throw new UncheckedIOException("the items file of the request cannot be read", e);
                 }

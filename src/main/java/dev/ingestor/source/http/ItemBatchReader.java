@@ -1,9 +1,5 @@
 package dev.ingestor.source.http;
 
-import dev.ingestor.web.ApiProblemException;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.exc.JacksonIOException;
-
 import java.io.BufferedOutputStream;
 import java.io.CharArrayWriter;
 import java.io.IOException;
@@ -19,9 +15,12 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
+import dev.ingestor.web.ApiProblemException;
+import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.exc.JacksonIOException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -53,8 +52,9 @@ final class ItemBatchReader {
         }
         Files.createDirectories(spoolDir);
         Path lines = Files.createTempFile(spoolDir, "items-", ".jsonl");
-        try (InputStream in = body; JsonParser parser = CanonicalJson.parser(in);
-             OutputStream out = new BufferedOutputStream(Files.newOutputStream(lines), 64 * 1024)) {
+        try (InputStream in = body;
+                JsonParser parser = CanonicalJson.parser(in);
+                OutputStream out = new BufferedOutputStream(Files.newOutputStream(lines), 64 * 1024)) {
             Map<String, JsonNode> others = new TreeMap<>();
             int count = readObject(parser, out, others);
             out.flush();

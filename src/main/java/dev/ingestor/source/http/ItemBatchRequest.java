@@ -8,5 +8,5 @@ import java.nio.file.Path;
  * (method, path, mode and canonical body), and who submitted it (the caller, as the job keeps it).
  */
 record ItemBatchRequest(String supplier, String idempotencyKey, boolean bulk, Path items, int itemCount,
-                               String fingerprint, String submittedBy) {
+        String fingerprint, String submittedBy) {
 }

@@ -1,7 +1,5 @@
 package dev.ingestor.source.http;
 
-import dev.ingestor.web.HttpSettings;
-import dev.ingestor.web.ApiProblemException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,13 +9,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.databind.ObjectMapper;
-import dev.ingestor.web.HttpReplies;
-import dev.ingestor.web.Problem;
-import dev.ingestor.config.JsonNesting;
 import dev.ingestor.config.InstanceId;
+import dev.ingestor.config.JsonNesting;
 import dev.ingestor.logging.SafeText;
+import dev.ingestor.web.ApiProblemException;
+import dev.ingestor.web.HttpReplies;
+import dev.ingestor.web.HttpSettings;
+import dev.ingestor.web.Problem;
 import jakarta.annotation.PreDestroy;
 import org.apache.camel.Body;
 import org.apache.camel.CamelContext;
@@ -30,6 +28,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Request-level idempotency on (supplier, Idempotency-Key), in PostgreSQL (table http_request).
@@ -49,12 +49,13 @@ public class RequestKeyStore {
     public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     /** Exchange property: the renewal of a running request's lease ({@link #keepLeaseAlive}). */
     public static final String LEASE_PROPERTY = "IngestorRequestLease";
-    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() { };
+    private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
     private static final ObjectMapper JSON = JsonNesting.mapper();
 
     /** Inserts, or takes over an expired row or a dead owner's row of the same request; returns whether ours. */
     private static final String CLAIM = """
-            INSERT INTO http_request AS r (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)
+            INSERT INTO http_request AS r (supplier, idempotency_key, fingerprint, state, owner, lease_until,
+                expires_at)
             VALUES (?, ?, ?, 'IN_PROGRESS', ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))
             ON CONFLICT (supplier, idempotency_key) DO UPDATE
               SET fingerprint = EXCLUDED.fingerprint, state = 'IN_PROGRESS', owner = EXCLUDED.owner,
@@ -79,7 +80,7 @@ public class RequestKeyStore {
     private final ScheduledExecutorService renewals;
 
     public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, HttpSettings http,
-                           CamelContext camelContext) {
+            CamelContext camelContext) {
         this.jdbc = jdbc;
         this.replies = replies;
         this.instance = instanceId.value();
@@ -103,7 +104,8 @@ public class RequestKeyStore {
      */
     public AutoCloseable keepAlive(RequestClaim claim) {
         long period = Math.max(100, (long) (leaseSeconds * 1000 / 3));
-        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(claim), period, period, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(claim), period, period,
+                TimeUnit.MILLISECONDS);
         return () -> renewal.cancel(false);
     }
 
@@ -125,10 +127,11 @@ public class RequestKeyStore {
     private void renew(RequestClaim claim) {
         try {
             jdbc.update("UPDATE http_request SET lease_until = now() + make_interval(secs => ?)"
-                            + " WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+                    + " WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
                     leaseSeconds, claim.supplier(), claim.idempotencyKey(), claim.owner());
         } catch (RuntimeException e) {
-            LOG.warn("cannot renew the lease of request key supplier={} key={}: {}", claim.supplier(), claim.idempotencyKey(),
+            LOG.warn("cannot renew the lease of request key supplier={} key={}: {}", claim.supplier(),
+                    claim.idempotencyKey(),
                     e.getMessage());
         }
     }
@@ -144,12 +147,14 @@ public class RequestKeyStore {
             List<String> ours = jdbc.queryForList(CLAIM, String.class, request.supplier(), request.idempotencyKey(),
                     request.fingerprint(), owner, leaseSeconds, ttlSeconds);
             if (!ours.isEmpty()) {
-                exchange.setProperty(RequestClaim.PROPERTY, new RequestClaim(request.supplier(), request.idempotencyKey(), owner));
+                exchange.setProperty(RequestClaim.PROPERTY,
+                        new RequestClaim(request.supplier(), request.idempotencyKey(), owner));
                 return;
             }
             List<Stored> existing = jdbc.query("SELECT fingerprint, state, status, headers, body"
-                            + " FROM http_request WHERE supplier = ? AND idempotency_key = ?",
-                    (rs, i) -> new Stored(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getBytes(5)),
+                    + " FROM http_request WHERE supplier = ? AND idempotency_key = ?",
+                    (rs, i) -> new Stored(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4),
+                            rs.getBytes(5)),
                     request.supplier(), request.idempotencyKey());
             if (existing.isEmpty()) {
                 continue; // released between the two statements: claim again
@@ -157,12 +162,14 @@ public class RequestKeyStore {
             answer(exchange, request, existing.get(0));
             return;
         }
-        throw new IllegalStateException("the key of request " + request.idempotencyKey() + " changed hands three times in a row");
+        throw new IllegalStateException(
+                "the key of request " + request.idempotencyKey() + " changed hands three times in a row");
     }
 
     private void answer(Exchange exchange, ItemBatchRequest request, Stored stored) {
         if (!stored.fingerprint().equals(request.fingerprint())) {
-            LOG.info("request key reused for another payload supplier={} key={}", request.supplier(), request.idempotencyKey());
+            LOG.info("request key reused for another payload supplier={} key={}", request.supplier(),
+                    request.idempotencyKey());
             throw new ApiProblemException(Problem.of(422, "idempotency-key-reused", "Unprocessable Content",
                     "Idempotency-Key '" + request.idempotencyKey() + "' was already used for a different request"
                             + " (another body, path or mode); use a fresh key for a new request"));
@@ -183,13 +190,15 @@ public class RequestKeyStore {
      * (the lease ran out and another request took the key), this throws and the effects roll back.
      */
     public void complete(RequestClaim claim, int status, Map<String, String> headers, byte[] body, UUID jobId) {
-        int updated = jdbc.update("UPDATE http_request SET state = 'COMPLETED', status = ?, headers = ?, body = ?, job_id = ?,"
+        int updated = jdbc.update(
+                "UPDATE http_request SET state = 'COMPLETED', status = ?, headers = ?, body = ?, job_id = ?,"
                         + " completed_at = now(), lease_until = NULL"
                         + " WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
                 status, writeHeaders(headers), body, jobId, claim.supplier(), claim.idempotencyKey(), claim.owner());
         if (updated != 1) {
             // the effects roll back with this exception; the request that took the key over answers for it
-            LOG.warn("request key supplier={} key={} was taken over while this request ran; its effects are rolled back",
+            LOG.warn(
+                    "request key supplier={} key={} was taken over while this request ran; its effects are rolled back",
                     claim.supplier(), claim.idempotencyKey());
             throw new ApiProblemException(Problem.of(409, "request-key-lost", "Conflict", "Idempotency-Key '"
                     + claim.idempotencyKey() + "' was taken over by a retry of this request while it ran (its lease,"
@@ -204,7 +213,7 @@ public class RequestKeyStore {
      * under the request's key, for its retries ({@link #complete}).
      */
     public void storeReply(@ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim,
-                           @ExchangeProperty(ItemBatchReply.PROPERTY) ItemBatchReply reply) {
+            @ExchangeProperty(ItemBatchReply.PROPERTY) ItemBatchReply reply) {
         complete(claim, reply.status(), reply.headers(), reply.body(), reply.jobId());
     }
 
@@ -213,7 +222,7 @@ public class RequestKeyStore {
      * the retry runs again; the failure itself goes on to the caller, which answers it (503 when transient).
      */
     public void releaseAfter(@ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception failure,
-                             @ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim) throws Exception {
+            @ExchangeProperty(RequestClaim.PROPERTY) RequestClaim claim) throws Exception {
         release(claim);
         throw failure;
     }
@@ -221,11 +230,13 @@ public class RequestKeyStore {
     /** Lets the key go after a failure that is not the request's outcome, so a retry runs again. */
     public void release(RequestClaim claim) {
         try {
-            jdbc.update("DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
+            jdbc.update(
+                    "DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
                     claim.supplier(), claim.idempotencyKey(), claim.owner());
         } catch (RuntimeException e) {
             // the database is likely gone; the lease lets a retry take the key over once it runs out
-            LOG.warn("cannot release request key supplier={} key={} ({}); a retry takes it over after the in-flight lease",
+            LOG.warn(
+                    "cannot release request key supplier={} key={} ({}); a retry takes it over after the in-flight lease",
                     claim.supplier(), claim.idempotencyKey(), e.getMessage());
         }
     }
@@ -243,7 +254,8 @@ public class RequestKeyStore {
      * completed is left alone, its stored response is the answer. Logged with who did it.
      */
     public boolean releaseInProgress(String supplier, String key, String who) {
-        int deleted = jdbc.update("DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
+        int deleted = jdbc.update(
+                "DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
                 supplier, key);
         ADMIN_LOG.info("admin action=release-request-key supplier={} key={} by={} result={}", SafeText.of(supplier, 80),
                 SafeText.of(key, 200), who, deleted == 1 ? "released" : "refused (not in progress, or unknown)");

@@ -1,10 +1,12 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 
-import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.support.TestPostgres;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,8 +14,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** The claim table that keeps two instances from taking one inbox file, on a real PostgreSQL. */
 class FileClaimRepositoryTest {

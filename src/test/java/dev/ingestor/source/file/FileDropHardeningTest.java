@@ -1,5 +1,8 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,9 +18,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A hostile or careless supplier's inbox: symbolic links where files and folders should be, names as long as a
@@ -93,7 +93,8 @@ class FileDropHardeningTest extends IngestorTestSupport {
      */
     private void reportedOnce(Path folder, String reason, int entries, String example) throws InterruptedException {
         String expected = "entries=" + entries + " ";
-        await().atMost(Duration.ofSeconds(10)).until(() -> refusalLines(folder, reason).stream().anyMatch(m -> m.contains(expected)));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> refusalLines(folder, reason).stream().anyMatch(m -> m.contains(expected)));
         assertThat(refusalLines(folder, reason)).filteredOn(m -> m.contains(expected)).singleElement().asString()
                 .contains("example=\"" + example + "\"");
         long reported = refusalLines(folder, reason).size();
@@ -140,21 +141,24 @@ class FileDropHardeningTest extends IngestorTestSupport {
                 links.add(Files.createSymbolicLink(folder.resolve("many-" + i + ".csv"), SECRET));
             }
             camelContext.getRouteController().resumeRoute("file-drop-ACME");
-            await().atMost(Duration.ofSeconds(10)).until(() -> !refusalLines(folder, RegularFilesOnly.LINKED_FILE).isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !refusalLines(folder, RegularFilesOnly.LINKED_FILE).isEmpty());
             // on purpose: ten more polls (100 ms apart) see the same 300 links, and none of them may log again
             Thread.sleep(1000);
             assertThat(refusalLines(folder, RegularFilesOnly.LINKED_FILE)).singleElement().asString()
-                    .contains("entries=300 ").containsPattern("example=\"many-[0-9]+\\.csv\"").contains("route=file-drop-ACME");
+                    .contains("entries=300 ").containsPattern("example=\"many-[0-9]+\\.csv\"")
+                    .contains("route=file-drop-ACME");
             assertThat(linesNaming("many-")).as("lines naming one of the links").isEqualTo(1);
-            assertThat(refusals.reported("file-drop-ACME", folder.toString(), RegularFilesOnly.LINKED_FILE)).isEqualTo(300);
+            assertThat(refusals.reported("file-drop-ACME", folder.toString(), RegularFilesOnly.LINKED_FILE))
+                    .isEqualTo(300);
         } finally {
             camelContext.getRouteController().resumeRoute("file-drop-ACME");
             for (Path link : links) {
                 Files.deleteIfExists(link);
             }
             // gone, and seen gone, so that a later test's link in this folder is a change to report
-            await().atMost(Duration.ofSeconds(10)).until(() ->
-                    refusals.reported("file-drop-ACME", folder.toString(), RegularFilesOnly.LINKED_FILE) == 0);
+            await().atMost(Duration.ofSeconds(10)).until(
+                    () -> refusals.reported("file-drop-ACME", folder.toString(), RegularFilesOnly.LINKED_FILE) == 0);
         }
     }
 
@@ -194,20 +198,23 @@ class FileDropHardeningTest extends IngestorTestSupport {
         // the file behind the linked folder is counted and reported once (maybe before this test began listening)
         await().atMost(Duration.ofSeconds(10)).until(() -> refusals.reported("file-drop-LINKED",
                 INBOX.resolve("LINKED").toString(), RegularFilesOnly.LINKED_SUPPLIER_FOLDER) == 1);
-        assertThat(refusalLines(INBOX.resolve("LINKED"), RegularFilesOnly.LINKED_SUPPLIER_FOLDER)).hasSizeLessThanOrEqualTo(1);
+        assertThat(refusalLines(INBOX.resolve("LINKED"), RegularFilesOnly.LINKED_SUPPLIER_FOLDER))
+                .hasSizeLessThanOrEqualTo(1);
     }
 
     @Test
     void theStraySweeperFollowsNoLink() throws Exception {
         Path foreign = Files.createDirectories(WORK.resolve("foreign-" + UUID.randomUUID()));
         Path foreignFile = Files.write(foreign.resolve("theirs.csv"), advice("S-1"));
-        Files.setLastModifiedTime(foreignFile, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Files.setLastModifiedTime(foreignFile,
+                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
         Path elsewhere = Files.createDirectories(WORK.resolve("elsewhere-" + UUID.randomUUID()));
         Path linkedFolder = Files.createSymbolicLink(INBOX.resolve("NOBODY-LINK"), foreign);
         Path linkedFile = Files.createSymbolicLink(INBOX.resolve("root-link.csv"), SECRET);
         Path nobody = Files.createDirectories(INBOX.resolve("NOBODY"));
         Path stray = Files.write(nobody.resolve("stray.csv"), advice("S-2"));
-        Files.setLastModifiedTime(stray, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Files.setLastModifiedTime(stray,
+                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
         Path rejected = Files.createSymbolicLink(nobody.resolve(".rejected"), elsewhere);
         try {
             // on purpose: several stray sweeps (300 ms apart) pass, and none may move anything through the link
@@ -219,12 +226,13 @@ class FileDropHardeningTest extends IngestorTestSupport {
             assertThat(list(elsewhere)).isEmpty();
             assertThat(stray).isRegularFile();
             // both links at the inbox root on one line, the first seen as the example
-            await().atMost(Duration.ofSeconds(10)).until(() ->
-                    refusals.reported(StrayFileSweeper.SWEEP, INBOX.toString(), StrayFileSweeper.LINK_IN_INBOX) == 2);
+            await().atMost(Duration.ofSeconds(10)).until(() -> refusals.reported(StrayFileSweeper.SWEEP,
+                    INBOX.toString(), StrayFileSweeper.LINK_IN_INBOX) == 2);
             assertThat(refusalLines(INBOX, StrayFileSweeper.LINK_IN_INBOX)).last().asString().contains("entries=2 ")
                     .containsAnyOf("example=\"NOBODY-LINK\"", "example=\"root-link.csv\"");
             reportedOnce(nobody, StrayFileSweeper.LINKED_REJECTED, 1, "stray.csv");
-            assertThat(refusalLines(INBOX, StrayFileSweeper.LINK_IN_INBOX)).as("no line since").hasSizeLessThanOrEqualTo(2);
+            assertThat(refusalLines(INBOX, StrayFileSweeper.LINK_IN_INBOX)).as("no line since")
+                    .hasSizeLessThanOrEqualTo(2);
         } finally {
             Files.deleteIfExists(linkedFolder);
             Files.deleteIfExists(linkedFile);
@@ -246,7 +254,8 @@ class FileDropHardeningTest extends IngestorTestSupport {
         // on purpose: later polls pass, and none may take a moved file again
         Thread.sleep(1000);
         assertThat(jobCount()).isEqualTo(names.size());
-        assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactlyInAnyOrderElementsOf(names);
+        assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class))
+                .containsExactlyInAnyOrderElementsOf(names);
         assertThat(jdbc.queryForObject("SELECT sum(duplicate_count) FROM import_job", Long.class)).isZero();
         assertThat(filesIn(INBOX.resolve("ACME"))).isEmpty();
     }
@@ -259,9 +268,10 @@ class FileDropHardeningTest extends IngestorTestSupport {
         awaitFiles(INBOX.resolve("SMALL/.done"), 1);
         assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("fits.csv");
         assertThat(filesIn(INBOX.resolve("SMALL/.rejected")).get(0).getFileName().toString()).endsWith("-big.csv");
-        await().atMost(Duration.ofSeconds(5)).until(() -> logs.events().stream().anyMatch(e -> e.getFormattedMessage().contains("big.csv")
-                && e.getFormattedMessage().contains("ingestor.suppliers.SMALL.max-file-size")
-                && e.getFormattedMessage().contains("1024 bytes")));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> logs.events().stream().anyMatch(e -> e.getFormattedMessage().contains("big.csv")
+                        && e.getFormattedMessage().contains("ingestor.suppliers.SMALL.max-file-size")
+                        && e.getFormattedMessage().contains("1024 bytes")));
     }
 
     @Test

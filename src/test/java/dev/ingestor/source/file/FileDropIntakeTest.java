@@ -1,6 +1,8 @@
 package dev.ingestor.source.file;
 
-import dev.ingestor.intake.IntakeHeaders;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.OutputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -21,18 +23,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import dev.ingestor.intake.IntakeResult;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import dev.ingestor.intake.IntakeHeaders;
+import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 class FileDropIntakeTest extends IngestorTestSupport {
 
@@ -88,11 +88,12 @@ class FileDropIntakeTest extends IngestorTestSupport {
         awaitJobs(1);
         HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/files", ACME_KEY, "text/csv", ADVICE);
         assertThat(pushed.statusCode()).isEqualTo(200);
-        assertThat(JSON.readTree(pushed.body()).get("submittedBy").asString()).isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
+        assertThat(JSON.readTree(pushed.body()).get("submittedBy").asString())
+                .isEqualTo("drop:" + INBOX.resolve("ACME").toAbsolutePath());
         assertThat(JSON.readTree(pushed.body()).get("duplicateCount").asInt()).isEqualTo(1);
         // a repeated push's count is written behind, within about a second
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() ->
-                jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
     }
 
     @Test
@@ -141,8 +142,8 @@ class FileDropIntakeTest extends IngestorTestSupport {
             Files.move(staging.resolve("copy-" + i + ".csv"), INBOX.resolve("ACME/copy-" + i + ".csv"));
         }
 
-        await().atMost(Duration.ofSeconds(20)).until(() ->
-                filesIn(INBOX.resolve("ACME/.done")).size() + filesIn(INBOX.resolve("ACME/.duplicate")).size() == 20);
+        await().atMost(Duration.ofSeconds(20)).until(() -> filesIn(INBOX.resolve("ACME/.done")).size()
+                + filesIn(INBOX.resolve("ACME/.duplicate")).size() == 20);
         assertThat(jobCount()).isEqualTo(1);
         assertThat(keyCount()).isEqualTo(1);
         assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isEqualTo(19);
@@ -192,14 +193,15 @@ class FileDropIntakeTest extends IngestorTestSupport {
         Path staging = Files.createDirectories(WORK.resolve("staging-burst"));
         int files = 1500;
         for (int i = 0; i < files; i++) {
-            Files.writeString(staging.resolve("burst-" + i + ".csv"), "source_id,sku,quantity,delivery_date\nB-" + i + ",S,1,2026-12-01\n");
+            Files.writeString(staging.resolve("burst-" + i + ".csv"),
+                    "source_id,sku,quantity,delivery_date\nB-" + i + ",S,1,2026-12-01\n");
         }
         for (int i = 0; i < files; i++) {
             Files.move(staging.resolve("burst-" + i + ".csv"), INBOX.resolve("ACME/burst-" + i + ".csv"));
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> filesIn(INBOX.resolve("ACME/.done")).size() == files);
-        await().atMost(Duration.ofSeconds(15)).until(() ->
-                jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class) == 0);
         assertThat(jobCount()).isEqualTo(files);
     }
 
@@ -214,7 +216,7 @@ class FileDropIntakeTest extends IngestorTestSupport {
         List<ScheduledFuture<?>> pending = new ArrayList<>();
         try {
             for (int i = 0; i < 1500; i++) {
-                pending.add(releases.schedule(() -> { }, 1, TimeUnit.HOURS));
+                pending.add(releases.schedule(() -> {}, 1, TimeUnit.HOURS));
             }
         } finally {
             pending.forEach(release -> release.cancel(false));

@@ -1,5 +1,8 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,9 +13,6 @@ import dev.ingestor.support.CapturedLogLines;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A dropped file whose job was committed but which could not be moved away afterwards (its outcome folder is
@@ -30,17 +30,24 @@ class FileDropMoveFailureTest extends IngestorTestSupport {
         // a plain file where the .done folder should be: every move to .done/ fails
         Files.write(ACME.resolve(".done"), new byte[0]);
         String name = "stuck-" + UUID.randomUUID() + ".csv";
-        byte[] content = ("source_id,sku,quantity,delivery_date\nM-1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        byte[] content = ("source_id,sku,quantity,delivery_date\nM-1,SKU,1,2026-12-01\n")
+                .getBytes(StandardCharsets.UTF_8);
 
         try (CapturedLogLines camel = CapturedLogLines.of("org.apache.camel")) {
             drop("ACME", name, content);
             awaitJobs(1);
 
             // the move failed after the commit: reported with the file's name
-            await().atMost(Duration.ofSeconds(20)).until(() -> camel.events().stream().anyMatch(e ->
-                    e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)
-                            && (e.getFormattedMessage().contains(name) || String.valueOf(e.getThrowableProxy() == null
-                            ? "" : e.getThrowableProxy().getMessage()).contains(name))));
+            await().atMost(
+                    Duration.ofSeconds(20)).until(
+                            () -> camel
+                                    .events().stream().anyMatch(
+                                            e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)
+                                                    && (e.getFormattedMessage().contains(name) || String
+                                                            .valueOf(e.getThrowableProxy() == null
+                                                                    ? ""
+                                                                    : e.getThrowableProxy().getMessage())
+                                                            .contains(name))));
 
             // the next poll reads the file again: the content key answers "duplicate" and the file moves on
             await().atMost(Duration.ofSeconds(20)).until(() -> filesIn(ACME.resolve(".duplicate")).size() == 1);

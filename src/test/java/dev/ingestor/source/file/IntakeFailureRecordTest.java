@@ -1,5 +1,8 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,7 +11,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import tools.jackson.databind.JsonNode;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import io.micrometer.core.instrument.Counter;
@@ -16,9 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Files that never become a job are still on record: one intake_failure row per rejected or failed arrival,
@@ -44,7 +44,8 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
         jdbc.execute("""
                 CREATE FUNCTION intake_fault() RETURNS trigger AS $$
                 BEGIN RAISE EXCEPTION 'disk full (injected)'; END $$ LANGUAGE plpgsql""");
-        jdbc.execute("CREATE TRIGGER intake_fault BEFORE INSERT ON import_job FOR EACH ROW EXECUTE FUNCTION intake_fault()");
+        jdbc.execute(
+                "CREATE TRIGGER intake_fault BEFORE INSERT ON import_job FOR EACH ROW EXECUTE FUNCTION intake_fault()");
     }
 
     private double intakeCount(String source, String outcome) {
@@ -71,7 +72,8 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
         assertThat(row).containsEntry("supplier", "ACME").containsEntry("source", "file-drop")
                 .containsEntry("file_name", "bad\u0007name.csv").containsEntry("size", (long) ADVICE.length)
                 .containsEntry("outcome", "rejected");
-        assertThat((String) row.get("reason")).isEqualTo("the file name contains the control character U+0007 at position 4");
+        assertThat((String) row.get("reason"))
+                .isEqualTo("the file name contains the control character U+0007 at position 4");
         Path moved = filesIn(INBOX.resolve("ACME/.rejected")).get(0);
         assertThat(row.get("location")).isEqualTo(moved.toAbsolutePath().toString());
         assertThat(intakeCount("file-drop", "rejected")).isEqualTo(before + 1);
@@ -111,7 +113,8 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
                 .containsEntry("file_name", "lost.csv").containsEntry("size", (long) ADVICE.length)
                 .containsEntry("outcome", "rejected");
         assertThat((String) row.get("reason")).contains("folder \"nobody\" is no configured supplier");
-        assertThat(row.get("location")).isEqualTo(filesIn(INBOX.resolve("nobody/.rejected")).get(0).toAbsolutePath().toString());
+        assertThat(row.get("location"))
+                .isEqualTo(filesIn(INBOX.resolve("nobody/.rejected")).get(0).toAbsolutePath().toString());
         assertThat(intakeCount("stray", "rejected")).isEqualTo(before + 1);
     }
 
@@ -160,7 +163,8 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
         long id = (Long) rows().get(0).get("id");
         removeFaults();
 
-        HttpResponse<String> retried = post("/api/v1/admin/intake-failures/" + id + "/retry", ADMIN_KEY, null, new byte[0]);
+        HttpResponse<String> retried = post("/api/v1/admin/intake-failures/" + id + "/retry", ADMIN_KEY, null,
+                new byte[0]);
         assertThat(retried.statusCode()).as(retried.body()).isEqualTo(202);
         awaitJobs(1);
         assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class)).isEqualTo("advice.csv");
@@ -200,7 +204,8 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
     @Test
     void anHttpPushRefusedByIntakeIsRecordedWithNoPlaceAndCounted() throws Exception {
         double before = intakeCount("http", "rejected");
-        HttpResponse<String> refused = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream", ADVICE,
+        HttpResponse<String> refused = post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream",
+                ADVICE,
                 "X-File-Name", "a|b.csv");
         assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
 

@@ -1,13 +1,13 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.List;
 
 import dev.ingestor.support.CapturedLogs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Refused links counted per poll, reported per folder and reason when the count changes. */
 class LinkRefusalsTest {
@@ -40,7 +40,8 @@ class LinkRefusalsTest {
         poll("r", true, "/inbox/A", 300);
         poll("r", true, "/inbox/A", 300);
         poll("r", true, "/inbox/A", 300);
-        assertThat(logs.messages()).singleElement().asString().startsWith("intake refused entries=300 folder=\"/inbox/A\"")
+        assertThat(logs.messages()).singleElement().asString()
+                .startsWith("intake refused entries=300 folder=\"/inbox/A\"")
                 .contains("reason=\"" + LINK + "\"").contains("example=\"link-0.csv\"").contains("route=r");
 
         poll("r", true, "/inbox/A", 301);
@@ -90,7 +91,8 @@ class LinkRefusalsTest {
     @Test
     void outsideAPollARefusalIsLoggedAtOnce() {
         refusals.refuse("/inbox/A", "a symbolic link where a file was to be moved", ".done");
-        assertThat(logs.messages()).singleElement().asString().startsWith("intake refused entries=1 folder=\"/inbox/A\"")
+        assertThat(logs.messages()).singleElement().asString()
+                .startsWith("intake refused entries=1 folder=\"/inbox/A\"")
                 .contains("example=\".done\"");
     }
 
@@ -105,6 +107,7 @@ class LinkRefusalsTest {
         List<String> lines = logs.messages();
         assertThat(lines).hasSize(LinkRefusals.MAX_FOLDERS_PER_POLL + 1);
         assertThat(lines.get(0)).contains("example=\"evil\\u000Aintake accepted\\u0022.csv\"").doesNotContain("\n");
-        assertThat(lines).last().asString().contains("entries=501 ").contains("folder=\"" + LinkRefusals.FURTHER_FOLDERS + "\"");
+        assertThat(lines).last().asString().contains("entries=501 ")
+                .contains("folder=\"" + LinkRefusals.FURTHER_FOLDERS + "\"");
     }
 }

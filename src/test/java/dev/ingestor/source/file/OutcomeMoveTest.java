@@ -1,5 +1,8 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -21,9 +24,6 @@ import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Where an answered dropped file goes. The outcome folder is made here, before Camel moves the file: Camel's own

@@ -1,10 +1,13 @@
 package dev.ingestor.source.file;
 
-import dev.ingestor.config.IngestorProperties;
-import dev.ingestor.intake.IntakeSettings;
-import dev.ingestor.config.SupplierProperties;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.nio.file.Path;
 
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.intake.IntakeSettings;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.PluginHelper;
 import org.apache.camel.support.ResourceHelper;
@@ -14,9 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** SFTP host keys are checked unless a supplier explicitly turns checking off. */
 @ExtendWith(OutputCaptureExtension.class)

@@ -1,5 +1,8 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +25,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** Supplier ACME publishes on a real SFTP server (Apache MINA SSHD in this JVM); Ingestor polls it. */
 // its own properties make its own Spring context; closed afterwards, so that no second set of routes keeps
@@ -55,7 +55,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.INITECH.sftp.port", SFTP::port);
         registry.add("ingestor.suppliers.INITECH.sftp.username", () -> "acme");
         registry.add("ingestor.suppliers.INITECH.sftp.password", () -> "s3cret-pw");
-        registry.add("ingestor.suppliers.INITECH.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
+        registry.add("ingestor.suppliers.INITECH.sftp.known-hosts-file",
+                () -> knownHosts("known", SFTP.knownHostsLine()));
         registry.add("ingestor.suppliers.INITECH.sftp.directory", () -> "initech");
         registry.add("ingestor.suppliers.INITECH.sftp.poll-interval", () -> "200ms");
         registry.add("ingestor.suppliers.INITECH.sftp.after-pickup", () -> "delete");
@@ -71,7 +72,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.STRICT.sftp.directory", () -> "strict");
         registry.add("ingestor.suppliers.STRICT.sftp.poll-interval", () -> "200ms");
         registry.add("ingestor.suppliers.STRICT.sftp.min-age", () -> "1s");
-        registry.add("ingestor.suppliers.STRICT.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
+        registry.add("ingestor.suppliers.STRICT.sftp.known-hosts-file",
+                () -> knownHosts("known", SFTP.knownHostsLine()));
         registry.add("ingestor.suppliers.STRICT.file-drop.enabled", () -> "false");
         registry.add("ingestor.suppliers.FORGED.sftp.host", () -> "127.0.0.1");
         registry.add("ingestor.suppliers.FORGED.sftp.port", SFTP::port);
@@ -116,7 +118,8 @@ class SftpIntakeTest extends IngestorTestSupport {
             java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
             generator.initialize(256);
             return "[127.0.0.1]:" + SFTP.port() + " "
-                    + org.apache.sshd.common.config.keys.PublicKeyEntry.toString(generator.generateKeyPair().getPublic());
+                    + org.apache.sshd.common.config.keys.PublicKeyEntry
+                            .toString(generator.generateKeyPair().getPublic());
         } catch (java.security.GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
@@ -172,8 +175,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         awaitJobs(1);
         publish("published.csv", content);
         awaitFiles(OUTBOX.resolve(".done"), 1);
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class) == 1);
         assertThat(jobCount()).isEqualTo(1);
         // the duplicate from SFTP leaves the first submitter, the drop folder
         assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class))
@@ -201,7 +204,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         // STRICT knows the key: takes the file; FORGED knows another key for the same address: refuses to log in
         awaitJobs(1);
         assertThat(jdbc.queryForObject("SELECT supplier FROM import_job", String.class)).isEqualTo("STRICT");
-        await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-FORGED").asString().equals("DOWN"));
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> health().path("consumer:sftp-FORGED").asString().equals("DOWN"));
         assertThat(health().path("consumer:sftp-STRICT").asString()).isNotEqualTo("DOWN");
     }
 
@@ -223,10 +227,13 @@ class SftpIntakeTest extends IngestorTestSupport {
     @Test
     void aRefusedLoginIsLoggedWithoutThePasswordAndTheRouteIsDown() throws Exception {
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp")) {
-            await().atMost(Duration.ofSeconds(15)).until(() -> health().path("consumer:sftp-GLOBEX").asString().equals("DOWN"));
-            await().atMost(Duration.ofSeconds(15)).until(() -> logs.events().stream().anyMatch(e ->
-                    e.getFormattedMessage().contains("supplier=GLOBEX") && e.getFormattedMessage().contains("Auth fail")));
-            assertThat(logs.events()).allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> health().path("consumer:sftp-GLOBEX").asString().equals("DOWN"));
+            await().atMost(Duration.ofSeconds(15)).until(
+                    () -> logs.events().stream().anyMatch(e -> e.getFormattedMessage().contains("supplier=GLOBEX")
+                            && e.getFormattedMessage().contains("Auth fail")));
+            assertThat(logs.events())
+                    .allSatisfy(e -> assertThat(e.getFormattedMessage()).doesNotContain("wrong-pw-123"));
             assertThat(get("/actuator/health", ADMIN_KEY).body()).doesNotContain("wrong-pw-123");
         }
     }
@@ -236,13 +243,16 @@ class SftpIntakeTest extends IngestorTestSupport {
         CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp");
         try {
             SFTP.stop();
-            await().atMost(Duration.ofSeconds(20)).until(() -> logs.events().stream().anyMatch(e ->
-                    e.getFormattedMessage().contains("supplier=ACME") && e.getFormattedMessage().contains("cannot be polled")));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> logs.events().stream().anyMatch(e -> e.getFormattedMessage().contains("supplier=ACME")
+                            && e.getFormattedMessage().contains("cannot be polled")));
             assertThat(health().path("consumer:sftp-ACME").asString()).isEqualTo("DOWN");
-            long failures = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count();
+            long failures = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME"))
+                    .count();
             Thread.sleep(2000); // on purpose: the window in which failed polls are counted
             // back-off: with a 200 ms poll and multiplier 2, about one failed poll (and line) per 600 ms, not 10
-            long more = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count() - failures;
+            long more = logs.events().stream().filter(e -> e.getFormattedMessage().contains("supplier=ACME")).count()
+                    - failures;
             assertThat(more).isLessThanOrEqualTo(5);
         } finally {
             SFTP.start();
@@ -266,13 +276,14 @@ class SftpIntakeTest extends IngestorTestSupport {
         awaitFiles(OUTBOX.resolve(".done"), 1);
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.sftp")) {
             SFTP.failNextListingOf("outbox");
-            await().atMost(Duration.ofSeconds(20)).until(() -> logs.messages().stream().anyMatch(m ->
-                    m.contains("supplier=ACME") && m.contains("cannot be polled") && m.contains("Cannot list directory")));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> logs.messages().stream().anyMatch(m -> m.contains("supplier=ACME")
+                            && m.contains("cannot be polled") && m.contains("Cannot list directory")));
             publish("after-failed-listing.csv", advice("L-1"));
             awaitJobs(2);
             awaitFiles(OUTBOX.resolve(".done"), 2);
-            await().atMost(Duration.ofSeconds(10)).until(() -> logs.messages().stream().anyMatch(m ->
-                    m.contains("supplier=ACME") && m.contains("answers again")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> logs.messages().stream()
+                    .anyMatch(m -> m.contains("supplier=ACME") && m.contains("answers again")));
             assertThat(logs.messages()).filteredOn(m -> m.contains("supplier=ACME") && m.contains("cannot be polled"))
                     .as("failed polls after the one failed listing").hasSize(1);
         }
@@ -310,7 +321,8 @@ class SftpIntakeTest extends IngestorTestSupport {
             // every arrival counted exactly once: a file taken by both instances would count twice (on purpose,
             // both instances poll several more times before the count is read again)
             Thread.sleep(1000);
-            assertThat(jdbc.queryForObject("SELECT sum(1 + duplicate_count) FROM import_job", Long.class)).isEqualTo(20);
+            assertThat(jdbc.queryForObject("SELECT sum(1 + duplicate_count) FROM import_job", Long.class))
+                    .isEqualTo(20);
         }
     }
 
@@ -335,7 +347,8 @@ class SftpIntakeTest extends IngestorTestSupport {
             assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("real.csv");
             assertThat(link).isSymbolicLink();
             assertThat(secret).exists();
-            assertThat(linkLines(logs)).singleElement().asString().contains("entries=1 ").contains("example=\"leak.csv\"");
+            assertThat(linkLines(logs)).singleElement().asString().contains("entries=1 ")
+                    .contains("example=\"leak.csv\"");
             assertThat(logs.count("leak.csv")).isEqualTo(1);
         } finally {
             Files.deleteIfExists(link);
@@ -391,8 +404,9 @@ class SftpIntakeTest extends IngestorTestSupport {
             assertThat(jobCount()).isZero();
             assertThat(filesIn(OUTBOX)).isEmpty();
             assertThat(logs.events()).filteredOn(e -> e.getFormattedMessage().contains("huge.csv")).singleElement()
-                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("ingestor.suppliers.ACME.max-file-size")
-                            .contains("4096 bytes"));
+                    .satisfies(
+                            e -> assertThat(e.getFormattedMessage()).contains("ingestor.suppliers.ACME.max-file-size")
+                                    .contains("4096 bytes"));
             // on record once, naming the remote file where the route moved it
             String moved = filesIn(OUTBOX.resolve(".rejected")).get(0).getFileName().toString();
             assertThat(jdbc.queryForList("SELECT * FROM intake_failure")).singleElement().satisfies(row -> {
@@ -406,6 +420,7 @@ class SftpIntakeTest extends IngestorTestSupport {
     }
 
     private tools.jackson.databind.JsonNode health() throws Exception {
-        return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth").path("details");
+        return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth")
+                .path("details");
     }
 }

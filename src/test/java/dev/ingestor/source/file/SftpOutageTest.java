@@ -1,5 +1,8 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -18,9 +21,6 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The supplier's SFTP server goes away while Ingestor is taking a file from it (the file is claimed and being
@@ -77,7 +77,8 @@ class SftpOutageTest extends IngestorTestSupport {
     @Test
     void aServerThatGoesAwayWhileAFileIsBeingTakenLosesNothingAndTheFileIsTakenOnceWhenItIsBack() throws Exception {
         String name = "outage-" + UUID.randomUUID() + ".csv";
-        byte[] content = ("source_id,sku,quantity,delivery_date\nO-1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        byte[] content = ("source_id,sku,quantity,delivery_date\nO-1,SKU,1,2026-12-01\n")
+                .getBytes(StandardCharsets.UTF_8);
 
         try (CapturedLogLines sftp = CapturedLogLines.of("dev.ingestor.sftp")) {
             publish(name, content);
@@ -85,8 +86,8 @@ class SftpOutageTest extends IngestorTestSupport {
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> claimsOn(name) == 1);
             SFTP.stop();
             try {
-                await().atMost(Duration.ofSeconds(20)).until(() -> sftp.count(m ->
-                        m.contains("supplier=ACME") && m.contains("cannot be polled")) >= 1);
+                await().atMost(Duration.ofSeconds(20)).until(
+                        () -> sftp.count(m -> m.contains("supplier=ACME") && m.contains("cannot be polled")) >= 1);
                 // the claim is let go (any instance may take the file later), and nothing was taken
                 await().atMost(Duration.ofSeconds(10)).until(() -> claimsOn(name) == 0);
                 assertThat(jobCount()).isZero();
@@ -99,8 +100,8 @@ class SftpOutageTest extends IngestorTestSupport {
             // the next poll comes after the back-off of the failed ones, and then the file waits out min-age again
             await().atMost(Duration.ofSeconds(90)).until(() -> jobCount() == 1);
             await().atMost(Duration.ofSeconds(30)).until(() -> filesIn(OUTBOX.resolve(".done")).size() == 1);
-            await().atMost(Duration.ofSeconds(20)).until(() -> sftp.count(m ->
-                    m.contains("supplier=ACME") && m.contains("answers again")) >= 1);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> sftp.count(m -> m.contains("supplier=ACME") && m.contains("answers again")) >= 1);
         }
         // taken once: one job, read once (no duplicate), the remote file gone from the folder to .done/, so no
         // later poll can read it again

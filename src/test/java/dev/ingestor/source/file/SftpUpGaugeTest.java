@@ -1,5 +1,7 @@
 package dev.ingestor.source.file;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.lang.reflect.Proxy;
 
@@ -9,8 +11,6 @@ import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
 import org.apache.camel.spi.RouteIdAware;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code ingestor_sftp_up{supplier}}, which the SftpDown alert rule reads: 0 after a poll of the supplier's server
@@ -29,8 +29,10 @@ class SftpUpGaugeTest {
     }
 
     private static Endpoint endpoint() {
-        return (Endpoint) Proxy.newProxyInstance(SftpUpGaugeTest.class.getClassLoader(), new Class<?>[] {Endpoint.class},
-                (proxy, method, args) -> "getEndpointBaseUri".equals(method.getName()) ? "sftp://127.0.0.1:2222/outbox" : null);
+        return (Endpoint) Proxy.newProxyInstance(SftpUpGaugeTest.class.getClassLoader(),
+                new Class<?>[] {Endpoint.class},
+                (proxy, method,
+                        args) -> "getEndpointBaseUri".equals(method.getName()) ? "sftp://127.0.0.1:2222/outbox" : null);
     }
 
     private double up(String supplier) {

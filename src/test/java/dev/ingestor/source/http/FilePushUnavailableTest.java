@@ -1,11 +1,13 @@
 package dev.ingestor.source.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 
-import tools.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.TestPostgres;
@@ -14,9 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.JdbcTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A file push the database cannot take (unreachable, or its commit fails) is answered 503 with Retry-After,
@@ -46,7 +46,8 @@ class FilePushUnavailableTest extends IngestorTestSupport {
     }
 
     private static byte[] advice() {
-        return ("source_id,sku,quantity,delivery_date\nU-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        return ("source_id,sku,quantity,delivery_date\nU-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private HttpResponse<String> push(byte[] content) throws Exception {
@@ -65,7 +66,8 @@ class FilePushUnavailableTest extends IngestorTestSupport {
         assertThat(retry.statusCode()).as(retry.body()).isEqualTo(202);
         JsonNode job = JSON.readTree(retry.body());
         assertThat(push(content).statusCode()).as("the same bytes again are the same job").isEqualTo(200);
-        assertThat(jdbc.queryForList("SELECT id::text FROM import_job", String.class)).containsExactly(job.get("id").asString());
+        assertThat(jdbc.queryForList("SELECT id::text FROM import_job", String.class))
+                .containsExactly(job.get("id").asString());
         assertThat(keyCount()).isEqualTo(1);
     }
 
@@ -74,7 +76,8 @@ class FilePushUnavailableTest extends IngestorTestSupport {
         byte[] content = advice();
         // the server stops taking connections to the app's database and ends the ones it has, as a restart does
         admin.execute("ALTER DATABASE ingestor ALLOW_CONNECTIONS false");
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'ingestor' AND pid <> pg_backend_pid()");
+        admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'ingestor' AND pid <> pg_backend_pid()");
 
         assertRetryLater(push(content));
 

@@ -1,5 +1,8 @@
 package dev.ingestor.source.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.ByteArrayInputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -20,14 +23,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** POST /api/v1/suppliers/{supplier}/files on a real server and PostgreSQL. */
 class HttpFilePushTest extends IngestorTestSupport {
@@ -56,11 +56,13 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertThat(job.get("key").asString()).isEqualTo("ACME:" + sha256(body));
         assertThat(job.get("fileName").asString()).isEqualTo("advice-1.csv");
         assertThat(job.get("source").asString()).isEqualTo("http");
-        assertThat(job.get("submittedBy").asString()).as("who submitted: the key's supplier").isEqualTo("supplier:ACME");
+        assertThat(job.get("submittedBy").asString()).as("who submitted: the key's supplier")
+                .isEqualTo("supplier:ACME");
         assertThat(job.get("links").get("self").asString()).isEqualTo("/api/v1/jobs/" + job.get("id").asString());
         assertThat(first.headers().firstValue("Location")).hasValue("/api/v1/jobs/" + job.get("id").asString());
 
-        // another name, another connection: the same content is the same job, and a success (docs/design.md, Idempotency rules)
+        // another name, another connection: the same content is the same job, and a success (docs/design.md,
+        // Idempotency rules)
         HttpResponse<String> again = push(FILES, ACME_KEY, body, "X-File-Name", "advice-1-retry.csv");
         assertThat(again.statusCode()).isEqualTo(200);
         assertThat(mapper.readTree(again.body()).get("id").asString()).isEqualTo(job.get("id").asString());
@@ -75,18 +77,21 @@ class HttpFilePushTest extends IngestorTestSupport {
 
     @Test
     void aFilePushedWithTheAdminKeyRecordsTheAdminAsItsSubmitter() throws Exception {
-        HttpResponse<String> pushed = push(FILES, ADMIN_KEY, CSV.getBytes(StandardCharsets.UTF_8), "X-File-Name", "by-admin.csv");
+        HttpResponse<String> pushed = push(FILES, ADMIN_KEY, CSV.getBytes(StandardCharsets.UTF_8), "X-File-Name",
+                "by-admin.csv");
         assertThat(pushed.statusCode()).isEqualTo(202);
         JsonNode job = mapper.readTree(pushed.body());
         assertThat(job.get("submittedBy").asString()).isEqualTo("admin");
-        assertThat(mapper.readTree(get("/api/v1/jobs/" + job.get("id").asString(), ACME_KEY).body()).get("submittedBy").asString())
+        assertThat(mapper.readTree(get("/api/v1/jobs/" + job.get("id").asString(), ACME_KEY).body()).get("submittedBy")
+                .asString())
                 .isEqualTo("admin");
         assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class)).isEqualTo("admin");
     }
 
     @Test
     void fiftyConcurrentPushesOfTheSameBytesMakeOneJob() throws Exception {
-        byte[] body = ("source_id,sku,quantity,delivery_date\nC-1,SKU,1,2026-12-01\n" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
+        byte[] body = ("source_id,sku,quantity,delivery_date\nC-1,SKU,1,2026-12-01\n" + UUID.randomUUID())
+                .getBytes(StandardCharsets.UTF_8);
         ExecutorService pool = Executors.newFixedThreadPool(50);
         try {
             List<Callable<HttpResponse<String>>> pushes = new ArrayList<>();
@@ -114,8 +119,9 @@ class HttpFilePushTest extends IngestorTestSupport {
             assertThat(ids).containsOnly(ids.get(0));
             assertThat(jobCount()).isEqualTo(1);
             // repeats answered from the committed key are written to the job in batches, within seconds
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                    assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isEqualTo(49));
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(
+                    () -> assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class))
+                            .isEqualTo(49));
         } finally {
             pool.shutdownNow();
         }
@@ -125,8 +131,10 @@ class HttpFilePushTest extends IngestorTestSupport {
     void multipartFileDropAndRawPushOfTheSameBytesAreOneJob() throws Exception {
         byte[] body = ("source_id,sku,quantity,delivery_date\nM-1,SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
         String boundary = "----ingestor" + UUID.randomUUID();
-        byte[] multipart = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"form.csv\"\r\n"
-                + "Content-Type: text/csv\r\n\r\n" + new String(body, StandardCharsets.UTF_8) + "\r\n--" + boundary + "--\r\n")
+        byte[] multipart = ("--" + boundary
+                + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"form.csv\"\r\n"
+                + "Content-Type: text/csv\r\n\r\n" + new String(body, StandardCharsets.UTF_8) + "\r\n--" + boundary
+                + "--\r\n")
                 .getBytes(StandardCharsets.UTF_8);
         HttpResponse<String> viaForm = post(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary, multipart);
         assertThat(viaForm.statusCode()).as(viaForm.body()).isEqualTo(202);
@@ -150,11 +158,13 @@ class HttpFilePushTest extends IngestorTestSupport {
         byte[] body = new byte[700_000];
         new java.util.Random(3).nextBytes(body);
         HttpResponse<String> response = http.send(postRequest(FILES, ACME_KEY, "application/octet-stream",
-                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))), HttpResponse.BodyHandlers.ofString());
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
         assertThat(mapper.readTree(response.body()).get("key").asString()).isEqualTo("ACME:" + sha256(body));
         String sha = sha256(body);
-        assertThat(DATA.resolve("raw").resolve("ACME").resolve(sha.substring(0, 2)).resolve(sha)).hasBinaryContent(body);
+        assertThat(DATA.resolve("raw").resolve("ACME").resolve(sha.substring(0, 2)).resolve(sha))
+                .hasBinaryContent(body);
     }
 
     /**
@@ -167,12 +177,14 @@ class HttpFilePushTest extends IngestorTestSupport {
         List<Path> rawBefore = rawFiles();
         String declared = announceAndSendOnly(FILES, 5_000_000, "source_id,sku".getBytes(StandardCharsets.UTF_8));
         assertThat(declared).startsWith("HTTP/1.1 413").contains("application/problem+json")
-                .contains("the body of 5000000 bytes is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
+                .contains(
+                        "the body of 5000000 bytes is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
 
         byte[] big = new byte[1024 * 1024 + 1];
         new java.util.Random(11).nextBytes(big);
         HttpResponse<String> chunked = http.send(postRequest(FILES, ACME_KEY, "application/octet-stream",
-                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))), HttpResponse.BodyHandlers.ofString());
+                HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))),
+                HttpResponse.BodyHandlers.ofString());
         assertProblem(chunked, 413, "the body is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
         assertThat(jobCount()).isZero();
         assertThat(keyCount()).isZero();
@@ -231,8 +243,9 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertProblem(push("/api/v1/suppliers/NOPE/files", ADMIN_KEY, body), 404, "no supplier 'NOPE'");
         assertThat(jobCount()).isZero();
 
-        HttpResponse<String> accepted = http.send(HttpRequest.newBuilder(uri(FILES)).header("Authorization", "Bearer " + ACME_KEY)
-                .header("Content-Type", "text/csv").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        HttpResponse<String> accepted = http.send(
+                HttpRequest.newBuilder(uri(FILES)).header("Authorization", "Bearer " + ACME_KEY)
+                        .header("Content-Type", "text/csv").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(accepted.statusCode()).isEqualTo(202);
         String id = mapper.readTree(accepted.body()).get("id").asString();
@@ -256,12 +269,16 @@ class HttpFilePushTest extends IngestorTestSupport {
         truncateAll();
         assertProblem(push("/api/v1/suppliers/AC%24ME/files", ACME_KEY, body), 400, "not a supplier code");
         assertProblem(push(FILES, ACME_KEY, new byte[0]), 400, "no body");
-        assertProblem(push(FILES, ACME_KEY, body, "X-File-Name", "../../etc/passwd"), 400, "the file name contains '/' at position 3");
+        assertProblem(push(FILES, ACME_KEY, body, "X-File-Name", "../../etc/passwd"), 400,
+                "the file name contains '/' at position 3");
         String boundary = "b" + UUID.randomUUID();
-        byte[] twoParts = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"a\"; filename=\"a.csv\"\r\n\r\nx\r\n"
-                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"b\"; filename=\"b.csv\"\r\n\r\ny\r\n--" + boundary + "--\r\n")
+        byte[] twoParts = ("--" + boundary
+                + "\r\nContent-Disposition: form-data; name=\"a\"; filename=\"a.csv\"\r\n\r\nx\r\n"
+                + "--" + boundary + "\r\nContent-Disposition: form-data; name=\"b\"; filename=\"b.csv\"\r\n\r\ny\r\n--"
+                + boundary + "--\r\n")
                 .getBytes(StandardCharsets.UTF_8);
-        assertProblem(post(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary, twoParts), 400, "exactly one file part");
+        assertProblem(post(FILES, ACME_KEY, "multipart/form-data; boundary=" + boundary, twoParts), 400,
+                "exactly one file part");
         assertThat(jobCount()).isZero();
     }
 

@@ -1,5 +1,8 @@
 package dev.ingestor.source.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -12,8 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestPostgres;
@@ -21,18 +22,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
-/** POST /api/v1/suppliers/{supplier}/items (and the older partners path): request-level and item-level idempotency on a real server and PostgreSQL. */
+/**
+ * POST /api/v1/suppliers/{supplier}/items (and the older partners path): request-level and item-level idempotency on a
+ * real server and PostgreSQL.
+ */
 class ItemBatchApiTest extends IngestorTestSupport {
 
     private static final String ITEMS = "/api/v1/suppliers/ACME/items";
     private static final String BATCH = """
             {"items": [
               {"source_id": "I-1", "source_version": 1, "sku": "SKU-1", "quantity": 5, "delivery_date": "2026-12-01"},
-              {"source_id": "I-2", "source_version": 1, "sku": "SKU-2", "quantity": 1, "delivery_date": "2026-12-02", "colour": "red"},
+              {"source_id": "I-2", "source_version": 1, "sku": "SKU-2", "quantity": 1, "delivery_date": "2026-12-02",
+                  "colour": "red"},
               {"source_id": "I-3", "sku": "SKU-3", "quantity": 2, "delivery_date": "2026-12-03"},
               {"source_id": "I-4", "sku": "SKU-4", "quantity": -3, "delivery_date": "2026-12-04"},
               {"source_id": "I-5", "sku": "SKU-5", "quantity": 1, "delivery_date": "tomorrow"}
@@ -58,7 +62,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
             headers.add("Idempotency-Key");
             headers.add(key);
         }
-        return post(ITEMS, ACME_KEY, "application/json", body.getBytes(StandardCharsets.UTF_8), headers.toArray(String[]::new));
+        return post(ITEMS, ACME_KEY, "application/json", body.getBytes(StandardCharsets.UTF_8),
+                headers.toArray(String[]::new));
     }
 
     private long outboxRows() {
@@ -71,8 +76,10 @@ class ItemBatchApiTest extends IngestorTestSupport {
         HttpResponse<String> first = post("/api/v1/partners/ACME/items", ACME_KEY, "application/json",
                 BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", key);
         assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request WHERE supplier = 'ACME' AND idempotency_key = ?",
-                Long.class, key)).isEqualTo(1);
+        assertThat(
+                jdbc.queryForObject("SELECT count(*) FROM http_request WHERE supplier = 'ACME' AND idempotency_key = ?",
+                        Long.class, key))
+                .isEqualTo(1);
         // the same key by the new path is the same request: replayed, not applied again
         HttpResponse<String> again = send(key, BATCH);
         assertThat(again.statusCode()).isEqualTo(200);
@@ -106,11 +113,14 @@ class ItemBatchApiTest extends IngestorTestSupport {
         String jobId = result.get("jobId").asString();
         JsonNode job = mapper.readTree(get("/api/v1/jobs/" + jobId, ACME_KEY).body());
         assertThat(job.get("source").asString()).isEqualTo("http-items");
-        assertThat(job.get("submittedBy").asString()).as("who submitted the batch: the caller's key").isEqualTo("supplier:ACME");
+        assertThat(job.get("submittedBy").asString()).as("who submitted the batch: the caller's key")
+                .isEqualTo("supplier:ACME");
         assertThat(job.get("state").asString()).isEqualTo("COMPLETED_WITH_ERRORS");
-        assertThat(mapper.readTree(get("/api/v1/jobs/" + jobId + "/records", ACME_KEY).body()).toString()).contains("quantity");
+        assertThat(mapper.readTree(get("/api/v1/jobs/" + jobId + "/records", ACME_KEY).body()).toString())
+                .contains("quantity");
 
-        // a fresh key with the same items: every accepted item is a REPLAY, no new event (docs/design.md, Idempotency rules)
+        // a fresh key with the same items: every accepted item is a REPLAY, no new event (docs/design.md, Idempotency
+        // rules)
         JsonNode again = mapper.readTree(send(UUID.randomUUID().toString(), BATCH).body());
         assertThat(again.get("counts").get("replayed").asInt()).isEqualTo(3);
         assertThat(again.get("jobId").asString()).isNotEqualTo(jobId);
@@ -118,7 +128,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
 
         // a higher version updates
         JsonNode newer = mapper.readTree(send(UUID.randomUUID().toString(),
-                "{\"items\":[{\"source_id\":\"I-1\",\"source_version\":2,\"sku\":\"SKU-1\",\"quantity\":6,\"delivery_date\":\"2026-12-01\"}]}").body());
+                "{\"items\":[{\"source_id\":\"I-1\",\"source_version\":2,\"sku\":\"SKU-1\",\"quantity\":6,\"delivery_date\":\"2026-12-01\"}]}")
+                .body());
         assertThat(newer.get("items").get(0).get("outcome").asString()).isEqualTo("UPDATED");
         assertThat(outboxRows()).isEqualTo(4);
     }
@@ -135,7 +146,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertThat(outboxRows()).isEqualTo(3);
         // the same request under no mode, or sync, or by the older path: one meaning, one request, replayed
         for (String again : List.of(ITEMS, ITEMS + "?mode=sync", "/api/v1/partners/ACME/items?mode=upsert")) {
-            HttpResponse<String> replay = post(again, ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
+            HttpResponse<String> replay = post(again, ACME_KEY, "application/json",
+                    BATCH.getBytes(StandardCharsets.UTF_8),
                     "Idempotency-Key", key);
             assertThat(replay.statusCode()).as(again).isEqualTo(200);
             assertThat(replay.headers().firstValue("Idempotent-Replayed")).as(again).hasValue("true");
@@ -162,7 +174,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
         // X-Correlation-Id is the same key
-        HttpResponse<String> viaCorrelation = post(ITEMS, ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
+        HttpResponse<String> viaCorrelation = post(ITEMS, ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8),
                 "X-Correlation-Id", key);
         assertThat(viaCorrelation.body()).isEqualTo(first.body());
         assertThat(outboxRows()).isEqualTo(3);
@@ -224,8 +237,10 @@ class ItemBatchApiTest extends IngestorTestSupport {
 
         // each key is kept once per supplier, and each request is one job of its own supplier
         for (String k : List.of(key, otherKey, bulkKey)) {
-            assertThat(jdbc.queryForList("SELECT supplier FROM http_request WHERE idempotency_key = ? ORDER BY supplier",
-                    String.class, k)).as(k).containsExactly("ACME", "GLOBEX");
+            assertThat(
+                    jdbc.queryForList("SELECT supplier FROM http_request WHERE idempotency_key = ? ORDER BY supplier",
+                            String.class, k))
+                    .as(k).containsExactly("ACME", "GLOBEX");
             assertThat(jdbc.queryForList("SELECT supplier FROM import_job WHERE request_key = ? ORDER BY supplier",
                     String.class, k)).as(k).containsExactly("ACME", "GLOBEX");
         }
@@ -246,7 +261,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
         HttpResponse<String> fresh = send(key, BATCH.replace("SKU-1", "SKU-9"));
         assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(200);
         assertThat(fresh.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(jdbc.queryForObject("SELECT expires_at > now() + interval '29 days' FROM http_request WHERE idempotency_key = ?",
+        assertThat(jdbc.queryForObject(
+                "SELECT expires_at > now() + interval '29 days' FROM http_request WHERE idempotency_key = ?",
                 Boolean.class, key)).isTrue();
     }
 
@@ -294,18 +310,21 @@ class ItemBatchApiTest extends IngestorTestSupport {
     @Test
     void bulkModeAnswers202WithAJobAndTheSameKeyReturnsTheSameJob() throws Exception {
         String key = UUID.randomUUID().toString();
-        HttpResponse<String> first = post(ITEMS + "?mode=bulk", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
+        HttpResponse<String> first = post(ITEMS + "?mode=bulk", ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8),
                 "Idempotency-Key", key);
         assertThat(first.statusCode()).as(first.body()).isEqualTo(202);
         String jobId = mapper.readTree(first.body()).get("id").asString();
-        HttpResponse<String> again = post(ITEMS + "?mode=bulk", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
+        HttpResponse<String> again = post(ITEMS + "?mode=bulk", ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8),
                 "Idempotency-Key", key);
         assertThat(again.statusCode()).isEqualTo(202);
         assertThat(mapper.readTree(again.body()).get("id").asString()).isEqualTo(jobId);
 
         // the stages take the batch like a file: line N of the stored batch is item N
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                mapper.readTree(get("/api/v1/jobs/" + jobId, ACME_KEY).body()).get("state").asString().equals("COMPLETED_WITH_ERRORS"));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> mapper.readTree(get("/api/v1/jobs/" + jobId, ACME_KEY).body()).get("state").asString()
+                        .equals("COMPLETED_WITH_ERRORS"));
         JsonNode job = mapper.readTree(get("/api/v1/jobs/" + jobId, ACME_KEY).body());
         assertThat(job.get("counts").get("accepted").asInt()).isEqualTo(3);
         assertThat(job.get("requestKey").asString()).isEqualTo(key);
@@ -344,7 +363,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
                   END IF;
                   RETURN NEW;
                 END $$ LANGUAGE plpgsql""");
-        jdbc.execute("CREATE TRIGGER inject_fault BEFORE INSERT ON import_job FOR EACH ROW EXECUTE FUNCTION inject_fault()");
+        jdbc.execute(
+                "CREATE TRIGGER inject_fault BEFORE INSERT ON import_job FOR EACH ROW EXECUTE FUNCTION inject_fault()");
         String key = UUID.randomUUID().toString();
 
         HttpResponse<String> failed = send(key, BATCH);
@@ -371,7 +391,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
                   IF NEW.source = 'http-items' THEN PERFORM pg_sleep(3); END IF;
                   RETURN NEW;
                 END $$ LANGUAGE plpgsql""");
-        jdbc.execute("CREATE TRIGGER inject_fault BEFORE INSERT ON import_job FOR EACH ROW EXECUTE FUNCTION inject_fault()");
+        jdbc.execute(
+                "CREATE TRIGGER inject_fault BEFORE INSERT ON import_job FOR EACH ROW EXECUTE FUNCTION inject_fault()");
         String key = UUID.randomUUID().toString();
         CompletableFuture<HttpResponse<String>> inFlight = CompletableFuture.supplyAsync(() -> {
             try {
@@ -381,9 +402,11 @@ class ItemBatchApiTest extends IngestorTestSupport {
             }
         });
         await().atMost(Duration.ofSeconds(10)).until(() -> admin.queryForObject(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = 'ingestor' AND query LIKE 'INSERT INTO import_job%'", Long.class) > 0);
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = 'ingestor' AND query LIKE 'INSERT INTO import_job%'",
+                Long.class) > 0);
         admin.execute("ALTER DATABASE ingestor ALLOW_CONNECTIONS false");
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'ingestor' AND pid <> pg_backend_pid()");
+        admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'ingestor' AND pid <> pg_backend_pid()");
         HttpResponse<String> failed = inFlight.get();
         assertProblem(failed, 503, "retry");
         admin.execute("ALTER DATABASE ingestor ALLOW_CONNECTIONS true");
@@ -413,7 +436,8 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertThat(mapper.readTree(done.body()).get("counts").get("accepted").asInt()).isEqualTo(3);
         assertThat(send(key, BATCH).headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(outboxRows()).isEqualTo(3);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE source = 'http-items'", Long.class)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE source = 'http-items'", Long.class))
+                .isEqualTo(1);
     }
 
     @Test
@@ -424,7 +448,9 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertProblem(send("k-2", "{\"rows\": []}"), 400, "\"items\"");
         assertProblem(send("k-3", "{\"items\": []}"), 400, "empty");
         assertProblem(send("k-4", "{\"items\": [], \"items\": [1]}"), 400, "Duplicate Object property \"items\"");
-        assertProblem(post(ITEMS, ACME_KEY, "text/plain", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-5"), 415, "Content-Type 'text/plain' is not supported");
+        assertProblem(
+                post(ITEMS, ACME_KEY, "text/plain", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-5"),
+                415, "Content-Type 'text/plain' is not supported");
         assertThat(send("k-6", BATCH).statusCode()).isEqualTo(200);
         String overLimit = "{\"items\": [{\"x\":\"" + "y".repeat(70_000) + "\"}]}";
         assertProblem(send("k-7", overLimit), 413, "the body of " + overLimit.length()
@@ -432,9 +458,11 @@ class ItemBatchApiTest extends IngestorTestSupport {
         assertProblem(send("k k", BATCH), 400, "visible ASCII");
         assertProblem(post(ITEMS + "?mode=later", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
                 "Idempotency-Key", "k-8"), 400, "mode 'later'");
-        assertProblem(post("/api/v1/suppliers/GLOBEX/items", ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8),
+        assertProblem(post("/api/v1/suppliers/GLOBEX/items", ACME_KEY, "application/json",
+                BATCH.getBytes(StandardCharsets.UTF_8),
                 "Idempotency-Key", "k-9"), 404, "no supplier 'GLOBEX'");
-        assertProblem(post(ITEMS, null, "application/json", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", "k-10"), 401, "this API needs a key");
+        assertProblem(post(ITEMS, null, "application/json", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key",
+                "k-10"), 401, "this API needs a key");
         // nothing malformed left a key behind
         assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class)).containsExactly("k-6");
     }

@@ -1,13 +1,13 @@
 package dev.ingestor.source.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Items per batch are capped (ingestor.http.max-items-per-batch, 10,000 by default). */
 class ItemBatchLimitsTest extends IngestorTestSupport {

@@ -1,17 +1,17 @@
 package dev.ingestor.source.http;
 
-import dev.ingestor.web.ApiProblemException;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import dev.ingestor.web.ApiProblemException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The streaming reader of item batches: the same fingerprint as the whole-tree canonical form, and its limits. */
 class ItemBatchReaderTest {
@@ -37,13 +37,15 @@ class ItemBatchReaderTest {
         for (String body : bodies) {
             ItemBatchReader.Batch batch = read(body, 100, 10_000);
             assertThat(batch.fingerprint()).as(body)
-                    .isEqualTo(CanonicalJson.fingerprint(PREFIX, CanonicalJson.parse(body.getBytes(StandardCharsets.UTF_8))));
+                    .isEqualTo(CanonicalJson.fingerprint(PREFIX,
+                            CanonicalJson.parse(body.getBytes(StandardCharsets.UTF_8))));
         }
     }
 
     @Test
     void itemsBecomeCanonicalJsonLinesOnePerItem() throws Exception {
-        ItemBatchReader.Batch batch = read("{\"items\": [ {\"b\": 1,  \"a\": 2}, {\"c\": {\"z\": 1, \"y\": 2}} ]}", 100, 10_000);
+        ItemBatchReader.Batch batch = read("{\"items\": [ {\"b\": 1,  \"a\": 2}, {\"c\": {\"z\": 1, \"y\": 2}} ]}", 100,
+                10_000);
         assertThat(batch.count()).isEqualTo(2);
         assertThat(Files.readString(batch.jsonLines())).isEqualTo("{\"a\":2,\"b\":1}\n{\"c\":{\"y\":2,\"z\":1}}\n");
     }
@@ -58,7 +60,8 @@ class ItemBatchReaderTest {
         assertThatThrownBy(() -> read(body.toString(), 10, 1000))
                 .isInstanceOfSatisfying(ApiProblemException.class, e -> {
                     assertThat(e.problem().status()).isEqualTo(413);
-                    assertThat(e.problem().detail()).contains("more than 10 items").contains("ingestor.http.max-items-per-batch");
+                    assertThat(e.problem().detail()).contains("more than 10 items")
+                            .contains("ingestor.http.max-items-per-batch");
                 });
         assertThat(spool).isEmptyDirectory();
     }
@@ -69,7 +72,8 @@ class ItemBatchReaderTest {
         assertThatThrownBy(() -> read(body, 10, 100))
                 .isInstanceOfSatisfying(ApiProblemException.class, e -> {
                     assertThat(e.problem().status()).isEqualTo(400);
-                    assertThat(e.problem().detail()).contains("item 2 is larger than the limit of 100 bytes (ingestor.http.max-record-size)");
+                    assertThat(e.problem().detail())
+                            .contains("item 2 is larger than the limit of 100 bytes (ingestor.http.max-record-size)");
                 });
         assertThat(spool).isEmptyDirectory();
     }
@@ -121,9 +125,11 @@ class ItemBatchReaderTest {
         String body = "{\"meta\": {\"b\": 2, \"a\": 1}, \"items\": [{\"s\": \"x\\ud800y\", \"n\": 1.50}]}";
         ItemBatchReader.Batch batch = read(body, 10, 1000);
         assertThat(batch.count()).isEqualTo(1);
-        assertThat(CanonicalJson.parse(Files.readAllBytes(batch.jsonLines())).get("s").asString()).isEqualTo("x\ud800y");
+        assertThat(CanonicalJson.parse(Files.readAllBytes(batch.jsonLines())).get("s").asString())
+                .isEqualTo("x\ud800y");
         assertThat(batch.fingerprint())
-                .isEqualTo(CanonicalJson.fingerprint(PREFIX, CanonicalJson.parse(body.getBytes(StandardCharsets.UTF_8))));
+                .isEqualTo(
+                        CanonicalJson.fingerprint(PREFIX, CanonicalJson.parse(body.getBytes(StandardCharsets.UTF_8))));
     }
 
     private static final class CountingStream extends java.io.InputStream {
@@ -153,10 +159,12 @@ class ItemBatchReaderTest {
 
     @Test
     void bodiesThatAreNoBatchAre400() {
-        for (String body : List.of("", "[1]", "{\"items\": 3}", "{\"rows\": []}", "{\"items\": []}", "{\"items\": [{}]} x",
+        for (String body : List.of("", "[1]", "{\"items\": 3}", "{\"rows\": []}", "{\"items\": []}",
+                "{\"items\": [{}]} x",
                 "{\"items\": [{}], \"items\": [{}]}", "{\"items\": [{]}")) {
             assertThatThrownBy(() -> read(body, 10, 1000)).as(body)
-                    .isInstanceOfSatisfying(ApiProblemException.class, e -> assertThat(e.problem().status()).isEqualTo(400));
+                    .isInstanceOfSatisfying(ApiProblemException.class,
+                            e -> assertThat(e.problem().status()).isEqualTo(400));
         }
         assertThat(spool).isEmptyDirectory();
     }

@@ -1,5 +1,7 @@
 package dev.ingestor.source.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
@@ -7,8 +9,6 @@ import java.util.UUID;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An item batch's answer is stored under its request key in the transaction of its effects (route
@@ -32,7 +32,8 @@ class ItemBatchStoredAnswerTest extends IngestorTestSupport {
     }
 
     private HttpResponse<String> send(String key) throws Exception {
-        return post(ITEMS, ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key", key);
+        return post(ITEMS, ACME_KEY, "application/json", BATCH.getBytes(StandardCharsets.UTF_8), "Idempotency-Key",
+                key);
     }
 
     private long count(String sql) {
@@ -52,7 +53,8 @@ class ItemBatchStoredAnswerTest extends IngestorTestSupport {
                   END IF;
                   RETURN NEW;
                 END $$ LANGUAGE plpgsql""");
-        jdbc.execute("CREATE TRIGGER inject_fault BEFORE UPDATE ON http_request FOR EACH ROW EXECUTE FUNCTION inject_answer_fault()");
+        jdbc.execute(
+                "CREATE TRIGGER inject_fault BEFORE UPDATE ON http_request FOR EACH ROW EXECUTE FUNCTION inject_answer_fault()");
         String key = UUID.randomUUID().toString();
 
         HttpResponse<String> failed = send(key);

@@ -1,5 +1,8 @@
 package dev.ingestor.source.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,19 +23,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import dev.ingestor.intake.CommittedKeys;
-import dev.ingestor.job.ContentKey;
 import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.ContentKey;
 import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Repeated HTTP pushes answered from the keys this instance saw committed: the same 200 and job as through
@@ -60,7 +60,8 @@ class KnownContentPushTest extends IngestorTestSupport {
     }
 
     private static byte[] csv() {
-        return ("source_id,source_version,sku,quantity,delivery_date\nK-" + UUID.randomUUID() + ",1,SKU-1,5,2026-12-01\n")
+        return ("source_id,source_version,sku,quantity,delivery_date\nK-" + UUID.randomUUID()
+                + ",1,SKU-1,5,2026-12-01\n")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
@@ -80,7 +81,8 @@ class KnownContentPushTest extends IngestorTestSupport {
         JsonNode job = mapper.readTree(first.body());
         assertThat(committedKeys.jobOf(key(body))).hasToString(job.get("id").asString());
 
-        // the raw file gone: intake would put the pushed bytes back in place, the answer from the key does not touch the store
+        // the raw file gone: intake would put the pushed bytes back in place, the answer from the key does not touch
+        // the store
         Path raw = rawStore.pathOf(ContentKey.parse(key(body)));
         Files.delete(raw);
         HttpResponse<String> again = push(body, "retry.csv");
@@ -130,7 +132,8 @@ class KnownContentPushTest extends IngestorTestSupport {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
                 "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 5);
-        assertThat(jdbc.queryForObject("SELECT last_seen_at IS NOT NULL FROM import_job WHERE id = ?::uuid", Boolean.class, id)).isTrue();
+        assertThat(jdbc.queryForObject("SELECT last_seen_at IS NOT NULL FROM import_job WHERE id = ?::uuid",
+                Boolean.class, id)).isTrue();
         JsonNode read = mapper.readTree(get("/api/v1/jobs/" + id, ACME_KEY).body());
         assertThat(read.get("duplicateCount").asInt()).isEqualTo(5);
     }
@@ -248,8 +251,9 @@ class KnownContentPushTest extends IngestorTestSupport {
         // have been taken as committed too early
         jdbc.execute("CREATE OR REPLACE FUNCTION test_fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS"
                 + " $$ BEGIN RAISE EXCEPTION 'commit refused by the test'; END $$");
-        jdbc.execute("CREATE CONSTRAINT TRIGGER test_fail_at_commit AFTER INSERT ON import_job DEFERRABLE INITIALLY DEFERRED"
-                + " FOR EACH ROW WHEN (NEW.file_name = 'commit-fails.csv') EXECUTE FUNCTION test_fail_at_commit()");
+        jdbc.execute(
+                "CREATE CONSTRAINT TRIGGER test_fail_at_commit AFTER INSERT ON import_job DEFERRABLE INITIALLY DEFERRED"
+                        + " FOR EACH ROW WHEN (NEW.file_name = 'commit-fails.csv') EXECUTE FUNCTION test_fail_at_commit()");
         try {
             HttpResponse<String> failed = push(body, "commit-fails.csv");
             assertThat(failed.statusCode()).as(failed.body()).isGreaterThanOrEqualTo(500);
@@ -291,11 +295,13 @@ class KnownContentPushTest extends IngestorTestSupport {
         awaitSettled();
         assertThat(push(body, "kept.csv").statusCode()).isEqualTo(200);
         jdbc.update("UPDATE import_job SET file_name = 'changed-again.csv' WHERE id = ?::uuid", id);
-        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asString()).isEqualTo("changed-behind.csv");
+        assertThat(mapper.readTree(push(body, "kept.csv").body()).get("fileName").asString())
+                .isEqualTo("changed-behind.csv");
         assertThat(lifecycle.revalidate(UUID.fromString(id))).isTrue();
         JsonNode sixth = mapper.readTree(push(body, "kept.csv").body());
         assertThat(sixth.get("fileName").asString()).isEqualTo("changed-again.csv");
-        assertThat(sixth.get("duplicateCount").asInt()).as("exact across the copies and the batches written").isEqualTo(6);
+        assertThat(sixth.get("duplicateCount").asInt()).as("exact across the copies and the batches written")
+                .isEqualTo(6);
         await().atMost(Duration.ofSeconds(5)).until(() -> jdbc.queryForObject(
                 "SELECT duplicate_count FROM import_job WHERE id = ?::uuid", Integer.class, id) == 6);
     }
@@ -323,11 +329,14 @@ class KnownContentPushTest extends IngestorTestSupport {
         String id = mapper.readTree(push(body, "old.csv").body()).get("id").asString();
         awaitSettled();
         // a job retention may delete within minutes (ingestor.retention.job-max-age, 365 days)
-        jdbc.update("UPDATE import_job SET updated_at = now() - interval '365 days' + interval '5 minutes' WHERE id = ?::uuid", id);
+        jdbc.update(
+                "UPDATE import_job SET updated_at = now() - interval '365 days' + interval '5 minutes' WHERE id = ?::uuid",
+                id);
         assertThat(push(body, "old.csv").statusCode()).isEqualTo(200);
 
         jdbc.update("UPDATE import_job SET file_name = 'changed-behind.csv' WHERE id = ?::uuid", id);
-        assertThat(mapper.readTree(push(body, "old.csv").body()).get("fileName").asString()).isEqualTo("changed-behind.csv");
+        assertThat(mapper.readTree(push(body, "old.csv").body()).get("fileName").asString())
+                .isEqualTo("changed-behind.csv");
         // and once retention has taken it, its content is new again
         jdbc.update("DELETE FROM import_job WHERE id = ?::uuid", id);
         jdbc.update("DELETE FROM content_key WHERE key = ?", key(body));

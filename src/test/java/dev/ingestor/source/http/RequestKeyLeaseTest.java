@@ -1,5 +1,8 @@
 package dev.ingestor.source.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -10,9 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A batch that runs longer than the in-flight lease (3 s in tests) keeps its key: the lease is renewed while
@@ -42,12 +42,14 @@ class RequestKeyLeaseTest extends IngestorTestSupport {
 
     @Test
     void aBatchLongerThanTheLeaseKeepsItsKeyAndARetryMeanwhileGets409() throws Exception {
-        assertThat(http.send(request("lease-0", batch("L-1", 1)), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        assertThat(http.send(request("lease-0", batch("L-1", 1)), HttpResponse.BodyHandlers.ofString()).statusCode())
+                .isEqualTo(200);
         CompletableFuture<HttpResponse<String>> first;
         try (Connection lock = dataSource.getConnection()) {
             lock.setAutoCommit(false);
             // the batch below waits on this row lock, past its lease
-            lock.createStatement().execute("SELECT * FROM item WHERE supplier = 'ACME' AND source_id = 'L-1' FOR UPDATE");
+            lock.createStatement()
+                    .execute("SELECT * FROM item WHERE supplier = 'ACME' AND source_id = 'L-1' FOR UPDATE");
             first = http.sendAsync(request("lease-1", batch("L-1", 2)), HttpResponse.BodyHandlers.ofString());
             // the request outlives its first lease (ingestor.http.in-flight-lease, 3 s here): its lease was renewed
             // past it, which is what keeps the key while it waits
@@ -63,7 +65,8 @@ class RequestKeyLeaseTest extends IngestorTestSupport {
         HttpResponse<String> done = first.get();
         assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
         assertThat(JSON.readTree(done.body()).get("items").get(0).get("outcome").asString()).isEqualTo("UPDATED");
-        HttpResponse<String> replay = http.send(request("lease-1", batch("L-1", 2)), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> replay = http.send(request("lease-1", batch("L-1", 2)),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(replay.statusCode()).isEqualTo(200);
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(replay.body()).isEqualTo(done.body());

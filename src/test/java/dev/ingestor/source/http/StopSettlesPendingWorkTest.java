@@ -1,5 +1,8 @@
 package dev.ingestor.source.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,9 +23,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * An instance stopped (its context closed) with work still pending settles it before its database goes: the
@@ -66,7 +66,8 @@ class StopSettlesPendingWorkTest {
 
             // the repeat: counted, written within a second; no transaction, so it takes milliseconds
             assertThat(push(port, pushed).statusCode()).isEqualTo(200);
-            assertThat(instance.getBean(DuplicatePushCounts.class).pendingOf(job)).as("counted, not written yet").isEqualTo(1);
+            assertThat(instance.getBean(DuplicatePushCounts.class).pendingOf(job)).as("counted, not written yet")
+                    .isEqualTo(1);
             assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class))
                     .as("the claim of the file just done is held until its release").isEqualTo(1);
         } finally {
@@ -79,14 +80,15 @@ class StopSettlesPendingWorkTest {
     }
 
     private static byte[] csv(String id) {
-        return ("source_id,sku,quantity,delivery_date\n" + id + "-" + UUID.randomUUID() + ",S,1,2026-12-01\n").getBytes();
+        return ("source_id,sku,quantity,delivery_date\n" + id + "-" + UUID.randomUUID() + ",S,1,2026-12-01\n")
+                .getBytes();
     }
 
     private static HttpResponse<String> push(int port, byte[] content) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                                + "/api/v1/suppliers/ACME/files"))
-                        .header("X-Api-Key", "acme-demo-key").header("Content-Type", "application/octet-stream")
-                        .header("X-File-Name", "pushed.csv").POST(HttpRequest.BodyPublishers.ofByteArray(content)).build(),
+                + "/api/v1/suppliers/ACME/files"))
+                .header("X-Api-Key", "acme-demo-key").header("Content-Type", "application/octet-stream")
+                .header("X-File-Name", "pushed.csv").POST(HttpRequest.BodyPublishers.ofByteArray(content)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
