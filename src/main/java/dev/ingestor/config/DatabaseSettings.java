@@ -30,6 +30,14 @@ public class DatabaseSettings {
      * cancelled by the server while its connection stays usable; 0: no limit.
      */
     private Duration socketTimeout = Duration.ofSeconds(60);
+    /**
+     * The app reaches PostgreSQL through a pooler in transaction mode (PgBouncer's pool_mode = transaction), where
+     * consecutive transactions of one connection may run on different server sessions. Then the connections carry
+     * no startup options (such a pooler refuses them: set statement-timeout and lock-timeout on the role instead,
+     * ALTER ROLE ... SET statement_timeout = ..., which the app checks at start) and no server-side prepared
+     * statements (pgjdbc's prepareThreshold=0: a statement prepared on one session is unknown to the next).
+     */
+    private boolean transactionPooler = false;
 
     public Duration getStatementTimeout() { return statementTimeout; }
     public void setStatementTimeout(Duration statementTimeout) { this.statementTimeout = statementTimeout; }
@@ -37,4 +45,6 @@ public class DatabaseSettings {
     public void setLockTimeout(Duration lockTimeout) { this.lockTimeout = lockTimeout; }
     public Duration getSocketTimeout() { return socketTimeout; }
     public void setSocketTimeout(Duration socketTimeout) { this.socketTimeout = socketTimeout; }
+    public boolean isTransactionPooler() { return transactionPooler; }
+    public void setTransactionPooler(boolean transactionPooler) { this.transactionPooler = transactionPooler; }
 }

@@ -19,6 +19,11 @@ import org.springframework.stereotype.Component;
  *
  * <p>Options a deployment sets itself ({@code spring.datasource.hikari.data-source-properties.options}) are kept,
  * after these, so they win where they set the same parameter.
+ *
+ * <p>Behind a pooler in transaction mode ({@code ingestor.database.transaction-pooler}) the connections carry no
+ * startup option (the pooler refuses the connection) and prepare no statement on the server (the next
+ * transaction may run on another session, which does not know it); the role carries the limits instead, and
+ * {@link RoleTimeoutsCheck} says at start when it does not.
  */
 @Component
 public class DatabaseTimeouts implements BeanPostProcessor {
@@ -37,6 +42,7 @@ public class DatabaseTimeouts implements BeanPostProcessor {
     private final long statementMillis;
     private final long lockMillis;
     private final long socketSeconds;
+    private final boolean transactionPooler;
 
     @Autowired
     public DatabaseTimeouts(Environment environment) {
@@ -48,6 +54,7 @@ public class DatabaseTimeouts implements BeanPostProcessor {
     DatabaseTimeouts(DatabaseSettings limits) {
         this.statementMillis = millis(limits.getStatementTimeout(), STATEMENT_TIMEOUT);
         this.lockMillis = millis(limits.getLockTimeout(), LOCK_TIMEOUT);
+        this.transactionPooler = limits.isTransactionPooler();
         Duration socket = limits.getSocketTimeout();
         long socketMillis = millis(socket, SOCKET_TIMEOUT);
         this.socketSeconds = (socketMillis + 999) / 1000;
@@ -71,6 +78,13 @@ public class DatabaseTimeouts implements BeanPostProcessor {
      * 0 the connections carry no startup option at all (a pooler such as PgBouncer in transaction mode refuses one).
      */
     public void apply(HikariDataSource pool) {
+        if (socketSeconds > 0) {
+            pool.addDataSourceProperty("socketTimeout", Long.toString(socketSeconds));
+        }
+        if (transactionPooler) {
+            pool.getDataSourceProperties().putIfAbsent("prepareThreshold", "0");
+            return;
+        }
         String options = (statementMillis > 0 ? "-c statement_timeout=" + statementMillis + " " : "")
                 + (lockMillis > 0 ? "-c lock_timeout=" + lockMillis + " " : "");
         String own = pool.getDataSourceProperties().getProperty("options");
@@ -80,9 +94,20 @@ public class DatabaseTimeouts implements BeanPostProcessor {
         if (!options.isBlank()) {
             pool.addDataSourceProperty("options", options.trim());
         }
-        if (socketSeconds > 0) {
-            pool.addDataSourceProperty("socketTimeout", Long.toString(socketSeconds));
-        }
+    }
+
+    /** The statement time limit in milliseconds, 0 for none. */
+    long statementMillis() {
+        return statementMillis;
+    }
+
+    /** The lock wait limit in milliseconds, 0 for none. */
+    long lockMillis() {
+        return lockMillis;
+    }
+
+    boolean transactionPooler() {
+        return transactionPooler;
     }
 
     private static long millis(Duration duration, String property) {

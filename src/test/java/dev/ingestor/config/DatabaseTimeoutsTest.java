@@ -132,6 +132,27 @@ class DatabaseTimeoutsTest {
         pool.close();
     }
 
+    /**
+     * Behind a pooler in transaction mode: no startup option (the pooler refuses the connection), no statement
+     * prepared on a server session (the next transaction may run on another), a deployment's own threshold kept.
+     */
+    @Test
+    void behindATransactionPoolerTheConnectionsCarryNoOptionAndPrepareNothing() {
+        DatabaseSettings settings = limits("30s", "2s", "60s");
+        settings.setTransactionPooler(true);
+        HikariDataSource pool = new HikariDataSource();
+        new DatabaseTimeouts(settings).apply(pool);
+        assertThat(pool.getDataSourceProperties()).doesNotContainKey("options")
+                .containsEntry("prepareThreshold", "0").containsEntry("socketTimeout", "60");
+        pool.close();
+
+        HikariDataSource own = new HikariDataSource();
+        own.addDataSourceProperty("prepareThreshold", "-1");
+        new DatabaseTimeouts(settings).apply(own);
+        assertThat(own.getDataSourceProperties()).containsEntry("prepareThreshold", "-1");
+        own.close();
+    }
+
     /** A migration longer than both limits runs through; the limits hold again for the pool afterwards. */
     // slow tier: a slow migration
     @SlowTest

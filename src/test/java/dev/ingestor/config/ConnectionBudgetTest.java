@@ -1,0 +1,22 @@
+package dev.ingestor.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The sums the start-up report of the connection budget makes. */
+class ConnectionBudgetTest {
+
+    @Test
+    void instancesThatFitAreTheOrdinarySlotsOverThePoolSize() {
+        assertThat(new ConnectionBudget.Reading(48, 100, 3, 0).instancesThatFit()).isEqualTo(2);
+        assertThat(new ConnectionBudget.Reading(48, 200, 3, 0).instancesThatFit()).isEqualTo(4);
+        assertThat(new ConnectionBudget.Reading(48, 40, 3, 0).instancesThatFit()).isZero();
+    }
+
+    @Test
+    void aPoolFitsWhenItsConnectionsAndThoseInUseStayUnderTheOrdinarySlots() {
+        assertThat(new ConnectionBudget.Reading(48, 100, 3, 49).fitsBesideWhatIsInUse()).isTrue();
+        assertThat(new ConnectionBudget.Reading(48, 100, 3, 50).fitsBesideWhatIsInUse()).isFalse();
+    }
+}
