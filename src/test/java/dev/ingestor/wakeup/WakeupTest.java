@@ -97,7 +97,7 @@ class WakeupTest {
 
         assertThat(events.awaitArrival(job, QUICKLY)).as("the event of job %s within %s", job, QUICKLY).isNotNull();
         // the relay's signal was raised by the outbox rows' notification (what the relay is woken by, once wired)
-        assertThat(outbox.raises()).isGreaterThan(outboxRaises);
+        assertThat(outbox.raises()).as("notifications of events for ingestor.items").isGreaterThan(outboxRaises);
     }
 
     @Test
