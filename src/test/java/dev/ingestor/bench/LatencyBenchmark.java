@@ -104,6 +104,7 @@ class LatencyBenchmark {
                 report.header("relay woken too (routes copy)");
                 warmUp(app, events);
                 phase(app, events, "wakeups on (stages and relay woken)");
+                machineLimits(app, work.resolve("relay-woken").resolve("data"));
             }
         }
         report.line("report: %s", report.file().toAbsolutePath());
@@ -152,6 +153,18 @@ class LatencyBenchmark {
             Files.writeString(relay, yaml.replace(RELAY_DELAY, RELAY_DELAY + RELAY_WAKEUP));
         }
         return target;
+    }
+
+    /**
+     * What the machine itself could do right after, against the same PostgreSQL and data folder: a push needs at
+     * least one durable commit and one fsynced file.
+     */
+    private void machineLimits(ConfigurableApplicationContext app, Path data) throws Exception {
+        MachineStats before = MachineStats.now();
+        double commits = MachineLimits.commitsPerSecond(app.getBean(javax.sql.DataSource.class));
+        double fsyncs = MachineLimits.fsyncsPerSecond(data);
+        report.line("machine: PostgreSQL single-row INSERT commits/s (synchronous_commit=on) %.0f; 4 KiB write+fsync/s"
+                + " in the data folder %.0f; %s", commits, fsyncs, MachineStats.between(before, MachineStats.now()));
     }
 
     /** Pushes at the rate, unmeasured, after the start: the JIT compiles the way of a push meanwhile. */
