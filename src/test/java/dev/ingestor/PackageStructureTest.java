@@ -52,6 +52,8 @@ class PackageStructureTest {
         allowed.put("failure", Set.of("config"));
         // the counters every stage adds to
         allowed.put("metrics", Set.of());
+        // stages woken by PostgreSQL notifications: the listener, the signals, the routes' scheduler
+        allowed.put("wakeup", Set.of());
         // embedded PostgreSQL and Kafka for the default run
         allowed.put("embedded", Set.of("config"));
         // the outbox writer and the relay to Kafka, dead letters recorded

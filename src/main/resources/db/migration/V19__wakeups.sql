@@ -1,0 +1,38 @@
+-- Wakeups (docs/design.md, Wakeups): the transaction that makes work for a stage tells the stage's listeners
+-- with pg_notify, which PostgreSQL delivers at commit only (never after a rollback) and folds when the same
+-- channel and payload are notified more than once in a transaction. The stages' polls stay as the safety net;
+-- a notification lost (no listener, a listener reconnecting) only costs the wait for the next poll.
+--   ingestor_validation   a job waits for validation (RECEIVED, no lease owner)
+--   ingestor_processing   a job waits for processing (PROCESSING, no lease owner)
+--   ingestor_outbox       events were written to the outbox; the payload is their topic
+
+-- A job became one that a claim takes (JobLifecycle#claim's guard): registered, validated, handed back at a
+-- shutdown, sent back by an operator. The WHEN clauses are evaluated without calling the function, so every other
+-- change of a job (a claim, a lease renewal, a job coming to rest) costs nothing.
+CREATE FUNCTION notify_job_waiting() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify(CASE NEW.state WHEN 'RECEIVED' THEN 'ingestor_validation' ELSE 'ingestor_processing' END, '');
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER job_waiting_inserted AFTER INSERT ON import_job FOR EACH ROW
+    WHEN (NEW.lease_owner IS NULL AND NEW.state IN ('RECEIVED', 'PROCESSING'))
+    EXECUTE FUNCTION notify_job_waiting();
+
+CREATE TRIGGER job_waiting_updated AFTER UPDATE OF state, lease_owner ON import_job FOR EACH ROW
+    WHEN (NEW.lease_owner IS NULL AND NEW.state IN ('RECEIVED', 'PROCESSING')
+          AND (OLD.lease_owner IS NOT NULL OR OLD.state IS DISTINCT FROM NEW.state))
+    EXECUTE FUNCTION notify_job_waiting();
+
+-- Events written, by any statement (a processing batch's CTE, a dead letter): one notification per topic and
+-- statement, however many rows it wrote.
+CREATE FUNCTION notify_outbox_written() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('ingestor_outbox', topic) FROM (SELECT DISTINCT topic FROM written) topics;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER outbox_written AFTER INSERT ON outbox REFERENCING NEW TABLE AS written
+    FOR EACH STATEMENT EXECUTE FUNCTION notify_outbox_written();
