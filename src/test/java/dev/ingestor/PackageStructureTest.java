@@ -53,7 +53,7 @@ class PackageStructureTest {
         // the counters every stage adds to
         allowed.put("metrics", Set.of());
         // stages woken by PostgreSQL notifications: the listener, the signals, the routes' scheduler
-        allowed.put("wakeup", Set.of());
+        allowed.put("wakeup", Set.of("config"));
         // embedded PostgreSQL and Kafka for the default run
         allowed.put("embedded", Set.of("config"));
         // the outbox writer and the relay to Kafka, dead letters recorded

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ingestor.config.DatabaseSettings;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
@@ -45,14 +46,16 @@ public class NoticeListener extends ServiceSupport {
     private final WorkSignals signals;
     private final DataSource dataSource;
     private final CamelContext camelContext;
+    private final boolean transactionPooler;
     private final AtomicInteger listening = new AtomicInteger();
     private volatile boolean running;
     private volatile Connection connection;
     private ExecutorService executor;
 
     public NoticeListener(WakeupSettings settings, WorkSignals signals, DataSource dataSource,
-            CamelContext camelContext, MeterRegistry meters) {
+            CamelContext camelContext, MeterRegistry meters, DatabaseSettings database) {
         this.settings = settings;
+        this.transactionPooler = database.isTransactionPooler();
         this.signals = signals;
         this.dataSource = dataSource;
         this.camelContext = camelContext;
@@ -65,6 +68,13 @@ public class NoticeListener extends ServiceSupport {
     void register() throws Exception {
         if (!settings.isEnabled()) {
             LOG.info("wakeups are off (ingestor.wakeups.enabled=false): the stages find new work by their polls alone");
+            return;
+        }
+        if (transactionPooler && (settings.getListenerUrl() == null || settings.getListenerUrl().isBlank())) {
+            // a LISTEN through a pooler in transaction mode would land on whichever server session it picked
+            LOG.info("wakeups are off: behind a transaction pooler (ingestor.database.transaction-pooler) the listener"
+                    + " needs ingestor.wakeups.listener-url, a direct connection to PostgreSQL; the stages find new"
+                    + " work by their polls alone");
             return;
         }
         // started with the Camel context (at once if it runs already) and stopped with it
