@@ -147,8 +147,18 @@ final class YearOfData {
                 (System.nanoTime() - stepStart) / 1e9));
     }
 
+    List<Step> steps() {
+        return steps;
+    }
+
+    /** A step's statement as it runs: the chunk {@code lo..hi} and the due set's {@code round} filled in. */
+    String sql(Step step, int round, long lo, long hi) {
+        return fill(step.sql(), Map.of("round", Integer.toString(round), "lo", Long.toString(lo), "hi",
+                Long.toString(hi)));
+    }
+
     /** The tables the steps write into, named as in their INSERT statements. */
-    private List<String> tables() {
+    List<String> tables() {
         List<String> tables = new ArrayList<>();
         Matcher m = Pattern.compile("INSERT INTO (\\w+)").matcher(
                 String.join("\n", steps.stream().map(Step::sql).toList()));
