@@ -56,7 +56,7 @@ class OutboxWriterTest extends IngestorTestSupport {
 
         List<Map<String, Object>> rows = jdbc
                 .queryForList("SELECT topic, event_id, payload::jsonb->>'event_id' AS in_payload"
-                        + " FROM outbox ORDER BY id");
+                        + " FROM outbox_all ORDER BY id");
         assertThat(rows).extracting(r -> r.get("topic"))
                 .containsExactly("ingestor.items", "ingestor.items", "ingestor.dead-letters");
         assertThat(rows).allSatisfy(r -> {
@@ -75,7 +75,7 @@ class OutboxWriterTest extends IngestorTestSupport {
                 .toList();
         assertThat(writer.write("ingestor.test-order", events)).isEqualTo(3);
         assertThat(writer.write("ingestor.test-order", List.of())).isZero();
-        assertThat(jdbc.queryForList("SELECT event_key || ' ' || event_id || ' ' || payload FROM outbox"
+        assertThat(jdbc.queryForList("SELECT event_key || ' ' || event_id || ' ' || payload FROM outbox_all"
                 + " WHERE topic = 'ingestor.test-order' ORDER BY id", String.class))
                 .containsExactlyElementsOf(
                         events.stream().map(e -> e.key() + " " + e.eventId() + " " + e.payload()).toList());
