@@ -24,7 +24,10 @@ public class RetentionSettings {
      * them for ever.
      */
     private Duration jobMaxAge = Duration.ofDays(365);
-    /** Published outbox rows older than this go. */
+    /**
+     * Published (and refused) outbox events are kept in the archive, outbox_published, for this long; 0 keeps no
+     * archive: an event is deleted when it is published.
+     */
     private Duration outboxMaxAge = Duration.ofDays(7);
     /**
      * Records of files refused or failed at intake (the admin list) older than this are no longer listed; the files

@@ -61,7 +61,7 @@ class BacklogGauges {
             Map<String, Long> pending = new HashMap<>();
             Map<String, Double> lag = new HashMap<>();
             jdbc.query("SELECT topic, count(*), extract(epoch FROM now() - min(created_at)) FROM outbox"
-                    + " WHERE published_at IS NULL GROUP BY topic", rs -> {
+                    + " GROUP BY topic", rs -> {
                         pending.put(rs.getString(1), rs.getLong(2));
                         lag.put(rs.getString(1), rs.getDouble(3));
                     });

@@ -62,14 +62,14 @@ class AdminApiTest extends IngestorTestSupport {
 
     long events(UUID id) {
         return jdbc.queryForObject(
-                "SELECT count(*) FROM outbox WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ?",
+                "SELECT count(*) FROM outbox_all WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ?",
                 Long.class, id.toString());
     }
 
     /** The job's events as they reached Kafka (after the outbox relay has drained). */
     long kafkaEvents(UUID id) throws Exception {
         await().atMost(Duration.ofSeconds(20)).until(
-                () -> jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL", Long.class) == 0);
+                () -> jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class) == 0);
         return dev.ingestor.support.TestKafka.readAll("ingestor.items", Duration.ofSeconds(1)).stream()
                 .filter(r -> r.value().contains(id.toString())).count();
     }
