@@ -6,11 +6,8 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.UUID;
 
 import com.fasterxml.uuid.Generators;
@@ -195,16 +192,6 @@ public class ImportJobStore {
                         rs.getLong("failed"), rs.getLong("accepted"), rs.getLong("updated"), rs.getLong("replayed"),
                         rs.getLong("quarantined")),
                 Timestamp.from(from), Timestamp.from(to));
-    }
-
-    /** How many jobs each supplier has in each state (states without jobs are left out). */
-    public Map<String, Map<JobState, Long>> countsBySupplierAndState() {
-        Map<String, Map<JobState, Long>> counts = new TreeMap<>();
-        jdbc.query("SELECT supplier, state, count(*) FROM import_job GROUP BY supplier, state", rs -> {
-            counts.computeIfAbsent(rs.getString(1), supplier -> new EnumMap<>(JobState.class))
-                    .put(JobState.valueOf(rs.getString(2)), rs.getLong(3));
-        });
-        return counts;
     }
 
     public static final RowMapper<ImportJob> JOB = ImportJobStore::map;

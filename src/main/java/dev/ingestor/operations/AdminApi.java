@@ -18,6 +18,7 @@ import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.job.DeadLetterStore;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
+import dev.ingestor.job.JobCounts;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
@@ -60,10 +61,12 @@ public class AdminApi {
     private final IntakeFailureStore intakeFailures;
     private final FailedDropRetry failedDrops;
     private final RecordPreview preview;
+    private final JobCounts jobCounts;
 
     public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
             RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
-            FailedDropRetry failedDrops, RecordPreview preview) {
+            FailedDropRetry failedDrops, RecordPreview preview, JobCounts jobCounts) {
+        this.jobCounts = jobCounts;
         this.preview = preview;
         this.intakeFailures = intakeFailures;
         this.failedDrops = failedDrops;
@@ -76,14 +79,17 @@ public class AdminApi {
         this.replies = replies;
     }
 
-    /** Jobs per supplier and state, failed jobs, dead letters waiting, the outbox's backlog. */
+    /**
+     * Jobs per supplier and state (from the counts the database keeps, {@link JobCounts}), dead letters waiting,
+     * the outbox's backlog.
+     */
     public void overview(Exchange exchange) {
         Map<String, Map<String, Long>> perSupplier = new TreeMap<>();
         Map<String, Long> perState = new LinkedHashMap<>();
         for (JobState state : JobState.values()) {
             perState.put(state.name(), 0L);
         }
-        jobs.countsBySupplierAndState().forEach((supplier, counts) -> counts.forEach((state, count) -> {
+        jobCounts.bySupplierAndState().forEach((supplier, counts) -> counts.forEach((state, count) -> {
             perSupplier.computeIfAbsent(supplier, s -> new TreeMap<>()).put(state.name(), count);
             perState.merge(state.name(), count, Long::sum);
         }));
