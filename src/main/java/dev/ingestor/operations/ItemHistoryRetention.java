@@ -26,7 +26,7 @@ class ItemHistoryRetention {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.housekeeping");
 
     /** A batch of old versions: the non-current ones deleted, and the key the next batch goes on from. */
-    private static final String BATCH = """
+    static final String BATCH = """
             WITH batch AS (
               SELECT supplier, source_id, revision, recorded_at FROM item_version
               WHERE recorded_at < ? AND recorded_at >= ?

@@ -111,4 +111,21 @@ class ItemHistoryRetentionTest extends IngestorTestSupport {
         counts.fold();
         assertThat(jdbc.queryForObject("SELECT sum(jobs) FROM job_count", Long.class)).isEqualTo(5);
     }
+
+    /** A batch reads the old versions through item_version_recorded from where the one before ended. */
+    @Test
+    void aBatchReadsThroughTheIndexOfTimeRecorded() {
+        jdbc.update("""
+                INSERT INTO item_version (supplier, source_id, revision, outcome, state, record, job_id, event_id,
+                                          recorded_at)
+                SELECT 'ACME', 'i-' || (n / 3), n % 3, 'UPDATED', 'ACTIVE', '{}', gen_random_uuid(), gen_random_uuid(),
+                       timestamptz '2024-01-01' + (n / 50) * interval '1 minute'
+                FROM generate_series(1, 100000) n""");
+        jdbc.execute("ANALYZE item_version");
+        java.sql.Timestamp at = java.sql.Timestamp.from(java.time.Instant.parse("2024-01-20T00:00:00Z"));
+        String plan = String.join("\n", jdbc.queryForList("EXPLAIN " + ItemHistoryRetention.BATCH, String.class,
+                java.sql.Timestamp.from(java.time.Instant.parse("2025-01-01T00:00:00Z")), at, at, "ACME", "i-5", 1L,
+                1000));
+        assertThat(plan).as(plan).contains("item_version_recorded").doesNotContain("Seq Scan on item_version");
+    }
 }
