@@ -108,9 +108,10 @@ SELECT pg_temp.job_supplier(k), pg_temp.source_id(k), r, NULL,
 FROM generate_series(${lo}::bigint, ${hi}::bigint) AS k CROSS JOIN generate_series(1, ${versions}) AS r;
 
 -- step: published events rows=events
+-- in the archive the relay moves them to (ids as the outbox gave them; the due ones below are negative)
 -- event n is version n's (while there are versions), in the order they were written
-INSERT INTO outbox (event_id, topic, event_key, payload, created_at, published_at)
-SELECT pg_temp.event_id(n), 'ingestor.items', pg_temp.job_supplier(k) || ':' || pg_temp.source_id(k),
+INSERT INTO outbox_published (id, event_id, topic, event_key, payload, created_at, published_at)
+SELECT n, pg_temp.event_id(n), 'ingestor.items', pg_temp.job_supplier(k) || ':' || pg_temp.source_id(k),
        jsonb_build_object('eventId', pg_temp.event_id(n), 'type', CASE WHEN r = 1 THEN 'ACCEPTED' ELSE 'UPDATED' END,
                           'supplier', pg_temp.job_supplier(k), 'sourceId', pg_temp.source_id(k), 'revision', r,
                           'jobId', pg_temp.job_id(pg_temp.version_job(k, r)), 'record', pg_temp.record(k, r))::text,
@@ -157,8 +158,8 @@ SELECT id, 'ACME', 'COMPLETED', 'ACME:' || sha, 'old-' || ${round} || '-' || i |
 FROM j;
 
 -- due: published events past their retention
-INSERT INTO outbox (event_id, topic, event_key, payload, created_at, published_at)
-SELECT md5('due-event-' || ${round} || '-' || e)::uuid, 'ingestor.items', 'ACME:OLD-' || e, '{"old":true}',
+INSERT INTO outbox_published (id, event_id, topic, event_key, payload, created_at, published_at)
+SELECT -(${round} * 1000000 + e), md5('due-event-' || ${round} || '-' || e)::uuid, 'ingestor.items', 'ACME:OLD-' || e, '{"old":true}',
        now() - interval '400 days', now() - interval '400 days'
 FROM generate_series(1, ${due} * 5) AS e;
 

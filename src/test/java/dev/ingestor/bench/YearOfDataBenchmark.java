@@ -251,8 +251,8 @@ class YearOfDataBenchmark {
         report.line("machine: single-row INSERT commits/s (synchronous_commit=on) %.0f; 4 KiB write+fsync/s %.0f",
                 commits, fsyncs);
         report.line("  " + MachineStats.between(limitsBefore, MachineStats.now()));
-        report.line("jobs %d, item versions %d, outbox rows %d", count("import_job"), count("item_version"),
-                count("outbox"));
+        report.line("jobs %d, item versions %d, published events %d", count("import_job"), count("item_version"),
+                count("outbox_published"));
 
         Map<String, Latencies> cold = new LinkedHashMap<>();
         for (ConsoleCall call : consoleCalls()) {
@@ -301,7 +301,7 @@ class YearOfDataBenchmark {
             // what was timed is a round that found the due set due and deleted it
             assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE file_name LIKE ?", Long.class,
                     "old-" + dueRound + "-%")).as("due jobs left after a retention round").isZero();
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key LIKE 'ACME:OLD-%'",
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_published WHERE event_key LIKE 'ACME:OLD-%'",
                     Long.class)).as("due events left after a retention round").isZero();
         }
         warm.put("retention round, something due", Latencies.of(something, 0));

@@ -27,7 +27,7 @@ class YearOfDataTest {
             String sql = year.sql(step, 7, 1, 1000);
             assertThat(sql).as(step.name()).doesNotContain("${").isNotBlank();
         }
-        assertThat(year.tables()).contains("import_job", "item_version", "outbox", "http_request");
+        assertThat(year.tables()).contains("import_job", "item_version", "outbox_published", "http_request");
     }
 
     @Test
