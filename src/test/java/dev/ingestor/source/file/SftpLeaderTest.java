@@ -152,6 +152,8 @@ class SftpLeaderTest {
 
         // lease, a renewal, the route's first poll a second after it starts, and a margin for a busy machine
         await().atMost(LEASE.plus(RENEWAL).plusSeconds(6)).until(() -> lists(follower) > 0);
+        // on purpose: several poll intervals, in which an old holder still polling would list the folder again
+        Thread.sleep(1000);
         long leaderLastList = last(leader, "list");
         long followerFirstLogin = first(follower, "login");
         assertThat(leaderLastList).as("%s's last poll came before %s's first login", leader, follower)
