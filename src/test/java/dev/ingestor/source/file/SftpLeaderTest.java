@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -128,6 +130,9 @@ class SftpLeaderTest {
         assertThat(gauge(follower)).isEqualTo(0.0);
         assertThat(instance(follower).getBean(org.apache.camel.CamelContext.class).getRouteController()
                 .getRouteStatus(ROUTE).isStopped()).as("the route on %s", follower).isTrue();
+        // a stopped route is no fault: the instance that does not poll stays healthy (and in its load balancer)
+        assertThat(instance(follower).getBean(HealthEndpoint.class).health().getStatus()).as("health of %s", follower)
+                .isEqualTo(Status.UP);
 
         for (int i = 0; i < 5; i++) {
             publish("steady-" + i + ".csv");
