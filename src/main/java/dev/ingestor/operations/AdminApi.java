@@ -23,6 +23,7 @@ import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
 import dev.ingestor.outbox.OutboxStore;
 import dev.ingestor.source.file.FailedDropRetry;
+import dev.ingestor.source.file.RouteLeases;
 import dev.ingestor.source.http.RequestKeyStore;
 import dev.ingestor.validation.RecordPreview;
 import dev.ingestor.web.ApiProblemException;
@@ -60,11 +61,13 @@ public class AdminApi {
     private final IntakeFailureStore intakeFailures;
     private final FailedDropRetry failedDrops;
     private final RecordPreview preview;
+    private final RouteLeases routeLeases;
 
     public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
             RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
-            FailedDropRetry failedDrops, RecordPreview preview) {
+            FailedDropRetry failedDrops, RecordPreview preview, RouteLeases routeLeases) {
         this.preview = preview;
+        this.routeLeases = routeLeases;
         this.intakeFailures = intakeFailures;
         this.failedDrops = failedDrops;
         this.outbox = outbox;
@@ -76,7 +79,10 @@ public class AdminApi {
         this.replies = replies;
     }
 
-    /** Jobs per supplier and state, failed jobs, dead letters waiting, the outbox's backlog. */
+    /**
+     * Jobs per supplier and state, failed jobs, dead letters waiting, the outbox's backlog, and which instance polls
+     * each supplier's SFTP server.
+     */
     public void overview(Exchange exchange) {
         Map<String, Map<String, Long>> perSupplier = new TreeMap<>();
         Map<String, Long> perState = new LinkedHashMap<>();
@@ -92,6 +98,8 @@ public class AdminApi {
         body.put("suppliers", perSupplier);
         body.put("deadLettersWaiting", deadLetters.waiting());
         body.put("outboxPending", outbox.pending());
+        // which instance polls each supplier's SFTP server (docs/operations.md, Who polls a supplier's SFTP server)
+        body.put("sftpLeaders", routeLeases.current());
         body.put("generatedAt", Instant.now());
         replies.json(exchange, 200, body);
     }

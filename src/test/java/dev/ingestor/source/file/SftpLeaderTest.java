@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +37,8 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One poller per supplier across instances: two application instances (two Spring and Camel contexts) on one
@@ -133,6 +139,17 @@ class SftpLeaderTest {
         // a stopped route is no fault: the instance that does not poll stays healthy (and in its load balancer)
         assertThat(instance(follower).getBean(HealthEndpoint.class).health().getStatus()).as("health of %s", follower)
                 .isEqualTo(Status.UP);
+
+        // where operators look: the admin overview of any instance names the one that polls
+        String port = instance(follower).getEnvironment().getProperty("local.server.port");
+        HttpResponse<String> overview = HttpClient.newHttpClient().send(HttpRequest
+                .newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/admin/overview"))
+                .header("X-Api-Key", "admin-demo-key").build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(overview.statusCode()).as(overview.body()).isEqualTo(200);
+        JsonNode leaders = new JsonMapper().readTree(overview.body()).path("sftpLeaders");
+        assertThat(leaders.size()).as(overview.body()).isEqualTo(1);
+        assertThat(leaders.get(0).path("routeId").asString()).isEqualTo(ROUTE);
+        assertThat(leaders.get(0).path("owner").asString()).isEqualTo(leader);
 
         for (int i = 0; i < 5; i++) {
             publish("steady-" + i + ".csv");
