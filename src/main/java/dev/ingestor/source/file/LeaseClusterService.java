@@ -1,6 +1,8 @@
 package dev.ingestor.source.file;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 import org.apache.camel.support.cluster.AbstractCamelClusterService;
@@ -18,6 +20,7 @@ final class LeaseClusterService extends AbstractCamelClusterService<LeaseCluster
     private final Duration lease;
     private final Duration renewal;
     private final BiConsumer<String, Boolean> onLeadership;
+    private final Map<String, LeaseClusterView> views = new ConcurrentHashMap<>();
 
     LeaseClusterService(RouteLeases leases, String owner, Duration lease, Duration renewal,
             BiConsumer<String, Boolean> onLeadership) {
@@ -31,7 +34,17 @@ final class LeaseClusterService extends AbstractCamelClusterService<LeaseCluster
 
     @Override
     protected LeaseClusterView createView(String namespace) {
-        return new LeaseClusterView(this, namespace, leases, owner, lease, renewal, onLeadership);
+        LeaseClusterView view = new LeaseClusterView(this, namespace, leases, owner, lease, renewal, onLeadership);
+        views.put(namespace, view);
+        return view;
+    }
+
+    /** The route of {@code namespace} exists: its view may now try for the lease ({@link LeaseClusterView#arm}). */
+    void arm(String namespace) {
+        LeaseClusterView view = views.get(namespace);
+        if (view != null) {
+            view.arm();
+        }
     }
 
     /** Whether this instance holds the lease of {@code namespace} now; false for a namespace without a view. */

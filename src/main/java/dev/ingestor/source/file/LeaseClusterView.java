@@ -35,6 +35,9 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     private final BiConsumer<String, Boolean> onLeadership;
     private final CamelClusterMember local;
     private ScheduledExecutorService executor;
+    /** Whether the route exists, so the lease may be tried for ({@link #arm}). */
+    private boolean armed;
+    private boolean renewing;
 
     // guarded by this
     private boolean leader;
@@ -57,19 +60,24 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     }
 
     @Override
-    protected void doStart() throws Exception {
+    protected synchronized void doStart() throws Exception {
         executor = getCamelContext().getExecutorServiceManager().newScheduledThreadPool(this,
                 "route-lease-" + getNamespace(), 2);
-        executor.scheduleWithFixedDelay(this::renew, 0, renewal.toMillis(), TimeUnit.MILLISECONDS);
+        if (armed) {
+            scheduleRenewals();
+        }
         long check = Math.max(50, Math.min(1000, renewal.toMillis() / 4));
         executor.scheduleAtFixedRate(this::checkDeadline, check, check, TimeUnit.MILLISECONDS);
     }
 
     @Override
     protected void doStop() throws Exception {
-        if (executor != null) {
-            getCamelContext().getExecutorServiceManager().shutdownNow(executor);
-            executor = null;
+        synchronized (this) {
+            if (executor != null) {
+                getCamelContext().getExecutorServiceManager().shutdownNow(executor);
+                executor = null;
+                renewing = false;
+            }
         }
         boolean wasLeader;
         synchronized (this) {
@@ -85,6 +93,25 @@ final class LeaseClusterView extends AbstractCamelClusterView {
                         + " another instance takes over when it runs out", owner, getNamespace(), e.toString());
             }
             changed(false);
+        }
+    }
+
+    /**
+     * Lets the view try for the lease: called once its route has been added. Camel's ClusteredRoutePolicy starts a
+     * route on a leadership event only once the route is initialised and its listener registered, both inside the
+     * route's addition; a lease gained before then would start nothing, and the route would stay stopped.
+     */
+    synchronized void arm() {
+        armed = true;
+        if (executor != null) {
+            scheduleRenewals();
+        }
+    }
+
+    private synchronized void scheduleRenewals() {
+        if (!renewing) {
+            renewing = true;
+            executor.scheduleWithFixedDelay(this::renew, 0, renewal.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 

@@ -23,6 +23,7 @@ public class SftpLeadership {
     private final LeaseClusterService service;
     private final IngestorMetrics metrics;
     private boolean serviceAdded;
+    private volatile CamelContext camelContext;
 
     public SftpLeadership(RouteLeases leases, InstanceId instanceId, SftpSettings settings, IngestorMetrics metrics) {
         Duration lease = settings.getLeaderLease();
@@ -36,8 +37,7 @@ public class SftpLeadership {
                     + " lease runs out, and must get more than one chance to renew");
         }
         this.metrics = metrics;
-        this.service = new LeaseClusterService(leases, instanceId.value(), lease, renewal,
-                (route, leading) -> metrics.sftpLeader(supplier(route), leading));
+        this.service = new LeaseClusterService(leases, instanceId.value(), lease, renewal, this::leadershipChanged);
     }
 
     /**
@@ -46,6 +46,7 @@ public class SftpLeadership {
      */
     synchronized RoutePolicy policyFor(CamelContext camelContext, String routeId) throws Exception {
         if (!serviceAdded) {
+            this.camelContext = camelContext;
             camelContext.addService(service);
             serviceAdded = true;
         }
@@ -53,6 +54,29 @@ public class SftpLeadership {
         ClusteredRoutePolicy policy = ClusteredRoutePolicy.forNamespace(service, routeId);
         policy.setCamelContext(camelContext);
         return policy;
+    }
+
+    /**
+     * The route {@code routeId} has been added (its policy initialised and listening): its lease may now be taken.
+     * A lease gained earlier would reach Camel's policy before it knows the route, and start nothing.
+     */
+    void routeAdded(String routeId) {
+        service.arm(routeId);
+    }
+
+    /**
+     * Before Camel's policy starts or stops the route: the gauge, and the route's auto-startup flag, which Camel's
+     * health checks read. The policy turns the flag off so that the context does not start the route; off, the
+     * route's consumer is left out of /actuator/health, so it is on while this instance leads (a server that
+     * cannot be polled shows DOWN) and off while another does (a stopped route on a follower is no fault).
+     */
+    private void leadershipChanged(String routeId, boolean leading) {
+        metrics.sftpLeader(supplier(routeId), leading);
+        CamelContext context = camelContext;
+        org.apache.camel.Route route = context == null ? null : context.getRoute(routeId);
+        if (route != null) {
+            route.setAutoStartup(leading);
+        }
     }
 
     /** Whether this instance holds the lease of the route now (and so may poll its server). */

@@ -158,6 +158,7 @@ public class SupplierRouteInstaller {
         camelContext.getRegistry().bind(leaderPolicy, leadership.policyFor(camelContext, routeId));
         route.parameter("leaderPolicy", leaderPolicy);
         route.add();
+        leadership.routeAdded(routeId);
         LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code,
                 sftp.getUsername(),
                 sftp.getHost(), sftp.getPort(), sftp.getDirectory(), sftp.getPollInterval(),
