@@ -26,6 +26,7 @@ import dev.ingestor.job.PageCursor;
 import dev.ingestor.job.PageRequest;
 import dev.ingestor.outbox.OutboxStore;
 import dev.ingestor.source.file.FailedDropRetry;
+import dev.ingestor.source.file.RouteLeases;
 import dev.ingestor.source.http.RequestKeyStore;
 import dev.ingestor.validation.RecordPreview;
 import dev.ingestor.web.ApiProblemException;
@@ -64,12 +65,14 @@ public class AdminApi {
     private final FailedDropRetry failedDrops;
     private final RecordPreview preview;
     private final JobCounts jobCounts;
+    private final RouteLeases routeLeases;
 
     public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
             RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
-            FailedDropRetry failedDrops, RecordPreview preview, JobCounts jobCounts) {
+            FailedDropRetry failedDrops, RecordPreview preview, JobCounts jobCounts, RouteLeases routeLeases) {
         this.jobCounts = jobCounts;
         this.preview = preview;
+        this.routeLeases = routeLeases;
         this.intakeFailures = intakeFailures;
         this.failedDrops = failedDrops;
         this.outbox = outbox;
@@ -83,7 +86,7 @@ public class AdminApi {
 
     /**
      * Jobs per supplier and state (from the counts the database keeps, {@link JobCounts}), dead letters waiting,
-     * the outbox's backlog.
+     * the outbox's backlog, and which instance polls each supplier's SFTP server.
      */
     public void overview(Exchange exchange) {
         Map<String, Map<String, Long>> perSupplier = new TreeMap<>();
@@ -100,6 +103,8 @@ public class AdminApi {
         body.put("suppliers", perSupplier);
         body.put("deadLettersWaiting", deadLetters.waiting());
         body.put("outboxPending", outbox.pending());
+        // which instance polls each supplier's SFTP server (docs/operations.md, Who polls a supplier's SFTP server)
+        body.put("sftpLeaders", routeLeases.current());
         body.put("generatedAt", Instant.now());
         replies.json(exchange, 200, body);
     }
