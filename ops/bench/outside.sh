@@ -9,7 +9,8 @@
 #
 # Knobs (environment): RUNS (3), WARMUP_ROUNDS (3: info, new, duplicates, WARMUP_SECONDS (5) each),
 # SECONDS_PER_PHASE (15), THREADS (2), CONNECTIONS (32), DUP_SET (1000 distinct bodies re-sent in turn),
-# JAVA_OPTS (for the jar, e.g. -Xmx512m), GC_LOG (1: -Xlog:gc into each run's folder), KEEP (1: keep the folders).
+# PAIRS (3: after the measured phases, alternating trivial and duplicate phases of PAIR_SECONDS (5) in the same
+# JVM, each pair's ratio: what moves within one warm JVM), JAVA_OPTS (for the jar, e.g. -Xmx512m), GC_LOG (1: -Xlog:gc into each run's folder), KEEP (1: keep the folders).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need wrk java curl jstat
@@ -21,6 +22,7 @@ SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-15}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 DUP_SET=${DUP_SET:-1000}
+PAIR_SECONDS=${PAIR_SECONDS:-5}
 WORK=$(mktemp -d /tmp/ingestor-outside.XXXXXX)
 mkdir -p "$REPORT_DIR"
 REPORT=$REPORT_DIR/outside.txt
@@ -66,13 +68,19 @@ phase() {
     echo "$result jvm_cpu_s=$(ticks_to_s $(( $(proc_cpu_ticks "$PID") - before_cpu ))) busy=$(awk -v b=$((ab - mb)) -v t=$((at - mt)) 'BEGIN { printf "%.2f", b / t }') gcs=$((gcn - gbn)) gc_s=$(awk -v a="$gcs" -v b="$gbs" 'BEGIN { printf "%.3f", a - b }')"
 }
 
+# per_cpu_ratio A B: (requests per JVM CPU-second of A) / (the same of B).
+per_cpu_ratio() {
+    awk -v ra="$(field "$1" requests)" -v ca="$(field "$1" jvm_cpu_s)" -v rb="$(field "$2" requests)" \
+        -v cb="$(field "$2" jvm_cpu_s)" 'BEGIN { printf "%.2f", (ra / ca) / (rb / cb) }'
+}
+
 describe() { echo "$(rate "$1") req/s, p99 $(p99_ms "$1") ms, non-2xx $(field "$1" non2xx), JVM CPU $(field "$1" jvm_cpu_s) s, machine busy $(field "$1" busy), GCs $(field "$1" gcs) ($(field "$1" gc_s) s)"; }
 
 {
     echo "Outside client: wrk -t$THREADS -c$CONNECTIONS against $(basename "$JAR") on embedded defaults, pipeline on"
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
          "runs $RUNS, warm-up rounds $WARMUP_ROUNDS x ${WARMUP_SECONDS}s per path, ${SECONDS_PER_PHASE}s per phase,"\
-         "duplicate set $DUP_SET, JAVA_OPTS '${JAVA_OPTS:-}'"
+         "duplicate set $DUP_SET, JAVA_OPTS '${JAVA_OPTS:-}', load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$REPORT"
 
 NEW_RATIOS=() DUP_RATIOS=()
@@ -102,14 +110,23 @@ for run in $(seq 1 "$RUNS"); do
     [ "$set_size" -gt "$DUP_SET" ] && set_size=$DUP_SET
     dup=$(phase "$port" dup m "$SECONDS_PER_PHASE" "$set_size")
     drain "$port"
+    pairs=
+    for pr in $(seq 1 "${PAIRS:-3}"); do
+        pi=$(phase "$port" info - "$PAIR_SECONDS")
+        pd=$(phase "$port" dup m "$PAIR_SECONDS" "$set_size")
+        pairs+=" $(awk -v a="$(rate "$pd")" -v b="$(rate "$pi")" 'BEGIN { printf "%.2f", a / b }')x"
+        pairs+="/$(per_cpu_ratio "$pd" "$pi")x"
+    done
     new_ratio=$(awk -v a="$(rate "$new")" -v b="$(rate "$info")" 'BEGIN { printf "%.3f", a / b }')
     dup_ratio=$(awk -v a="$(rate "$dup")" -v b="$(rate "$info")" 'BEGIN { printf "%.3f", a / b }')
     NEW_RATIOS+=("$new_ratio") DUP_RATIOS+=("$dup_ratio")
     {
-        echo "run $run"
+        echo "run $run (load average $(cut -d' ' -f1-3 /proc/loadavg))"
         echo "  trivial (GET /actuator/info): $(describe "$info")"
         echo "  new pushes:                   $(describe "$new"); ratio ${new_ratio}x"
         echo "  duplicates ($set_size bodies):     $(describe "$dup"); ratio ${dup_ratio}x"
+        echo "  per JVM CPU-second: new $(per_cpu_ratio "$new" "$info")x, duplicates $(per_cpu_ratio "$dup" "$info")x"
+        echo "  then ${PAIRS:-3} pairs of ${PAIR_SECONDS}s (trivial, duplicates), ratio/per-CPU-second ratio:$pairs"
     } | tee -a "$REPORT"
     stop_pids "$PID"
     PID=
