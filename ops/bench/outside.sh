@@ -137,6 +137,6 @@ spread() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "min 
     echo "over $RUNS runs: new pushes $(spread "${NEW_RATIOS[@]}"); duplicates $(spread "${DUP_RATIOS[@]}")"
     if [ -f "$REPORT_DIR/http.txt" ]; then
         echo "the in-JVM benchmark's last report (target/benchmarks/http.txt), for comparison:"
-        grep -i -E 'trivial|new|duplicate' "$REPORT_DIR/http.txt" | head -6 | sed 's/^/  /'
+        grep -E '^ratios to the trivial endpoint' "$REPORT_DIR/http.txt" | sed 's/^/  /' || true
     fi
 } | tee -a "$REPORT"
