@@ -50,11 +50,14 @@ stop_pids() {
     done
 }
 
-# run_wrk THREADS CONNECTIONS SECONDS URL MODE PREFIX [DUP_SET]: prints wrk's RESULT line (key=value pairs).
+# run_wrk THREADS CONNECTIONS SECONDS URL MODE PREFIX [DUP_SET]: prints wrk's RESULT line (key=value pairs) with
+# wrk's own CPU seconds (GNU time, /usr/bin/time: Debian's package time).
 run_wrk() {
-    local out
-    out=$(wrk -t"$1" -c"$2" -d"$3"s --latency -s "$BENCH_DIR/push.lua" "$4" -- "$5" "$6" "${7:-1000}" 2>&1)
-    echo "$out" | grep '^RESULT' | sed 's/^RESULT //' || { echo "$out" >&2; return 1; }
+    local out cpu
+    out=$(/usr/bin/time -f 'WRKCPU %U %S' wrk -t"$1" -c"$2" -d"$3"s --latency -s "$BENCH_DIR/push.lua" "$4" -- "$5" "$6" \
+        "${7:-1000}" 2>&1)
+    cpu=$(echo "$out" | awk '/^WRKCPU/ { printf "%.1f", $2 + $3 }')
+    echo "$out" | grep '^RESULT' | sed "s/^RESULT //; s/\$/ wrk_cpu_s=${cpu:-0}/" || { echo "$out" >&2; return 1; }
 }
 
 # field LINE KEY: the value of KEY in a "key=value ..." line.

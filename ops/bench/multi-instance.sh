@@ -18,7 +18,7 @@
 # JAVA_OPTS (default -Xmx512m), KEEP (1: keep the folder). Run as root, the cluster runs as the user postgres.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-need wrk java curl psql
+need wrk java curl psql /usr/bin/time
 
 SETUPS=${SETUPS:-1 2 3}
 SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-15}

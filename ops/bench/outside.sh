@@ -13,7 +13,7 @@
 # JVM, each pair's ratio: what moves within one warm JVM), JAVA_OPTS (for the jar, e.g. -Xmx512m), GC_LOG (1: -Xlog:gc into each run's folder), KEEP (1: keep the folders).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-need wrk java curl jstat
+need wrk java curl jstat /usr/bin/time
 
 RUNS=${RUNS:-3}
 WARMUP_ROUNDS=${WARMUP_ROUNDS:-3}
@@ -74,7 +74,7 @@ per_cpu_ratio() {
         -v cb="$(field "$2" jvm_cpu_s)" 'BEGIN { printf "%.2f", (ra / ca) / (rb / cb) }'
 }
 
-describe() { echo "$(rate "$1") req/s, p99 $(p99_ms "$1") ms, non-2xx $(field "$1" non2xx), JVM CPU $(field "$1" jvm_cpu_s) s, machine busy $(field "$1" busy), GCs $(field "$1" gcs) ($(field "$1" gc_s) s)"; }
+describe() { echo "$(rate "$1") req/s, p99 $(p99_ms "$1") ms, non-2xx $(field "$1" non2xx), JVM CPU $(field "$1" jvm_cpu_s) s, wrk CPU $(field "$1" wrk_cpu_s) s, machine busy $(field "$1" busy), GCs $(field "$1" gcs) ($(field "$1" gc_s) s)"; }
 
 {
     echo "Outside client: wrk -t$THREADS -c$CONNECTIONS against $(basename "$JAR") on embedded defaults, pipeline on"
