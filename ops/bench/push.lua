@@ -2,9 +2,10 @@
 --   MODE info: GET /actuator/info with the admin key (the trivial endpoint)
 --   MODE new:  POST a one-record CSV whose source_id is PREFIX-<thread>-<n>, n counting up: new content each time
 --   MODE dup:  POST the bodies PREFIX-<thread>-1 .. PREFIX-<thread>-DUP_SET in turn (sent before by a new phase)
--- done() prints one line "RESULT key=value ..." that the scripts read.
+-- done() prints one line "RESULT key=value ..." that the scripts read: requests are the answers wrk read, sent the
+-- requests it made (those in flight when the phase ended were sent but not answered to wrk).
 local threads = {}
-local counter = 0
+counter = 0
 
 function setup(thread)
   thread:set("tid", #threads + 1)
@@ -47,7 +48,11 @@ end
 
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format("RESULT requests=%d duration_us=%d p50_us=%d p99_us=%d non2xx=%d socket_errors=%d\n",
-      summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status,
+  local sent = 0
+  for _, thread in ipairs(threads) do
+    sent = sent + (thread:get("counter") or 0)
+  end
+  io.write(string.format("RESULT requests=%d sent=%d duration_us=%d p50_us=%d p99_us=%d non2xx=%d socket_errors=%d\n",
+      summary.requests, sent, summary.duration, latency:percentile(50), latency:percentile(99), e.status,
       e.connect + e.read + e.write + e.timeout))
 end
