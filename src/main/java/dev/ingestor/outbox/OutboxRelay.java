@@ -8,6 +8,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.CamelContext;
@@ -56,6 +59,13 @@ public class OutboxRelay {
     private final long waitMillis;
     private final long handOverNanos;
     private final Map<String, AsyncProducer> producers = new ConcurrentHashMap<>();
+    /**
+     * Per producer: the relays of this instance share a topic's producer, which puts records of several rounds into
+     * one batch. A round that sends one event alone (after a failure that may pass) must be alone in its batch to get
+     * the broker's own answer for that event, so it sends and waits under the write lock; other rounds share the read
+     * lock. Without it two slices' lone events rode in one batch that the broker refused whole, for ever.
+     */
+    private final Map<String, ReadWriteLock> inFlight = new ConcurrentHashMap<>();
 
     public OutboxRelay(CamelContext camelContext, OutboxSettings settings) {
         this.camelContext = camelContext;
@@ -77,39 +87,56 @@ public class OutboxRelay {
         CountDownLatch answered = new CountDownLatch(events.size());
         AtomicBoolean passingFailure = new AtomicBoolean();
         String notSent = null;
-        if (!events.isEmpty()) {
-            AsyncProducer producer = producer(endpointUri);
-            Endpoint endpoint = producer.getEndpoint();
-            int toSend = round.oneAlone() ? 1 : events.size();
-            for (OutboxEvent event : events) {
-                if (passingFailure.get() || sent.size() == toSend) {
-                    break;
-                }
-                if (System.nanoTime() - round.takenAt() > handOverNanos) {
+        Lock held = null;
+        try {
+            if (!events.isEmpty()) {
+                ReadWriteLock lock = inFlight.computeIfAbsent(endpointUri, uri -> new ReentrantReadWriteLock());
+                Lock wanted = round.oneAlone() ? lock.writeLock() : lock.readLock();
+                long left = handOverNanos - (System.nanoTime() - round.takenAt());
+                if (left > 0 && wanted.tryLock(left, TimeUnit.NANOSECONDS)) {
+                    held = wanted;
+                } else {
                     notSent = "the round could not hand its events to the producer within ingestor.outbox.kafka-timeout";
-                    break;
                 }
-                int index = sent.size();
-                Exchange exchange = endpoint.createExchange();
-                exchange.getMessage().setHeader(KafkaConstants.KEY, event.key());
-                exchange.getMessage().setHeader(EVENT_ID_HEADER, event.eventId().toString());
-                exchange.getMessage().setBody(event.payload());
-                sent.add(exchange);
-                producer.process(exchange, doneSync -> {
-                    if (exchange.getException() != null && KafkaRefusals.refusal(exchange.getException()) == null) {
-                        passingFailure.set(true);
-                    }
-                    answers.set(index, 1);
-                    answered.countDown();
-                });
             }
-        }
-        for (int i = sent.size(); i < events.size(); i++) {
-            answered.countDown(); // never sent: nothing to wait for
-        }
-        if (!answered.await(waitMillis, TimeUnit.MILLISECONDS)) {
-            LOG.warn("outbox relay for {}: Kafka did not answer every event of slice {} within {} ms; those events"
-                    + " are sent again later", round.topic(), round.slice(), waitMillis);
+            if (held != null) {
+                AsyncProducer producer = producer(endpointUri);
+                Endpoint endpoint = producer.getEndpoint();
+                int toSend = round.oneAlone() ? 1 : events.size();
+                for (OutboxEvent event : events) {
+                    if (passingFailure.get() || sent.size() == toSend) {
+                        break;
+                    }
+                    if (System.nanoTime() - round.takenAt() > handOverNanos) {
+                        notSent = "the round could not hand its events to the producer within ingestor.outbox.kafka-timeout";
+                        break;
+                    }
+                    int index = sent.size();
+                    Exchange exchange = endpoint.createExchange();
+                    exchange.getMessage().setHeader(KafkaConstants.KEY, event.key());
+                    exchange.getMessage().setHeader(EVENT_ID_HEADER, event.eventId().toString());
+                    exchange.getMessage().setBody(event.payload());
+                    sent.add(exchange);
+                    producer.process(exchange, doneSync -> {
+                        if (exchange.getException() != null && KafkaRefusals.refusal(exchange.getException()) == null) {
+                            passingFailure.set(true);
+                        }
+                        answers.set(index, 1);
+                        answered.countDown();
+                    });
+                }
+            }
+            for (int i = sent.size(); i < events.size(); i++) {
+                answered.countDown(); // never sent: nothing to wait for
+            }
+            if (!answered.await(waitMillis, TimeUnit.MILLISECONDS)) {
+                LOG.warn("outbox relay for {}: Kafka did not answer every event of slice {} within {} ms; those events"
+                        + " are sent again later", round.topic(), round.slice(), waitMillis);
+            }
+        } finally {
+            if (held != null) {
+                held.unlock();
+            }
         }
         List<OutboxEvent> published = new ArrayList<>();
         List<RelaySettlement.Refusal> refused = new ArrayList<>();
