@@ -56,10 +56,11 @@ POSTMASTER=$(head -1 "$PGDATA/postmaster.pid")
 mkdir -p "$WORK/lib"
 unzip -q -j -o "$JAR" 'BOOT-INF/lib/kafka-clients-*' 'BOOT-INF/lib/slf4j-api-*' -d "$WORK/lib"
 
-# pending DB: jobs not yet finished plus outbox events not yet published.
+# pending DB: jobs not yet finished plus outbox events not yet published (the outbox holds only those; a published
+# event is moved to outbox_published).
 pending() {
     sql "$1" "SELECT (SELECT count(*) FROM import_job WHERE state IN ('RECEIVED','VALIDATING','PROCESSING'))
-                   + (SELECT count(*) FROM outbox WHERE published_at IS NULL)"
+                   + (SELECT count(*) FROM outbox)"
 }
 drain() {
     local i
@@ -151,8 +152,9 @@ for n in $SETUPS; do
                count(*) FILTER (WHERE state = 'FAILED'), coalesce(sum(duplicate_count), 0), coalesce(sum(takeovers), 0),
                count(*) FILTER (WHERE attempts > 2), coalesce(max(attempts), 0) FROM import_job")"
     IFS='|' read -r items versions outbox unpublished deadletters <<<"$(sql "$db" "
-        SELECT (SELECT count(*) FROM item), (SELECT count(*) FROM item_version), (SELECT count(*) FROM outbox),
-               (SELECT count(*) FROM outbox WHERE published_at IS NULL), (SELECT count(*) FROM dead_letter)")"
+        SELECT (SELECT count(*) FROM item), (SELECT count(*) FROM item_version),
+               (SELECT count(*) FROM outbox) + (SELECT count(*) FROM outbox_published),
+               (SELECT count(*) FROM outbox), (SELECT count(*) FROM dead_letter)")"
     kafka=$(java -cp "$WORK/lib/*" "$BENCH_DIR/KafkaEndOffsets.java" "127.0.0.1:$KPORT" ingestor.items 2>/dev/null || echo '?')
     lock_samples=$(wc -l <"$WORK/locks.$n")
     read -r lock_busy lock_max ungranted_max <<<"$(awk '$1 > 0 { b++ } $1 > m { m = $1 } $2 > u { u = $2 } END { printf "%d %d %d", b, m, u }' "$WORK/locks.$n")"

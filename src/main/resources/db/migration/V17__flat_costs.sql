@@ -47,15 +47,18 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- Under the fold's lock, as job_count_recount() below: a fold running beside it would add deltas it had taken
+-- before the truncate to counts emptied after it.
 CREATE FUNCTION job_count_emptied() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('job_count_fold'));
     DELETE FROM job_count_delta;
     DELETE FROM job_count;
     RETURN NULL;
 END $$;
 
 -- Moves the deltas into job_count; returns how many delta rows it took. One fold at a time (an advisory lock;
--- another instance's fold meanwhile returns 0 at once): two folds would take the same delta rows' locks and
+-- another instance's fold, a recount or a truncate meanwhile: it returns 0 at once): two folds would take the same delta rows' locks and
 -- job_count's in orders that could meet in a deadlock.
 CREATE FUNCTION job_count_fold() RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -76,9 +79,11 @@ END $$;
 
 -- The counts made again from the jobs themselves, under a lock that lets reads through but holds every write of
 -- import_job until the transaction ends: for an operator who doubts them (docs/operations.md). Never needed while
--- the triggers are in place, which the migration below and every later change of import_job keep.
+-- the triggers are in place, which the migration below and every later change of import_job keep. It waits for a
+-- fold under way (the fold's lock), and folds wait for it: a fold beside it would add again what it recounted.
 CREATE FUNCTION job_count_recount() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('job_count_fold'));
     LOCK TABLE import_job IN SHARE MODE;
     DELETE FROM job_count_delta;
     DELETE FROM job_count;

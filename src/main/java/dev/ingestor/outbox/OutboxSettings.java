@@ -74,12 +74,13 @@ public class OutboxSettings {
     }
 
     /**
-     * How long a relay holds the slice it took: a round hands its records to the producer within
-     * {@code kafka-timeout} of taking the slice ({@link OutboxRelay}), each is answered within the delivery timeout,
-     * and one more {@code kafka-timeout} covers the transactions around. So a relay that dies mid-round is taken
-     * over only once none of its sends can still arrive, and the resends come after them on every partition.
+     * How long a relay holds the slice it took: a round starts handing a record to the producer within
+     * {@code kafka-timeout} of taking the slice ({@link OutboxRelay}), the producer may block that hand-over for
+     * its max.block.ms (another {@code kafka-timeout}), each record is answered within the delivery timeout, and
+     * one more {@code kafka-timeout} covers the transactions around. So a relay that dies mid-round is taken over
+     * only once none of its sends can still arrive, and the resends come after them on every partition.
      */
     public Duration sliceLease() {
-        return kafkaDeliveryTimeout.plus(kafkaTimeout.multipliedBy(2));
+        return kafkaDeliveryTimeout.plus(kafkaTimeout.multipliedBy(3));
     }
 }

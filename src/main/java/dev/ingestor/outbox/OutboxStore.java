@@ -94,6 +94,8 @@ public class OutboxStore {
     }
 
     RelayRound take(String topic, String owner) {
+        // before the statement that starts the lease: the round's hand-over deadline never ends after the lease's
+        long takenAt = System.nanoTime();
         List<Map<String, Object>> taken = jdbc.queryForList(TAKE_SLICE, owner, leaseSeconds, topic);
         if (taken.isEmpty() && ensureLeases(topic) > 0) {
             taken = jdbc.queryForList(TAKE_SLICE, owner, leaseSeconds, topic);
@@ -110,7 +112,7 @@ public class OutboxStore {
             LOG.warn("outbox relay {} takes over slice {} of {} from {}, whose lease ran out", owner, slice, topic,
                     SafeText.of(String.valueOf(previousOwner)));
         }
-        return new RelayRound(topic, slice, owner, Boolean.TRUE.equals(lease.get("one_alone")), System.nanoTime(),
+        return new RelayRound(topic, slice, owner, Boolean.TRUE.equals(lease.get("one_alone")), takenAt,
                 nextBatch(topic, slice));
     }
 
