@@ -6,12 +6,28 @@
 --   ingestor_processing   a job waits for processing (PROCESSING, no lease owner)
 --   ingestor_outbox       events were written to the outbox; the payload is their topic
 
+-- Who listens: each instance's listener keeps a row here while it listens (dev.ingestor.wakeup.NoticeListener),
+-- renewed every ingestor.wakeups.alive-check-interval, deleted when it stops. The triggers below notify only while
+-- some row is current: a commit that notified holds PostgreSQL's notification queue lock until its commit record is
+-- flushed, which puts such commits one after another, so with no listener anywhere (wakeups off, or behind a
+-- transaction pooler without a listener URL) no transaction notifies and commits go at the disk's pace again.
+CREATE TABLE wakeup_listener (
+    instance        text        PRIMARY KEY,
+    listening_until timestamptz NOT NULL
+);
+
+CREATE FUNCTION wakeup_listened() RETURNS boolean LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (SELECT 1 FROM wakeup_listener WHERE listening_until > now())
+$$;
+
 -- A job became one that a claim takes (JobLifecycle#claim's guard): registered, validated, handed back at a
 -- shutdown, sent back by an operator. The WHEN clauses are evaluated without calling the function, so every other
 -- change of a job (a claim, a lease renewal, a job coming to rest) costs nothing.
 CREATE FUNCTION notify_job_waiting() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_notify(CASE NEW.state WHEN 'RECEIVED' THEN 'ingestor_validation' ELSE 'ingestor_processing' END, '');
+    IF wakeup_listened() THEN
+        PERFORM pg_notify(CASE NEW.state WHEN 'RECEIVED' THEN 'ingestor_validation' ELSE 'ingestor_processing' END, '');
+    END IF;
     RETURN NULL;
 END
 $$;
@@ -29,7 +45,9 @@ CREATE TRIGGER job_waiting_updated AFTER UPDATE OF state, lease_owner ON import_
 -- statement, however many rows it wrote.
 CREATE FUNCTION notify_outbox_written() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_notify('ingestor_outbox', topic) FROM (SELECT DISTINCT topic FROM written) topics;
+    IF wakeup_listened() THEN
+        PERFORM pg_notify('ingestor_outbox', topic) FROM (SELECT DISTINCT topic FROM written) topics;
+    END IF;
     RETURN NULL;
 END
 $$;

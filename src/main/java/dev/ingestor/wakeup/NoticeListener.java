@@ -2,6 +2,7 @@ package dev.ingestor.wakeup;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
@@ -12,6 +13,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ingestor.config.DatabaseSettings;
+import dev.ingestor.config.InstanceId;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
@@ -34,6 +36,10 @@ import org.springframework.stereotype.Component;
  * loss is logged once (WARN) and the return once (INFO), whatever the number of attempts between. Notifications
  * sent meanwhile are lost, so on every (re)connect it wakes every route; until then the polls alone serve. Gauge
  * {@code ingestor_wakeups_listening}: 1 while it listens.
+ * <p>
+ * While it listens it keeps this instance's row in {@code wakeup_listener} (until three alive-check intervals ahead,
+ * renewed every interval, deleted at its stop): the database's triggers notify only while some instance's row is
+ * current, since a notifying commit holds PostgreSQL's notification queue lock through its flush.
  */
 @Component
 public class NoticeListener extends ServiceSupport {
@@ -46,6 +52,7 @@ public class NoticeListener extends ServiceSupport {
     private final WorkSignals signals;
     private final DataSource dataSource;
     private final CamelContext camelContext;
+    private final String instance;
     private final boolean transactionPooler;
     private final AtomicInteger listening = new AtomicInteger();
     private volatile boolean running;
@@ -53,8 +60,9 @@ public class NoticeListener extends ServiceSupport {
     private ExecutorService executor;
 
     public NoticeListener(WakeupSettings settings, WorkSignals signals, DataSource dataSource,
-            CamelContext camelContext, MeterRegistry meters, DatabaseSettings database) {
+            CamelContext camelContext, MeterRegistry meters, DatabaseSettings database, InstanceId instanceId) {
         this.settings = settings;
+        this.instance = instanceId.value();
         this.transactionPooler = database.isTransactionPooler();
         this.signals = signals;
         this.dataSource = dataSource;
@@ -118,6 +126,8 @@ public class NoticeListener extends ServiceSupport {
                         listen.execute("LISTEN " + channel);
                     }
                 }
+                // after the LISTENs: from now on the triggers notify, and nothing they send is missed
+                renew(c);
                 listening.set(1);
                 if (failedAttempts > 0) {
                     LOG.info(
@@ -156,22 +166,42 @@ public class NoticeListener extends ServiceSupport {
     /** Raises the signal of every notification until the connection fails or the listener stops. */
     private void receive(Connection c) throws SQLException {
         PGConnection pg = c.unwrap(PGConnection.class);
-        long quietSince = System.nanoTime();
+        long renewed = System.nanoTime();
         long aliveCheck = settings.getAliveCheckInterval().toNanos();
         while (running) {
             PGNotification[] notes = pg.getNotifications(WAIT_MILLIS);
-            if (notes != null && notes.length > 0) {
+            if (notes != null) {
                 for (PGNotification note : notes) {
                     signals.raise(note.getName(), note.getParameter());
                 }
-                quietSince = System.nanoTime();
-            } else if (System.nanoTime() - quietSince > aliveCheck) {
-                // a connection the network dropped without a word answers nothing: a query finds out
-                try (Statement check = c.createStatement()) {
-                    check.execute("SELECT 1");
-                }
-                quietSince = System.nanoTime();
             }
+            if (System.nanoTime() - renewed > aliveCheck) {
+                // also the alive check: a connection the network dropped without a word answers nothing
+                renew(c);
+                renewed = System.nanoTime();
+            }
+        }
+        unregister(c);
+    }
+
+    /** This instance's row in wakeup_listener, current for three alive-check intervals from now. */
+    private void renew(Connection c) throws SQLException {
+        try (PreparedStatement renew = c.prepareStatement("INSERT INTO wakeup_listener (instance, listening_until)"
+                + " VALUES (?, now() + ? * interval '1 millisecond') ON CONFLICT (instance)"
+                + " DO UPDATE SET listening_until = EXCLUDED.listening_until")) {
+            renew.setString(1, instance);
+            renew.setLong(2, 3 * settings.getAliveCheckInterval().toMillis());
+            renew.executeUpdate();
+        }
+    }
+
+    /** At a stop: the triggers stop notifying for this instance at once, not when its row runs out. */
+    private void unregister(Connection c) {
+        try (PreparedStatement gone = c.prepareStatement("DELETE FROM wakeup_listener WHERE instance = ?")) {
+            gone.setString(1, instance);
+            gone.executeUpdate();
+        } catch (SQLException e) {
+            LOG.debug("wakeup listener could not delete its row at stop ({}); it runs out by itself", e.getMessage());
         }
     }
 
@@ -182,7 +212,10 @@ public class NoticeListener extends ServiceSupport {
         String url = settings.getListenerUrl() == null || settings.getListenerUrl().isBlank()
                 ? pool.getJdbcUrl()
                 : settings.getListenerUrl();
+        // the pool's driver properties first (TLS: sslmode, sslrootcert; the datasource's timeouts), so the listener
+        // reaches the server as the pool does
         Properties login = new Properties();
+        login.putAll(pool.getDataSourceProperties());
         if (pool.getUsername() != null) {
             login.setProperty("user", pool.getUsername());
         }
@@ -191,8 +224,8 @@ public class NoticeListener extends ServiceSupport {
         }
         login.setProperty("ApplicationName", "ingestor wakeup listener");
         login.setProperty("connectTimeout", "10");
-        // bounds the alive check's query on a connection that no longer answers
-        login.setProperty("socketTimeout", "30");
+        // bounds the alive check's query on a connection that no longer answers, unless the pool bounds it already
+        login.putIfAbsent("socketTimeout", "30");
         login.setProperty("tcpKeepAlive", "true");
         return DriverManager.getConnection(url, login);
     }

@@ -72,8 +72,8 @@ class WakeupTest {
         registry.add("ingestor.inbox-dir", () -> work.resolve("inbox").toString());
         registry.add("ingestor.intake.fsync", () -> "false");
         registry.add("ingestor.kafka.bootstrap-servers", TestKafka::bootstrapServers);
-        // the relay is not woken (routes/outbox-relay.camel.yaml names no wakeOnNotice): it polls often here, so
-        // the time measured is the stages'
+        // the relays poll often here (they are woken as well, which the first test checks by the outbox's signal),
+        // so the time measured is the stages'
         registry.add("ingestor.outbox.poll-interval", () -> "50ms");
     }
 
@@ -90,6 +90,9 @@ class WakeupTest {
     @Test
     void aPushedFileReachesItsEventWellBeforeTheNextPoll() throws Exception {
         awaitQuietStages();
+        // the row that lets the database's triggers notify (V19)
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM wakeup_listener WHERE listening_until > now()",
+                Long.class)).isEqualTo(1);
         WorkSignals.Signal outbox = signals.signal(WorkChannels.OUTBOX, "ingestor.items");
         long outboxRaises = outbox.raises();
 

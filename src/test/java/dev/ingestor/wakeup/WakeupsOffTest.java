@@ -2,12 +2,18 @@ package dev.ingestor.wakeup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 
 import dev.ingestor.support.LiveEvents;
 import dev.ingestor.support.SlowTest;
+import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -16,7 +22,11 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** With the listener switched off (ingestor.wakeups.enabled=false), the stages' polls alone still serve. */
+/**
+ * With the listener switched off (ingestor.wakeups.enabled=false), the stages' polls alone still serve, and no
+ * transaction notifies: nobody would hear it, and a notifying commit holds PostgreSQL's notification queue lock
+ * through its flush.
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @DirtiesContext
 // slow tier: a context of its own
@@ -50,5 +60,40 @@ class WakeupsOffTest {
         assertThat(listener.isListening()).isFalse();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE datname = ?"
                 + " AND application_name = 'ingestor wakeup listener'", Long.class, DATABASE)).isZero();
+    }
+
+    @Test
+    void noTransactionNotifiesWhileNoInstanceListensAndOnceOneDoesItDoes() throws Exception {
+        try (Connection eavesdropper = DriverManager.getConnection(TestPostgres.jdbcUrl(DATABASE));
+                Statement listen = eavesdropper.createStatement()) {
+            listen.execute("LISTEN " + WorkChannels.VALIDATION);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM wakeup_listener", Long.class)).isZero();
+
+            WakeupTest.pushOneRecord(port, "unheard");
+            assertThat(notes(eavesdropper, Duration.ofSeconds(2))).as("notified with no listener registered").isZero();
+
+            // what an instance's listener keeps while it listens
+            jdbc.update(
+                    "INSERT INTO wakeup_listener (instance, listening_until) VALUES ('other', now() + interval '1 minute')");
+            try {
+                WakeupTest.pushOneRecord(port, "heard");
+                assertThat(notes(eavesdropper, Duration.ofSeconds(5))).as("notified with a listener registered")
+                        .isPositive();
+            } finally {
+                jdbc.update("DELETE FROM wakeup_listener WHERE instance = 'other'");
+            }
+        }
+    }
+
+    /** How many notifications the connection got within {@code wait}. */
+    private static int notes(Connection connection, Duration wait) throws Exception {
+        PGConnection pg = connection.unwrap(PGConnection.class);
+        int count = 0;
+        long end = System.nanoTime() + wait.toNanos();
+        while (System.nanoTime() < end) {
+            PGNotification[] got = pg.getNotifications(100);
+            count += got == null ? 0 : got.length;
+        }
+        return count;
     }
 }
