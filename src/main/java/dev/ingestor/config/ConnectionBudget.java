@@ -68,9 +68,6 @@ class ConnectionBudget {
             LOG.warn("could not read max_connections from the server: {}", e.getMessage());
             return;
         }
-        if (reading == null) {
-            return;
-        }
         if (!reading.fitsBesideWhatIsInUse()) {
             LOG.warn(
                     "connection budget: this pool may open {} connections (spring.datasource.hikari.maximum-pool-size),"

@@ -1,6 +1,7 @@
 package dev.ingestor.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -87,25 +88,20 @@ public final class TestPgBouncer implements AutoCloseable {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=postgres";
     }
 
-    private void awaitListening() throws IOException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
+    /** Until PgBouncer accepts connections; fails at once, with its log, if it exits instead. */
+    private void awaitListening() {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
             if (!process.isAlive()) {
-                throw new IOException("pgbouncer exited: " + Files.readString(folder.resolve("pgbouncer.log")));
+                throw new IllegalStateException(
+                        "pgbouncer exited: " + Files.readString(folder.resolve("pgbouncer.log")));
             }
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                return;
+                return true;
             } catch (IOException notYet) {
-                try {
-                    Thread.sleep(50); // polling a port: nothing to wait on
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted", e);
-                }
+                return false;
             }
-        }
-        throw new IOException("pgbouncer did not listen on " + port + " within 10 s");
+        });
     }
 
     @Override
