@@ -1,6 +1,7 @@
--- Wakeups (docs/design.md, Wakeups): the transaction that makes work for a stage tells the stage's listeners
--- with pg_notify, which PostgreSQL delivers at commit only (never after a rollback) and folds when the same
--- channel and payload are notified more than once in a transaction. The stages' polls stay as the safety net;
+-- Wakeups (docs/design.md, Wakeups): a transaction that makes work for a stage tells the stage's listeners with
+-- pg_notify (from the triggers below, or for a new job from the app once the job's transaction committed), which
+-- PostgreSQL delivers at commit only (never after a rollback) and folds when the same channel and payload are
+-- notified more than once in a transaction. The stages' polls stay as the safety net;
 -- a notification lost (no listener, a listener reconnecting) only costs the wait for the next poll.
 --   ingestor_validation   a job waits for validation (RECEIVED, no lease owner)
 --   ingestor_processing   a job waits for processing (PROCESSING, no lease owner)
@@ -20,9 +21,12 @@ CREATE FUNCTION wakeup_listened() RETURNS boolean LANGUAGE sql STABLE AS $$
     SELECT EXISTS (SELECT 1 FROM wakeup_listener WHERE listening_until > now())
 $$;
 
--- A job became one that a claim takes (JobLifecycle#claim's guard): registered, validated, handed back at a
--- shutdown, sent back by an operator. The WHEN clauses are evaluated without calling the function, so every other
--- change of a job (a claim, a lease renewal, a job coming to rest) costs nothing.
+-- A job became one that a claim takes (JobLifecycle#claim's guard): validated, handed back at a shutdown, sent
+-- back by an operator. A new job is told of by the app after its commit instead (dev.ingestor.wakeup.WorkNotices),
+-- not by a trigger on insert: every pushed file's transaction would take the notification queue lock through its
+-- flush, and concurrent pushes would become durable one at a time (a job inserted by SQL is found by the polls).
+-- The WHEN clause is evaluated without calling the function, so every other change of a job (a claim, a lease
+-- renewal, a job coming to rest) costs nothing.
 CREATE FUNCTION notify_job_waiting() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF wakeup_listened() THEN
@@ -31,10 +35,6 @@ BEGIN
     RETURN NULL;
 END
 $$;
-
-CREATE TRIGGER job_waiting_inserted AFTER INSERT ON import_job FOR EACH ROW
-    WHEN (NEW.lease_owner IS NULL AND NEW.state IN ('RECEIVED', 'PROCESSING'))
-    EXECUTE FUNCTION notify_job_waiting();
 
 CREATE TRIGGER job_waiting_updated AFTER UPDATE OF state, lease_owner ON import_job FOR EACH ROW
     WHEN (NEW.lease_owner IS NULL AND NEW.state IN ('RECEIVED', 'PROCESSING')

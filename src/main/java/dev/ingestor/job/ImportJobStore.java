@@ -13,6 +13,8 @@ import java.util.UUID;
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.ingestor.config.RecordFormat;
+import dev.ingestor.wakeup.WorkChannels;
+import dev.ingestor.wakeup.WorkNotices;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Component;
@@ -32,9 +34,11 @@ public class ImportJobStore {
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
 
     private final JdbcTemplate jdbc;
+    private final WorkNotices notices;
 
-    public ImportJobStore(JdbcTemplate jdbc) {
+    public ImportJobStore(JdbcTemplate jdbc, WorkNotices notices) {
         this.jdbc = jdbc;
+        this.notices = notices;
     }
 
     /**
@@ -44,6 +48,10 @@ public class ImportJobStore {
         boolean empty = size == 0;
         JobState state = empty ? JobState.REJECTED : JobState.RECEIVED;
         String error = empty ? "the file is empty (0 bytes)" : null;
+        if (!empty) {
+            // validation is told after the commit, not by a NOTIFY in this transaction (WorkNotices says why)
+            notices.afterCommit(WorkChannels.VALIDATION);
+        }
         return jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error, submitted_by)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
@@ -61,6 +69,9 @@ public class ImportJobStore {
      */
     public ImportJob createForRequest(UUID id, ContentKey key, long size, String fileName, String requestKey,
             String submittedBy, JobState state, RecordCounts counts) {
+        if (state == JobState.RECEIVED) {
+            notices.afterCommit(WorkChannels.VALIDATION);
+        }
         return jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, format,"
                         + " submitted_by, total, accepted, updated, replayed, quarantined, records_done)"

@@ -66,11 +66,18 @@ class WakeupsOffTest {
     void noTransactionNotifiesWhileNoInstanceListensAndOnceOneDoesItDoes() throws Exception {
         try (Connection eavesdropper = DriverManager.getConnection(TestPostgres.jdbcUrl(DATABASE));
                 Statement listen = eavesdropper.createStatement()) {
-            listen.execute("LISTEN " + WorkChannels.VALIDATION);
+            for (String channel : WorkChannels.ALL) {
+                listen.execute("LISTEN " + channel);
+            }
             assertThat(jdbc.queryForObject("SELECT count(*) FROM wakeup_listener", Long.class)).isZero();
 
-            WakeupTest.pushOneRecord(port, "unheard");
-            assertThat(notes(eavesdropper, Duration.ofSeconds(2))).as("notified with no listener registered").isZero();
+            // through every stage (the triggers of a job validated and of its events, and the app's notice of the
+            // new job) with nobody listening
+            try (LiveEvents events = new LiveEvents("ingestor.items")) {
+                UUID unheard = WakeupTest.pushOneRecord(port, "unheard");
+                assertThat(events.awaitArrival(unheard, Duration.ofSeconds(20))).isNotNull();
+            }
+            assertThat(notes(eavesdropper, Duration.ofSeconds(1))).as("notified with no listener registered").isZero();
 
             // what an instance's listener keeps while it listens
             jdbc.update(
@@ -82,6 +89,26 @@ class WakeupsOffTest {
             } finally {
                 jdbc.update("DELETE FROM wakeup_listener WHERE instance = 'other'");
             }
+        }
+    }
+
+    @Test
+    void aJobInsertedNotifiesNothingInItsOwnTransaction() throws Exception {
+        UUID job = UUID.randomUUID();
+        jdbc.update(
+                "INSERT INTO wakeup_listener (instance, listening_until) VALUES ('other', now() + interval '1 minute')");
+        try (Connection eavesdropper = DriverManager.getConnection(TestPostgres.jdbcUrl(DATABASE));
+                Statement listen = eavesdropper.createStatement()) {
+            listen.execute("LISTEN " + WorkChannels.VALIDATION);
+
+            // a notify in the inserting transaction would hold every concurrent push's commit behind the
+            // notification queue's lock (WorkNotices tells of a new job after its commit instead)
+            jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source)"
+                    + " VALUES (?, 'ACME', 'RECEIVED', ?, 'by-sql.csv', 1, 'sql')", job, "ACME:" + job);
+            assertThat(notes(eavesdropper, Duration.ofSeconds(2))).as("notified by the insert's transaction").isZero();
+        } finally {
+            jdbc.update("DELETE FROM wakeup_listener WHERE instance = 'other'");
+            jdbc.update("DELETE FROM import_job WHERE id = ?", job);
         }
     }
 
