@@ -1,14 +1,14 @@
--- Wakeups (docs/design.md, Wakeups): a transaction that makes work for a stage tells the stage's listeners with
--- pg_notify (from the triggers below, or for a new job from the app once the job's transaction committed), which
--- PostgreSQL delivers at commit only (never after a rollback) and folds when the same channel and payload are
--- notified more than once in a transaction. The stages' polls stay as the safety net;
--- a notification lost (no listener, a listener reconnecting) only costs the wait for the next poll.
+-- Wakeups (docs/design.md, Wakeups): work made for a stage is told to the stage's listeners with pg_notify, by the
+-- trigger below for a job that waits again, and by the app after the commit for a new job and for events.
+-- PostgreSQL delivers a notification at commit only (never after a rollback) and folds identical ones of a
+-- transaction. The stages' polls stay as the safety net; a notification lost (no listener, a listener
+-- reconnecting) only costs the wait for the next poll.
 --   ingestor_validation   a job waits for validation (RECEIVED, no lease owner)
 --   ingestor_processing   a job waits for processing (PROCESSING, no lease owner)
 --   ingestor_outbox       events were written to the outbox; the payload is their topic
 
 -- Who listens: each instance's listener keeps a row here while it listens (dev.ingestor.wakeup.NoticeListener),
--- renewed every ingestor.wakeups.alive-check-interval, deleted when it stops. The triggers below notify only while
+-- renewed every ingestor.wakeups.alive-check-interval, deleted when it stops. Notifications are sent only while
 -- some row is current: a commit that notified holds PostgreSQL's notification queue lock until its commit record is
 -- flushed, which puts such commits one after another, so with no listener anywhere (wakeups off, or behind a
 -- transaction pooler without a listener URL) no transaction notifies and commits go at the disk's pace again.
@@ -41,16 +41,6 @@ CREATE TRIGGER job_waiting_updated AFTER UPDATE OF state, lease_owner ON import_
           AND (OLD.lease_owner IS NOT NULL OR OLD.state IS DISTINCT FROM NEW.state))
     EXECUTE FUNCTION notify_job_waiting();
 
--- Events written, by any statement (a processing batch's CTE, a dead letter): one notification per topic and
--- statement, however many rows it wrote.
-CREATE FUNCTION notify_outbox_written() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF wakeup_listened() THEN
-        PERFORM pg_notify('ingestor_outbox', topic) FROM (SELECT DISTINCT topic FROM written) topics;
-    END IF;
-    RETURN NULL;
-END
-$$;
-
-CREATE TRIGGER outbox_written AFTER INSERT ON outbox REFERENCING NEW TABLE AS written
-    FOR EACH STATEMENT EXECUTE FUNCTION notify_outbox_written();
+-- Events written to the outbox are told of by the app after their commit (dev.ingestor.outbox.OutboxWriter, through
+-- WorkNotices), for the same reason as new jobs: an item batch answered while its caller waits writes its events in
+-- the request's own transaction.

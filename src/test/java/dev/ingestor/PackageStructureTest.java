@@ -57,7 +57,7 @@ class PackageStructureTest {
         // embedded PostgreSQL and Kafka for the default run
         allowed.put("embedded", Set.of("config"));
         // the outbox writer and the relay to Kafka, dead letters recorded
-        allowed.put("outbox", Set.of("config", "logging", "metrics"));
+        allowed.put("outbox", Set.of("config", "logging", "metrics", "wakeup"));
         // webhook notices: queued with what they tell, delivered signed
         allowed.put("notification", Set.of("config", "logging", "metrics", "outbox"));
         // import jobs, their lifecycle, claims and the dead-letter channel's end

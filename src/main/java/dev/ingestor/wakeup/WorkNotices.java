@@ -18,12 +18,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * at once in this JVM ({@link WorkSignals}), and to the other instances by a {@code pg_notify} that one thread of
  * its own sends after the commit, folding the channels told meanwhile into one transaction.
  * <p>
- * For the hot commits (a new job opened by every pushed file): a commit that notified holds PostgreSQL's
- * notification queue lock until its commit record is flushed, so concurrent pushes that notified in their own
- * transactions were durable one after another instead of together (measured with pgbench, 32 clients: 1,500
- * inserts/s with a notify each against 10,000 without). The other instances' workers hear of the work one round
- * trip later; this instance's at once. The database's triggers (V19) still tell of the rarer changes (a job
- * validated, handed back, sent back by an operator; events written).
+ * For the hot commits (a new job opened by every pushed file, the events of every item batch): a commit that
+ * notified holds PostgreSQL's notification queue lock until its commit record is flushed, so concurrent pushes that
+ * notified in their own transactions were durable one after another instead of together (measured with pgbench, 32
+ * clients: 1,500 inserts/s with a notify each against 10,000 without). The other instances' workers hear of the
+ * work one round trip later; this instance's at once. The database's trigger (V19) still tells of the workers' and
+ * operators' rarer changes (a job validated, handed back, sent back).
  */
 @Component
 public class WorkNotices {
@@ -33,7 +33,7 @@ public class WorkNotices {
     private final WorkSignals signals;
     private final JdbcTemplate jdbc;
     /** Channels told since the sender last sent; the sender takes them all at once. */
-    private final Set<String> pending = ConcurrentHashMap.newKeySet();
+    private final Set<Notice> pending = ConcurrentHashMap.newKeySet();
     private final Object sent = new Object();
     private final Thread sender;
     private volatile boolean running = true;
@@ -51,21 +51,30 @@ public class WorkNotices {
      * once when no transaction is active.
      */
     public void afterCommit(String channel) {
+        afterCommit(channel, "");
+    }
+
+    /** {@link #afterCommit(String)} with a payload: the outbox's channel names the topic events were written to. */
+    public void afterCommit(String channel, String payload) {
+        Notice notice = new Notice(channel, payload == null ? "" : payload);
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCommit() {
-                    tell(channel);
+                    tell(notice);
                 }
             });
         } else {
-            tell(channel);
+            tell(notice);
         }
     }
 
-    private void tell(String channel) {
-        signals.raise(channel, "");
-        pending.add(channel);
+    private record Notice(String channel, String payload) {
+    }
+
+    private void tell(Notice notice) {
+        signals.raise(notice.channel(), notice.payload());
+        pending.add(notice);
         synchronized (sent) {
             sent.notifyAll();
         }
@@ -79,10 +88,11 @@ public class WorkNotices {
                         sent.wait(1000);
                     }
                 }
-                for (String channel : List.copyOf(pending)) {
-                    pending.remove(channel);
+                for (Notice notice : List.copyOf(pending)) {
+                    pending.remove(notice);
                     // only while some instance listens (wakeup_listener), as the triggers do
-                    jdbc.queryForList("SELECT pg_notify(?, '') WHERE wakeup_listened()", channel);
+                    jdbc.queryForList("SELECT pg_notify(?, ?) WHERE wakeup_listened()", notice.channel(),
+                            notice.payload());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

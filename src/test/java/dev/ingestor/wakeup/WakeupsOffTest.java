@@ -93,22 +93,29 @@ class WakeupsOffTest {
     }
 
     @Test
-    void aJobInsertedNotifiesNothingInItsOwnTransaction() throws Exception {
+    void aJobOrAnEventInsertedNotifiesNothingInItsOwnTransaction() throws Exception {
         UUID job = UUID.randomUUID();
+        UUID event = UUID.randomUUID();
         jdbc.update(
                 "INSERT INTO wakeup_listener (instance, listening_until) VALUES ('other', now() + interval '1 minute')");
         try (Connection eavesdropper = DriverManager.getConnection(TestPostgres.jdbcUrl(DATABASE));
                 Statement listen = eavesdropper.createStatement()) {
-            listen.execute("LISTEN " + WorkChannels.VALIDATION);
+            for (String channel : WorkChannels.ALL) {
+                listen.execute("LISTEN " + channel);
+            }
 
             // a notify in the inserting transaction would hold every concurrent push's commit behind the
-            // notification queue's lock (WorkNotices tells of a new job after its commit instead)
+            // notification queue's lock (WorkNotices tells of a new job and of events after their commit instead)
             jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source)"
                     + " VALUES (?, 'ACME', 'RECEIVED', ?, 'by-sql.csv', 1, 'sql')", job, "ACME:" + job);
-            assertThat(notes(eavesdropper, Duration.ofSeconds(2))).as("notified by the insert's transaction").isZero();
+            // a topic no relay serves, so that the row stays for the cleanup
+            jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload) VALUES (?, 'by-sql', 'k', '{}')",
+                    event);
+            assertThat(notes(eavesdropper, Duration.ofSeconds(2))).as("notified by the inserts' transactions").isZero();
         } finally {
             jdbc.update("DELETE FROM wakeup_listener WHERE instance = 'other'");
             jdbc.update("DELETE FROM import_job WHERE id = ?", job);
+            jdbc.update("DELETE FROM outbox WHERE event_id = ?", event);
         }
     }
 
