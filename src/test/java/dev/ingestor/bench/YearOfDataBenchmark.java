@@ -22,12 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongFunction;
 import javax.sql.DataSource;
 
 import dev.ingestor.support.TestKafka;
@@ -436,45 +431,9 @@ class YearOfDataBenchmark {
 
     /** CONNECTIONS threads, each with one new push in flight, for {@code seconds}. */
     private Pushes pushes(String prefix, int seconds) throws Exception {
-        LongFunction<HttpRequest> requests = i -> push(prefix, i);
-        AtomicLong counter = new AtomicLong();
-        AtomicLong errors = new AtomicLong();
-        long start = System.nanoTime();
-        long end = start + seconds * 1_000_000_000L;
-        ExecutorService pool = Executors.newFixedThreadPool(CONNECTIONS);
-        try {
-            List<Future<long[]>> latencies = new ArrayList<>();
-            for (int t = 0; t < CONNECTIONS; t++) {
-                latencies.add(pool.submit(() -> {
-                    long[] mine = new long[1024];
-                    int n = 0;
-                    while (System.nanoTime() < end) {
-                        HttpRequest request = requests.apply(counter.getAndIncrement());
-                        long sent = System.nanoTime();
-                        HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
-                        if (!ok(response) && errors.incrementAndGet() <= 3) {
-                            report.line("non-2xx answer to a push: %d %s", response.statusCode(), response.body());
-                        }
-                        if (n == mine.length) {
-                            mine = Arrays.copyOf(mine, n * 2);
-                        }
-                        mine[n++] = System.nanoTime() - sent;
-                    }
-                    return Arrays.copyOf(mine, n);
-                }));
-            }
-            long[] all = new long[0];
-            for (Future<long[]> f : latencies) {
-                long[] mine = f.get();
-                int from = all.length;
-                all = Arrays.copyOf(all, from + mine.length);
-                System.arraycopy(mine, 0, all, from, mine.length);
-            }
-            double elapsed = (System.nanoTime() - start) / 1e9;
-            return new Pushes(all.length / elapsed, all.length, Latencies.of(all, errors.get()));
-        } finally {
-            pool.shutdownNow();
-        }
+        ClosedLoop.Run run = ClosedLoop.run(client, CONNECTIONS, seconds, i -> push(prefix, i),
+                response -> report.line("non-2xx answer to a push: %d %s", response.statusCode(), response.body()));
+        return new Pushes(run.rate(), run.nanos().length, Latencies.of(run.nanos(), run.errors()));
     }
 
     /** Each phase starts with the pipeline idle: the jobs of the one before are through their stages. */
