@@ -16,7 +16,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * Tells the stages of work a transaction made, once it has committed, without a {@code NOTIFY} in that transaction:
  * at once in this JVM ({@link WorkSignals}), and to the other instances by a {@code pg_notify} that one thread of
- * its own sends after the commit, folding the channels told meanwhile into one transaction.
+ * its own sends after the commit, folding the channels told meanwhile into one transaction. Only while this
+ * instance's {@link NoticeListener} listens: with wakeups off the polls alone serve, in this JVM too.
  * <p>
  * For the hot commits (a new job opened by every pushed file, the events of every item batch): a commit that
  * notified holds PostgreSQL's notification queue lock until its commit record is flushed, so concurrent pushes that
@@ -31,6 +32,7 @@ public class WorkNotices {
     private static final Logger LOG = LoggerFactory.getLogger(WorkNotices.class);
 
     private final WorkSignals signals;
+    private final NoticeListener listener;
     private final JdbcTemplate jdbc;
     /** Channels told since the sender last sent; the sender takes them all at once. */
     private final Set<Notice> pending = ConcurrentHashMap.newKeySet();
@@ -38,8 +40,9 @@ public class WorkNotices {
     private final Thread sender;
     private volatile boolean running = true;
 
-    public WorkNotices(WorkSignals signals, DataSource dataSource) {
+    public WorkNotices(WorkSignals signals, NoticeListener listener, DataSource dataSource) {
         this.signals = signals;
+        this.listener = listener;
         this.jdbc = new JdbcTemplate(dataSource);
         this.sender = new Thread(this::sendUntilStopped, "ingestor-work-notices");
         this.sender.setDaemon(true);
@@ -73,6 +76,11 @@ public class WorkNotices {
     }
 
     private void tell(Notice notice) {
+        if (!listener.isListening()) {
+            // wakeups off (ingestor.wakeups.enabled=false, or no listener behind a transaction pooler), or the
+            // listener reconnecting (it wakes every route once it is back): the polls serve, as the settings say
+            return;
+        }
         signals.raise(notice.channel(), notice.payload());
         pending.add(notice);
         synchronized (sent) {

@@ -1,6 +1,7 @@
 package dev.ingestor.wakeup;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -71,19 +72,23 @@ class WakeupsOffTest {
             }
             assertThat(jdbc.queryForObject("SELECT count(*) FROM wakeup_listener", Long.class)).isZero();
 
-            // through every stage (the triggers of a job validated and of its events, and the app's notice of the
-            // new job) with nobody listening
+            // through every stage with nobody listening, and then a job sent back (what revalidate does), which
+            // the trigger tells of
+            UUID job;
             try (LiveEvents events = new LiveEvents("ingestor.items")) {
-                UUID unheard = WakeupTest.pushOneRecord(port, "unheard");
-                assertThat(events.awaitArrival(unheard, Duration.ofSeconds(20))).isNotNull();
+                job = WakeupTest.pushOneRecord(port, "unheard");
+                assertThat(events.awaitArrival(job, Duration.ofSeconds(20))).isNotNull();
             }
+            String sendBack = "UPDATE import_job SET state = 'RECEIVED', lease_owner = NULL, lease_until = NULL"
+                    + " WHERE id = ? AND state = 'COMPLETED'";
+            assertThat(jdbc.update(sendBack, job)).isEqualTo(1);
             assertThat(notes(eavesdropper, Duration.ofSeconds(1))).as("notified with no listener registered").isZero();
 
             // what an instance's listener keeps while it listens
             jdbc.update(
                     "INSERT INTO wakeup_listener (instance, listening_until) VALUES ('other', now() + interval '1 minute')");
             try {
-                WakeupTest.pushOneRecord(port, "heard");
+                await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.update(sendBack, job) == 1);
                 assertThat(notes(eavesdropper, Duration.ofSeconds(5))).as("notified with a listener registered")
                         .isPositive();
             } finally {
