@@ -7,8 +7,18 @@ const SVG = 'http://www.w3.org/2000/svg';
 const PAGE_SIZE = 25;
 const NO_KEY = 'enter the admin key';
 const $ = (id) => document.getElementById(id);
-// the page each list shows, so that live refresh redraws the page the operator is on, not page 0
-const pages = { jobs: 0, failed: 0, dead: 0, intake: 0, records: 0 };
+// the page each list shows, so that live refresh redraws the page the operator is on, not the first: the lists are
+// paged by cursor (the API's 'next' of the page before), so each list keeps the cursors of the pages walked to, the
+// first page's being null; previous goes back one, next goes on with the page's 'next'
+const cursors = { jobs: [null], failed: [null], dead: [null], intake: [null], records: [null] };
+
+/** The size and, past the first page, the cursor of the page list {@code name} is on, as query parameters. */
+function paging(name, extra) {
+  const params = new URLSearchParams({ size: PAGE_SIZE, ...(extra || {}) });
+  const at = cursors[name][cursors[name].length - 1];
+  if (at) { params.set('after', at); }
+  return params;
+}
 let selectedJob = null;
 let lookedUpKey = null;
 let timer = null;
@@ -76,15 +86,15 @@ async function refresh() {
   if (!key()) { say(NO_KEY); return; }
   try {
     const overview = await api('GET', '/overview');
-    const intake = await api('GET', '/intake-failures?' + new URLSearchParams({ page: pages.intake, size: PAGE_SIZE }));
+    const intake = await api('GET', '/intake-failures?' + paging('intake'));
     const throughput = await api('GET', '/throughput?minutes=60');
     // the alarm is for what is new: the list keeps every failure until its retention, dealt with or not
     renderTiles(overview, throughput.items.reduce((sum, minute) => sum + minute.intakeFailures, 0));
     renderRetrySuppliers(overview);
     renderThroughput(throughput);
     await loadJobs();
-    renderFailed(await api('GET', '/failed-jobs?' + new URLSearchParams({ page: pages.failed, size: PAGE_SIZE })));
-    renderDead(await api('GET', '/dead-letters?' + new URLSearchParams({ page: pages.dead, size: PAGE_SIZE })));
+    renderFailed(await api('GET', '/failed-jobs?' + paging('failed')));
+    renderDead(await api('GET', '/dead-letters?' + paging('dead')));
     renderIntake(intake);
     if (selectedJob) { await showJob(selectedJob); }
     $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
@@ -206,24 +216,27 @@ function stacked(chart, legend, items, series, lineField) {
   });
 }
 
-/** Previous / next and where we are; {@code load} draws the list at the new page. */
+/**
+ * Previous / next and where we are; {@code load} draws the list at the new page. The lists answer whether more
+ * follow, not how many there are in all: a count of every row would cost a read of a year of them at each refresh.
+ */
 function pager(id, list, name, load) {
   const box = $(id);
   clear(box);
-  const last = Math.max(0, Math.ceil(list.total / list.size) - 1);
-  const prev = button('‹ previous', 'prev', () => { pages[name] = Math.max(0, pages[name] - 1); load(); });
-  prev.disabled = list.page <= 0;
-  const next = button('next ›', 'next', () => { pages[name] = Math.min(last, pages[name] + 1); load(); });
-  next.disabled = list.page >= last;
+  const walked = cursors[name];
+  const prev = button('‹ previous', 'prev', () => { if (walked.length > 1) { walked.pop(); } load(); });
+  prev.disabled = walked.length <= 1;
+  const next = button('next ›', 'next', () => { if (list.next) { walked.push(list.next); } load(); });
+  next.disabled = !list.more;
   box.appendChild(prev);
-  box.appendChild(element('span', 'page ' + (list.page + 1) + ' of ' + (last + 1) + ' · ' + list.total + ' in all', 'where'));
+  box.appendChild(element('span', 'page ' + walked.length + ' · ' + (list.more ? 'more follow' : 'last page'), 'where'));
   box.appendChild(next);
 }
 
 function reloadSoon(promise) { promise.catch((e) => say('error: ' + e.message)); }
 
 async function loadJobs() {
-  const params = new URLSearchParams({ page: pages.jobs, size: PAGE_SIZE });
+  const params = paging('jobs');
   if ($('search').value.trim()) { params.set('q', $('search').value.trim()); }
   if ($('filter-supplier').value.trim()) { params.set('supplier', $('filter-supplier').value.trim()); }
   if ($('filter-state').value) { params.set('state', $('filter-state').value); }
@@ -250,7 +263,7 @@ async function loadJobs() {
 function renderFailed(failed) {
   const body = $('failed').tBodies[0];
   clear(body);
-  $('failed-empty').hidden = failed.total > 0;
+  $('failed-empty').hidden = failed.items.length > 0 || cursors.failed.length > 1;
   failed.items.forEach((job) => {
     const row = body.insertRow();
     row.className = 'clickable';
@@ -333,11 +346,11 @@ function field(list, name, value) {
 }
 
 async function showJob(id) {
-  if (selectedJob !== id) { pages.records = 0; }
+  if (selectedJob !== id) { cursors.records = [null]; }
   selectedJob = id;
   const detail = await api('GET', '/jobs/' + id);
   const records = await call('GET', '/api/v1/jobs/' + encodeURIComponent(id) + '/records?'
-    + new URLSearchParams({ page: pages.records, size: PAGE_SIZE }));
+    + paging('records'));
   const job = detail.job;
   $('detail').hidden = false;
   $('detail-id').textContent = id;
@@ -451,7 +464,7 @@ $('login').addEventListener('submit', (event) => {
   sessionStorage.setItem('ingestor-admin-key', $('key').value);
   refresh();
 });
-$('filter').addEventListener('submit', (event) => { event.preventDefault(); pages.jobs = 0; reloadSoon(loadJobs()); });
+$('filter').addEventListener('submit', (event) => { event.preventDefault(); cursors.jobs = [null]; reloadSoon(loadJobs()); });
 $('key-lookup').addEventListener('submit', (event) => { event.preventDefault(); lookUpKey(); });
 $('preview-form').addEventListener('submit', (event) => {
   event.preventDefault();

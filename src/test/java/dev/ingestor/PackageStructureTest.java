@@ -52,14 +52,16 @@ class PackageStructureTest {
         allowed.put("failure", Set.of("config"));
         // the counters every stage adds to
         allowed.put("metrics", Set.of());
+        // stages woken by PostgreSQL notifications: the listener, the signals, the routes' scheduler
+        allowed.put("wakeup", Set.of("config"));
         // embedded PostgreSQL and Kafka for the default run
         allowed.put("embedded", Set.of("config"));
         // the outbox writer and the relay to Kafka, dead letters recorded
-        allowed.put("outbox", Set.of("config", "logging", "metrics"));
+        allowed.put("outbox", Set.of("config", "logging", "metrics", "wakeup"));
         // webhook notices: queued with what they tell, delivered signed
         allowed.put("notification", Set.of("config", "logging", "metrics", "outbox"));
         // import jobs, their lifecycle, claims and the dead-letter channel's end
-        allowed.put("job", Set.of("config", "metrics", "notification", "outbox"));
+        allowed.put("job", Set.of("config", "metrics", "notification", "outbox", "wakeup"));
         // content keys, the raw store, the idempotent repository, the job a new key opens
         allowed.put("intake", Set.of("config", "job", "metrics", "notification"));
         // record readers and rules, quarantine

@@ -4,6 +4,8 @@ import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.UUID;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.ingestor.job.PageCursor;
 import dev.ingestor.validation.DeliveryAdviceValidator;
 import dev.ingestor.web.ApiProblemException;
 import dev.ingestor.web.HttpReplies;
@@ -42,12 +44,19 @@ public class ItemVersionApi {
             String jobId, String eventId, OffsetDateTime recordedAt) {
     }
 
-    public record ItemVersionList(List<ItemVersion> items, int page, int size, long total) {
+    /**
+     * A page of an item's versions, newest first: {@code more} whether older ones follow, {@code next} the cursor to
+     * ask for them with ({@code after}); {@code page} and {@code total} unless asked for by cursor.
+     */
+    public record ItemVersionList(List<ItemVersion> items, @JsonInclude(JsonInclude.Include.NON_NULL) Integer page,
+            int size, @JsonInclude(JsonInclude.Include.NON_NULL) Long total, boolean more, String next) {
     }
 
-    public void versions(@Header("sourceId") String sourceId, @Header("page") String page, @Header("size") String size,
-            Exchange exchange) {
+    public void versions(@Header("sourceId") String sourceId, @Header("page") String page,
+            @Header("after") String after, @Header("size") String size, Exchange exchange) {
         String supplier = tenants.supplierFor(exchange, "supplier");
+        boolean numbered = JobApi.counted(page, after);
+        Long afterRevision = QueryParams.idCursor(after);
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
@@ -56,22 +65,28 @@ public class ItemVersionApi {
             throw ApiProblemException.badRequest("bad-path", "path segment {sourceId} must be 1 to "
                     + DeliveryAdviceValidator.MAX_SOURCE_ID_LENGTH + " characters");
         }
-        Long total = jdbc.query("SELECT (SELECT count(*) FROM item_version v WHERE v.supplier = i.supplier"
-                + " AND v.source_id = i.source_id) FROM item i WHERE i.supplier = ? AND i.source_id = ?",
-                rs -> rs.next() ? rs.getLong(1) : null, supplier, sourceId);
+        Long total = jdbc.query("SELECT CASE WHEN ? THEN (SELECT count(*) FROM item_version v"
+                + " WHERE v.supplier = i.supplier AND v.source_id = i.source_id) ELSE -1 END"
+                + " FROM item i WHERE i.supplier = ? AND i.source_id = ?",
+                rs -> rs.next() ? rs.getLong(1) : null, numbered, supplier, sourceId);
         if (total == null) {
             throw ApiProblemException.notFound("no item '" + dev.ingestor.logging.SafeText.of(sourceId, 128)
                     + "' of supplier '" + supplier + "'");
         }
-        List<ItemVersion> items = jdbc.query("SELECT revision, source_version, outcome, state, record::text AS record,"
+        List<ItemVersion> rows = jdbc.query("SELECT revision, source_version, outcome, state, record::text AS record,"
                 + " job_id, event_id, recorded_at FROM item_version WHERE supplier = ? AND source_id = ?"
-                + " ORDER BY revision DESC LIMIT ? OFFSET ?",
+                + " AND revision < ? ORDER BY revision DESC LIMIT ? OFFSET ?",
                 (rs, row) -> new ItemVersion(rs.getLong("revision"), rs.getObject("source_version", Long.class),
                         rs.getString("outcome"), rs.getString("state"), tree(rs.getString("record")),
                         rs.getObject("job_id", UUID.class).toString(), rs.getObject("event_id", UUID.class).toString(),
                         rs.getObject("recorded_at", OffsetDateTime.class)),
-                supplier, sourceId, pageSize, (long) pageNo * pageSize);
-        replies.json(exchange, 200, new ItemVersionList(items, pageNo, pageSize, total));
+                supplier, sourceId, afterRevision == null ? Long.MAX_VALUE : afterRevision, pageSize + 1,
+                numbered ? (long) pageNo * pageSize : 0L);
+        boolean more = rows.size() > pageSize;
+        List<ItemVersion> items = more ? rows.subList(0, pageSize) : rows;
+        replies.json(exchange, 200, new ItemVersionList(items, numbered ? pageNo : null, pageSize,
+                numbered ? total : null, more,
+                more ? PageCursor.ofId(items.get(items.size() - 1).revision()).text() : null));
     }
 
     private JsonNode tree(String text) {

@@ -1,9 +1,13 @@
 package dev.ingestor.api;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.ingestor.job.PageCursor;
+import dev.ingestor.job.PageRequest;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.type.TypeReference;
@@ -26,18 +30,37 @@ public class QuarantineView {
             Map<String, String> fields) {
     }
 
-    /** A page of a job's quarantined records, in file order. */
-    public record RecordList(List<RecordView> items, int page, int size, long total) {
+    /**
+     * A page of a job's quarantined records, in file order: {@code more} whether records follow, {@code next} the
+     * cursor to ask for them with ({@code after}); {@code page} and {@code total} only when asked for by number.
+     */
+    public record RecordList(List<RecordView> items, @JsonInclude(JsonInclude.Include.NON_NULL) Integer page,
+            int size, @JsonInclude(JsonInclude.Include.NON_NULL) Long total, boolean more, String next) {
     }
 
-    public RecordList quarantined(UUID jobId, int page, int size) {
-        long total = jdbc.queryForObject("SELECT count(*) FROM job_record WHERE job_id = ?", Long.class, jobId);
-        List<RecordView> items = jdbc.query("SELECT record_no, line, outcome, source_id, reason, fields::text AS fields"
-                + " FROM job_record WHERE job_id = ? ORDER BY record_no LIMIT ? OFFSET ?",
+    /**
+     * The page {@code request} of a job's quarantined records; a cursor's id is the record number the page before
+     * ended with, read on from there through the primary key (job_id, record_no).
+     */
+    public RecordList quarantined(UUID jobId, PageRequest request) {
+        Long total = request.numbered()
+                ? jdbc.queryForObject("SELECT count(*) FROM job_record WHERE job_id = ?", Long.class, jobId)
+                : null;
+        List<Object> args = new ArrayList<>(List.of(jobId));
+        String after = "";
+        if (request.after() != null) {
+            after = " AND record_no > ?";
+            args.add(request.after().numericId());
+        }
+        List<RecordView> rows = jdbc.query("SELECT record_no, line, outcome, source_id, reason, fields::text AS fields"
+                + " FROM job_record WHERE job_id = ?" + after + " ORDER BY record_no LIMIT ? OFFSET ?",
                 (rs, row) -> new RecordView(rs.getLong("record_no"), rs.getLong("line"), rs.getString("outcome"),
                         rs.getString("source_id"), rs.getString("reason"), fields(rs.getString("fields"))),
-                jobId, size, (long) page * size);
-        return new RecordList(items, page, size, total);
+                request.limitAndOffset(args));
+        boolean more = rows.size() > request.size();
+        List<RecordView> items = more ? rows.subList(0, request.size()) : rows;
+        return new RecordList(items, request.numbered() ? request.page() : null, request.size(), total, more,
+                more ? PageCursor.ofId(items.get(items.size() - 1).recordNo()).text() : null);
     }
 
     private Map<String, String> fields(String text) {

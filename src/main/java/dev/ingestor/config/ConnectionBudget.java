@@ -31,17 +31,24 @@ class ConnectionBudget {
         this.timeouts = timeouts;
     }
 
-    /** What the server allows and what is in use, as read at start. */
+    /**
+     * What the server allows and what is in use, as read at start. An instance opens its pool and one connection
+     * more, the wakeup listener's (counted whether or not it is switched on: one slot is a small margin).
+     */
     record Reading(int poolSize, int maxConnections, int reserved, int inUse) {
+
+        int perInstance() {
+            return poolSize + 1;
+        }
 
         /** Instances of this pool size the server's ordinary connections take. */
         int instancesThatFit() {
-            return Math.max(0, (maxConnections - reserved) / Math.max(1, poolSize));
+            return Math.max(0, (maxConnections - reserved) / perInstance());
         }
 
         /** Whether this pool, full, would find a connection slot for each of its connections. */
         boolean fitsBesideWhatIsInUse() {
-            return poolSize + inUse <= maxConnections - reserved;
+            return perInstance() + inUse <= maxConnections - reserved;
         }
     }
 
@@ -67,11 +74,12 @@ class ConnectionBudget {
                             + " the server allows {} ({} reserved) and {} are in use: under load requests will wait for a"
                             + " connection and be answered 503; lower the pool or raise max_connections"
                             + " (docs/operations.md, Database connections)",
-                    reading.poolSize(), reading.maxConnections(),
+                    reading.perInstance(), reading.maxConnections(),
                     reading.reserved(), reading.inUse());
         } else {
-            LOG.info("connection budget: pool of {} against max_connections {} ({} reserved, {} in use now):"
-                    + " {} instance(s) of this pool size fit the server", reading.poolSize(), reading.maxConnections(),
+            LOG.info("connection budget: pool of {} and the wakeup listener against max_connections {} ({} reserved,"
+                    + " {} in use now): {} instance(s) of this size fit the server", reading.poolSize(),
+                    reading.maxConnections(),
                     reading.reserved(), reading.inUse(), reading.instancesThatFit());
         }
     }

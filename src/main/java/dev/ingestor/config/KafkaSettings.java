@@ -5,8 +5,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * {@code ingestor.kafka.*}: the cluster and the topics. Read by the embedded broker's start, processing, the
- * outbox relay and the gauges, so it sits here. The outbox relay routes name the topics as
- * {@code {{bean:kafkaSettings.getItemsTopic}}}.
+ * outbox relay and the gauges, so it sits here. {@code outbox.RelayInstaller} makes the relay routes of both
+ * topics from it.
  */
 @Component("kafkaSettings")
 @ConfigurationProperties(prefix = "ingestor.kafka")

@@ -24,13 +24,22 @@ public class RetentionSettings {
      * them for ever.
      */
     private Duration jobMaxAge = Duration.ofDays(365);
-    /** Published outbox rows older than this go. */
+    /**
+     * Published (and refused) outbox events are kept in the archive, outbox_published, for this long; 0 keeps no
+     * archive: an event is deleted when it is published.
+     */
     private Duration outboxMaxAge = Duration.ofDays(7);
     /**
      * Records of files refused or failed at intake (the admin list) older than this are no longer listed; the files
      * themselves stay where they are, and a failed file never retried keeps its row. 0 keeps them for ever.
      */
     private Duration intakeFailures = Duration.ofDays(90);
+    /**
+     * An item's versions (its history, item_version) recorded longer ago than this go, except its current version,
+     * which stays however old it is: the history then starts with the oldest version younger than this. 0 keeps
+     * every version for ever.
+     */
+    private Duration itemVersions = Duration.ofDays(365);
 
     public Duration getInterval() { return interval; }
     public void setInterval(Duration interval) { this.interval = interval; }
@@ -42,4 +51,6 @@ public class RetentionSettings {
     public void setOutboxMaxAge(Duration outboxMaxAge) { this.outboxMaxAge = outboxMaxAge; }
     public Duration getIntakeFailures() { return intakeFailures; }
     public void setIntakeFailures(Duration intakeFailures) { this.intakeFailures = intakeFailures; }
+    public Duration getItemVersions() { return itemVersions; }
+    public void setItemVersions(Duration itemVersions) { this.itemVersions = itemVersions; }
 }

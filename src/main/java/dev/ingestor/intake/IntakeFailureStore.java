@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.ingestor.job.PageCursor;
+import dev.ingestor.job.PageRequest;
+import dev.ingestor.job.RowPage;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -33,10 +36,6 @@ public class IntakeFailureStore {
     /** A row as the retry needs it. */
     public record Failure(long id, String supplier, String source, String fileName, String outcome, String location,
             boolean retried) {
-    }
-
-    /** One page of the list, and how many rows match in all. */
-    public record Page(List<Map<String, Object>> items, int page, int size, long total) {
     }
 
     private final JdbcTemplate jdbc;
@@ -72,7 +71,7 @@ public class IntakeFailureStore {
     }
 
     /** Newest first; {@code supplier} and {@code source} null for all. */
-    public Page page(String supplier, String source, int page, int size) {
+    public RowPage page(String supplier, String source, PageRequest request) {
         List<String> conditions = new ArrayList<>();
         List<Object> args = new ArrayList<>();
         if (supplier != null) {
@@ -83,14 +82,22 @@ public class IntakeFailureStore {
             conditions.add("source = ?");
             args.add(source);
         }
+        Long total = null;
+        if (request.numbered()) {
+            String where = conditions.isEmpty() ? "" : "WHERE " + String.join(" AND ", conditions) + " ";
+            total = jdbc.queryForObject("SELECT count(*) FROM intake_failure " + where, Long.class, args.toArray());
+        }
+        if (request.after() != null) {
+            conditions.add("(occurred_at, id) < (?, ?)");
+            args.add(java.sql.Timestamp.from(request.after().at()));
+            args.add(request.after().numericId());
+        }
         String where = conditions.isEmpty() ? "" : "WHERE " + String.join(" AND ", conditions) + " ";
-        Long total = jdbc.queryForObject("SELECT count(*) FROM intake_failure " + where, Long.class, args.toArray());
-        args.add(size);
-        args.add((long) page * size);
         List<Map<String, Object>> rows = jdbc.queryForList(
-                ROW + where + "ORDER BY occurred_at DESC, id DESC LIMIT ? OFFSET ?",
-                args.toArray());
-        return new Page(rows, page, size, total == null ? 0 : total);
+                ROW + where + "ORDER BY occurred_at DESC, id DESC LIMIT ? OFFSET ?", request.limitAndOffset(args));
+        return RowPage.of(rows, request, total,
+                row -> new PageCursor(((java.sql.Timestamp) row.get("occurredAt")).toInstant(),
+                        row.get("id").toString()));
     }
 
     /** The row {@code id}, locked until the caller's transaction ends. */

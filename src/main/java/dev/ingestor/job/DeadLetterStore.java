@@ -1,5 +1,6 @@
 package dev.ingestor.job;
 
+import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,10 +20,6 @@ public class DeadLetterStore {
     private static final String LETTER = "SELECT d.id, d.job_id AS \"jobId\", j.supplier, d.stage, d.exception, d.message,"
             + " d.attempts, d.created_at AS \"createdAt\", d.replayed_at AS \"replayedAt\", d.replayed_by AS \"replayedBy\""
             + " FROM dead_letter d LEFT JOIN import_job j ON j.id = d.job_id ";
-
-    /** One page of a list, and how many rows the whole list has. */
-    public record Page(List<Map<String, Object>> items, int page, int size, long total) {
-    }
 
     private final JdbcTemplate jdbc;
 
@@ -62,10 +59,17 @@ public class DeadLetterStore {
     }
 
     /** Every dead letter, newest first. */
-    public Page page(int page, int size) {
-        List<Map<String, Object>> rows = jdbc.queryForList(LETTER + "ORDER BY d.id DESC LIMIT ? OFFSET ?", size,
-                offset(page, size));
-        return new Page(rows, page, size, count("SELECT count(*) FROM dead_letter"));
+    public RowPage page(PageRequest request) {
+        List<Object> args = new ArrayList<>();
+        String where = "";
+        if (request.after() != null) {
+            where = "WHERE d.id < ? ";
+            args.add(request.after().numericId());
+        }
+        List<Map<String, Object>> rows = jdbc.queryForList(LETTER + where + "ORDER BY d.id DESC LIMIT ? OFFSET ?",
+                request.limitAndOffset(args));
+        Long total = request.numbered() ? count("SELECT count(*) FROM dead_letter") : null;
+        return RowPage.of(rows, request, total, row -> PageCursor.ofId(((Number) row.get("id")).longValue()));
     }
 
     /** The dead letters of one job, oldest first. */
@@ -75,17 +79,20 @@ public class DeadLetterStore {
 
     /**
      * FAILED jobs, most recently failed first, each with the stage, exception, message and attempts of its last
-     * dead letter; {@code supplier} null for all. The total counts every FAILED job that matches, not the page.
+     * dead letter; {@code supplier} null for all. Read through the partial indexes of FAILED jobs by time of failure.
      */
-    public Page failedJobs(String supplier, int page, int size) {
+    public RowPage failedJobs(String supplier, PageRequest request) {
         String where = " WHERE j.state = 'FAILED'" + (supplier == null ? "" : " AND j.supplier = ?");
         List<Object> args = new ArrayList<>();
         if (supplier != null) {
             args.add(supplier);
         }
-        long total = count("SELECT count(*) FROM import_job j" + where, args.toArray());
-        args.add(size);
-        args.add(offset(page, size));
+        Long total = request.numbered() ? count("SELECT count(*) FROM import_job j" + where, args.toArray()) : null;
+        if (request.after() != null) {
+            where += " AND (j.updated_at, j.id) < (?, ?)";
+            args.add(Timestamp.from(request.after().at()));
+            args.add(request.after().uuid());
+        }
         List<Map<String, Object>> rows = jdbc.queryForList(
                 """
                         SELECT j.id, j.supplier, j.file_name AS "fileName", j.key, j.error, j.updated_at AS "failedAt",
@@ -95,16 +102,13 @@ public class DeadLetterStore {
                                            ORDER BY x.id DESC LIMIT 1) d ON true
                         """
                         + where + " ORDER BY j.updated_at DESC, j.id DESC LIMIT ? OFFSET ?",
-                args.toArray());
-        return new Page(rows, page, size, total);
+                request.limitAndOffset(args));
+        return RowPage.of(rows, request, total,
+                row -> new PageCursor(((Timestamp) row.get("failedAt")).toInstant(), row.get("id").toString()));
     }
 
     private long count(String sql, Object... args) {
         Long count = jdbc.queryForObject(sql, Long.class, args);
         return count == null ? 0 : count;
-    }
-
-    private static long offset(int page, int size) {
-        return (long) page * size;
     }
 }

@@ -6,16 +6,15 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.UUID;
 
 import com.fasterxml.uuid.Generators;
 import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.ingestor.config.RecordFormat;
+import dev.ingestor.wakeup.WorkChannels;
+import dev.ingestor.wakeup.WorkNotices;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Component;
@@ -35,9 +34,11 @@ public class ImportJobStore {
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
 
     private final JdbcTemplate jdbc;
+    private final WorkNotices notices;
 
-    public ImportJobStore(JdbcTemplate jdbc) {
+    public ImportJobStore(JdbcTemplate jdbc, WorkNotices notices) {
         this.jdbc = jdbc;
+        this.notices = notices;
     }
 
     /**
@@ -47,6 +48,10 @@ public class ImportJobStore {
         boolean empty = size == 0;
         JobState state = empty ? JobState.REJECTED : JobState.RECEIVED;
         String error = empty ? "the file is empty (0 bytes)" : null;
+        if (!empty) {
+            // validation is told after the commit, not by a NOTIFY in this transaction (WorkNotices says why)
+            notices.afterCommit(WorkChannels.VALIDATION);
+        }
         return jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error, submitted_by)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
@@ -64,6 +69,9 @@ public class ImportJobStore {
      */
     public ImportJob createForRequest(UUID id, ContentKey key, long size, String fileName, String requestKey,
             String submittedBy, JobState state, RecordCounts counts) {
+        if (state == JobState.RECEIVED) {
+            notices.afterCommit(WorkChannels.VALIDATION);
+        }
         return jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, format,"
                         + " submitted_by, total, accepted, updated, replayed, quarantined, records_done)"
@@ -92,6 +100,45 @@ public class ImportJobStore {
     }
 
     public JobPage list(JobQuery query) {
+        Statement filtered = filtered(query);
+        Long total = query.counted()
+                ? jdbc.queryForObject("SELECT count(*) FROM import_job" + filtered.sql(), Long.class,
+                        filtered.args().toArray())
+                : null;
+        Statement page = page(query);
+        List<ImportJob> rows = jdbc.query(page.sql(), JOB, page.args().toArray());
+        boolean more = rows.size() > query.size();
+        List<ImportJob> items = more ? rows.subList(0, query.size()) : rows;
+        String next = more ? cursorOf(items.get(items.size() - 1)).text() : null;
+        return new JobPage(items, query.counted() ? query.page() : null, query.size(), total, more, next);
+    }
+
+    /** An SQL text and its arguments in order. */
+    record Statement(String sql, List<Object> args) {
+    }
+
+    /**
+     * The page of {@code query}: one row more than the page, so the caller knows whether more follow. Each filter
+     * the lists offer has an index that ends in (received_at DESC, id DESC) (V17), so the page is read from where
+     * the cursor is; a part of a file name ({@code search}) is checked on the rows read in that order.
+     */
+    static Statement page(JobQuery query) {
+        Statement filtered = filtered(query);
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM import_job" + filtered.sql());
+        List<Object> args = new ArrayList<>(filtered.args());
+        if (query.after() != null) {
+            // a row comparison: an index condition on the index's trailing (received_at, id)
+            sql.append(" AND (received_at, id) < (?, ?)");
+            args.add(Timestamp.from(query.after().at()));
+            args.add(query.after().uuid());
+        }
+        sql.append(" ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?");
+        args.add(query.size() + 1);
+        args.add((long) query.page() * query.size());
+        return new Statement(sql.toString(), args);
+    }
+
+    private static Statement filtered(JobQuery query) {
         StringBuilder where = new StringBuilder(" WHERE true");
         List<Object> args = new ArrayList<>();
         if (query.supplier() != null) {
@@ -121,13 +168,12 @@ public class ImportJobStore {
             }
             where.append(")");
         }
-        Long total = jdbc.queryForObject("SELECT count(*) FROM import_job" + where, Long.class, args.toArray());
-        List<Object> pageArgs = new ArrayList<>(args);
-        pageArgs.add(query.size());
-        pageArgs.add((long) query.page() * query.size());
-        List<ImportJob> items = jdbc.query("SELECT " + COLUMNS + " FROM import_job" + where
-                + " ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?", JOB, pageArgs.toArray());
-        return new JobPage(items, query.page(), query.size(), total == null ? 0 : total);
+        return new Statement(where.toString(), args);
+    }
+
+    /** Where the list goes on after {@code job}. */
+    public static PageCursor cursorOf(ImportJob job) {
+        return new PageCursor(job.receivedAt(), job.id().toString());
     }
 
     /** {@code text} matched as itself in LIKE: its wildcards {@code %} and {@code _} (and the escape) escaped. */
@@ -160,14 +206,17 @@ public class ImportJobStore {
      * per record. A job sent round again counts again when it finishes again.
      */
     public List<MinuteOfJobs> perMinute(Instant from, Instant to) {
+        // the window's bounds as values, not as subqueries of the minutes: the planner then knows how few rows they
+        // hold and reads them through import_job_received and import_job_finished, whatever the table's size
+        Timestamp first = Timestamp.from(from.truncatedTo(java.time.temporal.ChronoUnit.MINUTES));
+        Timestamp end = Timestamp.from(to.truncatedTo(java.time.temporal.ChronoUnit.MINUTES).plusSeconds(60));
         return jdbc.query("""
                 WITH minutes AS (
                   SELECT generate_series(date_trunc('minute', ?::timestamptz), date_trunc('minute', ?::timestamptz),
                                          interval '1 minute') AS minute),
                 received AS (
                   SELECT date_trunc('minute', received_at) AS minute, count(*) AS jobs FROM import_job
-                  WHERE received_at >= (SELECT min(minute) FROM minutes)
-                    AND received_at < (SELECT max(minute) FROM minutes) + interval '1 minute'
+                  WHERE received_at >= ? AND received_at < ?
                   GROUP BY 1),
                 finished AS (
                   SELECT date_trunc('minute', updated_at) AS minute,
@@ -179,8 +228,7 @@ public class ImportJobStore {
                          sum(quarantined) AS quarantined
                   FROM import_job
                   WHERE state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS', 'REJECTED', 'FAILED')
-                    AND updated_at >= (SELECT min(minute) FROM minutes)
-                    AND updated_at < (SELECT max(minute) FROM minutes) + interval '1 minute'
+                    AND updated_at >= ? AND updated_at < ?
                   GROUP BY 1)
                 SELECT m.minute, coalesce(r.jobs, 0) AS received, coalesce(f.completed, 0) AS completed,
                        coalesce(f.completed_with_errors, 0) AS completed_with_errors, coalesce(f.rejected,
@@ -194,17 +242,7 @@ public class ImportJobStore {
                         rs.getLong("completed"), rs.getLong("completed_with_errors"), rs.getLong("rejected"),
                         rs.getLong("failed"), rs.getLong("accepted"), rs.getLong("updated"), rs.getLong("replayed"),
                         rs.getLong("quarantined")),
-                Timestamp.from(from), Timestamp.from(to));
-    }
-
-    /** How many jobs each supplier has in each state (states without jobs are left out). */
-    public Map<String, Map<JobState, Long>> countsBySupplierAndState() {
-        Map<String, Map<JobState, Long>> counts = new TreeMap<>();
-        jdbc.query("SELECT supplier, state, count(*) FROM import_job GROUP BY supplier, state", rs -> {
-            counts.computeIfAbsent(rs.getString(1), supplier -> new EnumMap<>(JobState.class))
-                    .put(JobState.valueOf(rs.getString(2)), rs.getLong(3));
-        });
-        return counts;
+                Timestamp.from(from), Timestamp.from(to), first, end, first, end);
     }
 
     public static final RowMapper<ImportJob> JOB = ImportJobStore::map;

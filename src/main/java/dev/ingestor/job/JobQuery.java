@@ -6,9 +6,11 @@ import java.time.Instant;
  * Filters and a page of the job list; null filters match everything. {@code receivedSince} is inclusive,
  * {@code receivedBefore} exclusive, so consecutive windows neither miss nor repeat a job. {@code search} finds
  * a job by what an operator has at hand: its id (the whole UUID), part of its file name, or the start of its key.
+ * The page is the one after {@code after} (null: the first), or, for callers of the page numbers, page
+ * {@code page} with the {@code total} of matching jobs ({@code counted}).
  */
 public record JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, String search,
-        int page, int size) {
+        int page, int size, PageCursor after, boolean counted) {
 
     public static final int MAX_SIZE = 1000;
     /** Longer than any key (supplier, colon, 64 hex digits) or sensible part of a file name. */
@@ -25,6 +27,14 @@ public record JobQuery(String supplier, JobState state, Instant receivedSince, I
             throw new IllegalArgumentException(
                     "q must be at most " + MAX_SEARCH + " characters, was " + search.length());
         }
+        if (after != null && page > 0) {
+            throw new IllegalArgumentException("give either after (the cursor of the page before) or page, not both");
+        }
+    }
+
+    public JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, String search,
+            int page, int size) {
+        this(supplier, state, receivedSince, receivedBefore, search, page, size, null, true);
     }
 
     public JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, int page,

@@ -60,7 +60,11 @@ public class PipelineSettings {
      */
     @PositiveOrZero
     private int maxTakeovers = 3;
-    /** How long an idle worker waits before it looks for a claimable job again. */
+    /**
+     * How long an idle worker waits before it looks for a claimable job again, unless a notification that a job
+     * waits for its stage wakes it first (ingestor.wakeups.*): the safety net for a notification lost, and the
+     * latency of a light load when the listener is off.
+     */
     private Duration pollInterval = Duration.ofMillis(500);
 
     public Duration getPollInterval() { return pollInterval; }

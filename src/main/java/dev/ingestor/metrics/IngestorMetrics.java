@@ -25,6 +25,8 @@ public class IngestorMetrics {
     private final MeterRegistry registry;
     /** 1 while the supplier's SFTP server answered its last poll, 0 after a failed one. */
     private final Map<String, AtomicInteger> sftpUp = new ConcurrentHashMap<>();
+    /** 1 while this instance holds the lease on the supplier's SFTP route (and so polls it), else 0. */
+    private final Map<String, AtomicInteger> sftpLeader = new ConcurrentHashMap<>();
     /**
      * The meters counted per file, job and record, by name and tags: a builder registers afresh on every call (tags
      * sorted, an id hashed, the registry's checks), which costs about 4% of a push's request threads.
@@ -104,6 +106,20 @@ public class IngestorMetrics {
                     .tag("supplier", code).register(registry);
             return value;
         }).set(up ? 1 : 0);
+    }
+
+    /**
+     * Whether this instance leads the supplier's SFTP route: holds its lease and so is the one instance that polls
+     * the supplier's server. Summed over the instances it is 1 while someone polls, 0 during a takeover.
+     */
+    public void sftpLeader(String supplier, boolean leader) {
+        sftpLeader.computeIfAbsent(tag(supplier), code -> {
+            AtomicInteger value = new AtomicInteger();
+            Gauge.builder("ingestor.sftp.leader", value, AtomicInteger::get)
+                    .description("1 while this instance holds the lease on the supplier's SFTP route and polls it")
+                    .tag("supplier", code).register(registry);
+            return value;
+        }).set(leader ? 1 : 0);
     }
 
     /** Times one run of a stage over one job. */

@@ -18,11 +18,15 @@ import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.job.DeadLetterStore;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.ImportJobStore;
+import dev.ingestor.job.JobCounts;
 import dev.ingestor.job.JobPage;
 import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
+import dev.ingestor.job.PageCursor;
+import dev.ingestor.job.PageRequest;
 import dev.ingestor.outbox.OutboxStore;
 import dev.ingestor.source.file.FailedDropRetry;
+import dev.ingestor.source.file.RouteLeases;
 import dev.ingestor.source.http.RequestKeyStore;
 import dev.ingestor.validation.RecordPreview;
 import dev.ingestor.web.ApiProblemException;
@@ -60,11 +64,15 @@ public class AdminApi {
     private final IntakeFailureStore intakeFailures;
     private final FailedDropRetry failedDrops;
     private final RecordPreview preview;
+    private final JobCounts jobCounts;
+    private final RouteLeases routeLeases;
 
     public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
             RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
-            FailedDropRetry failedDrops, RecordPreview preview) {
+            FailedDropRetry failedDrops, RecordPreview preview, JobCounts jobCounts, RouteLeases routeLeases) {
+        this.jobCounts = jobCounts;
         this.preview = preview;
+        this.routeLeases = routeLeases;
         this.intakeFailures = intakeFailures;
         this.failedDrops = failedDrops;
         this.outbox = outbox;
@@ -76,14 +84,17 @@ public class AdminApi {
         this.replies = replies;
     }
 
-    /** Jobs per supplier and state, failed jobs, dead letters waiting, the outbox's backlog. */
+    /**
+     * Jobs per supplier and state (from the counts the database keeps, {@link JobCounts}), dead letters waiting,
+     * the outbox's backlog, and which instance polls each supplier's SFTP server.
+     */
     public void overview(Exchange exchange) {
         Map<String, Map<String, Long>> perSupplier = new TreeMap<>();
         Map<String, Long> perState = new LinkedHashMap<>();
         for (JobState state : JobState.values()) {
             perState.put(state.name(), 0L);
         }
-        jobs.countsBySupplierAndState().forEach((supplier, counts) -> counts.forEach((state, count) -> {
+        jobCounts.bySupplierAndState().forEach((supplier, counts) -> counts.forEach((state, count) -> {
             perSupplier.computeIfAbsent(supplier, s -> new TreeMap<>()).put(state.name(), count);
             perState.merge(state.name(), count, Long::sum);
         }));
@@ -92,17 +103,20 @@ public class AdminApi {
         body.put("suppliers", perSupplier);
         body.put("deadLettersWaiting", deadLetters.waiting());
         body.put("outboxPending", outbox.pending());
+        // which instance polls each supplier's SFTP server (docs/operations.md, Who polls a supplier's SFTP server)
+        body.put("sftpLeaders", routeLeases.current());
         body.put("generatedAt", Instant.now());
         replies.json(exchange, 200, body);
     }
 
     /**
-     * Jobs by state, supplier and time (received since / until), newest first: the job list of every supplier.
-     * {@code q} finds jobs by id (the whole UUID), part of the file name, or the start of the key.
+     * Jobs by state, supplier and time (received since / until), newest first: the job list of every supplier,
+     * by cursor ({@code after}) or by page number with the total ({@code page}). {@code q} finds jobs by id (the
+     * whole UUID), part of the file name, or the start of the key.
      */
     public void jobs(@Header("supplier") String supplier, @Header("state") String state, @Header("since") String since,
             @Header("until") String until, @Header("q") String q, @Header("page") String page,
-            @Header("size") String size, Exchange exchange) {
+            @Header("after") String after, @Header("size") String size, Exchange exchange) {
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
@@ -111,10 +125,12 @@ public class AdminApi {
             throw QueryParams
                     .invalid("q must be at most " + JobQuery.MAX_SEARCH + " characters, was " + search.length());
         }
+        boolean numbered = QueryParams.byPageNumber(page, after);
         JobPage result = jobs.list(new JobQuery(blankToNull(supplier), QueryParams.state(state),
-                instant("since", since), instant("until", until), search, pageNo, pageSize));
-        replies.json(exchange, 200, new JobApi.JobList(result.items().stream().map(JobView::whole).toList(),
-                result.page(), result.size(), result.total()));
+                instant("since", since), instant("until", until), search, pageNo, pageSize,
+                QueryParams.jobCursor(after), numbered));
+        replies.json(exchange, 200,
+                JobApi.JobList.of(result.items().stream().map(JobView::whole).toList(), result));
     }
 
     /**
@@ -148,36 +164,50 @@ public class AdminApi {
         ImportJob job = jobs.find(jobId).orElseThrow(() -> ApiProblemException.notFound("no job with id " + jobId));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("job", JobView.whole(job));
-        body.put("quarantined", records.quarantined(jobId, 0, 100));
+        body.put("quarantined", records.quarantined(jobId, new PageRequest(false, 0, 100, null)));
         body.put("deadLetters", deadLetters.ofJob(jobId));
         replies.json(exchange, 200, body);
     }
 
-    /** FAILED jobs, a page at a time, each with the exception, message, attempts and stage of its last dead letter. */
+    /**
+     * FAILED jobs, a page at a time (by cursor, or by page number with the total), each with the exception,
+     * message, attempts and stage of its last dead letter.
+     */
     public void failedJobs(@Header("supplier") String supplier, @Header("page") String page,
-            @Header("size") String size,
-            Exchange exchange) {
-        int pageNo = QueryParams.number("page", page, 0);
-        int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
-        QueryParams.page(pageNo, pageSize);
-        replies.json(exchange, 200, deadLetters.failedJobs(blankToNull(supplier), pageNo, pageSize));
+            @Header("after") String after, @Header("size") String size, Exchange exchange) {
+        PageRequest request = pageRequest(page, after, size);
+        replies.json(exchange, 200, deadLetters.failedJobs(blankToNull(supplier),
+                new PageRequest(request.numbered(), request.page(), request.size(), QueryParams.jobCursor(after))));
     }
 
     /** Dead letters, newest first, a page at a time. */
-    public void deadLetters(@Header("page") String page, @Header("size") String size, Exchange exchange) {
-        int pageNo = QueryParams.number("page", page, 0);
-        int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
-        QueryParams.page(pageNo, pageSize);
-        replies.json(exchange, 200, deadLetters.page(pageNo, pageSize));
+    public void deadLetters(@Header("page") String page, @Header("after") String after, @Header("size") String size,
+            Exchange exchange) {
+        PageRequest request = pageRequest(page, after, size);
+        Long afterId = QueryParams.idCursor(after);
+        replies.json(exchange, 200, deadLetters.page(new PageRequest(request.numbered(), request.page(),
+                request.size(), afterId == null ? null : PageCursor.ofId(afterId))));
     }
 
     /** Files rejected or failed at intake (they never became a job), newest first, a page at a time. */
     public void intakeFailures(@Header("supplier") String supplier, @Header("source") String source,
-            @Header("page") String page, @Header("size") String size, Exchange exchange) {
+            @Header("page") String page, @Header("after") String after, @Header("size") String size,
+            Exchange exchange) {
+        PageRequest request = pageRequest(page, after, size);
+        PageCursor cursor = QueryParams.timedCursor(after);
+        // an intake failure's id is a number
+        QueryParams.idCursor(after);
+        replies.json(exchange, 200, intakeFailures.page(blankToNull(supplier), blankToNull(source),
+                new PageRequest(request.numbered(), request.page(), request.size(), cursor)));
+    }
+
+    /** Page number or cursor, and size, checked as every list does; the cursor is read by each list. */
+    private static PageRequest pageRequest(String page, String after, String size) {
+        boolean numbered = QueryParams.byPageNumber(page, after);
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
-        replies.json(exchange, 200, intakeFailures.page(blankToNull(supplier), blankToNull(source), pageNo, pageSize));
+        return new PageRequest(numbered, pageNo, pageSize, null);
     }
 
     /** A dropped file that failed at intake back into its supplier's inbox folder, where it is taken again. */

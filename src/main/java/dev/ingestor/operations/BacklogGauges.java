@@ -1,13 +1,13 @@
 package dev.ingestor.operations;
 
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ingestor.config.KafkaSettings;
+import dev.ingestor.job.JobCounts;
 import dev.ingestor.job.JobState;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,7 +16,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * Gauges read from the shared database, so they are the same on every instance: jobs per state
- * ({@code ingestor_jobs}) and the outbox's backlog and lag per topic ({@code ingestor_outbox_pending},
+ * ({@code ingestor_jobs}, from the counts the database keeps, {@link JobCounts}: no count of the job table) and
+ * the outbox's backlog and lag per topic ({@code ingestor_outbox_pending},
  * {@code ingestor_outbox_lag_seconds}). One snapshot serves every gauge for a few seconds, whatever the scrape rate.
  */
 @Component
@@ -25,11 +26,13 @@ class BacklogGauges {
     private static final Duration SNAPSHOT_AGE = Duration.ofSeconds(5);
 
     private final JdbcTemplate jdbc;
+    private final JobCounts jobCounts;
     private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(
             new Snapshot(0, Map.of(), Map.of(), Map.of()));
 
-    public BacklogGauges(MeterRegistry registry, JdbcTemplate jdbc, KafkaSettings kafka) {
+    public BacklogGauges(MeterRegistry registry, JdbcTemplate jdbc, KafkaSettings kafka, JobCounts jobCounts) {
         this.jdbc = jdbc;
+        this.jobCounts = jobCounts;
         for (JobState state : JobState.values()) {
             Gauge.builder("ingestor.jobs", this, m -> m.current().jobs().getOrDefault(state, 0L))
                     .description("Import jobs in each state (all instances)").tag("state", state.name())
@@ -53,15 +56,11 @@ class BacklogGauges {
             return s;
         }
         try {
-            Map<JobState, Long> jobs = new EnumMap<>(JobState.class);
-            jdbc.query("SELECT state, count(*) FROM import_job GROUP BY state",
-                    rs -> {
-                        jobs.put(JobState.valueOf(rs.getString(1)), rs.getLong(2));
-                    });
+            Map<JobState, Long> jobs = jobCounts.byState();
             Map<String, Long> pending = new HashMap<>();
             Map<String, Double> lag = new HashMap<>();
             jdbc.query("SELECT topic, count(*), extract(epoch FROM now() - min(created_at)) FROM outbox"
-                    + " WHERE published_at IS NULL GROUP BY topic", rs -> {
+                    + " GROUP BY topic", rs -> {
                         pending.put(rs.getString(1), rs.getLong(2));
                         lag.put(rs.getString(1), rs.getDouble(3));
                     });

@@ -28,9 +28,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>Retention deletes in bounded batches ({@code ingestor.retention.batch-size} rows per statement), so no
  * statement holds its locks for long: expired HTTP idempotency keys, finished jobs older than their retention
  * with their records and dead letters and the content keys no remaining job refers to (a file's key is kept
- * while its job is) in one transaction, then, once that has committed, their raw files; published outbox rows, and the
- * records of intake failures (only the
- * rows: a file in .failed/ or .rejected/ stays where it is).
+ * while its job is) in one transaction, then, once that has committed, their raw files; published events in the
+ * outbox's archive, and the records of intake failures (only the rows: a file in .failed/ or .rejected/ stays where
+ * it is).
  *
  * <p>Recovery gives back what an instance that is gone still holds: claims on inbox and SFTP files, job leases
  * and HTTP requests IN_PROGRESS. Those of this instance's own previous run (same {@code ingestor.instance-id})
@@ -41,6 +41,14 @@ import org.springframework.transaction.support.TransactionTemplate;
 class Housekeeping implements CamelContextConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.housekeeping");
+
+    /**
+     * The oldest published events past their age, at most a batch: found through the archive's index on
+     * published_at (the oldest end of it), deleted by their row addresses, so the archive needs no other index.
+     */
+    static final String EXPIRED_PUBLISHED_EVENTS = "DELETE FROM outbox_published WHERE ctid = ANY (ARRAY("
+            + "SELECT ctid FROM outbox_published WHERE published_at < now() - make_interval(secs => ?)"
+            + " ORDER BY published_at LIMIT ?))";
 
     private final JdbcTemplate jdbc;
     private final RawStore rawStore;
@@ -104,11 +112,8 @@ class Housekeeping implements CamelContextConfiguration {
             }
         }
         rawStore.removeLeftovers();
-        long outboxSeconds = retention.getOutboxMaxAge().toSeconds();
-        long outbox = repeat(batch, statements,
-                () -> jdbc.update("DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
-                        + " WHERE published_at < now() - make_interval(secs => ?) LIMIT ?)", (double) outboxSeconds,
-                        batch));
+        double outboxSeconds = retention.getOutboxMaxAge().toMillis() / 1000.0;
+        long outbox = repeat(batch, statements, () -> jdbc.update(EXPIRED_PUBLISHED_EVENTS, outboxSeconds, batch));
         long intakeFailureSeconds = retention.getIntakeFailures().toSeconds();
         long intakeFailures = intakeFailureSeconds <= 0
                 ? 0
@@ -230,9 +235,12 @@ class Housekeeping implements CamelContextConfiguration {
                 instance + "/%");
         long leases = jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second'"
                 + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", instance);
+        // that run is over, and so are its sends to Kafka: its slices may be taken at once
+        long slices = jdbc.update("UPDATE outbox_lease SET expires_at = NULL WHERE owner LIKE ?"
+                + " AND expires_at IS NOT NULL", instance + "/%");
         RecoveryReport report = new RecoveryReport(claims, requests, leases);
         LOG.info("recovery at start of instance {}: released file-claims={} http-requests-in-progress={} job-leases={}"
-                + " held by its previous run", instance, claims, requests, leases);
+                + " outbox-slices={} held by its previous run", instance, claims, requests, leases, slices);
         return report;
     }
 

@@ -51,7 +51,7 @@ public class RelayStallWatch {
             Stall stall = jdbc.queryForObject("SELECT min(created_at), count(*),"
                     + " coalesce(min(created_at) < now() - make_interval(secs => ?), false),"
                     + " coalesce(min(created_at) >= now() - make_interval(secs => ?), true)"
-                    + " FROM outbox WHERE published_at IS NULL",
+                    + " FROM outbox",
                     (rs, n) -> new Stall(rs.getTimestamp(1), rs.getLong(2), rs.getBoolean(3), rs.getBoolean(4)),
                     stalledAfter.toMillis() / 1000.0, stalledAfter.toMillis() / 2000.0);
             if (stall.stalled() && since == null) {

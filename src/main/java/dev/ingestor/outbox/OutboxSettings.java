@@ -41,6 +41,12 @@ public class OutboxSettings {
     private Duration kafkaTimeout = Duration.ofSeconds(5);
     /** The producer's delivery.timeout.ms: every event is acknowledged or failed within it. */
     private Duration kafkaDeliveryTimeout = Duration.ofSeconds(15);
+    /**
+     * Relays per topic on this instance. Each takes one slice of the topic's events at a time (a lease), so the
+     * relays of all instances share a topic's backlog; one key's events stay in one slice, in order.
+     */
+    @Positive
+    private int relays = 2;
 
     public DataSize getMaxEventSize() { return maxEventSize; }
     public void setMaxEventSize(DataSize maxEventSize) { this.maxEventSize = maxEventSize; }
@@ -55,5 +61,26 @@ public class OutboxSettings {
     public Duration getKafkaDeliveryTimeout() { return kafkaDeliveryTimeout; }
     public void setKafkaDeliveryTimeout(Duration kafkaDeliveryTimeout) {
         this.kafkaDeliveryTimeout = kafkaDeliveryTimeout;
+    }
+    public int getRelays() { return relays; }
+    public void setRelays(int relays) { this.relays = relays; }
+
+    /**
+     * How long a relay round may keep Kafka waiting for its answers: the producer answers every record within its
+     * delivery timeout; the margin covers the callbacks.
+     */
+    public Duration answerWait() {
+        return kafkaDeliveryTimeout.plus(kafkaTimeout);
+    }
+
+    /**
+     * How long a relay holds the slice it took: a round starts handing a record to the producer within
+     * {@code kafka-timeout} of taking the slice ({@link OutboxRelay}), the producer may block that hand-over for
+     * its max.block.ms (another {@code kafka-timeout}), each record is answered within the delivery timeout, and
+     * one more {@code kafka-timeout} covers the transactions around. So a relay that dies mid-round is taken over
+     * only once none of its sends can still arrive, and the resends come after them on every partition.
+     */
+    public Duration sliceLease() {
+        return kafkaDeliveryTimeout.plus(kafkaTimeout.multipliedBy(3));
     }
 }

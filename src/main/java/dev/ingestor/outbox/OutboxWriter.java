@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.util.List;
 import java.util.UUID;
 
+import dev.ingestor.wakeup.WorkChannels;
+import dev.ingestor.wakeup.WorkNotices;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -33,9 +35,19 @@ public class OutboxWriter {
             """;
 
     private final JdbcTemplate jdbc;
+    private final WorkNotices notices;
 
-    public OutboxWriter(JdbcTemplate jdbc) {
+    public OutboxWriter(JdbcTemplate jdbc, WorkNotices notices) {
         this.jdbc = jdbc;
+        this.notices = notices;
+    }
+
+    /**
+     * Says that the caller's transaction wrote events of {@code topic} (by a statement of {@link #insertEvents}):
+     * the topic's relays are woken once it commits.
+     */
+    public void written(String topic) {
+        notices.afterCommit(WorkChannels.OUTBOX, topic);
     }
 
     /** The id of a new effect's event. */
@@ -71,6 +83,7 @@ public class OutboxWriter {
         if (events.isEmpty()) {
             return 0;
         }
+        written(topic);
         int n = events.size();
         UUID[] ids = new UUID[n];
         String[] keys = new String[n];

@@ -101,10 +101,12 @@ public class ItemStore {
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
+    private final OutboxWriter outbox;
 
-    public ItemStore(JdbcTemplate jdbc, PlatformTransactionManager transactionManager) {
+    public ItemStore(JdbcTemplate jdbc, PlatformTransactionManager transactionManager, OutboxWriter outbox) {
         this.jdbc = jdbc;
         this.transactions = new TransactionTemplate(transactionManager);
+        this.outbox = outbox;
     }
 
     /**
@@ -181,6 +183,9 @@ public class ItemStore {
                 return null;
             }
         });
+        if (!written.isEmpty()) {
+            outbox.written(topic);
+        }
         AppliedBatch applied = new AppliedBatch(Set.copyOf(Arrays.asList(ids)), written);
         return applied;
     }

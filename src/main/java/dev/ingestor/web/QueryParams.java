@@ -5,6 +5,7 @@ import java.util.Locale;
 
 import dev.ingestor.job.JobQuery;
 import dev.ingestor.job.JobState;
+import dev.ingestor.job.PageCursor;
 
 /** Query parameters of the list endpoints, read the same way everywhere; a bad one is a 400 naming it. */
 public final class QueryParams {
@@ -39,6 +40,58 @@ public final class QueryParams {
     public static void page(int page, int size) {
         try {
             new JobQuery(null, null, page, size);
+        } catch (IllegalArgumentException e) {
+            throw invalid(e.getMessage());
+        }
+    }
+
+    /**
+     * Whether a list is asked for by page number ({@code page} given): then it is read with OFFSET and answered with
+     * its total, as before cursors; otherwise by cursor ({@code after}, or the first page), with {@code more}.
+     */
+    public static boolean byPageNumber(String page, String after) {
+        boolean numbered = page != null && !page.isBlank();
+        if (numbered && after != null && !after.isBlank()) {
+            throw invalid("give either after (the cursor of the page before) or page, not both");
+        }
+        return numbered;
+    }
+
+    /** The cursor {@code after} of a list ordered by a time and an id; null when absent. */
+    public static PageCursor timedCursor(String after) {
+        PageCursor cursor = cursor(after);
+        if (cursor != null && cursor.at() == null) {
+            throw invalid("after is not a cursor this list gave out (take it from the 'next' of the page before)");
+        }
+        return cursor;
+    }
+
+    /** The cursor {@code after} of a job list; null when absent. */
+    public static PageCursor jobCursor(String after) {
+        PageCursor cursor = timedCursor(after);
+        if (cursor != null) {
+            try {
+                cursor.uuid();
+            } catch (IllegalArgumentException e) {
+                throw invalid(e.getMessage());
+            }
+        }
+        return cursor;
+    }
+
+    /** The cursor {@code after} of a list ordered by a numeric id alone; null when absent. */
+    public static Long idCursor(String after) {
+        PageCursor cursor = cursor(after);
+        try {
+            return cursor == null ? null : cursor.numericId();
+        } catch (IllegalArgumentException e) {
+            throw invalid(e.getMessage());
+        }
+    }
+
+    private static PageCursor cursor(String after) {
+        try {
+            return PageCursor.parse(after);
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
         }

@@ -56,7 +56,7 @@ class ItemVersionApiTest extends IngestorTestSupport {
         // each version names the event that told Kafka of it
         List<String> eventIds = new ArrayList<>();
         page.get("items").forEach(v -> eventIds.add(v.get("eventId").asString()));
-        assertThat(eventIds).containsExactlyElementsOf(jdbc.queryForList("SELECT event_id::text FROM outbox"
+        assertThat(eventIds).containsExactlyElementsOf(jdbc.queryForList("SELECT event_id::text FROM outbox_all"
                 + " WHERE event_key = 'ACME:V-1' ORDER BY id DESC", String.class));
         assertThat(page.get("items").get(0).get("jobId").asString()).isEqualTo(jdbc.queryForObject(
                 "SELECT job_id::text FROM item WHERE supplier = 'ACME' AND source_id = 'V-1'", String.class));

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,11 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import javax.sql.DataSource;
 
@@ -310,51 +305,14 @@ class HttpPushBenchmark {
         return measured;
     }
 
-    /**
-     * CONNECTIONS threads, each sending request {@code i} (a shared counter) and waiting for its answer, until time is
-     * up.
-     */
+    /** CONNECTIONS threads, each with one request in flight ({@link ClosedLoop}), until time is up. */
     private static Phase run(HttpClient client, int seconds, LongFunction<HttpRequest> requests) throws Exception {
-        AtomicLong counter = new AtomicLong();
-        AtomicLong errors = new AtomicLong();
-        long start = System.nanoTime();
-        long end = start + seconds * 1_000_000_000L;
-        ExecutorService pool = Executors.newFixedThreadPool(CONNECTIONS);
-        List<Future<long[]>> latencies = new ArrayList<>();
-        try {
-            for (int t = 0; t < CONNECTIONS; t++) {
-                latencies.add(pool.submit(() -> {
-                    long[] mine = new long[1024];
-                    int n = 0;
-                    while (System.nanoTime() < end) {
-                        HttpRequest request = requests.apply(counter.getAndIncrement());
-                        long sent = System.nanoTime();
-                        HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
-                        if (response.statusCode() / 100 != 2 && errors.incrementAndGet() <= 3) {
-                            System.out.println("non-2xx answer: " + response.statusCode() + " " + response.body());
-                        }
-                        if (n == mine.length) {
-                            mine = Arrays.copyOf(mine, n * 2);
-                        }
-                        mine[n++] = System.nanoTime() - sent;
-                    }
-                    return Arrays.copyOf(mine, n);
-                }));
-            }
-            long[] all = new long[0];
-            for (Future<long[]> f : latencies) {
-                long[] mine = f.get();
-                int from = all.length;
-                all = Arrays.copyOf(all, from + mine.length);
-                System.arraycopy(mine, 0, all, from, mine.length);
-            }
-            double elapsed = (System.nanoTime() - start) / 1e9;
-            Arrays.sort(all);
-            return new Phase(all.length / elapsed, percentile(all, 0.50), percentile(all, 0.99), all.length,
-                    errors.get(), Double.NaN);
-        } finally {
-            pool.shutdownNow();
-        }
+        ClosedLoop.Run run = ClosedLoop.run(client, CONNECTIONS, seconds, requests,
+                response -> System.out.println("non-2xx answer: " + response.statusCode() + " " + response.body()));
+        long[] all = run.nanos();
+        Arrays.sort(all);
+        return new Phase(run.rate(), percentile(all, 0.50), percentile(all, 0.99), all.length, run.errors(),
+                Double.NaN);
     }
 
     private static double percentile(long[] sorted, double p) {

@@ -80,11 +80,16 @@ class DatabaseOutageChaosTest {
         // a stopped database is noticed in seconds, not Hikari's default 30
         registry.add("spring.datasource.hikari.connection-timeout", () -> "2000");
         // redelivery that outlasts an outage of several seconds (0.5 + 1 + 2 + 4 + 4 + 4 + 4 s), for dropped files
-        // and for the stages alike
-        for (String stage : List.of("intake", "pipeline")) {
-            registry.add("ingestor." + stage + ".redelivery.maximum-redeliveries", () -> "7");
-            registry.add("ingestor." + stage + ".redelivery.delay", () -> "500ms");
-            registry.add("ingestor." + stage + ".redelivery.maximum-delay", () -> "4s");
+        // and for the stages alike. Their own names: a @DynamicPropertySource comes after the start has read the
+        // former ingestor.pipeline.redelivery.* (RenamedProperties), which then set nothing here and left the stages
+        // at their 60 s delay, longer than this test's waits
+        for (String policy : List.of("intake", "pipeline.validation", "pipeline.processing")) {
+            registry.add("ingestor." + policy + ".redelivery.maximum-redeliveries", () -> "7");
+            registry.add("ingestor." + policy + ".redelivery.delay", () -> "500ms");
+            registry.add("ingestor." + policy + ".redelivery.maximum-delay", () -> "4s");
+        }
+        for (String stage : List.of("validation", "processing")) {
+            registry.add("ingestor.pipeline." + stage + ".redelivery.backoff-multiplier", () -> "2");
         }
         registry.add("ingestor.pipeline.poll-interval", () -> "200ms");
         registry.add("ingestor.outbox.poll-interval", () -> "200ms");
@@ -163,7 +168,7 @@ class DatabaseOutageChaosTest {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
                 .until(() -> jdbc.queryForObject("SELECT count(*) FROM import_job"
                         + " WHERE state IN ('RECEIVED', 'VALIDATING', 'PROCESSING')", Long.class) == 0
-                        && jdbc.queryForObject("SELECT count(*) FROM outbox WHERE published_at IS NULL",
+                        && jdbc.queryForObject("SELECT count(*) FROM outbox",
                                 Long.class) == 0);
 
         // one job per acknowledged file, by content key, and no other

@@ -9,14 +9,16 @@ class ConnectionBudgetTest {
 
     @Test
     void instancesThatFitAreTheOrdinarySlotsOverThePoolSize() {
-        assertThat(new ConnectionBudget.Reading(48, 100, 3, 0).instancesThatFit()).isEqualTo(2);
+        assertThat(new ConnectionBudget.Reading(46, 100, 3, 0).instancesThatFit()).isEqualTo(2);
         assertThat(new ConnectionBudget.Reading(48, 200, 3, 0).instancesThatFit()).isEqualTo(4);
         assertThat(new ConnectionBudget.Reading(48, 40, 3, 0).instancesThatFit()).isZero();
+        assertThat(new ConnectionBudget.Reading(48, 101, 3, 0).instancesThatFit()).as("49 a piece").isEqualTo(2);
+        assertThat(new ConnectionBudget.Reading(48, 100, 3, 0).instancesThatFit()).as("97 < 98").isEqualTo(1);
     }
 
     @Test
     void aPoolFitsWhenItsConnectionsAndThoseInUseStayUnderTheOrdinarySlots() {
-        assertThat(new ConnectionBudget.Reading(48, 100, 3, 49).fitsBesideWhatIsInUse()).isTrue();
-        assertThat(new ConnectionBudget.Reading(48, 100, 3, 50).fitsBesideWhatIsInUse()).isFalse();
+        assertThat(new ConnectionBudget.Reading(48, 100, 3, 48).fitsBesideWhatIsInUse()).isTrue();
+        assertThat(new ConnectionBudget.Reading(48, 100, 3, 49).fitsBesideWhatIsInUse()).isFalse();
     }
 }

@@ -51,7 +51,7 @@ class EmbeddedDefaultTest {
             // spring.datasource.hikari.* and ingestor.database.* hold for the embedded pool as for an external one
             assertThat(
                     ((com.zaxxer.hikari.HikariDataSource) app.getBean(javax.sql.DataSource.class)).getMaximumPoolSize())
-                    .isEqualTo(48);
+                    .isEqualTo(46);
             assertThat(jdbc.queryForObject("SHOW statement_timeout", String.class)).isEqualTo("30s");
             Path drop = Files.writeString(work.resolve("staged.csv"),
                     "source_id,sku,quantity,delivery_date\nE-1,S,1,2026-12-01\n");

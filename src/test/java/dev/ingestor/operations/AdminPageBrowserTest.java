@@ -221,21 +221,22 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         assertThat(page.findElements(By.cssSelector("#chart-records rect.bar"))).isNotEmpty();
         screenshot("admin-page-throughput.png");
 
-        // 28 jobs, 25 a page: page 2 has the 3 oldest, and live refresh keeps the operator on page 2
-        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 1 of 2"));
+        // 28 jobs, 25 a page: page 2 (by cursor) has the 3 oldest, and live refresh keeps the operator on page 2
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().equals("page 1 · more follow"));
         click(wait, By.cssSelector("#jobs-pager button.next"));
-        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 2 of 2"));
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().equals("page 2 · last page"));
         wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).size() == 3);
         String updated = page.findElement(By.id("updated")).getText();
         wait.until(d -> !d.findElement(By.id("updated")).getText().equals(updated));
-        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("page 2 of 2"));
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().equals("page 2 · last page"));
         wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).size() == 3);
         assertThat(page.findElement(By.id("jobs")).getText()).contains("batch-0.csv");
 
         // search by part of the file name, % and _ as typed
         page.findElement(By.id("search")).sendKeys("7%_X");
         page.findElement(By.cssSelector("#filter button[type=submit]")).click();
-        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().contains("1 in all"));
+        wait.until(d -> d.findElement(By.cssSelector("#jobs-pager .where")).getText().equals("page 1 · last page"));
+        wait.until(d -> d.findElements(By.cssSelector("#jobs tbody tr")).size() == 1);
         wait.until(d -> wanted.toString()
                 .equals(d.findElement(By.cssSelector("#jobs tbody tr")).getAttribute("data-job")));
 

@@ -115,10 +115,11 @@ class HousekeepingTest extends IngestorTestSupport {
         StoredContent old3 = job("REJECTED", "400 days", "old three");
         StoredContent recent = job("COMPLETED", "2 days", "recent");
         StoredContent stuck = job("PROCESSING", "400 days", "unfinished");
-        jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload, published_at) VALUES"
-                + " (gen_random_uuid(), 't', 'k', '{}', now() - interval '8 days'),"
-                + " (gen_random_uuid(), 't', 'k', '{}', now() - interval '1 day'),"
-                + " (gen_random_uuid(), 't', 'k', '{}', NULL)");
+        jdbc.update("INSERT INTO outbox_published (id, event_id, topic, event_key, payload, created_at, published_at)"
+                + " VALUES (1, gen_random_uuid(), 't', 'k', '{}', now(), now() - interval '8 days'),"
+                + " (2, gen_random_uuid(), 't', 'k', '{}', now(), now() - interval '1 day')");
+        jdbc.update(
+                "INSERT INTO outbox (event_id, topic, event_key, payload) VALUES (gen_random_uuid(), 't', 'k', '{}')");
 
         Housekeeping.RetentionReport report = housekeeping.retain();
 
@@ -137,9 +138,28 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(recent.path()).exists();
         assertThat(stuck.path()).exists();
         assertThat(report.outbox()).isEqualTo(1);
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isEqualTo(2);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_all", Long.class)).isEqualTo(2);
         // 2 rows per statement: 5 keys took 3 statements, and so on
         assertThat(report.statements()).isGreaterThanOrEqualTo(3 + 2 + 1);
+    }
+
+    @Test
+    void retentionFindsOldPublishedEventsThroughTheArchivesIndex() {
+        // an archive of a week of events, the oldest few past their age
+        jdbc.update("INSERT INTO outbox_published (id, event_id, topic, event_key, payload, created_at, published_at)"
+                + " SELECT g, gen_random_uuid(), 't', 'k', '{}', now(), now() - make_interval(secs => g * 60)"
+                + " FROM generate_series(1, 20000) g");
+        jdbc.execute("ANALYZE outbox_published");
+        double sixDays = java.time.Duration.ofDays(6).toSeconds();
+        String plan = String.join("\n", jdbc.queryForList("EXPLAIN " + Housekeeping.EXPIRED_PUBLISHED_EVENTS,
+                String.class, sixDays, 1000));
+        assertThat(plan).as(plan).contains("outbox_published_at").doesNotContain("Seq Scan");
+
+        long old = jdbc.queryForObject("SELECT count(*) FROM outbox_published"
+                + " WHERE published_at < now() - interval '7 days'", Long.class);
+        assertThat(old).isPositive();
+        assertThat(housekeeping.retain().outbox()).isEqualTo(old);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_published", Long.class)).isEqualTo(20000 - old);
     }
 
     @Test

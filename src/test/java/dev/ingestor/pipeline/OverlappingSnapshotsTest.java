@@ -106,7 +106,7 @@ class OverlappingSnapshotsTest extends IngestorTestSupport {
         assertThat(jdbc.queryForList("SELECT source_id || ' ' || job_id FROM item_version WHERE supplier = 'ACME'"
                 + " GROUP BY source_id, job_id HAVING count(*) > 1", String.class)).as("an effect applied twice")
                 .isEmpty();
-        assertThat(jdbc.queryForObject("SELECT count(DISTINCT event_id) FROM outbox WHERE topic = 'ingestor.items'",
+        assertThat(jdbc.queryForObject("SELECT count(DISTINCT event_id) FROM outbox_all WHERE topic = 'ingestor.items'",
                 Long.class)).isEqualTo((long) FILES * ITEMS);
         // each item is what the file applied to it last made it: its last effect's job and record
         assertThat(jdbc.queryForList("""

@@ -83,7 +83,7 @@ class SmallFileGroupTest extends IngestorTestSupport {
         return jdbc.queryForMap(
                 "SELECT state, total, quarantined, accepted, updated, replayed, records_done, lease_owner,"
                         + " (SELECT count(*) FROM job_record r WHERE r.job_id = j.id) AS kept,"
-                        + " (SELECT count(*) FROM outbox o WHERE o.payload LIKE '%' || j.id || '%') AS events FROM import_job j WHERE id = ?",
+                        + " (SELECT count(*) FROM outbox_all o WHERE o.payload LIKE '%' || j.id || '%') AS events FROM import_job j WHERE id = ?",
                 id);
     }
 
@@ -152,7 +152,7 @@ class SmallFileGroupTest extends IngestorTestSupport {
 
         assertThat(left).extracting(ImportJob::id).containsExactly(a, b, c);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id LIKE 'T-%'", Long.class)).isZero();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_all", Long.class)).isZero();
         assertThat(jdbc.queryForList("SELECT DISTINCT state FROM import_job", String.class))
                 .containsExactly("VALIDATING");
         Boolean grouped = exchange.getProperty(JobClaims.GROUPED, Boolean.class);

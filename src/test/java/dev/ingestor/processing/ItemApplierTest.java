@@ -80,7 +80,7 @@ class ItemApplierTest extends IngestorTestSupport {
                 .containsExactly("A-1 r1 ACCEPTED", "A-2 r1 ACCEPTED", "A-1 r2 UPDATED", "A-2 r2 UPDATED");
         assertThat(acme).isEqualTo(globex);
         List<String> ids = jdbc.queryForList(
-                "SELECT event_id::text FROM outbox WHERE payload::jsonb->>'job_id' IN (?, ?)",
+                "SELECT event_id::text FROM outbox_all WHERE payload::jsonb->>'job_id' IN (?, ?)",
                 String.class, syncJob.toString(), bulkJob.toString());
         assertThat(ids).hasSize(8).doesNotHaveDuplicates();
     }
@@ -92,7 +92,7 @@ class ItemApplierTest extends IngestorTestSupport {
                 + " (payload::jsonb - 'event_id' - 'job_id' - 'supplier')::text AS rest,"
                 + " payload::jsonb->>'source_id' AS source_id, payload::jsonb->>'revision' AS revision,"
                 + " payload::jsonb->>'outcome' AS outcome"
-                + " FROM outbox WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ? ORDER BY id",
+                + " FROM outbox_all WHERE topic = 'ingestor.items' AND payload::jsonb->>'job_id' = ? ORDER BY id",
                 supplier, job.toString()).stream().peek(e -> {
                     assertThat(e.get("keyed")).isEqualTo(true);
                     assertThat(e.get("id_in_payload")).isEqualTo(true);
@@ -130,7 +130,8 @@ class ItemApplierTest extends IngestorTestSupport {
         assertThat(commits).containsExactly("3-6:1 last");
         assertThat(applied.counts()).isEqualTo(new RecordCounts(3, 0, 0, 1, 2));
         assertThat(
-                jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key LIKE ? || ':%'", Long.class, supplier))
+                jdbc.queryForObject("SELECT count(*) FROM outbox_all WHERE event_key LIKE ? || ':%'", Long.class,
+                        supplier))
                 .isEqualTo(4);
     }
 
@@ -169,7 +170,7 @@ class ItemApplierTest extends IngestorTestSupport {
         assertThat(items.apply("ACME", job, "ingestor.items", List.of(advice)).outcomeOf(id))
                 .isEqualTo(RecordOutcome.ACCEPTED);
 
-        String payload = jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class,
+        String payload = jdbc.queryForObject("SELECT payload FROM outbox_all WHERE event_key = ?", String.class,
                 "ACME:" + id);
         String stored = jdbc.queryForObject("SELECT record FROM item WHERE supplier = 'ACME' AND source_id = ?",
                 String.class, id);
@@ -184,7 +185,7 @@ class ItemApplierTest extends IngestorTestSupport {
         assertThat(event.get("record").get("sku").asString()).isEqualTo(hostile);
         assertThat(event.get("record")).isEqualTo(JSON.readTree(stored));
         // PostgreSQL reads it as JSON too, and the stored record is the text that was hashed
-        assertThat(jdbc.queryForObject("SELECT payload::jsonb->'record'->>'note' FROM outbox WHERE event_key = ?",
+        assertThat(jdbc.queryForObject("SELECT payload::jsonb->'record'->>'note' FROM outbox_all WHERE event_key = ?",
                 String.class, "ACME:" + id)).isEqualTo(hostile);
         assertThat(stored).isEqualTo(advice.canonicalJson());
         // an unversioned record gives a JSON null, not a missing or broken field
@@ -192,7 +193,7 @@ class ItemApplierTest extends IngestorTestSupport {
         items.apply("ACME", job, "ingestor.items",
                 List.of(new DeliveryAdvice(plain, null, "S", 1, LocalDate.of(2026, 12, 1), Map.of())));
         JsonNode unversioned = JSON
-                .readTree(jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = ?", String.class,
+                .readTree(jdbc.queryForObject("SELECT payload FROM outbox_all WHERE event_key = ?", String.class,
                         "ACME:" + plain));
         assertThat(unversioned.get("source_version").isNull()).isTrue();
     }

@@ -41,12 +41,12 @@ class TombstoneTest extends IngestorTestSupport {
     /** The item's events bound for Kafka, in the order written: "outcome rN". */
     private List<String> events(String sourceId) {
         return jdbc.queryForList("SELECT payload::jsonb->>'outcome' || ' r' || (payload::jsonb->>'revision')"
-                + " FROM outbox WHERE topic = 'ingestor.items' AND event_key = ? ORDER BY id", String.class,
+                + " FROM outbox_all WHERE topic = 'ingestor.items' AND event_key = ? ORDER BY id", String.class,
                 "ACME:" + sourceId);
     }
 
     private long distinctEventIds(String sourceId) {
-        return jdbc.queryForObject("SELECT count(DISTINCT event_id) FROM outbox WHERE event_key = ?"
+        return jdbc.queryForObject("SELECT count(DISTINCT event_id) FROM outbox_all WHERE event_key = ?"
                 + " AND (payload::jsonb->>'event_id')::uuid = event_id", Long.class, "ACME:" + sourceId);
     }
 
@@ -82,11 +82,11 @@ class TombstoneTest extends IngestorTestSupport {
         assertThat(events("T-2")).containsExactly("DELETED r1");
         assertThat(distinctEventIds("T-1")).as("each effect its own event id").isEqualTo(2);
         JsonNode tombstoneEvent = JSON
-                .readTree(jdbc.queryForObject("SELECT payload FROM outbox WHERE event_key = 'ACME:T-1'"
+                .readTree(jdbc.queryForObject("SELECT payload FROM outbox_all WHERE event_key = 'ACME:T-1'"
                         + " ORDER BY id DESC LIMIT 1", String.class));
         assertThat(tombstoneEvent.get("record").get("deleted").asBoolean()).isTrue();
         assertThat(tombstoneEvent.get("source_version").asLong()).isEqualTo(2);
-        long rows = jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class);
+        long rows = jdbc.queryForObject("SELECT count(*) FROM outbox_all", Long.class);
 
         // the same tombstones again, and the older creates arriving late: replays, no event
         assertThat(outcomes("""
@@ -100,7 +100,7 @@ class TombstoneTest extends IngestorTestSupport {
                   {"source_id": "T-1", "source_version": 1, "sku": "S", "quantity": 1, "delivery_date": "2026-12-01"},
                   {"source_id": "T-2", "source_version": 5, "sku": "S", "quantity": 1, "delivery_date": "2026-12-01"}
                 ]}""")).containsExactly("REPLAY", "REPLAY");
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox", Long.class)).isEqualTo(rows);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_all", Long.class)).isEqualTo(rows);
         assertThat(state("T-1")).isEqualTo("INACTIVE v2 r2");
 
         // a later higher version revives the item
@@ -145,7 +145,7 @@ class TombstoneTest extends IngestorTestSupport {
         assertThat(events("J-3")).containsExactly("DELETED r1");
         assertThat(distinctEventIds("J-1")).isEqualTo(3);
         List<Map<String, Object>> byJob = jdbc.queryForList("SELECT payload::jsonb->>'job_id' AS job,"
-                + " payload::jsonb->>'outcome' AS outcome FROM outbox WHERE event_key = 'ACME:J-1' ORDER BY id");
+                + " payload::jsonb->>'outcome' AS outcome FROM outbox_all WHERE event_key = 'ACME:J-1' ORDER BY id");
         assertThat(byJob).extracting(row -> row.get("job")).containsExactly(created.toString(), deletes.toString(),
                 revives.toString());
         // and the item's history holds the same effects, written with them

@@ -56,8 +56,9 @@ public abstract class IngestorTestSupport {
 
     /** Every table a test may fill; new tables belong here so each test starts empty. */
     public static final List<String> TABLES = List.of(
-            "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "dead_letter", "http_request",
-            "intake_failure", "item_version", "notification", "relay_stall");
+            "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "outbox_published",
+            "outbox_lease",
+            "dead_letter", "http_request", "intake_failure", "item_version", "notification", "relay_stall");
 
     protected final HttpClient http = HttpClient.newHttpClient();
 
@@ -160,6 +161,17 @@ public abstract class IngestorTestSupport {
             registry.add("ingestor.suppliers." + supplier + ".file-drop.min-age", () -> "400ms");
             registry.add("ingestor.suppliers." + supplier + ".file-drop.poll-interval", () -> "100ms");
         }
+    }
+
+    /**
+     * Puts published events matching {@code where} (a condition on the archive's columns) back into the outbox, as
+     * a relay that crashed after the send but before it settled leaves them: they are sent again.
+     */
+    protected int unpublish(String where, Object... args) {
+        return jdbc.update("WITH back AS (DELETE FROM outbox_published WHERE " + where
+                + " RETURNING id, event_id, topic, event_key, payload, created_at)"
+                + " INSERT INTO outbox (id, event_id, topic, event_key, payload, created_at)"
+                + " SELECT id, event_id, topic, event_key, payload, created_at FROM back ORDER BY id", args);
     }
 
     @BeforeEach

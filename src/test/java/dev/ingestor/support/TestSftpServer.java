@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.sshd.common.file.virtualfs.VirtualFileSystemFactory;
 import org.apache.sshd.server.SshServer;
@@ -21,21 +23,24 @@ import org.apache.sshd.sftp.server.SftpSubsystemProxy;
 /**
  * A real SFTP server in the test JVM (Apache MINA SSHD, as Camel's own tests use), serving a temporary
  * folder. It can be stopped and started again on the same port, to be a server that goes away and returns, and
- * a listing of a folder can be made to fail once, as when entries vanish while a client lists it.
+ * a listing of a folder can be made to fail once, as when entries vanish while a client lists it. It keeps what
+ * each login did: when it logged in and when it listed a folder (once per poll of a client), so a test can tell
+ * which of several clients polled, and when.
  */
 public final class TestSftpServer {
 
     private final Path root;
-    private final String username;
-    private final String password;
+    /** The logins it accepts, by name. */
+    private final Map<String, String> users = new ConcurrentHashMap<>();
+    /** What clients did, in order. */
+    private final List<Event> events = new CopyOnWriteArrayList<>();
     /** Names of folders whose next listing fails. */
     private final Set<String> failingListings = ConcurrentHashMap.newKeySet();
     private SshServer server;
     private int port;
 
     public TestSftpServer(String username, String password) {
-        this.username = username;
-        this.password = password;
+        users.put(username, password);
         try {
             this.root = Files.createTempDirectory("ingestor-sftp-");
         } catch (IOException e) {
@@ -56,6 +61,7 @@ public final class TestSftpServer {
             public DirectoryStream<Path> openDirectory(SftpSubsystemProxy subsystem, DirectoryHandle dirHandle,
                     Path dir,
                     String handle, LinkOption... linkOptions) throws IOException {
+                events.add(new Event(subsystem.getServerSession().getUsername(), "list", System.nanoTime()));
                 if (dir.getFileName() != null && failingListings.remove(dir.getFileName().toString())) {
                     throw new IOException("entries of " + dir + " vanished while it was listed");
                 }
@@ -64,7 +70,13 @@ public final class TestSftpServer {
         });
         sshd.setSubsystemFactories(List.of(sftp));
         sshd.setFileSystemFactory(new VirtualFileSystemFactory(root));
-        sshd.setPasswordAuthenticator((user, pass, session) -> username.equals(user) && password.equals(pass));
+        sshd.setPasswordAuthenticator((user, pass, session) -> {
+            boolean accepted = pass != null && pass.equals(users.get(user));
+            if (accepted) {
+                events.add(new Event(user, "login", System.nanoTime()));
+            }
+            return accepted;
+        });
         try {
             sshd.start();
         } catch (IOException e) {
@@ -95,6 +107,25 @@ public final class TestSftpServer {
     /** The next listing of a folder named {@code name} fails once; the ones after it succeed. */
     public void failNextListingOf(String name) {
         failingListings.add(name);
+    }
+
+    /** One more login the server accepts. */
+    public void addUser(String username, String password) {
+        users.put(username, password);
+    }
+
+    /** What a login did: {@code login} or {@code list} (a folder listed), at {@code nanoTime}. */
+    public record Event(String username, String kind, long nanoTime) {
+    }
+
+    /** What logins did so far, in order. */
+    public List<Event> events() {
+        return List.copyOf(events);
+    }
+
+    /** How often {@code username} did {@code kind} so far. */
+    public long count(String username, String kind) {
+        return events.stream().filter(e -> e.username().equals(username) && e.kind().equals(kind)).count();
     }
 
     public int port() {

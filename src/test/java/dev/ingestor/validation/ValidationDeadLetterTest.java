@@ -78,7 +78,8 @@ class ValidationDeadLetterTest extends IngestorTestSupport {
                 .withProperty(dev.ingestor.job.DeadLetters.STAGE, "processing").build());
 
         assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter", Long.class)).isZero();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = 'ingestor.dead-letters'", Long.class))
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_all WHERE topic = 'ingestor.dead-letters'",
+                Long.class))
                 .isZero();
         assertThat(jdbc.queryForObject(
                 "SELECT count(*) FROM notification WHERE type IN ('dead_letter.created', 'job.failed')",
@@ -105,7 +106,7 @@ class ValidationDeadLetterTest extends IngestorTestSupport {
                 .containsEntry("attempts", 3));
         assertThat(letters.get(0).get("replayed_at")).isNull();
         // one event for ingestor.dead-letters, naming the stage, and no item effect at all
-        List<String> events = jdbc.queryForList("SELECT payload FROM outbox WHERE topic = 'ingestor.dead-letters'",
+        List<String> events = jdbc.queryForList("SELECT payload FROM outbox_all WHERE topic = 'ingestor.dead-letters'",
                 String.class);
         assertThat(events).singleElement().satisfies(event -> {
             JsonNode payload = JSON.readTree(event);
@@ -113,7 +114,7 @@ class ValidationDeadLetterTest extends IngestorTestSupport {
             assertThat(payload.get("stage").asString()).isEqualTo("validation");
         });
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isZero();
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = 'ingestor.items'", Long.class))
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_all WHERE topic = 'ingestor.items'", Long.class))
                 .isZero();
 
         removeFault();

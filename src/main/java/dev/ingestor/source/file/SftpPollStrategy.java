@@ -19,7 +19,8 @@ import org.springframework.stereotype.Component;
  * one WARN line per failed poll, naming the supplier, the server and the cause, never the password; one
  * INFO line when the server answers again. With the route's back-off, a server that stays down is tried and
  * logged once per back-off step, not once per poll interval. The links a poll refused are reported when it
- * ends ({@link LinkRefusals}).
+ * ends ({@link LinkRefusals}). A poll begins only on the instance that holds the route's lease
+ * ({@link SftpLeadership}).
  */
 @Component("sftpPollStrategy")
 class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler {
@@ -30,14 +31,24 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
     private final Map<String, Integer> failures = new ConcurrentHashMap<>();
     private final IngestorMetrics metrics;
     private final LinkRefusals refusals;
+    private final SftpLeadership leadership;
 
-    public SftpPollStrategy(IngestorMetrics metrics, LinkRefusals refusals) {
+    public SftpPollStrategy(IngestorMetrics metrics, LinkRefusals refusals, SftpLeadership leadership) {
         this.metrics = metrics;
         this.refusals = refusals;
+        this.leadership = leadership;
     }
 
+    /**
+     * A poll begins (and logs in) only while this instance holds the route's lease: a lease that could not be
+     * confirmed stops the polls at once, before the route policy has stopped the route.
+     */
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
+        if (!leadership.leadsNow(PollingRoute.id(consumer))) {
+            LOG.debug("sftp {}: no poll, this instance does not hold the route's lease", where(consumer, endpoint));
+            return false;
+        }
         refusals.beginPoll();
         return true;
     }

@@ -32,11 +32,14 @@ public class SupplierRouteInstaller {
     private final IngestorProperties properties;
     private final IntakeSettings intake;
     private final CamelContext camelContext;
+    private final SftpLeadership leadership;
 
-    public SupplierRouteInstaller(IngestorProperties properties, IntakeSettings intake, CamelContext camelContext) {
+    public SupplierRouteInstaller(IngestorProperties properties, IntakeSettings intake, CamelContext camelContext,
+            SftpLeadership leadership) {
         this.properties = properties;
         this.intake = intake;
         this.camelContext = camelContext;
+        this.leadership = leadership;
     }
 
     /**
@@ -149,7 +152,13 @@ public class SupplierRouteInstaller {
                 CLAIM_RELEASE_DELAY_MILLIS,
                 doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
         route.parameter("readLock", readLock);
+        // runs on the one instance that holds the route's lease (SftpLeadership)
+        String routeId = "sftp-" + code;
+        String leaderPolicy = "sftpLeader-" + code;
+        camelContext.getRegistry().bind(leaderPolicy, leadership.policyFor(camelContext, routeId));
+        route.parameter("leaderPolicy", leaderPolicy);
         route.add();
+        leadership.routeAdded(routeId);
         LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code,
                 sftp.getUsername(),
                 sftp.getHost(), sftp.getPort(), sftp.getDirectory(), sftp.getPollInterval(),

@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.InstanceId;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.intake.IntakeSettings;
+import dev.ingestor.metrics.IngestorMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.PluginHelper;
 import org.apache.camel.support.ResourceHelper;
@@ -31,6 +34,13 @@ class SftpHostKeyCheckingTest {
                 "file:" + Path.of("routes", "source-sftp.camel.yaml").toAbsolutePath()));
     }
 
+    /** The installer; the context never starts, so no lease is ever taken. */
+    private SupplierRouteInstaller installer() {
+        IngestorMetrics metrics = new IngestorMetrics(new SimpleMeterRegistry());
+        return new SupplierRouteInstaller(properties, new IntakeSettings(), camel, new SftpLeadership(
+                new RouteLeases(null), new InstanceId(properties), new SftpSettings(), metrics));
+    }
+
     @AfterEach
     void close() throws Exception {
         camel.close();
@@ -39,7 +49,7 @@ class SftpHostKeyCheckingTest {
     @Test
     void aSupplierWithoutKnownHostsIsRefusedAtStartNamingTheFileAndTheOptOut() {
         sftpSupplier("ACME");
-        assertThatThrownBy(() -> new SupplierRouteInstaller(properties, new IntakeSettings(), camel).install())
+        assertThatThrownBy(() -> installer().install())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("ingestor.suppliers.ACME.sftp.known-hosts-file")
                 .hasMessageContaining("ingestor.suppliers.ACME.sftp.strict-host-key-checking: false");
@@ -49,7 +59,7 @@ class SftpHostKeyCheckingTest {
     @Test
     void aKnownHostsFileMakesTheRouteCheckTheHostKey() throws Exception {
         sftpSupplier("ACME").setKnownHostsFile("/etc/ingestor/acme_known_hosts");
-        new SupplierRouteInstaller(properties, new IntakeSettings(), camel).install();
+        installer().install();
         assertThat(templateParameter("sftp-ACME", "strictHostKeyChecking")).isEqualTo("yes");
         assertThat(templateParameter("sftp-ACME", "knownHostsFile")).isEqualTo("/etc/ingestor/acme_known_hosts");
     }
@@ -58,7 +68,7 @@ class SftpHostKeyCheckingTest {
     void anExplicitOptOutStartsWithOneWarningNamingTheSupplier(CapturedOutput output) throws Exception {
         sftpSupplier("ACME").setStrictHostKeyChecking(false);
         sftpSupplier("GLOBEX").setKnownHostsFile("/etc/ingestor/globex_known_hosts");
-        new SupplierRouteInstaller(properties, new IntakeSettings(), camel).install();
+        installer().install();
         assertThat(templateParameter("sftp-ACME", "strictHostKeyChecking")).isEqualTo("no");
         assertThat(output.getAll().lines().filter(line -> line.contains("WARN"))
                 .filter(line -> line.contains("host key")).toList())

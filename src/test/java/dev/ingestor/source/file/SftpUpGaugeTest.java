@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
 
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.InstanceId;
 import dev.ingestor.metrics.IngestorMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.Consumer;
@@ -20,7 +22,11 @@ import org.junit.jupiter.api.Test;
 class SftpUpGaugeTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final SftpPollStrategy strategy = new SftpPollStrategy(new IngestorMetrics(registry), new LinkRefusals());
+    private final IngestorMetrics metrics = new IngestorMetrics(registry);
+    // commit and rollback only: the lease, which begin asks for, is never read
+    private final SftpPollStrategy strategy = new SftpPollStrategy(metrics, new LinkRefusals(),
+            new SftpLeadership(new RouteLeases(null), new InstanceId(new IngestorProperties()), new SftpSettings(),
+                    metrics));
 
     private static Consumer consumerOf(String routeId) {
         return (Consumer) Proxy.newProxyInstance(SftpUpGaugeTest.class.getClassLoader(),

@@ -67,7 +67,7 @@ class ItemBatchApiTest extends IngestorTestSupport {
     }
 
     private long outboxRows() {
-        return jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = 'ingestor.items'", Long.class);
+        return jdbc.queryForObject("SELECT count(*) FROM outbox_all WHERE topic = 'ingestor.items'", Long.class);
     }
 
     @Test

@@ -61,13 +61,13 @@ class ItemBatchStoredAnswerTest extends IngestorTestSupport {
         assertProblem(failed, 503, "retry");
         assertThat(count("SELECT count(*) FROM http_request")).as("the key, released").isZero();
         assertThat(count("SELECT count(*) FROM item WHERE supplier = 'ACME'")).as("items applied").isZero();
-        assertThat(count("SELECT count(*) FROM outbox WHERE topic = 'ingestor.items'")).as("events").isZero();
+        assertThat(count("SELECT count(*) FROM outbox_all WHERE topic = 'ingestor.items'")).as("events").isZero();
         assertThat(count("SELECT count(*) FROM import_job WHERE source = 'http-items'")).as("jobs").isZero();
 
         HttpResponse<String> retry = send(key);
         assertThat(retry.statusCode()).as(retry.body()).isEqualTo(200);
         assertThat(JSON.readTree(retry.body()).get("counts").get("accepted").asInt()).isEqualTo(2);
-        assertThat(count("SELECT count(*) FROM outbox WHERE topic = 'ingestor.items'")).isEqualTo(2);
+        assertThat(count("SELECT count(*) FROM outbox_all WHERE topic = 'ingestor.items'")).isEqualTo(2);
         assertThat(count("SELECT count(*) FROM import_job WHERE source = 'http-items'")).isEqualTo(1);
         HttpResponse<String> replay = send(key);
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# What a partner's client sees: wrk against the packaged jar on embedded defaults (PostgreSQL and Kafka
+# embedded, the pipeline on), each rate as a ratio to GET /actuator/info with the admin key in the same run.
+# Each run starts the jar afresh, warms every path up, then measures; the report gives every run and the
+# min/median/max of each ratio. Report: target/benchmarks/outside.txt. docs/benchmarks.md has the figures.
+#
+#   ops/bench/outside.sh                          # 3 runs of about 3 minutes each
+#   RUNS=5 WARMUP_ROUNDS=6 DUP_SET=200 GC_LOG=1 ops/bench/outside.sh
+#
+# Knobs (environment): RUNS (3), WARMUP_ROUNDS (3: info, new, duplicates, WARMUP_SECONDS (5) each),
+# SECONDS_PER_PHASE (15), THREADS (2), CONNECTIONS (32), DUP_SET (1000 distinct bodies re-sent in turn),
+# PAIRS (3: after the measured phases, alternating trivial and duplicate phases of PAIR_SECONDS (5) in the same
+# JVM, each pair's ratio: what moves within one warm JVM), JAVA_OPTS (for the jar, e.g. -Xmx512m), GC_LOG (1: -Xlog:gc into each run's folder), KEEP (1: keep the folders).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+need wrk java curl jstat /usr/bin/time
+
+RUNS=${RUNS:-3}
+WARMUP_ROUNDS=${WARMUP_ROUNDS:-3}
+WARMUP_SECONDS=${WARMUP_SECONDS:-5}
+SECONDS_PER_PHASE=${SECONDS_PER_PHASE:-15}
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-32}
+DUP_SET=${DUP_SET:-1000}
+PAIR_SECONDS=${PAIR_SECONDS:-5}
+WORK=$(mktemp -d /tmp/ingestor-outside.XXXXXX)
+mkdir -p "$REPORT_DIR"
+REPORT=$REPORT_DIR/outside.txt
+PID=
+
+cleanup() {
+    [ -n "$PID" ] && stop_pids "$PID"
+    [ "${KEEP:-0}" = 1 ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# pending PORT: jobs not yet finished plus outbox events not yet published (the app's own gauges).
+pending() {
+    curl -sf -H 'X-Api-Key: admin-demo-key' "http://127.0.0.1:$1/actuator/prometheus" | awk '
+        /^ingestor_jobs\{/ && /state="(RECEIVED|VALIDATING|PROCESSING)"/ { n += $NF }
+        /^ingestor_outbox_pending\{/ { n += $NF }
+        END { printf "%d", n }'
+}
+
+# drain PORT: waits (up to 300 s) until the pipeline has finished what the phases before left.
+drain() {
+    local i zero=0
+    for i in $(seq 1 300); do
+        if [ "$(pending "$1")" = 0 ]; then zero=$((zero + 1)); [ $zero -ge 2 ] && return 0; else zero=0; fi
+        sleep 1
+    done
+    log "the pipeline did not drain within 300 s"
+}
+
+# gc PID: young and full collections so far and their seconds (jstat), as "count seconds".
+gc() { jstat -gc "$1" | awk 'NR == 2 { printf "%d %.3f", $(NF-4) + $(NF-2) + $(NF-6), $NF }'; }
+
+# phase PORT MODE PREFIX SECONDS [DUP_SET]: one wrk phase; prints its RESULT line plus jvm_cpu_s, busy, gcs, gc_s.
+phase() {
+    local before_cpu before_m gc_before after_m result
+    before_cpu=$(proc_cpu_ticks "$PID")
+    read -r mb mt < <(machine_ticks)
+    gc_before=$(gc "$PID")
+    result=$(run_wrk "$THREADS" "$CONNECTIONS" "$4" "http://127.0.0.1:$1" "$2" "$3" "${5:-1000}")
+    read -r ab at < <(machine_ticks)
+    read -r gcn gcs <<<"$(gc "$PID")"
+    read -r gbn gbs <<<"$gc_before"
+    echo "$result jvm_cpu_s=$(ticks_to_s $(( $(proc_cpu_ticks "$PID") - before_cpu ))) busy=$(awk -v b=$((ab - mb)) -v t=$((at - mt)) 'BEGIN { printf "%.2f", b / t }') gcs=$((gcn - gbn)) gc_s=$(awk -v a="$gcs" -v b="$gbs" 'BEGIN { printf "%.3f", a - b }')"
+}
+
+# per_cpu_ratio A B: (requests per JVM CPU-second of A) / (the same of B).
+per_cpu_ratio() {
+    awk -v ra="$(field "$1" requests)" -v ca="$(field "$1" jvm_cpu_s)" -v rb="$(field "$2" requests)" \
+        -v cb="$(field "$2" jvm_cpu_s)" 'BEGIN { printf "%.2f", (ra / ca) / (rb / cb) }'
+}
+
+describe() { echo "$(rate "$1") req/s, p99 $(p99_ms "$1") ms, non-2xx $(field "$1" non2xx), JVM CPU $(field "$1" jvm_cpu_s) s, wrk CPU $(field "$1" wrk_cpu_s) s, machine busy $(field "$1" busy), GCs $(field "$1" gcs) ($(field "$1" gc_s) s)"; }
+
+{
+    echo "Outside client: wrk -t$THREADS -c$CONNECTIONS against $(basename "$JAR") on embedded defaults, pipeline on"
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
+         "runs $RUNS, warm-up rounds $WARMUP_ROUNDS x ${WARMUP_SECONDS}s per path, ${SECONDS_PER_PHASE}s per phase,"\
+         "duplicate set $DUP_SET, JAVA_OPTS '${JAVA_OPTS:-}', load average $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$REPORT"
+
+NEW_RATIOS=() DUP_RATIOS=()
+for run in $(seq 1 "$RUNS"); do
+    dir=$WORK/run$run
+    port=$(free_port)
+    gc_opts=
+    [ "${GC_LOG:-0}" = 1 ] && gc_opts="-Xlog:gc:file=$dir/gc.log:uptime"
+    mkdir -p "$dir"
+    PID=$(JAVA_OPTS="${JAVA_OPTS:-} $gc_opts" start_jar "outside-$run" "$port" "$dir" \
+        --ingestor.embedded.kafka.port="$(free_port)")
+    wait_up "$port" "$PID"
+    log "run $run: up on $port (pid $PID); warming up"
+    for w in $(seq 1 "$WARMUP_ROUNDS"); do
+        phase "$port" info - "$WARMUP_SECONDS" >/dev/null
+        warm_new=$(phase "$port" new "w$w" "$WARMUP_SECONDS")
+        drain "$port"
+        set_size=$(( $(field "$warm_new" requests) * 9 / 10 / THREADS ))
+        [ "$set_size" -gt "$DUP_SET" ] && set_size=$DUP_SET
+        phase "$port" dup "w$w" "$WARMUP_SECONDS" "$set_size" >/dev/null
+    done
+    log "run $run: measuring"
+    info=$(phase "$port" info - "$SECONDS_PER_PHASE")
+    new=$(phase "$port" new m "$SECONDS_PER_PHASE")
+    drain "$port"
+    set_size=$(( $(field "$new" requests) * 9 / 10 / THREADS ))
+    [ "$set_size" -gt "$DUP_SET" ] && set_size=$DUP_SET
+    dup=$(phase "$port" dup m "$SECONDS_PER_PHASE" "$set_size")
+    drain "$port"
+    pairs=
+    for pr in $(seq 1 "${PAIRS:-3}"); do
+        pi=$(phase "$port" info - "$PAIR_SECONDS")
+        pd=$(phase "$port" dup m "$PAIR_SECONDS" "$set_size")
+        pairs+=" $(awk -v a="$(rate "$pd")" -v b="$(rate "$pi")" 'BEGIN { printf "%.2f", a / b }')x"
+        pairs+="/$(per_cpu_ratio "$pd" "$pi")x"
+    done
+    new_ratio=$(awk -v a="$(rate "$new")" -v b="$(rate "$info")" 'BEGIN { printf "%.3f", a / b }')
+    dup_ratio=$(awk -v a="$(rate "$dup")" -v b="$(rate "$info")" 'BEGIN { printf "%.3f", a / b }')
+    NEW_RATIOS+=("$new_ratio") DUP_RATIOS+=("$dup_ratio")
+    {
+        echo "run $run (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+        echo "  trivial (GET /actuator/info): $(describe "$info")"
+        echo "  new pushes:                   $(describe "$new"); ratio ${new_ratio}x"
+        echo "  duplicates ($set_size bodies):     $(describe "$dup"); ratio ${dup_ratio}x"
+        echo "  per JVM CPU-second: new $(per_cpu_ratio "$new" "$info")x, duplicates $(per_cpu_ratio "$dup" "$info")x"
+        echo "  then ${PAIRS:-3} pairs of ${PAIR_SECONDS}s (trivial, duplicates), ratio/per-CPU-second ratio:$pairs"
+    } | tee -a "$REPORT"
+    stop_pids "$PID"
+    PID=
+done
+
+spread() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "min %.2fx, median %.2fx, max %.2fx", v[1], (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[NR] }'; }
+{
+    echo "over $RUNS runs: new pushes $(spread "${NEW_RATIOS[@]}"); duplicates $(spread "${DUP_RATIOS[@]}")"
+    if [ -f "$REPORT_DIR/http.txt" ]; then
+        echo "the in-JVM benchmark's last report (target/benchmarks/http.txt), for comparison:"
+        grep -E '^ratios to the trivial endpoint' "$REPORT_DIR/http.txt" | sed 's/^/  /' || true
+    fi
+} | tee -a "$REPORT"

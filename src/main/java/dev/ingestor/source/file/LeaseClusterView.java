@@ -1,0 +1,232 @@
+package dev.ingestor.source.file;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+import org.apache.camel.cluster.CamelClusterMember;
+import org.apache.camel.cluster.CamelClusterService;
+import org.apache.camel.support.cluster.AbstractCamelClusterView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Camel's view of one namespace (one route id) over its lease row ({@link RouteLeases}): this instance leads while
+ * it holds the lease. Every {@code renewal} the lease is taken or renewed; leadership is gained when that succeeds
+ * and lost when another instance holds the lease, or when no renewal succeeded for {@code lease - renewal} (the
+ * database gone, say): so this instance stops before the lease ends in the database and another may take it. A
+ * second task checks that deadline, so a renewal that hangs on the database does not hold leadership beyond it.
+ * {@link #leadsNow()} reads the deadline on every call, for a consumer that must not poll without the lease. A
+ * clean stop gives the lease back at once.
+ */
+final class LeaseClusterView extends AbstractCamelClusterView {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseClusterView.class);
+
+    private final RouteLeases leases;
+    private final String owner;
+    private final UUID token = UUID.randomUUID();
+    private final Duration lease;
+    private final Duration renewal;
+    private final BiConsumer<String, Boolean> onLeadership;
+    private final CamelClusterMember local;
+    private ScheduledExecutorService executor;
+    /** Whether the route exists, so the lease may be tried for ({@link #arm}). */
+    private boolean armed;
+    private boolean renewing;
+
+    // guarded by this
+    private boolean leader;
+    /** System.nanoTime() up to which the last confirmed renewal lets this instance lead. */
+    private long leadsUntilNanos;
+    /** The holder another instance's lease names, while it holds it. */
+    private String otherHolder;
+    /** Failed renewals in a row, for one line when they start and one when they end. */
+    private int failures;
+
+    LeaseClusterView(CamelClusterService service, String namespace, RouteLeases leases, String owner, Duration lease,
+            Duration renewal, BiConsumer<String, Boolean> onLeadership) {
+        super(service, namespace);
+        this.leases = leases;
+        this.owner = owner;
+        this.lease = lease;
+        this.renewal = renewal;
+        this.onLeadership = onLeadership;
+        this.local = new Member(true);
+    }
+
+    @Override
+    protected synchronized void doStart() throws Exception {
+        executor = getCamelContext().getExecutorServiceManager().newScheduledThreadPool(this,
+                "route-lease-" + getNamespace(), 2);
+        if (armed) {
+            scheduleRenewals();
+        }
+        long check = Math.max(50, Math.min(1000, renewal.toMillis() / 4));
+        executor.scheduleAtFixedRate(this::checkDeadline, check, check, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        synchronized (this) {
+            if (executor != null) {
+                getCamelContext().getExecutorServiceManager().shutdownNow(executor);
+                executor = null;
+                renewing = false;
+            }
+        }
+        boolean wasLeader;
+        synchronized (this) {
+            wasLeader = leader;
+            leader = false;
+        }
+        if (wasLeader) {
+            try {
+                leases.release(getNamespace(), token);
+                LOG.info("instance={} no longer leads route={}: stopped, lease given back", owner, getNamespace());
+            } catch (RuntimeException e) {
+                LOG.warn("instance={} no longer leads route={}: stopped, but the lease could not be given back ({});"
+                        + " another instance takes over when it runs out", owner, getNamespace(), e.toString());
+            }
+            changed(false);
+        }
+    }
+
+    /**
+     * Lets the view try for the lease: called once its route has been added. Camel's ClusteredRoutePolicy starts a
+     * route on a leadership event only once the route is initialised and its listener registered, both inside the
+     * route's addition; a lease gained before then would start nothing, and the route would stay stopped.
+     */
+    synchronized void arm() {
+        armed = true;
+        if (executor != null) {
+            scheduleRenewals();
+        }
+    }
+
+    private synchronized void scheduleRenewals() {
+        if (!renewing) {
+            renewing = true;
+            executor.scheduleWithFixedDelay(this::renew, 0, renewal.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Whether this instance holds the lease now: gained, not lost, and its last renewal still good. */
+    synchronized boolean leadsNow() {
+        return leader && System.nanoTime() - leadsUntilNanos < 0;
+    }
+
+    private void renew() {
+        long started = System.nanoTime();
+        String holder;
+        try {
+            holder = leases.takeOrRenew(getNamespace(), owner, token, lease);
+        } catch (RuntimeException e) {
+            renewalFailed(e);
+            return;
+        }
+        Boolean change = null;
+        synchronized (this) {
+            if (failures > 0) {
+                LOG.info("instance={} reaches the leases of route={} again after {} failed attempt(s)", owner,
+                        getNamespace(), failures);
+                failures = 0;
+            }
+            if (holder == null) {
+                // the database's expiry is at least the call's start plus the lease; give up a renewal before it
+                leadsUntilNanos = started + lease.toNanos() - renewal.toNanos();
+                otherHolder = null;
+                if (!leader) {
+                    leader = true;
+                    change = true;
+                    LOG.info("instance={} leads route={} (lease {}, renewed every {})", owner, getNamespace(), lease,
+                            renewal);
+                }
+            } else {
+                otherHolder = holder;
+                if (leader) {
+                    leader = false;
+                    change = false;
+                    LOG.info("instance={} no longer leads route={}: instance={} holds its lease", owner,
+                            getNamespace(), holder);
+                }
+            }
+        }
+        if (change != null) {
+            changed(change);
+        }
+    }
+
+    private void renewalFailed(RuntimeException e) {
+        synchronized (this) {
+            failures++;
+            if (failures == 1) {
+                LOG.warn("instance={} cannot reach the lease of route={} ({}); {}", owner, getNamespace(), e.toString(),
+                        leader
+                                ? "it stops leading unless a renewal succeeds within " + lease.minus(renewal)
+                                : "trying again every " + renewal);
+            }
+        }
+        checkDeadline();
+    }
+
+    private void checkDeadline() {
+        synchronized (this) {
+            if (!leader || System.nanoTime() - leadsUntilNanos < 0) {
+                return;
+            }
+            leader = false;
+            LOG.warn("instance={} no longer leads route={}: its lease could not be renewed for {}; it stops polling"
+                    + " before the lease runs out for the other instances", owner, getNamespace(),
+                    lease.minus(renewal));
+        }
+        changed(false);
+    }
+
+    /** Tells Camel's listeners (the clustered route policy starts or stops the route) and the gauge. */
+    private void changed(boolean leading) {
+        onLeadership.accept(getNamespace(), leading);
+        fireLeadershipChangedEvent(getLeader().orElse(null));
+    }
+
+    @Override
+    public synchronized Optional<CamelClusterMember> getLeader() {
+        if (leadsNow()) {
+            return Optional.of(local);
+        }
+        return otherHolder == null ? Optional.empty() : Optional.of(new Member(false));
+    }
+
+    @Override
+    public CamelClusterMember getLocalMember() { return local; }
+
+    @Override
+    public synchronized List<CamelClusterMember> getMembers() {
+        // the instances that do not hold the lease leave no trace in the database: only the holder is known
+        return otherHolder == null ? List.of(local) : List.of(local, new Member(false));
+    }
+
+    private final class Member implements CamelClusterMember {
+
+        private final boolean isLocal;
+        private final String id;
+
+        Member(boolean isLocal) {
+            this.isLocal = isLocal;
+            this.id = isLocal ? owner : otherHolder;
+        }
+
+        @Override
+        public boolean isLeader() { return isLocal ? leadsNow() : !leadsNow() && id.equals(otherHolder); }
+
+        @Override
+        public boolean isLocal() { return isLocal; }
+
+        @Override
+        public String getId() { return id; }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.ingestor.source.file;
+
+import java.time.Duration;
+
+import dev.ingestor.config.InstanceId;
+import dev.ingestor.metrics.IngestorMetrics;
+import org.apache.camel.CamelContext;
+import org.apache.camel.impl.cluster.ClusteredRoutePolicy;
+import org.apache.camel.spi.RoutePolicy;
+import org.springframework.stereotype.Component;
+
+/**
+ * One poller per supplier across instances: each SFTP supplier route runs on the one instance that holds its lease
+ * ({@code route_leader}), so a supplier's server sees one login and one listing per poll however many instances
+ * run. Camel's {@link ClusteredRoutePolicy} starts and stops the route as leadership comes and goes; the leadership
+ * is {@link LeaseClusterService}'s, over lease rows in PostgreSQL. The poll strategy asks {@link #leadsNow} before
+ * every poll as well, so a poll never begins on an instance whose lease could not be confirmed, even before the
+ * policy has stopped the route.
+ */
+@Component
+public class SftpLeadership {
+
+    private final LeaseClusterService service;
+    private final IngestorMetrics metrics;
+    private boolean serviceAdded;
+    private volatile CamelContext camelContext;
+
+    public SftpLeadership(RouteLeases leases, InstanceId instanceId, SftpSettings settings, IngestorMetrics metrics) {
+        Duration lease = settings.getLeaderLease();
+        Duration renewal = settings.getLeaderRenewal();
+        if (renewal == null || renewal.toMillis() <= 0) {
+            throw new IllegalStateException("ingestor.sftp.leader-renewal must be positive, was " + renewal);
+        }
+        if (lease == null || lease.compareTo(renewal.multipliedBy(3)) < 0) {
+            throw new IllegalStateException("ingestor.sftp.leader-lease (" + lease + ") must be at least three times"
+                    + " ingestor.sftp.leader-renewal (" + renewal + "): the holder stops polling a renewal before the"
+                    + " lease runs out, and must get more than one chance to renew");
+        }
+        this.metrics = metrics;
+        this.service = new LeaseClusterService(leases, instanceId.value(), lease, renewal, this::leadershipChanged);
+    }
+
+    /**
+     * The route policy of the SFTP route {@code routeId}: the route starts on this instance once it holds the
+     * route's lease and stops when it loses it. The lease service joins the CamelContext on the first call.
+     */
+    synchronized RoutePolicy policyFor(CamelContext camelContext, String routeId) throws Exception {
+        if (!serviceAdded) {
+            this.camelContext = camelContext;
+            camelContext.addService(service);
+            serviceAdded = true;
+        }
+        metrics.sftpLeader(supplier(routeId), false);
+        ClusteredRoutePolicy policy = ClusteredRoutePolicy.forNamespace(service, routeId);
+        policy.setCamelContext(camelContext);
+        return policy;
+    }
+
+    /**
+     * The route {@code routeId} has been added (its policy initialised and listening): its lease may now be taken.
+     * A lease gained earlier would reach Camel's policy before it knows the route, and start nothing.
+     */
+    void routeAdded(String routeId) {
+        service.arm(routeId);
+    }
+
+    /**
+     * Before Camel's policy starts or stops the route: the gauge, and the route's auto-startup flag, which Camel's
+     * health checks read. The policy turns the flag off so that the context does not start the route; off, the
+     * route's consumer is left out of /actuator/health, so it is on while this instance leads (a server that
+     * cannot be polled shows DOWN) and off while another does (a stopped route on a follower is no fault).
+     */
+    private void leadershipChanged(String routeId, boolean leading) {
+        metrics.sftpLeader(supplier(routeId), leading);
+        CamelContext context = camelContext;
+        org.apache.camel.Route route = context == null ? null : context.getRoute(routeId);
+        if (route != null) {
+            route.setAutoStartup(leading);
+        }
+    }
+
+    /** Whether this instance holds the lease of the route now (and so may poll its server). */
+    public boolean leadsNow(String routeId) {
+        return service.leadsNow(routeId);
+    }
+
+    private static String supplier(String routeId) {
+        return routeId.startsWith("sftp-") ? routeId.substring(5) : routeId;
+    }
+}

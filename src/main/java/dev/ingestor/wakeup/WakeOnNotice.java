@@ -1,0 +1,130 @@
+package dev.ingestor.wakeup;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.Consumer;
+import org.apache.camel.spi.ScheduledPollConsumerScheduler;
+import org.apache.camel.support.ScheduledPollConsumer;
+import org.apache.camel.support.service.ServiceSupport;
+
+/**
+ * The scheduler of a polling route that a notification wakes: it runs the route's poll, then waits for the route's
+ * {@code delay} as the stock scheduler does (fixed delay, after {@code initialDelay}), but polls at once when its
+ * channel's {@link WorkSignals.Signal} is raised, also by a notification that arrived during the poll. The delay
+ * stays the safety net: work whose notification was lost is found by the next poll. Greedy polling is the
+ * consumer's own ({@code greedy=true}: polls again at once while a poll finds work).
+ * <p>
+ * Named in a route by the scheduler option, with the channel (and payload) as the scheduler's properties; the bean
+ * {@code wakeOnNotice} is a prototype, so each route gets an instance of its own ({@link WakeupConfiguration}):
+ * <pre>
+ *   scheduler: "#wakeOnNotice"
+ *   scheduler.channel: ingestor_outbox
+ *   scheduler.payload: "{{topic}}"
+ * </pre>
+ * It runs on a thread of Camel's ExecutorServiceManager, stopped with the route.
+ */
+public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsumerScheduler {
+
+    private final WorkSignals signals;
+    private String channel;
+    private String payload = "";
+    private CamelContext camelContext;
+    private ScheduledPollConsumer consumer;
+    private Runnable task;
+    private ExecutorService executor;
+
+    public WakeOnNotice(WorkSignals signals) {
+        this.signals = signals;
+    }
+
+    /** The channel whose notifications wake the route ({@link WorkChannels}). */
+    public void setChannel(String channel) {
+        this.channel = channel;
+    }
+
+    /** Only notifications with this payload wake the route (the outbox's channel names a topic); default none. */
+    public void setPayload(String payload) {
+        this.payload = payload == null ? "" : payload;
+    }
+
+    @Override
+    public void setCamelContext(CamelContext camelContext) { this.camelContext = camelContext; }
+
+    @Override
+    public CamelContext getCamelContext() { return camelContext; }
+
+    @Override
+    public void onInit(Consumer consumer) {
+        if (!(consumer instanceof ScheduledPollConsumer polling)) {
+            throw new IllegalArgumentException("WakeOnNotice schedules a polling consumer (the scheduler component),"
+                    + " not " + consumer.getClass().getName());
+        }
+        this.consumer = polling;
+    }
+
+    @Override
+    public void scheduleTask(Runnable task) {
+        this.task = task;
+    }
+
+    @Override
+    public synchronized void startScheduler() {
+        if (executor != null) {
+            return;
+        }
+        if (channel == null || channel.isBlank()) {
+            throw new IllegalStateException("the route " + consumer.getRouteId() + " names WakeOnNotice as its"
+                    + " scheduler without scheduler.channel (one of " + WorkChannels.ALL + ")");
+        }
+        WorkSignals.Signal signal = signals.signal(channel, payload);
+        executor = camelContext.getExecutorServiceManager().newSingleThreadExecutor(this,
+                "wakeup " + consumer.getEndpoint().getEndpointKey());
+        executor.execute(() -> pollUntilStopped(signal));
+    }
+
+    @Override
+    public synchronized boolean isSchedulerStarted() { return executor != null; }
+
+    @Override
+    public synchronized void unscheduleTask() {
+        if (executor != null) {
+            // interrupts the wait; a poll in progress ends as the consumer stops it
+            camelContext.getExecutorServiceManager().shutdownNow(executor);
+            executor = null;
+        }
+    }
+
+    @Override
+    protected void doStop() {
+        unscheduleTask();
+    }
+
+    @Override
+    protected void doShutdown() {
+        unscheduleTask();
+    }
+
+    private void pollUntilStopped(WorkSignals.Signal signal) {
+        TimeUnit unit = consumer.getTimeUnit();
+        long delay = Math.max(0, consumer.getDelay());
+        try {
+            if (consumer.getInitialDelay() > 0) {
+                unit.sleep(consumer.getInitialDelay());
+            }
+            while (!Thread.currentThread().isInterrupted()) {
+                long seen = signal.raises();
+                task.run();
+                signal.awaitRaisedSince(seen, delay, unit);
+            }
+        } catch (InterruptedException stopped) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WakeOnNotice[" + channel + (payload.isEmpty() ? "" : ":" + payload) + "]";
+    }
+}

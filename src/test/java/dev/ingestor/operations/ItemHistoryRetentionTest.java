@@ -1,0 +1,131 @@
+package dev.ingestor.operations;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.ingestor.config.RetentionSettings;
+import dev.ingestor.job.JobCounts;
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * Retention of the items' history keeps every item's current version however old, and the job counts stay exact
+ * when retention deletes jobs. Batches of 2 rows, so a handful of versions takes several statements.
+ */
+class ItemHistoryRetentionTest extends IngestorTestSupport {
+
+    @Autowired
+    ItemHistoryRetention history;
+    @Autowired
+    Housekeeping housekeeping;
+    @Autowired
+    RetentionSettings retention;
+    @Autowired
+    JobCounts counts;
+
+    private int sharedBatchSize;
+    private boolean timerWasRunning;
+
+    @BeforeEach
+    void smallBatchesAndNoTimer() throws Exception {
+        assertThat(retention.getItemVersions()).isEqualTo(Duration.ofDays(365));
+        sharedBatchSize = retention.getBatchSize();
+        retention.setBatchSize(2);
+        timerWasRunning = camelContext.getRouteController().getRouteStatus("housekeeping").isStarted();
+        camelContext.getRouteController().stopRoute("housekeeping");
+    }
+
+    @AfterEach
+    void giveTheSharedContextBack() throws Exception {
+        retention.setBatchSize(sharedBatchSize);
+        if (timerWasRunning) {
+            camelContext.getRouteController().startRoute("housekeeping");
+        }
+    }
+
+    /** An item of ACME at revision {@code current}, with a version per revision recorded {@code daysAgo} each. */
+    private void item(String sourceId, int... daysAgo) {
+        int current = daysAgo.length;
+        jdbc.update("INSERT INTO item (supplier, source_id, record_hash, record, job_id, revision)"
+                + " VALUES ('ACME', ?, repeat('a', 64), '{}', gen_random_uuid(), ?)", sourceId, current);
+        for (int revision = 1; revision <= current; revision++) {
+            jdbc.update("INSERT INTO item_version (supplier, source_id, revision, outcome, state, record, job_id,"
+                    + " event_id, recorded_at) VALUES ('ACME', ?, ?, 'UPDATED', 'ACTIVE', '{}', gen_random_uuid(),"
+                    + " gen_random_uuid(), now() - make_interval(days => ?))", sourceId, revision,
+                    daysAgo[revision - 1]);
+        }
+    }
+
+    private List<Long> revisions(String sourceId) {
+        return jdbc.queryForList("SELECT revision FROM item_version WHERE supplier = 'ACME' AND source_id = ?"
+                + " ORDER BY revision", Long.class, sourceId);
+    }
+
+    @Test
+    void oldVersionsGoButTheCurrentVersionStaysHoweverOld() throws Exception {
+        item("all-old", 500, 450, 400);
+        item("old-then-new", 500, 400, 10);
+        item("only-one-old", 700);
+        item("all-young", 30, 20);
+        // versions of the same moment (one batch of effects) on both sides of a batch's end
+        for (int i = 0; i < 5; i++) {
+            item("tied-" + i, 600, 600);
+        }
+
+        long deleted = history.retain();
+
+        assertThat(revisions("all-old")).containsExactly(3L);
+        assertThat(revisions("old-then-new")).containsExactly(3L);
+        assertThat(revisions("only-one-old")).containsExactly(1L);
+        assertThat(revisions("all-young")).containsExactly(1L, 2L);
+        for (int i = 0; i < 5; i++) {
+            assertThat(revisions("tied-" + i)).containsExactly(2L);
+        }
+        assertThat(deleted).isEqualTo(2 + 2 + 5);
+        assertThat(history.retain()).as("nothing left to delete").isZero();
+        // the versions API still answers the item: its history starts with the kept version
+        assertThat(get("/api/v1/suppliers/ACME/items/all-old/versions", ACME_KEY).body())
+                .contains("\"revision\":3");
+    }
+
+    @Test
+    void jobCountsStayExactWhenRetentionDeletesJobs() {
+        jdbc.update("""
+                INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, updated_at)
+                SELECT gen_random_uuid(), 'ACME', CASE WHEN n % 2 = 0 THEN 'COMPLETED' ELSE 'FAILED' END,
+                       'ACME:' || md5(n::text) || md5(n::text), 'f.csv', 1, 'test', 'r-' || n,
+                       now() - make_interval(days => CASE WHEN n <= 7 THEN 400 ELSE 1 END)
+                FROM generate_series(1, 12) n""");
+        counts.fold();
+
+        Housekeeping.RetentionReport report = housekeeping.retain();
+
+        assertThat(report.jobs()).isEqualTo(7);
+        assertThat(counts.bySupplierAndState()).isEqualTo(java.util.Map.of("ACME",
+                java.util.Map.of(dev.ingestor.job.JobState.COMPLETED, 3L, dev.ingestor.job.JobState.FAILED, 2L)));
+        counts.fold();
+        assertThat(jdbc.queryForObject("SELECT sum(jobs) FROM job_count", Long.class)).isEqualTo(5);
+    }
+
+    /** A batch reads the old versions through item_version_recorded from where the one before ended. */
+    @Test
+    void aBatchReadsThroughTheIndexOfTimeRecorded() {
+        jdbc.update("""
+                INSERT INTO item_version (supplier, source_id, revision, outcome, state, record, job_id, event_id,
+                                          recorded_at)
+                SELECT 'ACME', 'i-' || (n / 3), n % 3, 'UPDATED', 'ACTIVE', '{}', gen_random_uuid(), gen_random_uuid(),
+                       timestamptz '2024-01-01' + (n / 50) * interval '1 minute'
+                FROM generate_series(1, 100000) n""");
+        jdbc.execute("ANALYZE item_version");
+        java.sql.Timestamp at = java.sql.Timestamp.from(java.time.Instant.parse("2024-01-20T00:00:00Z"));
+        String plan = String.join("\n", jdbc.queryForList("EXPLAIN " + ItemHistoryRetention.BATCH, String.class,
+                java.sql.Timestamp.from(java.time.Instant.parse("2025-01-01T00:00:00Z")), at, at, "ACME", "i-5", 1L,
+                1000));
+        assertThat(plan).as(plan).contains("item_version_recorded").doesNotContain("Seq Scan on item_version");
+    }
+}
