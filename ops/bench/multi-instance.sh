@@ -139,6 +139,8 @@ for n in $SETUPS; do
     dup=$(parallel_wrk "$n" dup next "$SECONDS_PER_PHASE" "$set_size")
     drain "$db"
     pg2=$(tree_cpu_ticks "$POSTMASTER"); read -r mb2 mt2 < <(machine_ticks)
+    # the duplicates' counts reach import_job.duplicate_count in batches, every second (DuplicatePushCounts)
+    sleep 2
     kill "$SAMPLER" 2>/dev/null || true; wait "$SAMPLER" 2>/dev/null || true; SAMPLER=
     dl1=$(sql "$db" "SELECT deadlocks FROM pg_stat_database WHERE datname = '$db'")
 

@@ -2,7 +2,6 @@ package dev.ingestor.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import dev.ingestor.IngestorApplication;
 import dev.ingestor.support.LiveEvents;
@@ -41,15 +39,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * The way of a new push of a one-record file to its event on Kafka, at a steady rate (100 pushes/s) under a light
  * load, where the waits between the stages dominate: each push is timed from the moment it is sent to the moment a
  * live Kafka consumer in this JVM receives the job's event. Shipped defaults (embedded PostgreSQL with fsync and
- * synchronous commits, raw files fsynced, poll intervals 500 ms for the stages and 200 ms for the relay). In one run,
- * the application started twice:
- * <ol>
- *   <li>the routes as committed: wakeups off (the listener stopped, the polls alone), then on (the stages woken;
- *       the relay polls, as routes/outbox-relay.camel.yaml names no wakeup yet), then off again;</li>
- *   <li>the routes with the relay woken too: a copy of routes/ in which the relay's scheduler names
- *       {@code #wakeOnNotice} on the outbox channel and its topic (what wiring the relay means).</li>
- * </ol>
- * Each start: a warm-up at the rate (JIT). Each phase: 3 s of pushes not measured, then the measured pushes; then
+ * synchronous commits, raw files fsynced, poll intervals 500 ms for the stages and 200 ms for the relay). In one run:
+ * wakeups off (the listener stopped, the polls alone), then on (the stages and the relays woken), then off again.
+ * First a warm-up at the rate (JIT). Each phase: 3 s of pushes not measured, then the measured pushes; then
  * the events still on their way are awaited, and every accepted push must have its event (nothing lost). A push
  * refused (429, the key's concurrent requests, when the machine cannot answer at the rate) is counted and printed.
  * Not a test.
@@ -66,51 +58,36 @@ class LatencyBenchmark {
     /** Unmeasured pushes at the start of each phase, so that it is measured in its steady state. */
     private static final int SETTLE_SECONDS = 3;
     private static final Pattern JOB_ID = Pattern.compile("\"id\"\\s*:\\s*\"([0-9a-fA-F-]{36})\"");
-    /** The relay's scheduler options in routes/outbox-relay.camel.yaml, after which the wakeup is added. */
-    private static final String RELAY_DELAY = "          delay: \"{{bean:routeTimings.outboxPollInterval}}\"\n";
-    private static final String RELAY_WAKEUP = """
-                      scheduler: "#wakeOnNotice"
-                      scheduler.channel: ingestor_outbox
-                      scheduler.payload: "{{topic}}"
-            """;
-
     private final BenchReport report = new BenchReport(Path.of("target/benchmarks/latency.txt"));
 
     @Test
     @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void pushToEvent() throws Exception {
         report.line("Latency benchmark: new pushes of one-record files, %d/s, %d s measured per phase, %d s of"
-                + " warm-up per start, push sent -> event received by a live Kafka consumer; %d cores, %s; %s; %s",
+                + " warm-up, push sent -> event received by a live Kafka consumer; %d cores, %s; %s; %s",
                 RATE,
                 SECONDS, WARM_UP_SECONDS, Runtime.getRuntime().availableProcessors(), BenchMachine.cpuModel(),
                 BenchMachine.memTotal(), BenchMachine.codeVersion());
         Path work = Files.createTempDirectory("bench-latency-");
         try (LiveEvents events = new LiveEvents("ingestor.items")) {
-            try (ConfigurableApplicationContext app = start(work.resolve("committed"), "bench_latency_committed",
-                    null)) {
+            try (ConfigurableApplicationContext app = start(work.resolve("committed"), "bench_latency_committed")) {
                 NoticeListener listener = app.getBean(NoticeListener.class);
                 report.header("routes as committed");
                 warmUp(app, events);
                 listener.stop();
                 phase(app, events, "wakeups off (polls alone)");
                 listener.start();
-                phase(app, events, "wakeups on (stages woken, relay polls)");
+                phase(app, events, "wakeups on (stages and relays woken)");
                 // off once more: what the JIT still did during the first phase falls on both modes
                 listener.stop();
                 phase(app, events, "wakeups off again");
-            }
-            try (ConfigurableApplicationContext app = start(work.resolve("relay-woken"), "bench_latency_relay",
-                    relayWokenRoutes(work.resolve("routes")))) {
-                report.header("relay woken too (routes copy)");
-                warmUp(app, events);
-                phase(app, events, "wakeups on (stages and relay woken)");
-                machineLimits(app, work.resolve("relay-woken").resolve("data"));
+                machineLimits(app, work.resolve("committed").resolve("data"));
             }
         }
         report.line("report: %s", report.file().toAbsolutePath());
     }
 
-    private ConfigurableApplicationContext start(Path work, String database, Path routes) {
+    private ConfigurableApplicationContext start(Path work, String database) {
         List<String> args = new ArrayList<>(List.of("--server.port=0",
                 "--spring.datasource.url=" + TestPostgres.jdbcUrl(database),
                 "--ingestor.kafka.bootstrap-servers=" + TestKafka.bootstrapServers(),
@@ -118,41 +95,7 @@ class LatencyBenchmark {
                 // one INFO line per file and stage would go to the console of the build (as in HttpPushBenchmark)
                 "--logging.level.dev.ingestor.intake=WARN", "--logging.level.dev.ingestor.validation=WARN",
                 "--logging.level.dev.ingestor.processing=WARN"));
-        if (routes != null) {
-            args.add("--ingestor.routes-dir=" + routes);
-        }
         return new SpringApplicationBuilder(IngestorApplication.class).run(args.toArray(String[]::new));
-    }
-
-    /** A copy of routes/ whose relay is woken by the outbox's notifications. */
-    private static Path relayWokenRoutes(Path target) throws IOException {
-        Path source = Path.of(System.getProperty("basedir", ".")).resolve("routes");
-        try (Stream<Path> all = Files.walk(source)) {
-            for (Path p : all.toList()) {
-                Path copy = target.resolve(source.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(copy);
-                } else {
-                    Files.copy(p, copy);
-                }
-            }
-        }
-        Files.setPosixFilePermissions(target, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-        Path suppliers = target.resolve("suppliers");
-        if (Files.isDirectory(suppliers)) {
-            Files.setPosixFilePermissions(suppliers,
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-        }
-        Path relay = target.resolve("outbox-relay.camel.yaml");
-        String yaml = Files.readString(relay);
-        if (!yaml.contains("#wakeOnNotice")) {
-            if (!yaml.contains(RELAY_DELAY)) {
-                throw new IllegalStateException("routes/outbox-relay.camel.yaml no longer has the relay's delay option"
-                        + " this benchmark adds the wakeup after: update LatencyBenchmark");
-            }
-            Files.writeString(relay, yaml.replace(RELAY_DELAY, RELAY_DELAY + RELAY_WAKEUP));
-        }
-        return target;
     }
 
     /**
