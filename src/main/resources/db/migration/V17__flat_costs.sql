@@ -83,8 +83,9 @@ END $$;
 -- fold under way (the fold's lock), and folds wait for it: a fold beside it would add again what it recounted.
 CREATE FUNCTION job_count_recount() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('job_count_fold'));
+    -- the table first, then the fold's lock: the order a TRUNCATE and its trigger take them in
     LOCK TABLE import_job IN SHARE MODE;
+    PERFORM pg_advisory_xact_lock(hashtext('job_count_fold'));
     DELETE FROM job_count_delta;
     DELETE FROM job_count;
     INSERT INTO job_count (supplier, state, jobs) SELECT supplier, state, count(*) FROM import_job GROUP BY 1, 2;

@@ -48,15 +48,16 @@ public class ImportJobStore {
         boolean empty = size == 0;
         JobState state = empty ? JobState.REJECTED : JobState.RECEIVED;
         String error = empty ? "the file is empty (0 bytes)" : null;
-        if (!empty) {
-            // validation is told after the commit, not by a NOTIFY in this transaction (WorkNotices says why)
-            notices.afterCommit(WorkChannels.VALIDATION);
-        }
-        return jdbc.queryForObject(
+        ImportJob job = jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error, submitted_by)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
                 JOB, IDS.generate(), key.supplier(), state.name(), key.toString(), fileName, size, source, error,
                 submittedBy);
+        if (!empty) {
+            // validation is told after the commit, not by a NOTIFY in this transaction (WorkNotices says why)
+            notices.afterCommit(WorkChannels.VALIDATION);
+        }
+        return job;
     }
 
     public static UUID newId() {
@@ -69,10 +70,7 @@ public class ImportJobStore {
      */
     public ImportJob createForRequest(UUID id, ContentKey key, long size, String fileName, String requestKey,
             String submittedBy, JobState state, RecordCounts counts) {
-        if (state == JobState.RECEIVED) {
-            notices.afterCommit(WorkChannels.VALIDATION);
-        }
-        return jdbc.queryForObject(
+        ImportJob job = jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, format,"
                         + " submitted_by, total, accepted, updated, replayed, quarantined, records_done)"
                         + " VALUES (?, ?, ?, ?, ?, ?, 'http-items', ?, 'JSON', ?, ?, ?, ?, ?, ?, ?) RETURNING "
@@ -81,6 +79,10 @@ public class ImportJobStore {
                 submittedBy,
                 counts.total(), counts.accepted(), counts.updated(), counts.replayed(), counts.quarantined(),
                 state == JobState.RECEIVED ? 0 : counts.total());
+        if (state == JobState.RECEIVED) {
+            notices.afterCommit(WorkChannels.VALIDATION);
+        }
+        return job;
     }
 
     /**

@@ -83,7 +83,6 @@ public class OutboxWriter {
         if (events.isEmpty()) {
             return 0;
         }
-        written(topic);
         int n = events.size();
         UUID[] ids = new UUID[n];
         String[] keys = new String[n];
@@ -103,6 +102,7 @@ public class OutboxWriter {
                 return ps.executeUpdate();
             }
         });
+        written(topic);
         return written == null ? 0 : written;
     }
 }

@@ -96,12 +96,13 @@ public class WorkNotices {
                         sent.wait(1000);
                     }
                 }
-                for (Notice notice : List.copyOf(pending)) {
-                    pending.remove(notice);
-                    // only while some instance listens (wakeup_listener), as the triggers do
-                    jdbc.queryForList("SELECT pg_notify(?, ?) WHERE wakeup_listened()", notice.channel(),
-                            notice.payload());
-                }
+                List<Notice> taken = List.copyOf(pending);
+                pending.removeAll(taken);
+                // all in one statement and transaction, and only while some instance listens (wakeup_listener)
+                jdbc.queryForList("SELECT pg_notify(n.channel, n.payload)"
+                        + " FROM unnest(?::text[], ?::text[]) AS n(channel, payload) WHERE wakeup_listened()",
+                        taken.stream().map(Notice::channel).toArray(String[]::new),
+                        taken.stream().map(Notice::payload).toArray(String[]::new));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -125,9 +126,8 @@ public class WorkNotices {
     @PreDestroy
     void stop() throws InterruptedException {
         running = false;
-        synchronized (sent) {
-            sent.notifyAll();
-        }
+        // also out of a wait for a pooled connection
+        sender.interrupt();
         sender.join(5000);
     }
 }

@@ -32,6 +32,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import dev.ingestor.config.ProcessingRedelivery;
+import dev.ingestor.config.ValidationRedelivery;
 import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -101,6 +103,10 @@ class DatabaseOutageChaosTest {
 
     @Autowired
     JdbcTemplate jdbc;
+    @Autowired
+    ValidationRedelivery validationRedelivery;
+    @Autowired
+    ProcessingRedelivery processingRedelivery;
     @LocalServerPort
     int port;
 
@@ -122,6 +128,9 @@ class DatabaseOutageChaosTest {
         // what a commit acknowledged before a kill relies on, as production runs it
         assertThat(jdbc.queryForObject("SHOW fsync", String.class)).isEqualTo("on");
         assertThat(jdbc.queryForObject("SHOW synchronous_commit", String.class)).isEqualTo("on");
+        // the redelivery set above reached the stages (a former name set here once left them at 60 s)
+        assertThat(validationRedelivery.delay()).isEqualTo(Duration.ofMillis(500));
+        assertThat(processingRedelivery.delay()).isEqualTo(Duration.ofMillis(500));
         ExecutorService clients = Executors.newFixedThreadPool(6);
         List<Future<?>> running = new ArrayList<>();
         for (int c = 0; c < 3; c++) {

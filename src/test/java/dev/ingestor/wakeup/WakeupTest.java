@@ -10,6 +10,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -20,6 +23,8 @@ import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -117,6 +122,24 @@ class WakeupTest {
         UUID job = pushOneRecord(port, "wake-2");
 
         assertThat(events.awaitArrival(job, QUICKLY)).as("the event of job %s within %s", job, QUICKLY).isNotNull();
+    }
+
+    @Test
+    void aNewJobIsToldToTheOtherInstancesAfterItsCommit() throws Exception {
+        awaitQuietStages();
+        // another instance's listener, as far as the database can tell
+        try (Connection other = DriverManager.getConnection(TestPostgres.jdbcUrl(DATABASE));
+                Statement listen = other.createStatement()) {
+            listen.execute("LISTEN " + WorkChannels.VALIDATION);
+
+            pushOneRecord(port, "other");
+
+            // a one-record file is validated and processed in one go: no job waits again, so no trigger notifies
+            // this channel; what arrives is WorkNotices' notice, sent after the push's commit
+            PGConnection pg = other.unwrap(PGConnection.class);
+            PGNotification[] got = pg.getNotifications(5000);
+            assertThat(got).as("a notice of the new job on %s", WorkChannels.VALIDATION).isNotEmpty();
+        }
     }
 
     /** The listener listens, and the polls of the start (and of its connect) are over: the next are 30 s away. */
