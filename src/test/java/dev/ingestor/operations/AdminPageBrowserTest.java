@@ -327,8 +327,14 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error)"
                 + " VALUES (?, 'ACME', 'REJECTED', 'ACME:' || repeat('d', 64), ?, 1, 'test', ?)", job, hostile,
                 hostile);
+        // the instance that polls an SFTP server, as its lease names it (an instance id is the operator's text)
+        jdbc.update("INSERT INTO route_leader (route_id, owner, owner_token, since, renewed_at, expires_at)"
+                + " VALUES ('sftp-PAGE', '<b>node-2</b>', gen_random_uuid(), now(), now(), now() + interval '1 hour')"
+                + " ON CONFLICT DO NOTHING");
 
         WebDriverWait wait = open(page);
+        wait.until(d -> d.findElement(By.cssSelector("#sftp-leaders [data-route='sftp-PAGE']")).getText()
+                .equals("PAGE \u2192 <b>node-2</b>"));
         By jobRow = By.cssSelector("#jobs tbody tr[data-job='" + job + "']");
         wait.until(d -> d.findElement(jobRow).getText().contains(hostile));
         tab(page, "intake");
@@ -344,6 +350,7 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         assertThat(page.findElements(By.tagName("img"))).isEmpty();
         assertThat(page.findElements(By.tagName("b"))).isEmpty();
         assertThat(ExpectedConditions.alertIsPresent().apply(page)).isNull();
+        jdbc.update("DELETE FROM route_leader WHERE route_id = 'sftp-PAGE'");
     }
 
     @Test
