@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
+import dev.ingestor.support.LiveEvents;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.MethodOrderer;
@@ -50,6 +51,12 @@ class PipelineBenchmark {
 
     private static final Path WORK = work();
     private static final Path INBOX = WORK.resolve("inbox");
+    /**
+     * A consumer reading the items topic while the run goes on, on the same cores, as an installation has one
+     * (-Dbench.live-consumer=false: none, the relay alone with the broker).
+     */
+    private static final boolean LIVE_CONSUMER = Boolean
+            .parseBoolean(System.getProperty("bench.live-consumer", "true"));
 
     @Autowired
     JdbcTemplate jdbc;
@@ -229,6 +236,7 @@ class PipelineBenchmark {
         MachineStats before = MachineStats.now();
         ThreadCpu threadsBefore = ThreadCpu.now();
         long rowsBefore = rowsWritten();
+        LiveEvents live = LIVE_CONSUMER ? new LiveEvents("ingestor.items") : null;
         long start = System.nanoTime();
         Path acme = Files.createDirectories(INBOX.resolve("ACME"));
         for (Path file : files) {
@@ -236,6 +244,17 @@ class PipelineBenchmark {
         }
         long completed = awaitCompleted(files.size(), Duration.ofMillis(200));
         long published = awaitPublished(Duration.ofMillis(200));
+        String consumed = "no live consumer (-Dbench.live-consumer=false)";
+        if (live != null) {
+            try (live) {
+                await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> live.eventsRead() >= records);
+                double toRead = (live.lastArrival() - start) / 1e9;
+                consumed = String.format(java.util.Locale.ROOT, "a live consumer (one, in this JVM, reading as events"
+                        + " arrived) read all %,d after %.1f s (%,.0f records/s end to end)", live.eventsRead(),
+                        toRead, records / toRead);
+            }
+        }
         long events = jdbc.queryForObject("SELECT count(*) FROM outbox_published", Long.class);
         if (events != records) {
             throw new IllegalStateException(events + " events published, " + records + " expected");
@@ -252,6 +271,7 @@ class PipelineBenchmark {
                         + " (sum of the pools' peaks %,d MiB; max heap %,d MiB)",
                 name, records, toCompleted, records / toCompleted, toPublished, records / toPublished,
                 sampled.get() / (1024 * 1024), peak / (1024 * 1024), Runtime.getRuntime().maxMemory() / (1024 * 1024));
+        line += System.lineSeparator() + "  " + consumed;
         line += System.lineSeparator() + "  " + MachineStats.between(before, after);
         line += System.lineSeparator() + "  " + ThreadCpu.perUnit(threadsBefore, threadsAfter, records, "record");
         double rows = (rowsWritten() - rowsBefore) / (double) records;

@@ -22,6 +22,8 @@ public final class LiveEvents implements AutoCloseable {
 
     private final KafkaConsumer<String, String> consumer;
     private final Map<UUID, Long> arrivals = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long lastArrival;
     private final Thread reader;
     private volatile boolean open = true;
 
@@ -54,6 +56,8 @@ public final class LiveEvents implements AutoCloseable {
                     if (job.find()) {
                         arrivals.putIfAbsent(UUID.fromString(job.group(1)), now);
                     }
+                    lastArrival = now;
+                    read.incrementAndGet();
                 }
             } catch (org.apache.kafka.common.errors.WakeupException closing) {
                 return;
@@ -64,6 +68,16 @@ public final class LiveEvents implements AutoCloseable {
     /** When the first event of {@code jobId} arrived ({@link System#nanoTime()}), or null. */
     public Long arrival(UUID jobId) {
         return arrivals.get(jobId);
+    }
+
+    /** How many events were read since the start (from the topic's end then). */
+    public long eventsRead() {
+        return read.get();
+    }
+
+    /** When the last event read arrived ({@link System#nanoTime()}), or 0 before the first. */
+    public long lastArrival() {
+        return lastArrival;
     }
 
     /** How many jobs have an event here. */
