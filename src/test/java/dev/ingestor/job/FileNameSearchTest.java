@@ -17,19 +17,18 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  */
 class FileNameSearchTest {
 
-    private static final JobQuery RARE_PART = new JobQuery(null, null, null, null, "4242.csv", 0, 50, null, false);
+    /**
+     * One name of 200,000 holds it: ANALYZE's histogram of file names (a sample) then holds it in about one run in two
+     * thousand, so the planner's estimate stays "few" and its choice the index.
+     */
+    private static final JobQuery RARE_PART = new JobQuery(null, null, null, null, "E-4242.CSV", 0, 50, null, false);
 
     @Test
     void aSearchByPartOfAFileNameReadsTheTrigramIndex() {
         JdbcTemplate jdbc = migrated("file_name_search_" + System.nanoTime(), null);
         insertJobs(jdbc, 200_000);
 
-        List<String> names = search(jdbc);
-        assertThat(names).containsExactlyInAnyOrder("file-4242.csv", "file-14242.csv", "file-24242.csv",
-                "file-34242.csv", "file-44242.csv", "file-54242.csv", "file-64242.csv", "file-74242.csv",
-                "file-84242.csv", "file-94242.csv", "file-104242.csv", "file-114242.csv", "file-124242.csv",
-                "file-134242.csv", "file-144242.csv", "file-154242.csv", "file-164242.csv", "file-174242.csv",
-                "file-184242.csv", "file-194242.csv");
+        assertThat(search(jdbc)).as("case ignored").containsExactly("file-4242.csv");
         // the matches found through the index, not the table read in list order until a page is full
         assertThat(plan(jdbc)).contains("import_job_file_name_trigrams").doesNotContain("Seq Scan");
     }
@@ -63,7 +62,7 @@ class FileNameSearchTest {
                 .isZero();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_indexes WHERE indexname = ?", Long.class,
                 "import_job_file_name_trigrams")).isZero();
-        assertThat(search(jdbc)).containsExactlyInAnyOrder("file-4242.csv", "file-14242.csv");
+        assertThat(search(jdbc)).containsExactly("file-4242.csv");
     }
 
     private static JdbcTemplate migrated(String database, String user) {

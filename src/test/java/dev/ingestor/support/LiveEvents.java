@@ -32,16 +32,21 @@ public final class LiveEvents implements AutoCloseable {
         consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", TestKafka.bootstrapServers(), "group.id",
                 "live-" + UUID.randomUUID(), "auto.offset.reset", "latest", "enable.auto.commit", "false",
                 "fetch.max.wait.ms", "10"), new StringDeserializer(), new StringDeserializer());
-        consumer.subscribe(List.of(topic));
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (consumer.assignment().isEmpty()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("no partition of " + topic + " assigned within 60 s");
+        try {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (consumer.assignment().isEmpty()) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("no partition of " + topic + " assigned within 60 s");
+                }
+                consumer.poll(Duration.ofMillis(100));
             }
-            consumer.poll(Duration.ofMillis(100));
+            consumer.seekToEnd(consumer.assignment());
+            consumer.assignment().forEach(consumer::position);
+        } catch (RuntimeException e) {
+            consumer.close();
+            throw e;
         }
-        consumer.seekToEnd(consumer.assignment());
-        consumer.assignment().forEach(consumer::position);
         reader = new Thread(this::read, "live-events-" + topic);
         reader.setDaemon(true);
         reader.start();
@@ -61,6 +66,10 @@ public final class LiveEvents implements AutoCloseable {
                 }
             } catch (org.apache.kafka.common.errors.WakeupException closing) {
                 return;
+            } catch (RuntimeException e) {
+                // a reader that died would look like events that never came: say why
+                System.err.println("live events reader stopped: " + e);
+                return;
             }
         }
     }
@@ -70,7 +79,7 @@ public final class LiveEvents implements AutoCloseable {
         return arrivals.get(jobId);
     }
 
-    /** How many events were read since the start (from the topic's end then). */
+    /** How many records were read since the start (from the topic's end then; an event sent twice counts twice). */
     public long eventsRead() {
         return read.get();
     }
