@@ -90,6 +90,7 @@ async function refresh() {
     const throughput = await api('GET', '/throughput?minutes=60');
     // the alarm is for what is new: the list keeps every failure until its retention, dealt with or not
     renderTiles(overview, throughput.items.reduce((sum, minute) => sum + minute.intakeFailures, 0));
+    renderSftpLeaders(overview);
     renderRetrySuppliers(overview);
     renderThroughput(throughput);
     await loadJobs();
@@ -121,6 +122,22 @@ function renderTiles(overview, intakeFailures) {
   tile('intake failures, last hour', intakeFailures, true, 'intake');
   STATES.filter((s) => s !== 'FAILED').forEach((s) => tile(s, overview.states[s] || 0, false, s));
   tile('outbox backlog', overview.outboxPending, false, 'outbox');
+}
+
+/** Which instance polls each supplier's SFTP server (one at a time; none during a takeover). */
+function renderSftpLeaders(overview) {
+  const line = $('sftp-leaders');
+  clear(line);
+  const leaders = overview.sftpLeaders || [];
+  if (leaders.length === 0) { return; }
+  line.appendChild(element('span', 'SFTP polled by: '));
+  leaders.forEach((lease, i) => {
+    const who = element('span', lease.routeId.replace(/^sftp-/, '') + ' \u2192 ' + lease.owner, 'leader');
+    who.dataset.route = lease.routeId;
+    who.title = 'since ' + lease.since + ', lease until ' + lease.expiresAt;
+    if (i > 0) { line.appendChild(document.createTextNode(', ')); }
+    line.appendChild(who);
+  });
 }
 
 function renderRetrySuppliers(overview) {

@@ -122,7 +122,8 @@ public class ImportJobStore {
     /**
      * The page of {@code query}: one row more than the page, so the caller knows whether more follow. Each filter
      * the lists offer has an index that ends in (received_at DESC, id DESC) (V17), so the page is read from where
-     * the cursor is; a part of a file name ({@code search}) is checked on the rows read in that order.
+     * the cursor is; a part of a file name ({@code search}) is found through the trigram index of V20 when its
+     * matches are few, checked on the rows read in list order when they are many (the planner's choice).
      */
     static Statement page(JobQuery query) {
         Statement filtered = filtered(query);

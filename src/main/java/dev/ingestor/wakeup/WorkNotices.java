@@ -97,6 +97,10 @@ public class WorkNotices {
                     }
                 }
                 List<Notice> taken = List.copyOf(pending);
+                if (taken.isEmpty()) {
+                    // woken to stop
+                    continue;
+                }
                 pending.removeAll(taken);
                 // all in one statement and transaction, and only while some instance listens (wakeup_listener)
                 jdbc.queryForList("SELECT pg_notify(n.channel, n.payload)"

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
+import dev.ingestor.support.LiveEvents;
 import dev.ingestor.support.TestKafka;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.MethodOrderer;
@@ -50,6 +51,12 @@ class PipelineBenchmark {
 
     private static final Path WORK = work();
     private static final Path INBOX = WORK.resolve("inbox");
+    /**
+     * A consumer reading the items topic while the run goes on, on the same cores, as an installation has one
+     * (-Dbench.live-consumer=false: none, the relay alone with the broker).
+     */
+    private static final boolean LIVE_CONSUMER = Boolean
+            .parseBoolean(System.getProperty("bench.live-consumer", "true"));
 
     @Autowired
     JdbcTemplate jdbc;
@@ -126,7 +133,8 @@ class PipelineBenchmark {
 
     private void emptyTables() {
         jdbc.execute(
-                "TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox, dead_letter");
+                "TRUNCATE import_job, content_key, file_claim, job_record, item, item_version, outbox,"
+                        + " outbox_published, dead_letter");
     }
 
     /**
@@ -215,6 +223,13 @@ class PipelineBenchmark {
     }
 
     private void run(String name, List<Path> files, long records) throws Exception {
+        // joined before the figures start: its group join is not the pipeline's
+        try (LiveEvents live = LIVE_CONSUMER ? new LiveEvents("ingestor.items") : null) {
+            run(name, files, records, live);
+        }
+    }
+
+    private void run(String name, List<Path> files, long records, LiveEvents live) throws Exception {
         System.gc();
         List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
                 .filter(p -> p.getType() == MemoryType.HEAP).toList();
@@ -236,6 +251,15 @@ class PipelineBenchmark {
         }
         long completed = awaitCompleted(files.size(), Duration.ofMillis(200));
         long published = awaitPublished(Duration.ofMillis(200));
+        String consumed = "no live consumer (-Dbench.live-consumer=false)";
+        if (live != null) {
+            await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> live.eventsRead() >= records);
+            double toRead = (live.lastArrival() - start) / 1e9;
+            consumed = String.format(java.util.Locale.ROOT, "a live consumer (one, in this JVM, reading as events"
+                    + " arrived) read all %,d after %.1f s (%,.0f records/s end to end)", live.eventsRead(), toRead,
+                    records / toRead);
+        }
         long events = jdbc.queryForObject("SELECT count(*) FROM outbox_published", Long.class);
         if (events != records) {
             throw new IllegalStateException(events + " events published, " + records + " expected");
@@ -252,6 +276,7 @@ class PipelineBenchmark {
                         + " (sum of the pools' peaks %,d MiB; max heap %,d MiB)",
                 name, records, toCompleted, records / toCompleted, toPublished, records / toPublished,
                 sampled.get() / (1024 * 1024), peak / (1024 * 1024), Runtime.getRuntime().maxMemory() / (1024 * 1024));
+        line += System.lineSeparator() + "  " + consumed;
         line += System.lineSeparator() + "  " + MachineStats.between(before, after);
         line += System.lineSeparator() + "  " + ThreadCpu.perUnit(threadsBefore, threadsAfter, records, "record");
         double rows = (rowsWritten() - rowsBefore) / (double) records;

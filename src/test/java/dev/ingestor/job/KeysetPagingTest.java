@@ -133,8 +133,8 @@ class KeysetPagingTest extends IngestorTestSupport {
     /**
      * Over a table of a few hundred thousand jobs (generate_series) every filter of the job list reads its page
      * through an index: no plan of a page reads import_job whole (Seq Scan) or sorts (the index gives the order, so a
-     * page stops after its rows). A search for a part of a file name is left out: no btree serves ILIKE '%part%'
-     * (docs/design.md, Counting and paging).
+     * page stops after its rows). A search for a part of a file name is left out: no btree serves ILIKE '%part%', a
+     * trigram index does ({@link FileNameSearchTest}; docs/design.md, Counting and paging).
      */
     @Test
     void aPageIsReadThroughAnIndexWhateverTheFilters() {

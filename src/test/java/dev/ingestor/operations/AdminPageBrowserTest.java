@@ -327,23 +327,33 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error)"
                 + " VALUES (?, 'ACME', 'REJECTED', 'ACME:' || repeat('d', 64), ?, 1, 'test', ?)", job, hostile,
                 hostile);
+        // the instance that polls an SFTP server, as its lease names it (an instance id is the operator's text)
+        jdbc.update("INSERT INTO route_leader (route_id, owner, owner_token, since, renewed_at, expires_at)"
+                + " VALUES ('sftp-PAGE', '<b>node-2</b>', gen_random_uuid(), now(), now(), now() + interval '1 hour')"
+                + " ON CONFLICT DO NOTHING");
 
-        WebDriverWait wait = open(page);
-        By jobRow = By.cssSelector("#jobs tbody tr[data-job='" + job + "']");
-        wait.until(d -> d.findElement(jobRow).getText().contains(hostile));
-        tab(page, "intake");
-        wait.until(d -> d.findElement(By.id("intake")).getText().contains(hostile));
-        tab(page, "jobs");
-        wait.until(d -> {
-            d.findElement(jobRow).click();
-            return true;
-        });
-        wait.until(d -> d.findElement(By.id("detail-fields")).getText().contains(hostile));
-        screenshot("admin-page-hostile-name.png");
-        // no element was made of the name, and no script ran
-        assertThat(page.findElements(By.tagName("img"))).isEmpty();
-        assertThat(page.findElements(By.tagName("b"))).isEmpty();
-        assertThat(ExpectedConditions.alertIsPresent().apply(page)).isNull();
+        try {
+            WebDriverWait wait = open(page);
+            wait.until(d -> d.findElement(By.cssSelector("#sftp-leaders [data-route='sftp-PAGE']")).getText()
+                    .equals("PAGE \u2192 <b>node-2</b>"));
+            By jobRow = By.cssSelector("#jobs tbody tr[data-job='" + job + "']");
+            wait.until(d -> d.findElement(jobRow).getText().contains(hostile));
+            tab(page, "intake");
+            wait.until(d -> d.findElement(By.id("intake")).getText().contains(hostile));
+            tab(page, "jobs");
+            wait.until(d -> {
+                d.findElement(jobRow).click();
+                return true;
+            });
+            wait.until(d -> d.findElement(By.id("detail-fields")).getText().contains(hostile));
+            screenshot("admin-page-hostile-name.png");
+            // no element was made of the name, and no script ran
+            assertThat(page.findElements(By.tagName("img"))).isEmpty();
+            assertThat(page.findElements(By.tagName("b"))).isEmpty();
+            assertThat(ExpectedConditions.alertIsPresent().apply(page)).isNull();
+        } finally {
+            jdbc.update("DELETE FROM route_leader WHERE route_id = 'sftp-PAGE'");
+        }
     }
 
     @Test

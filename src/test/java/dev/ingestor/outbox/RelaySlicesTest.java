@@ -175,6 +175,35 @@ class RelaySlicesTest extends IngestorTestSupport {
         awaitDrained(topic, Duration.ofSeconds(90));
     }
 
+    /**
+     * While events flow every slice has some: a relay's take then asks the outbox about one slice, the first free
+     * one in order, not about every free slice (under a large file that was 20 ms a round, past the events the
+     * relays had deleted since the last vacuum).
+     */
+    @Test
+    void aTakeAsksTheOutboxAboutTheFirstFreeSliceOnly() {
+        String topic = "probe-" + UUID.randomUUID();
+        List<OutboxWriter.Event> events = new ArrayList<>();
+        for (int k = 0; k < 2000; k++) {
+            UUID id = UUID.randomUUID();
+            events.add(new OutboxWriter.Event(id, "key-" + k, "{\"event_id\":\"" + id + "\"}"));
+        }
+        transactions.executeWithoutResult(status -> writer.write(topic, events));
+        // the lease rows of the topic's slices, made by a first take (no relay route serves this topic)
+        assertThat(store.take(topic, "probe/1")).isNotNull();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_lease WHERE topic = ? AND NOT EXISTS"
+                + " (SELECT 1 FROM outbox o WHERE o.topic = outbox_lease.topic AND o.slice = outbox_lease.slice)",
+                Long.class, topic)).as("every slice has events").isZero();
+
+        List<String> plan = transactions.execute(status -> {
+            status.setRollbackOnly();
+            return jdbc.queryForList("EXPLAIN (ANALYZE, COSTS OFF) " + OutboxStore.TAKE_SLICE, String.class,
+                    "probe/2", 30.0, topic);
+        });
+        String probe = plan.stream().filter(line -> line.contains("on outbox o")).findFirst().orElseThrow();
+        assertThat(probe).as(String.join("\n", plan)).contains("loops=1)");
+    }
+
     private boolean leaseHeld(String topic) {
         return jdbc.queryForObject("SELECT count(*) FROM outbox_lease WHERE topic = ? AND expires_at > now()",
                 Long.class, topic) == 1;

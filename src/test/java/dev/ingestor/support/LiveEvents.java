@@ -22,6 +22,8 @@ public final class LiveEvents implements AutoCloseable {
 
     private final KafkaConsumer<String, String> consumer;
     private final Map<UUID, Long> arrivals = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong read = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long lastArrival;
     private final Thread reader;
     private volatile boolean open = true;
 
@@ -30,16 +32,21 @@ public final class LiveEvents implements AutoCloseable {
         consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", TestKafka.bootstrapServers(), "group.id",
                 "live-" + UUID.randomUUID(), "auto.offset.reset", "latest", "enable.auto.commit", "false",
                 "fetch.max.wait.ms", "10"), new StringDeserializer(), new StringDeserializer());
-        consumer.subscribe(List.of(topic));
-        long deadline = System.currentTimeMillis() + 60_000;
-        while (consumer.assignment().isEmpty()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("no partition of " + topic + " assigned within 60 s");
+        try {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (consumer.assignment().isEmpty()) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("no partition of " + topic + " assigned within 60 s");
+                }
+                consumer.poll(Duration.ofMillis(100));
             }
-            consumer.poll(Duration.ofMillis(100));
+            consumer.seekToEnd(consumer.assignment());
+            consumer.assignment().forEach(consumer::position);
+        } catch (RuntimeException e) {
+            consumer.close();
+            throw e;
         }
-        consumer.seekToEnd(consumer.assignment());
-        consumer.assignment().forEach(consumer::position);
         reader = new Thread(this::read, "live-events-" + topic);
         reader.setDaemon(true);
         reader.start();
@@ -54,8 +61,14 @@ public final class LiveEvents implements AutoCloseable {
                     if (job.find()) {
                         arrivals.putIfAbsent(UUID.fromString(job.group(1)), now);
                     }
+                    lastArrival = now;
+                    read.incrementAndGet();
                 }
             } catch (org.apache.kafka.common.errors.WakeupException closing) {
+                return;
+            } catch (RuntimeException e) {
+                // a reader that died would look like events that never came: say why
+                System.err.println("live events reader stopped: " + e);
                 return;
             }
         }
@@ -64,6 +77,16 @@ public final class LiveEvents implements AutoCloseable {
     /** When the first event of {@code jobId} arrived ({@link System#nanoTime()}), or null. */
     public Long arrival(UUID jobId) {
         return arrivals.get(jobId);
+    }
+
+    /** How many records were read since the start (from the topic's end then; an event sent twice counts twice). */
+    public long eventsRead() {
+        return read.get();
+    }
+
+    /** When the last event read arrived ({@link System#nanoTime()}), or 0 before the first. */
+    public long lastArrival() {
+        return lastArrival;
     }
 
     /** How many jobs have an event here. */

@@ -1,0 +1,98 @@
+package dev.ingestor.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import dev.ingestor.support.TestPostgres;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * A search by part of a file name ({@code q=...}) is served by the trigram index of V20 where pg_trgm may be
+ * created, wherever the extension lives; where it may not, the migrations still succeed and the search still answers,
+ * unindexed. Each case on a database of its own, migrated by Flyway as the application migrates it.
+ */
+class FileNameSearchTest {
+
+    /**
+     * One name of 200,000 holds it: ANALYZE's histogram of file names (a sample) then holds it in about one run in two
+     * thousand, so the planner's estimate stays "few" and its choice the index.
+     */
+    private static final JobQuery RARE_PART = new JobQuery(null, null, null, null, "E-4242.CSV", 0, 50, null, false);
+
+    @Test
+    void aSearchByPartOfAFileNameReadsTheTrigramIndex() {
+        JdbcTemplate jdbc = migrated("file_name_search_" + System.nanoTime(), null);
+        insertJobs(jdbc, 200_000);
+
+        assertThat(search(jdbc)).as("case ignored").containsExactly("file-4242.csv");
+        // the matches found through the index, not the table read in list order until a page is full
+        assertThat(plan(jdbc)).contains("import_job_file_name_trigrams").doesNotContain("Seq Scan");
+    }
+
+    @Test
+    void theExtensionInASchemaOfItsOwnServesTheIndexToo() {
+        String database = "file_name_search_schema_" + System.nanoTime();
+        JdbcTemplate admin = new JdbcTemplate(new DriverManagerDataSource(TestPostgres.jdbcUrl(database)));
+        admin.execute("CREATE SCHEMA extensions");
+        admin.execute("CREATE EXTENSION pg_trgm SCHEMA extensions");
+
+        JdbcTemplate jdbc = migrated(database, null);
+
+        assertThat(jdbc.queryForObject("SELECT indexdef FROM pg_indexes WHERE indexname = ?", String.class,
+                "import_job_file_name_trigrams")).contains("extensions.gin_trgm_ops");
+    }
+
+    @Test
+    void withoutTheRightToCreateTheExtensionTheMigrationsStillSucceedAndTheSearchAnswers() {
+        String database = "file_name_search_no_trgm_" + System.nanoTime();
+        String role = "no_extensions_" + System.nanoTime();
+        JdbcTemplate admin = new JdbcTemplate(new DriverManagerDataSource(TestPostgres.jdbcUrl(database)));
+        // may create tables in public, but not extensions in the database (no CREATE on it)
+        admin.execute("CREATE ROLE " + role + " LOGIN");
+        admin.execute("GRANT CREATE, USAGE ON SCHEMA public TO " + role);
+
+        JdbcTemplate jdbc = migrated(database, role);
+        insertJobs(jdbc, 20_000);
+
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'", Long.class))
+                .isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_indexes WHERE indexname = ?", Long.class,
+                "import_job_file_name_trigrams")).isZero();
+        assertThat(search(jdbc)).containsExactly("file-4242.csv");
+    }
+
+    private static JdbcTemplate migrated(String database, String user) {
+        String url = TestPostgres.jdbcUrl(database);
+        DriverManagerDataSource dataSource = user == null
+                ? new DriverManagerDataSource(url)
+                : new DriverManagerDataSource(url.replaceFirst("user=[^&]*", "user=" + user));
+        Flyway.configure().dataSource(dataSource).load().migrate();
+        return new JdbcTemplate(dataSource);
+    }
+
+    private static void insertJobs(JdbcTemplate jdbc, int jobs) {
+        jdbc.update("""
+                INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, received_at,
+                                        updated_at)
+                SELECT gen_random_uuid(), 'ACME', 'COMPLETED', 'K:' || md5(n::text) || md5(n::text),
+                       'file-' || n || '.csv', 1, 'test', 'r-' || n,
+                       timestamptz '2025-11-26' + n * interval '1 minute', timestamptz '2025-11-26'
+                FROM generate_series(1, ?) n""", jobs);
+        jdbc.execute("ANALYZE import_job");
+    }
+
+    private static List<String> search(JdbcTemplate jdbc) {
+        ImportJobStore.Statement page = ImportJobStore.page(RARE_PART);
+        return jdbc.queryForList(page.sql().replaceFirst("SELECT .*? FROM", "SELECT file_name FROM"), String.class,
+                page.args().toArray());
+    }
+
+    private static String plan(JdbcTemplate jdbc) {
+        ImportJobStore.Statement page = ImportJobStore.page(RARE_PART);
+        return String.join("\n", jdbc.queryForList("EXPLAIN " + page.sql(), String.class, page.args().toArray()));
+    }
+}
