@@ -1,5 +1,6 @@
 package dev.ingestor.job;
 
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -15,7 +16,10 @@ import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.ingestor.config.RecordFormat;
 import dev.ingestor.wakeup.WorkChannels;
 import dev.ingestor.wakeup.WorkNotices;
+import org.postgresql.PGStatement;
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementCreator;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Component;
 
@@ -103,16 +107,38 @@ public class ImportJobStore {
 
     public JobPage list(JobQuery query) {
         Statement filtered = filtered(query);
-        Long total = query.counted()
-                ? jdbc.queryForObject("SELECT count(*) FROM import_job" + filtered.sql(), Long.class,
-                        filtered.args().toArray())
-                : null;
+        Long total = query.counted() ? count(query, filtered) : null;
         Statement page = page(query);
-        List<ImportJob> rows = jdbc.query(page.sql(), JOB, page.args().toArray());
+        List<ImportJob> rows = query.search() == null
+                ? jdbc.query(page.sql(), JOB, page.args().toArray())
+                : jdbc.query(plannedForItsValues(page), JOB);
         boolean more = rows.size() > query.size();
         List<ImportJob> items = more ? rows.subList(0, query.size()) : rows;
         String next = more ? cursorOf(items.get(items.size() - 1)).text() : null;
         return new JobPage(items, query.counted() ? query.page() : null, query.size(), total, more, next);
+    }
+
+    private Long count(JobQuery query, Statement filtered) {
+        Statement count = new Statement("SELECT count(*) FROM import_job" + filtered.sql(), filtered.args());
+        if (query.search() == null) {
+            return jdbc.queryForObject(count.sql(), Long.class, count.args().toArray());
+        }
+        return jdbc.query(plannedForItsValues(count), (ResultSet rs) -> rs.next() ? rs.getLong(1) : 0L);
+    }
+
+    /**
+     * A search, planned for its own values each time it runs. The driver prepares a statement on the server after a
+     * few runs on a connection, and PostgreSQL may then plan it once for any value: such a plan cannot use the
+     * key-prefix index (a LIKE pattern must be known to become an index range), so it reads jobs in list order past
+     * every one that does not match, a year of them for a rare part, instead of the trigram index's matches.
+     */
+    private static PreparedStatementCreator plannedForItsValues(Statement statement) {
+        return connection -> {
+            PreparedStatement prepared = connection.prepareStatement(statement.sql());
+            prepared.unwrap(PGStatement.class).setPrepareThreshold(0);
+            new ArgumentPreparedStatementSetter(statement.args().toArray()).setValues(prepared);
+            return prepared;
+        };
     }
 
     /** An SQL text and its arguments in order. */

@@ -9,6 +9,7 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * A search by part of a file name ({@code q=...}) is served by the trigram index of V20 where pg_trgm may be
@@ -31,6 +32,38 @@ class FileNameSearchTest {
         assertThat(search(jdbc)).as("case ignored").containsExactly("file-4242.csv");
         // the matches found through the index, not the table read in list order until a page is full
         assertThat(plan(jdbc)).contains("import_job_file_name_trigrams").doesNotContain("Seq Scan");
+    }
+
+    /**
+     * The store's search is planned for its values every time: run on one connection far past the driver's
+     * threshold for preparing a statement on the server, it is never prepared there, so PostgreSQL never plans it
+     * once for any value (a plan that reads the jobs in list order: no index range from an unknown LIKE pattern).
+     */
+    @Test
+    void theStoresSearchIsNeverPlannedOnceForAnyValue() {
+        String url = TestPostgres.jdbcUrl("file_name_search_plans_" + System.nanoTime());
+        Flyway.configure().dataSource(new DriverManagerDataSource(url)).load().migrate();
+        SingleConnectionDataSource connection = new SingleConnectionDataSource(url, true);
+        try {
+            JdbcTemplate jdbc = new JdbcTemplate(connection);
+            insertJobs(jdbc, 1_000);
+            ImportJobStore store = new ImportJobStore(jdbc, null);
+            JobQuery search = new JobQuery(null, null, null, null, "E-42.CSV", 0, 50, null, false);
+            JobQuery counted = new JobQuery(null, null, null, null, "E-42.CSV", 0, 50, null, true);
+            for (int run = 0; run < 12; run++) {
+                assertThat(store.list(search).items()).extracting(ImportJob::fileName).containsExactly("file-42.csv");
+                assertThat(store.list(counted).total()).isEqualTo(1);
+            }
+            // a list without a search may be prepared on the server: its filters are index ranges for any value
+            for (int run = 0; run < 12; run++) {
+                store.list(new JobQuery("ACME", null, null, null, null, 0, 50, null, false));
+            }
+            assertThat(jdbc.queryForList("SELECT statement FROM pg_prepared_statements", String.class))
+                    .noneMatch(statement -> statement.contains("ILIKE"))
+                    .anyMatch(statement -> statement.contains("FROM import_job"));
+        } finally {
+            connection.destroy();
+        }
     }
 
     @Test
