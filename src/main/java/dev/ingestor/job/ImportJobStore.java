@@ -109,9 +109,7 @@ public class ImportJobStore {
         Statement filtered = filtered(query);
         Long total = query.counted() ? count(query, filtered) : null;
         Statement page = page(query);
-        List<ImportJob> rows = query.search() == null
-                ? jdbc.query(page.sql(), JOB, page.args().toArray())
-                : jdbc.query(plannedForItsValues(page), JOB);
+        List<ImportJob> rows = jdbc.query(prepared(query, page), JOB);
         boolean more = rows.size() > query.size();
         List<ImportJob> items = more ? rows.subList(0, query.size()) : rows;
         String next = more ? cursorOf(items.get(items.size() - 1)).text() : null;
@@ -120,22 +118,22 @@ public class ImportJobStore {
 
     private Long count(JobQuery query, Statement filtered) {
         Statement count = new Statement("SELECT count(*) FROM import_job" + filtered.sql(), filtered.args());
-        if (query.search() == null) {
-            return jdbc.queryForObject(count.sql(), Long.class, count.args().toArray());
-        }
-        return jdbc.query(plannedForItsValues(count), (ResultSet rs) -> rs.next() ? rs.getLong(1) : 0L);
+        return jdbc.query(prepared(query, count), (ResultSet rs) -> rs.next() ? rs.getLong(1) : 0L);
     }
 
     /**
-     * A search, planned for its own values each time it runs. The driver prepares a statement on the server after a
-     * few runs on a connection, and PostgreSQL may then plan it once for any value: such a plan cannot use the
-     * key-prefix index (a LIKE pattern must be known to become an index range), so it reads jobs in list order past
-     * every one that does not match, a year of them for a rare part, instead of the trigram index's matches.
+     * {@code statement} of {@code query}'s list. A search is planned for its own values each time it runs: the driver
+     * prepares a statement on the server after a few runs on a connection, and PostgreSQL may then plan it once for
+     * any value, a plan that cannot use the key-prefix index (a LIKE pattern must be known to become an index range),
+     * so it reads jobs in list order past every one that does not match, a year of them for a rare part, instead of
+     * the trigram index's matches. The other filters are index ranges for any value, so their lists may be prepared.
      */
-    private static PreparedStatementCreator plannedForItsValues(Statement statement) {
+    private static PreparedStatementCreator prepared(JobQuery query, Statement statement) {
         return connection -> {
             PreparedStatement prepared = connection.prepareStatement(statement.sql());
-            prepared.unwrap(PGStatement.class).setPrepareThreshold(0);
+            if (query.search() != null) {
+                prepared.unwrap(PGStatement.class).setPrepareThreshold(0);
+            }
             new ArgumentPreparedStatementSetter(statement.args().toArray()).setValues(prepared);
             return prepared;
         };

@@ -41,9 +41,9 @@ class FileNameSearchTest {
      */
     @Test
     void theStoresSearchIsNeverPlannedOnceForAnyValue() {
-        String url = TestPostgres.jdbcUrl("file_name_search_plans_" + System.nanoTime());
-        Flyway.configure().dataSource(new DriverManagerDataSource(url)).load().migrate();
-        SingleConnectionDataSource connection = new SingleConnectionDataSource(url, true);
+        String database = "file_name_search_plans_" + System.nanoTime();
+        migrated(database, null);
+        SingleConnectionDataSource connection = new SingleConnectionDataSource(TestPostgres.jdbcUrl(database), true);
         try {
             JdbcTemplate jdbc = new JdbcTemplate(connection);
             insertJobs(jdbc, 1_000);
