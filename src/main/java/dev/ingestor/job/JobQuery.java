@@ -23,13 +23,27 @@ public record JobQuery(String supplier, JobState state, Instant receivedSince, I
         if (size < 1 || size > MAX_SIZE) {
             throw new IllegalArgumentException("size must be between 1 and " + MAX_SIZE + ", was " + size);
         }
-        if (search != null && search.length() > MAX_SEARCH) {
-            throw new IllegalArgumentException(
-                    "q must be at most " + MAX_SEARCH + " characters, was " + search.length());
+        String refusal = searchRefusal(search);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
         }
         if (after != null && page > 0) {
             throw new IllegalArgumentException("give either after (the cursor of the page before) or page, not both");
         }
+    }
+
+    /**
+     * Why {@code search} cannot be searched for, or null when it can: longer than {@link #MAX_SEARCH}, or holding a
+     * NUL, which PostgreSQL's text cannot hold (the statement would fail).
+     */
+    public static String searchRefusal(String search) {
+        if (search == null) {
+            return null;
+        }
+        if (search.length() > MAX_SEARCH) {
+            return "q must be at most " + MAX_SEARCH + " characters, was " + search.length();
+        }
+        return search.indexOf('\0') >= 0 ? "q must not contain a NUL character (U+0000)" : null;
     }
 
     public JobQuery(String supplier, JobState state, Instant receivedSince, Instant receivedBefore, String search,

@@ -121,9 +121,9 @@ public class AdminApi {
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
         String search = blankToNull(q);
-        if (search != null && search.length() > JobQuery.MAX_SEARCH) {
-            throw QueryParams
-                    .invalid("q must be at most " + JobQuery.MAX_SEARCH + " characters, was " + search.length());
+        String refusal = JobQuery.searchRefusal(search);
+        if (refusal != null) {
+            throw QueryParams.invalid(refusal);
         }
         boolean numbered = QueryParams.byPageNumber(page, after);
         JobPage result = jobs.list(new JobQuery(blankToNull(supplier), QueryParams.state(state),

@@ -321,6 +321,8 @@ class AdminApiTest extends IngestorTestSupport {
         assertThat(firstOfTwo.get("items")).hasSize(1);
 
         assertProblem(admin("GET", "/jobs?q=" + "x".repeat(201)), 400, "q must be at most 200 characters");
+        // PostgreSQL's text cannot hold a NUL: refused by name, not a failed statement
+        assertProblem(admin("GET", "/jobs?q=a%00b"), 400, "q must not contain a NUL character");
     }
 
     static String enc(String s) {
