@@ -259,6 +259,39 @@ class FrontDoorTest extends IngestorTestSupport {
     }
 
     @Test
+    void aQueryStringNotInUtf8OrAFormBodyIsAnsweredProblemJsonNamingIt() throws Exception {
+        String form = "application/x-www-form-urlencoded";
+        List<Call> calls = List.of(Call.of("GET", "/api/v1/jobs?q=%FF"), Call.of("GET", "/api/v1/admin/jobs?q=%C3%28"),
+                Call.of("GET", "/api/v1/jobs?q=%G1"), Call.of("GET", "/actuator/health?x=%FF"),
+                Call.of("GET", "/admin/index.html?x=%FF"), Call.of("GET", "/api/v1/nothing-here?%FF"),
+                Call.of("GET", "/api/v1/jobs?q=%"),
+                new Call("POST", "/api/v1/suppliers/ACME/files?x=%E2%82", "text/csv", new byte[0]),
+                new Call("POST", "/api/v1/suppliers/ACME/files", form, "a=%FF".getBytes(StandardCharsets.US_ASCII)),
+                new Call("POST", "/api/v1/suppliers/ACME/items", form, "a=1".getBytes(StandardCharsets.US_ASCII)));
+        for (Call call : calls) {
+            boolean admin = call.path().contains("/admin") || call.path().startsWith("/actuator");
+            String head = call.method() + " " + call.path() + " HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: "
+                    + (admin ? ADMIN_KEY : ACME_KEY) + "\r\nAccept: */*\r\nConnection: close"
+                    + (call.body() == null
+                            ? ""
+                            : "\r\nContent-Type: " + call.contentType() + "\r\nContent-Length: "
+                                    + call.body().length);
+            try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
+                String answer = raw.send(head, call.body() == null ? new byte[0] : call.body()).readAnswer();
+                String what = call.method() + " " + call.path() + (call.body() == null ? "" : " " + call.contentType());
+                assertThat(answer).as(what).containsPattern("^HTTP/1.1 (400|415)")
+                        .contains("Content-Type: application/problem+json")
+                        .contains(
+                                form.equals(call.contentType()) ? "x-www-form-urlencoded" : "not percent-encoded UTF-8")
+                        .doesNotContainIgnoringCase("tomcat").doesNotContainIgnoringCase("<html")
+                        .doesNotContain("Exception");
+            }
+        }
+        assertThat(get("/api/v1/jobs?q=%C3%A9t%C3%A9+%E2%82%AC", ACME_KEY).statusCode()).isEqualTo(200);
+        assertThat(get("/api/v1/jobs?q=%FF", null).statusCode()).isEqualTo(401);
+    }
+
+    @Test
     void theAdminPageAnswersHeadLikeGetWithoutAKey() throws Exception {
         assertThat(head("/admin").statusCode()).isEqualTo(302);
         for (String file : List.of("/admin/index.html", "/admin/admin.js", "/admin/admin.css")) {
