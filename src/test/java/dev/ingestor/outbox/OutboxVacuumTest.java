@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -25,9 +26,10 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The outbox is vacuumed between autovacuum's visits once its dead rows pass the setting, and only then; a database
- * user that does not own it is told once, and nothing else changes. Autovacuum is off for the outbox during each test,
- * so what vacuums it here is the instance (PostgreSQL counts a manual vacuum apart from autovacuum's).
+ * The outbox is vacuumed between autovacuum's visits once its dead rows pass the setting, and only then; not again
+ * for rows an open transaction still sees; skipped quietly while another vacuum holds it; a database user that does
+ * not own it is told once, and nothing else changes. Autovacuum is off for the outbox during each test, so what
+ * vacuums it here is the instance (PostgreSQL counts a manual vacuum apart from autovacuum's).
  */
 class OutboxVacuumTest extends IngestorTestSupport {
 
@@ -35,6 +37,8 @@ class OutboxVacuumTest extends IngestorTestSupport {
     OutboxWriter writer;
     @Autowired
     TransactionTemplate transactions;
+    @Autowired
+    DataSource dataSource;
 
     /** The outbox's manual vacuums before the test's own. */
     private long baseline;
@@ -84,9 +88,50 @@ class OutboxVacuumTest extends IngestorTestSupport {
             jdbc.execute("DROP ROLE " + role);
         }
         assertThat(logged.list).filteredOn(e -> e.getFormattedMessage().contains("not vacuumed")).singleElement()
-                .satisfies(e -> assertThat(e.getFormattedMessage()).contains("must own table outbox")
+                .satisfies(e -> assertThat(e.getFormattedMessage()).contains("does not own table outbox")
                         .contains("ingestor.outbox.vacuum-dead-rows=0"));
         assertThat(manualVacuums()).isEqualTo(0);
+    }
+
+    @Test
+    void whileAnotherVacuumHoldsTheOutboxTheCheckSkipsItQuietlyAndVacuumsNextTime() throws Exception {
+        deadRows(3000);
+        OutboxVacuum vacuum = vacuum(jdbc, 1000);
+        Logger log = (Logger) LoggerFactory.getLogger("dev.ingestor.outbox");
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        log.addAppender(logged);
+        try (Connection other = dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            // the lock a VACUUM (autovacuum's, another instance's) holds
+            other.createStatement().execute("LOCK TABLE outbox IN SHARE UPDATE EXCLUSIVE MODE");
+            assertThat(vacuum.vacuumIfNeeded()).isFalse();
+            other.rollback();
+        } finally {
+            log.detachAppender(logged);
+        }
+        assertThat(logged.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+                .isEmpty();
+        assertThat(vacuum.vacuumIfNeeded()).as("the lock given back").isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> manualVacuums() == 1);
+    }
+
+    @Test
+    void deadRowsAnOpenTransactionStillSeesAreNotVacuumedForAgainAndAgain() throws Exception {
+        try (Connection reader = dataSource.getConnection()) {
+            reader.setAutoCommit(false);
+            reader.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            reader.createStatement().execute("SELECT count(*) FROM outbox"); // its snapshot: before the deletes
+            deadRows(3000);
+            OutboxVacuum vacuum = vacuum(jdbc, 1000);
+            assertThat(vacuum.vacuumIfNeeded()).isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> manualVacuums() == 1);
+            assertThat(stat("n_dead_tup")).as("still seen by the open transaction").isGreaterThanOrEqualTo(3000);
+            assertThat(vacuum.vacuumIfNeeded()).as("what the last vacuum left, no more than the setting").isFalse();
+            assertThat(vacuum.vacuumIfNeeded()).isFalse();
+            assertThat(manualVacuums()).isEqualTo(1);
+            reader.rollback();
+        }
     }
 
     /** Events written and deleted, as the relays delete published ones: {@code rows} more dead rows, once counted. */

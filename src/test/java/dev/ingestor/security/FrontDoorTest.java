@@ -9,7 +9,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import dev.ingestor.IngestorApplication;
@@ -261,14 +263,22 @@ class FrontDoorTest extends IngestorTestSupport {
     @Test
     void aQueryStringNotInUtf8OrAFormBodyIsAnsweredProblemJsonNamingIt() throws Exception {
         String form = "application/x-www-form-urlencoded";
-        List<Call> calls = List.of(Call.of("GET", "/api/v1/jobs?q=%FF"), Call.of("GET", "/api/v1/admin/jobs?q=%C3%28"),
-                Call.of("GET", "/api/v1/jobs?q=%G1"), Call.of("GET", "/actuator/health?x=%FF"),
-                Call.of("GET", "/admin/index.html?x=%FF"), Call.of("GET", "/api/v1/nothing-here?%FF"),
-                Call.of("GET", "/api/v1/jobs?q=%"),
-                new Call("POST", "/api/v1/suppliers/ACME/files?x=%E2%82", "text/csv", new byte[0]),
-                new Call("POST", "/api/v1/suppliers/ACME/files", form, "a=%FF".getBytes(StandardCharsets.US_ASCII)),
-                new Call("POST", "/api/v1/suppliers/ACME/items", form, "a=1".getBytes(StandardCharsets.US_ASCII)));
-        for (Call call : calls) {
+        String notUtf8 = "not percent-encoded UTF-8";
+        String many = "a" + "&a".repeat(1000);
+        Map<Call, String> calls = new LinkedHashMap<>();
+        for (String path : List.of("/api/v1/jobs?q=%FF", "/api/v1/admin/jobs?q=%C3%28", "/api/v1/jobs?q=%G1",
+                "/actuator/health?x=%FF", "/admin/index.html?x=%FF", "/api/v1/nothing-here?%FF", "/api/v1/jobs?q=%")) {
+            calls.put(Call.of("GET", path), notUtf8);
+        }
+        calls.put(Call.of("GET", "/api/v1/jobs?=1"), "has no name");
+        calls.put(Call.of("GET", "/api/v1/jobs?q=a&=2"), "has no name");
+        calls.put(Call.of("GET", "/api/v1/jobs?" + many), "more than 1000 parameters");
+        calls.put(new Call("POST", "/api/v1/suppliers/ACME/files?x=%E2%82", "text/csv", new byte[0]), notUtf8);
+        calls.put(new Call("POST", "/api/v1/suppliers/ACME/files", form, "a=%FF".getBytes(StandardCharsets.US_ASCII)),
+                form);
+        calls.put(new Call("POST", "/api/v1/suppliers/ACME/items", form, "a=1".getBytes(StandardCharsets.US_ASCII)),
+                form);
+        for (Call call : calls.keySet()) {
             boolean admin = call.path().contains("/admin") || call.path().startsWith("/actuator");
             String head = call.method() + " " + call.path() + " HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: "
                     + (admin ? ADMIN_KEY : ACME_KEY) + "\r\nAccept: */*\r\nConnection: close"
@@ -281,8 +291,7 @@ class FrontDoorTest extends IngestorTestSupport {
                 String what = call.method() + " " + call.path() + (call.body() == null ? "" : " " + call.contentType());
                 assertThat(answer).as(what).containsPattern("^HTTP/1.1 (400|415)")
                         .contains("Content-Type: application/problem+json")
-                        .contains(
-                                form.equals(call.contentType()) ? "x-www-form-urlencoded" : "not percent-encoded UTF-8")
+                        .contains(calls.get(call))
                         .doesNotContainIgnoringCase("tomcat").doesNotContainIgnoringCase("<html")
                         .doesNotContain("Exception");
             }
