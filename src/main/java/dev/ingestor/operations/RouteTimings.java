@@ -52,6 +52,7 @@ public class RouteTimings {
     public long processingRedeliveryDelay() { return millis(processingRedelivery.delay()); }
     public long processingRedeliveryMaximumDelay() { return millis(processingRedelivery.maximumDelay()); }
     public long outboxPollInterval() { return millis(outbox.getPollInterval()); }
+    public long outboxVacuumCheckInterval() { return millis(outbox.getVacuumCheckInterval()); }
     public long notificationPollInterval() { return millis(notifications.getPollInterval()); }
     public long relayCheckInterval() { return millis(notifications.getRelayCheckInterval()); }
     public long retentionInterval() { return millis(retention.getInterval()); }

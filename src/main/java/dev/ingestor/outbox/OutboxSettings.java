@@ -3,6 +3,7 @@ package dev.ingestor.outbox;
 import java.time.Duration;
 
 import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.PositiveOrZero;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
@@ -47,6 +48,15 @@ public class OutboxSettings {
      */
     @Positive
     private int relays = 2;
+    /**
+     * Dead rows (published events deleted since the last vacuum) past which an instance vacuums the outbox itself
+     * between autovacuum's visits, which come at most once a minute: each relay round reads past them. 0: leave it
+     * to autovacuum. Needs the database user to own table outbox (docs/operations.md).
+     */
+    @PositiveOrZero
+    private long vacuumDeadRows = 20_000;
+    /** How often an instance looks at the outbox's dead rows (PostgreSQL's statistics, one cheap query). */
+    private Duration vacuumCheckInterval = Duration.ofSeconds(3);
 
     public DataSize getMaxEventSize() { return maxEventSize; }
     public void setMaxEventSize(DataSize maxEventSize) { this.maxEventSize = maxEventSize; }
@@ -64,6 +74,10 @@ public class OutboxSettings {
     }
     public int getRelays() { return relays; }
     public void setRelays(int relays) { this.relays = relays; }
+    public long getVacuumDeadRows() { return vacuumDeadRows; }
+    public void setVacuumDeadRows(long vacuumDeadRows) { this.vacuumDeadRows = vacuumDeadRows; }
+    public Duration getVacuumCheckInterval() { return vacuumCheckInterval; }
+    public void setVacuumCheckInterval(Duration vacuumCheckInterval) { this.vacuumCheckInterval = vacuumCheckInterval; }
 
     /**
      * How long a relay round may keep Kafka waiting for its answers: the producer answers every record within its

@@ -17,6 +17,8 @@ import org.springframework.core.Ordered;
  *   <li>{@link #SECURITY}, Spring Security's filter chain ({@code spring.security.filter.order}, left at its
  *       default): the API key is checked before any body is read. Inside it, {@code FrontDoorSecurity} places the
  *       key's authentication before Spring Security's anonymous one and the key's limits right after it.</li>
+ *   <li>{@link #QUERY_STRING}: a query string that is not UTF-8 refused before the container decodes it as
+ *       parameters, after authentication ({@link QueryStringFilter}).</li>
  *   <li>{@link #REQUEST_SIZE_LIMIT}: the body's size, after authentication, so an anonymous caller's body is never
  *       read ({@link RequestSizeLimitFilter}).</li>
  *   <li>{@link #MULTIPART_CLEANUP}: a multipart request's own temporary folder, made once its size was accepted
@@ -30,6 +32,7 @@ public final class FilterOrder {
     /** Spring Boot's default for Spring Security's chain; stated here, set by Spring Boot. */
     public static final int SECURITY = SecurityFilterProperties.DEFAULT_FILTER_ORDER;
     public static final int REQUEST_SIZE_LIMIT = Ordered.LOWEST_PRECEDENCE - 100;
+    public static final int QUERY_STRING = REQUEST_SIZE_LIMIT - 1;
     public static final int MULTIPART_CLEANUP = REQUEST_SIZE_LIMIT + 1;
 
     private FilterOrder() {

@@ -9,7 +9,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import dev.ingestor.IngestorApplication;
@@ -256,6 +258,46 @@ class FrontDoorTest extends IngestorTestSupport {
                         .doesNotContain("Exception").doesNotContain("Server:");
             }
         }
+    }
+
+    @Test
+    void aQueryStringNotInUtf8OrAFormBodyIsAnsweredProblemJsonNamingIt() throws Exception {
+        String form = "application/x-www-form-urlencoded";
+        String notUtf8 = "not percent-encoded UTF-8";
+        String many = "a" + "&a".repeat(1000);
+        Map<Call, String> calls = new LinkedHashMap<>();
+        for (String path : List.of("/api/v1/jobs?q=%FF", "/api/v1/admin/jobs?q=%C3%28", "/api/v1/jobs?q=%G1",
+                "/actuator/health?x=%FF", "/admin/index.html?x=%FF", "/api/v1/nothing-here?%FF", "/api/v1/jobs?q=%")) {
+            calls.put(Call.of("GET", path), notUtf8);
+        }
+        calls.put(Call.of("GET", "/api/v1/jobs?=1"), "has no name");
+        calls.put(Call.of("GET", "/api/v1/jobs?q=a&=2"), "has no name");
+        calls.put(Call.of("GET", "/api/v1/jobs?" + many), "more than 1000 parameters");
+        calls.put(new Call("POST", "/api/v1/suppliers/ACME/files?x=%E2%82", "text/csv", new byte[0]), notUtf8);
+        calls.put(new Call("POST", "/api/v1/suppliers/ACME/files", form, "a=%FF".getBytes(StandardCharsets.US_ASCII)),
+                form);
+        calls.put(new Call("POST", "/api/v1/suppliers/ACME/items", form, "a=1".getBytes(StandardCharsets.US_ASCII)),
+                form);
+        for (Call call : calls.keySet()) {
+            boolean admin = call.path().contains("/admin") || call.path().startsWith("/actuator");
+            String head = call.method() + " " + call.path() + " HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: "
+                    + (admin ? ADMIN_KEY : ACME_KEY) + "\r\nAccept: */*\r\nConnection: close"
+                    + (call.body() == null
+                            ? ""
+                            : "\r\nContent-Type: " + call.contentType() + "\r\nContent-Length: "
+                                    + call.body().length);
+            try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
+                String answer = raw.send(head, call.body() == null ? new byte[0] : call.body()).readAnswer();
+                String what = call.method() + " " + call.path() + (call.body() == null ? "" : " " + call.contentType());
+                assertThat(answer).as(what).containsPattern("^HTTP/1.1 (400|415)")
+                        .contains("Content-Type: application/problem+json")
+                        .contains(calls.get(call))
+                        .doesNotContainIgnoringCase("tomcat").doesNotContainIgnoringCase("<html")
+                        .doesNotContain("Exception");
+            }
+        }
+        assertThat(get("/api/v1/jobs?q=%C3%A9t%C3%A9+%E2%82%AC", ACME_KEY).statusCode()).isEqualTo(200);
+        assertThat(get("/api/v1/jobs?q=%FF", null).statusCode()).isEqualTo(401);
     }
 
     @Test

@@ -35,6 +35,7 @@ class FilterOrderTest extends IngestorTestSupport {
                 "webMvcObservationFilter",
                 "requestContextFilter",
                 "springSecurityFilterChain",
+                "queryStringFilter",
                 "requestSizeLimitFilter",
                 "multipartCleanupFilter",
                 "Tomcat WebSocket (JSR356) Filter");
