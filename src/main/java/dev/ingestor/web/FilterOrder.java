@@ -17,8 +17,9 @@ import org.springframework.core.Ordered;
  *   <li>{@link #SECURITY}, Spring Security's filter chain ({@code spring.security.filter.order}, left at its
  *       default): the API key is checked before any body is read. Inside it, {@code FrontDoorSecurity} places the
  *       key's authentication before Spring Security's anonymous one and the key's limits right after it.</li>
- *   <li>{@link #QUERY_STRING}: a query string that is not UTF-8 refused before the container decodes it as
- *       parameters, after authentication ({@link QueryStringFilter}).</li>
+ *   <li>{@link #QUERY_STRING}: a query string the container would refuse to parse (not UTF-8, a parameter without a
+ *       name, too many parameters) answered 400 before anything reads it, after authentication
+ *       ({@link QueryStringFilter}).</li>
  *   <li>{@link #REQUEST_SIZE_LIMIT}: the body's size, after authentication, so an anonymous caller's body is never
  *       read ({@link RequestSizeLimitFilter}).</li>
  *   <li>{@link #MULTIPART_CLEANUP}: a multipart request's own temporary folder, made once its size was accepted

@@ -67,7 +67,7 @@ class QueryStringFilter extends OncePerRequestFilter implements Ordered {
             if (chunk.startsWith("=")) {
                 return "the parameter at character " + (at + 1) + " has no name";
             }
-            if (!chunk.isEmpty() && ++parameters > maxParameters && maxParameters >= 0) {
+            if (!chunk.isEmpty() && maxParameters >= 0 && ++parameters > maxParameters) {
                 // the setting is server.tomcat.max-parameter-count; a caller is told the number, not the server
                 return "more than " + maxParameters + " parameters, the most a request may have";
             }

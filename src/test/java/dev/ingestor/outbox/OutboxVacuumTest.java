@@ -11,14 +11,12 @@ import java.util.Map;
 import java.util.UUID;
 import javax.sql.DataSource;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import ch.qos.logback.classic.Level;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -77,21 +75,18 @@ class OutboxVacuumTest extends IngestorTestSupport {
         String url = jdbc.execute((ConnectionCallback<String>) (Connection c) -> c.getMetaData().getURL());
         JdbcTemplate outsider = new JdbcTemplate(
                 new DriverManagerDataSource(url.replaceFirst("user=[^&]*", "user=" + role)));
-        Logger log = (Logger) LoggerFactory.getLogger("dev.ingestor.outbox");
-        ListAppender<ILoggingEvent> logged = new ListAppender<>();
-        logged.start();
-        log.addAppender(logged);
-        try {
+        List<String> logged;
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.outbox")) {
             OutboxVacuum vacuum = vacuum(outsider, 1000);
             assertThat(vacuum.vacuumIfNeeded()).isFalse();
             assertThat(vacuum.vacuumIfNeeded()).isFalse();
+            logged = logs.messages();
         } finally {
-            log.detachAppender(logged);
             jdbc.execute("DROP OWNED BY " + role);
             jdbc.execute("DROP ROLE " + role);
         }
-        assertThat(logged.list).filteredOn(e -> e.getFormattedMessage().contains("not vacuumed")).singleElement()
-                .satisfies(e -> assertThat(e.getFormattedMessage()).contains("does not own table outbox")
+        assertThat(logged).filteredOn(line -> line.contains("not vacuumed")).singleElement()
+                .satisfies(line -> assertThat(line).contains("does not own table outbox")
                         .contains("ingestor.outbox.vacuum-dead-rows=0"));
         assertThat(manualVacuums()).isEqualTo(0);
     }
@@ -100,21 +95,15 @@ class OutboxVacuumTest extends IngestorTestSupport {
     void whileAnotherVacuumHoldsTheOutboxTheCheckSkipsItQuietlyAndVacuumsNextTime() throws Exception {
         deadRows(3000);
         OutboxVacuum vacuum = vacuum(jdbc, 1000);
-        Logger log = (Logger) LoggerFactory.getLogger("dev.ingestor.outbox");
-        ListAppender<ILoggingEvent> logged = new ListAppender<>();
-        logged.start();
-        log.addAppender(logged);
-        try (Connection other = dataSource.getConnection()) {
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.outbox");
+                Connection other = dataSource.getConnection()) {
             other.setAutoCommit(false);
             // the lock a VACUUM (autovacuum's, another instance's) holds
             other.createStatement().execute("LOCK TABLE outbox IN SHARE UPDATE EXCLUSIVE MODE");
             assertThat(vacuum.vacuumIfNeeded()).isFalse();
             other.rollback();
-        } finally {
-            log.detachAppender(logged);
+            assertThat(logs.events()).filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).isEmpty();
         }
-        assertThat(logged.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
-                .isEmpty();
         assertThat(vacuum.vacuumIfNeeded()).as("the lock given back").isTrue();
         await().atMost(Duration.ofSeconds(10)).until(() -> manualVacuums() == 1);
     }
