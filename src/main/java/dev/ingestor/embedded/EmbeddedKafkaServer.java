@@ -81,7 +81,6 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
                     .setPrintStream(System.out)
                     .run();
         }
-        BrokerShutdownNotice.install();
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
         server.startup();
         String bootstrap = "127.0.0.1:" + brokerPort;
@@ -101,6 +100,7 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
     @Override
     public void close() {
         LOG.info("stopping the embedded Kafka broker at {}", bootstrapServers);
+        BrokerShutdownNotice.install();
         server.shutdown();
         server.awaitShutdown();
         LOG.info("embedded Kafka broker stopped");
