@@ -18,6 +18,8 @@ import dev.ingestor.config.RecordFormat;
 import dev.ingestor.wakeup.WorkChannels;
 import dev.ingestor.wakeup.WorkNotices;
 import org.postgresql.PGStatement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -39,6 +41,7 @@ public class ImportJobStore {
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
 
+    private static final Logger LOG = LoggerFactory.getLogger(ImportJobStore.class);
     /** How long the frequent trigrams of the file names are kept before they are read again (ANALYZE renews them). */
     private static final long SAMPLE_NANOS = 10 * 60 * 1_000_000_000L;
 
@@ -46,8 +49,11 @@ public class ImportJobStore {
     private final WorkNotices notices;
     private volatile NameSample sample;
 
-    /** The frequent trigrams of the file names, and when they were read ({@link System#nanoTime()}). */
-    private record NameSample(Set<String> frequent, long readAt) {
+    /**
+     * The file names of the column's statistics, their frequent trigrams, and when they were read
+     * ({@link System#nanoTime()}).
+     */
+    record NameSample(List<String> names, Set<String> frequent, long readAt) {
     }
 
     public ImportJobStore(JdbcTemplate jdbc, WorkNotices notices) {
@@ -118,7 +124,7 @@ public class ImportJobStore {
     public JobPage list(JobQuery query) {
         List<String> indexed = query.search() == null
                 ? List.of()
-                : SearchTrigrams.indexedParts(query.search(), frequentNameTrigrams());
+                : SearchTrigrams.indexedParts(query.search(), nameSample().names(), nameSample().frequent());
         Statement filtered = filtered(query, indexed);
         Long total = query.counted() ? count(query, filtered) : null;
         Statement page = page(query, indexed);
@@ -231,29 +237,32 @@ public class ImportJobStore {
     }
 
     /**
-     * The trigrams frequent in the file names ({@link SearchTrigrams#frequentIn}), from the names PostgreSQL's
-     * statistics of the column hold (its histogram and most common values, a sample ANALYZE took), read at most every
-     * ten minutes; none while the table has no statistics, or they cannot be read.
+     * The file names PostgreSQL's statistics of the column hold (its histogram and most common values, a sample
+     * ANALYZE took) and the trigrams frequent in them ({@link SearchTrigrams#frequentIn}), read at most every ten
+     * minutes; none while the table has no statistics, or they cannot be read (a warning says why).
      */
-    Set<String> frequentNameTrigrams() {
+    NameSample nameSample() {
         NameSample current = sample;
         if (current != null && System.nanoTime() - current.readAt() < SAMPLE_NANOS) {
-            return current.frequent();
+            return current;
         }
-        Set<String> frequent;
+        List<String> names;
         try {
-            List<String> names = jdbc.queryForList("""
+            names = jdbc.queryForList("""
                     SELECT unnest(coalesce(s.histogram_bounds::text::text[], '{}')
                                   || coalesce(s.most_common_vals::text::text[], '{}'))
                     FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname
                     JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename
-                    WHERE c.oid = 'import_job'::regclass AND s.attname = 'file_name'""", String.class);
-            frequent = SearchTrigrams.frequentIn(names);
+                    WHERE c.oid = 'import_job'::regclass AND s.attname = 'file_name' AND NOT s.inherited""",
+                    String.class);
         } catch (DataAccessException e) {
-            frequent = Set.of();
+            LOG.warn("cannot read the statistics of import_job.file_name ({}); searches by part of a file name ask"
+                    + " the trigram index for the whole text until the next try in ten minutes", e.getMessage());
+            names = List.of();
         }
-        sample = new NameSample(frequent, System.nanoTime());
-        return frequent;
+        NameSample read = new NameSample(List.copyOf(names), SearchTrigrams.frequentIn(names), System.nanoTime());
+        sample = read;
+        return read;
     }
 
     /** Where the list goes on after {@code job}. */
