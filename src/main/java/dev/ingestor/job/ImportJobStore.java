@@ -9,6 +9,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import com.fasterxml.uuid.Generators;
@@ -17,6 +18,9 @@ import dev.ingestor.config.RecordFormat;
 import dev.ingestor.wakeup.WorkChannels;
 import dev.ingestor.wakeup.WorkNotices;
 import org.postgresql.PGStatement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.PreparedStatementCreator;
@@ -37,8 +41,20 @@ public class ImportJobStore {
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
 
+    private static final Logger LOG = LoggerFactory.getLogger(ImportJobStore.class);
+    /** How long the frequent trigrams of the file names are kept before they are read again (ANALYZE renews them). */
+    private static final long SAMPLE_NANOS = 10 * 60 * 1_000_000_000L;
+
     private final JdbcTemplate jdbc;
     private final WorkNotices notices;
+    private volatile NameSample sample;
+
+    /**
+     * The file names of the column's statistics, their frequent trigrams, and when they were read
+     * ({@link System#nanoTime()}).
+     */
+    record NameSample(List<String> names, Set<String> frequent, long readAt) {
+    }
 
     public ImportJobStore(JdbcTemplate jdbc, WorkNotices notices) {
         this.jdbc = jdbc;
@@ -106,9 +122,12 @@ public class ImportJobStore {
     }
 
     public JobPage list(JobQuery query) {
-        Statement filtered = filtered(query);
+        List<String> indexed = query.search() == null
+                ? List.of()
+                : SearchTrigrams.indexedParts(query.search(), nameSample().names(), nameSample().frequent());
+        Statement filtered = filtered(query, indexed);
         Long total = query.counted() ? count(query, filtered) : null;
-        Statement page = page(query);
+        Statement page = page(query, indexed);
         List<ImportJob> rows = jdbc.query(prepared(query, page), JOB);
         boolean more = rows.size() > query.size();
         List<ImportJob> items = more ? rows.subList(0, query.size()) : rows;
@@ -150,7 +169,15 @@ public class ImportJobStore {
      * matches are few, checked on the rows read in list order when they are many (the planner's choice).
      */
     static Statement page(JobQuery query) {
-        Statement filtered = filtered(query);
+        return page(query, List.of());
+    }
+
+    /**
+     * {@link #page(JobQuery)}, the index asked for the parts {@code indexed} of the search ({@link SearchTrigrams});
+     * none: for the whole search.
+     */
+    static Statement page(JobQuery query, List<String> indexed) {
+        Statement filtered = filtered(query, indexed);
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM import_job" + filtered.sql());
         List<Object> args = new ArrayList<>(filtered.args());
         if (query.after() != null) {
@@ -165,7 +192,7 @@ public class ImportJobStore {
         return new Statement(sql.toString(), args);
     }
 
-    private static Statement filtered(JobQuery query) {
+    private static Statement filtered(JobQuery query, List<String> indexed) {
         StringBuilder where = new StringBuilder(" WHERE true");
         List<Object> args = new ArrayList<>();
         if (query.supplier() != null) {
@@ -185,7 +212,18 @@ public class ImportJobStore {
             args.add(Timestamp.from(query.receivedBefore()));
         }
         if (query.search() != null) {
-            where.append(" AND (file_name ILIKE ? ESCAPE '\\' OR key LIKE ? ESCAPE '\\'");
+            if (indexed.isEmpty()) {
+                where.append(" AND (file_name ILIKE ? ESCAPE '\\'");
+            } else {
+                // the index asked for the parts, the whole checked on what it finds: lower() is no index's expression
+                where.append(" AND ((");
+                for (String part : indexed) {
+                    where.append("file_name ILIKE ? ESCAPE '\\' AND ");
+                    args.add("%" + likeLiteral(part) + "%");
+                }
+                where.append("lower(file_name) LIKE lower(?) ESCAPE '\\')");
+            }
+            where.append(" OR key LIKE ? ESCAPE '\\'");
             args.add("%" + likeLiteral(query.search()) + "%");
             args.add(likeLiteral(query.search()) + "%");
             UUID id = uuidOrNull(query.search());
@@ -196,6 +234,35 @@ public class ImportJobStore {
             where.append(")");
         }
         return new Statement(where.toString(), args);
+    }
+
+    /**
+     * The file names PostgreSQL's statistics of the column hold (its histogram and most common values, a sample
+     * ANALYZE took) and the trigrams frequent in them ({@link SearchTrigrams#frequentIn}), read at most every ten
+     * minutes; none while the table has no statistics, or they cannot be read (a warning says why).
+     */
+    NameSample nameSample() {
+        NameSample current = sample;
+        if (current != null && System.nanoTime() - current.readAt() < SAMPLE_NANOS) {
+            return current;
+        }
+        List<String> names;
+        try {
+            names = jdbc.queryForList("""
+                    SELECT unnest(coalesce(s.histogram_bounds::text::text[], '{}')
+                                  || coalesce(s.most_common_vals::text::text[], '{}'))
+                    FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname
+                    JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename
+                    WHERE c.oid = 'import_job'::regclass AND s.attname = 'file_name' AND NOT s.inherited""",
+                    String.class);
+        } catch (DataAccessException e) {
+            LOG.warn("cannot read the statistics of import_job.file_name ({}); searches by part of a file name ask"
+                    + " the trigram index for the whole text until the next try in ten minutes", e.getMessage());
+            names = List.of();
+        }
+        NameSample read = new NameSample(List.copyOf(names), SearchTrigrams.frequentIn(names), System.nanoTime());
+        sample = read;
+        return read;
     }
 
     /** Where the list goes on after {@code job}. */

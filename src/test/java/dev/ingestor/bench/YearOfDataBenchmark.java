@@ -55,7 +55,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * <p>{@code ./mvnw -B -Pbenchmark test -Dtest=YearOfDataBenchmark}. Knobs: {@code year.scale} (0.05, about 10
  * minutes; 0.2 took 25; 1.0 is 5,000,000 jobs, 20,000,000 versions and events), {@code year.seconds} (10 per push
  * phase), {@code year.calls} (40 per console call), {@code year.gauge-samples} (5 fresh scrapes, 5 s apart),
- * {@code year.keep} (false: the data folder is deleted at the end).
+ * {@code year.keep} (false: the data folder is deleted at the end; true: it is made under target/ instead of the
+ * test JVM's temporary folder, which the next build empties, and kept until {@code ./mvnw clean}).
  */
 @Tag("benchmark")
 // a test context leaves the Prometheus registry out unless asked; the scrape is one of the figures
@@ -129,21 +130,29 @@ class YearOfDataBenchmark {
      * be gone (its {@code postmaster.pid} removed) first.
      */
     private static Path workFolder() {
-        Path work = BenchFiles.createWork("ingestor-year-bench-");
-        if (!KEEP) {
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                Path pid = work.resolve("data/postgres/postmaster.pid");
-                long until = System.nanoTime() + 120_000_000_000L;
-                try {
-                    while (Files.exists(pid) && System.nanoTime() < until) {
-                        Thread.sleep(200);
-                    }
-                    BenchFiles.deleteTree(work);
-                } catch (Exception e) {
-                    System.err.println("could not delete " + work + ": " + e);
-                }
-            }));
+        if (KEEP) {
+            try {
+                Path target = Path.of(System.getProperty("basedir", ".")).resolve("target");
+                Path kept = Files.createTempDirectory(Files.createDirectories(target), "year-of-data-kept-");
+                System.out.println("[bench] the data folder is kept: " + kept.toAbsolutePath());
+                return kept;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
+        Path work = BenchFiles.createWork("ingestor-year-bench-");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Path pid = work.resolve("data/postgres/postmaster.pid");
+            long until = System.nanoTime() + 120_000_000_000L;
+            try {
+                while (Files.exists(pid) && System.nanoTime() < until) {
+                    Thread.sleep(200);
+                }
+                BenchFiles.deleteTree(work);
+            } catch (Exception e) {
+                System.err.println("could not delete " + work + ": " + e);
+            }
+        }));
         return work;
     }
 

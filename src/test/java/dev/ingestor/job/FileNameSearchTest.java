@@ -35,6 +35,26 @@ class FileNameSearchTest {
     }
 
     /**
+     * Every name holds the trigrams of {@code file-} and {@code .csv}: the store asks the index for the search's
+     * part without them, which reads a fraction of the index's pages, and checks the whole search on what it finds
+     * (a name holding the part but not the whole is not a match).
+     */
+    @Test
+    void theIndexIsAskedForThePartOfTheSearchFewNamesHold() {
+        JdbcTemplate jdbc = migrated("file_name_search_part_" + System.nanoTime(), null);
+        insertJobs(jdbc, 200_000);
+        jdbc.update("UPDATE import_job SET file_name = 'file-4242.xml' WHERE file_name = 'file-14242.csv'");
+        ImportJobStore store = new ImportJobStore(jdbc, null);
+
+        ImportJobStore.NameSample sample = store.nameSample();
+        List<String> parts = SearchTrigrams.indexedParts(RARE_PART.search(), sample.names(), sample.frequent());
+        assertThat(parts).containsExactly("E-4242.");
+        assertThat(store.list(RARE_PART).items()).extracting(ImportJob::fileName).containsExactly("file-4242.csv");
+        assertThat(indexPagesRead(jdbc, ImportJobStore.page(RARE_PART, parts)))
+                .isLessThan(indexPagesRead(jdbc, ImportJobStore.page(RARE_PART, List.of())) / 3);
+    }
+
+    /**
      * The store's search is planned for its values every time: run on one connection far past the driver's
      * threshold for preparing a statement on the server, it is never prepared there, so PostgreSQL never plans it
      * once for any value (a plan that reads the jobs in list order: no index range from an unknown LIKE pattern).
@@ -122,6 +142,29 @@ class FileNameSearchTest {
         ImportJobStore.Statement page = ImportJobStore.page(RARE_PART);
         return jdbc.queryForList(page.sql().replaceFirst("SELECT .*? FROM", "SELECT file_name FROM"), String.class,
                 page.args().toArray());
+    }
+
+    /** The pages the trigram index's scan read for {@code page}, from {@code EXPLAIN (ANALYZE, BUFFERS)}. */
+    private static long indexPagesRead(JdbcTemplate jdbc, ImportJobStore.Statement page) {
+        List<String> plan = jdbc.queryForList("EXPLAIN (ANALYZE, BUFFERS) " + page.sql(), String.class,
+                page.args().toArray());
+        for (int i = 0; i < plan.size(); i++) {
+            if (plan.get(i).contains("Bitmap Index Scan on import_job_file_name_trigrams")) {
+                // its own Buffers line, before the next node's
+                for (String line : plan.subList(i + 1, plan.size())) {
+                    if (line.contains("->")) {
+                        break;
+                    }
+                    java.util.regex.Matcher m = java.util.regex.Pattern
+                            .compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?").matcher(line);
+                    if (m.find()) {
+                        return (m.group(1) == null ? 0 : Long.parseLong(m.group(1)))
+                                + (m.group(2) == null ? 0 : Long.parseLong(m.group(2)));
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no scan of the trigram index in " + String.join("\n", plan));
     }
 
     private static String plan(JdbcTemplate jdbc) {
