@@ -122,9 +122,11 @@ public class ImportJobStore {
     }
 
     public JobPage list(JobQuery query) {
-        List<String> indexed = query.search() == null
-                ? List.of()
-                : SearchTrigrams.indexedParts(query.search(), nameSample().names(), nameSample().frequent());
+        List<String> indexed = List.of();
+        if (query.search() != null) {
+            NameSample names = nameSample();
+            indexed = SearchTrigrams.indexedParts(query.search(), names.names(), names.frequent());
+        }
         Statement filtered = filtered(query, indexed);
         Long total = query.counted() ? count(query, filtered) : null;
         Statement page = page(query, indexed);

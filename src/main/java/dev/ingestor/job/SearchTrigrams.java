@@ -73,24 +73,29 @@ final class SearchTrigrams {
      */
     static List<String> indexedParts(String search, Collection<String> sample, Set<String> frequent) {
         if (frequent.isEmpty() || search.length() > MAX_SEARCH || !plainAscii(search)
-                || ofPart(search).stream().noneMatch(frequent::contains) || heldBy(search, sample)) {
+                || ofPart(search).stream().noneMatch(frequent::contains)) {
+            return List.of();
+        }
+        List<String> lowerSample = sample.stream().map(name -> name.toLowerCase(Locale.ROOT)).toList();
+        if (heldBy(search, lowerSample)) {
             return List.of();
         }
         List<String> parts = new ArrayList<>();
-        collect(search, sample, frequent, parts);
+        collect(search, lowerSample, frequent, parts);
         return parts;
     }
 
-    private static void collect(String text, Collection<String> sample, Set<String> frequent, List<String> parts) {
+    /** Adds the pieces of {@code text}; {@code lowerSample} is the sample in lower case. */
+    private static void collect(String text, List<String> lowerSample, Set<String> frequent, List<String> parts) {
         for (int length = text.length(); length >= 3; length--) {
             for (int start = 0; start + length <= text.length(); start++) {
                 String part = text.substring(start, start + length);
                 Set<String> trigrams = ofPart(part);
                 if (!trigrams.isEmpty() && trigrams.stream().noneMatch(frequent::contains)
-                        && !heldBy(part, sample)) {
+                        && !heldBy(part, lowerSample)) {
                     parts.add(part);
-                    collect(text.substring(0, start), sample, frequent, parts);
-                    collect(text.substring(start + length), sample, frequent, parts);
+                    collect(text.substring(0, start), lowerSample, frequent, parts);
+                    collect(text.substring(start + length), lowerSample, frequent, parts);
                     return;
                 }
             }
@@ -102,9 +107,10 @@ final class SearchTrigrams {
         return text.chars().allMatch(c -> c >= 0x20 && c < 0x7f && c != '%' && c != '_' && c != '\\');
     }
 
-    private static boolean heldBy(String part, Collection<String> sample) {
+    /** Whether a name of {@code lowerSample} (in lower case) holds {@code part}, whatever its case. */
+    private static boolean heldBy(String part, List<String> lowerSample) {
         String lower = part.toLowerCase(Locale.ROOT);
-        return sample.stream().anyMatch(name -> name.toLowerCase(Locale.ROOT).contains(lower));
+        return lowerSample.stream().anyMatch(name -> name.contains(lower));
     }
 
     private static Set<String> trigrams(String text, boolean padStart, boolean padEnd) {

@@ -3,6 +3,8 @@ package dev.ingestor.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.ingestor.support.TestPostgres;
 import org.flywaydb.core.Flyway;
@@ -23,6 +25,8 @@ class FileNameSearchTest {
      * thousand, so the planner's estimate stays "few" and its choice the index.
      */
     private static final JobQuery RARE_PART = new JobQuery(null, null, null, null, "E-4242.CSV", 0, 50, null, false);
+    /** A plan node's pages: those found in shared buffers and those read into them. */
+    private static final Pattern BUFFERS = Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?");
 
     @Test
     void aSearchByPartOfAFileNameReadsTheTrigramIndex() {
@@ -155,8 +159,7 @@ class FileNameSearchTest {
                     if (line.contains("->")) {
                         break;
                     }
-                    java.util.regex.Matcher m = java.util.regex.Pattern
-                            .compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?").matcher(line);
+                    Matcher m = BUFFERS.matcher(line);
                     if (m.find()) {
                         return (m.group(1) == null ? 0 : Long.parseLong(m.group(1)))
                                 + (m.group(2) == null ? 0 : Long.parseLong(m.group(2)));
