@@ -14,7 +14,7 @@ import org.springframework.stereotype.Component;
  * is written with its event by the dead-letter channel ({@link DeadLetters}); this class reads them and marks them
  * replayed. Rows keep the column names the admin API shows (jobId, createdAt, ...).
  */
-@Component
+@Component("deadLetterStore")
 public class DeadLetterStore {
 
     private static final String LETTER = "SELECT d.id, d.job_id AS \"jobId\", j.supplier, d.stage, d.exception, d.message,"
@@ -53,9 +53,23 @@ public class DeadLetterStore {
                 who, jobId);
     }
 
-    /** Dead letters not replayed yet: failures an operator still has to look at. */
+    /**
+     * Dead letters not replayed yet: failures an operator still has to look at. Read from the count the database
+     * keeps (tables dead_letter_count and dead_letter_count_delta, migration V21, kept by triggers on dead_letter as
+     * {@link JobCounts} are): one row and the deltas since the last {@link #fold}, however many letters wait.
+     */
     public long waiting() {
-        return count("SELECT count(*) FROM dead_letter WHERE replayed_at IS NULL");
+        return count("SELECT (SELECT waiting FROM dead_letter_count)"
+                + " + (SELECT coalesce(sum(waiting), 0) FROM dead_letter_count_delta)");
+    }
+
+    /**
+     * Moves the deltas into the count (route job-counts, every few seconds), so a read sums few rows; returns how
+     * many deltas it moved, 0 when another instance was folding at that moment.
+     */
+    public long fold() {
+        Long taken = jdbc.queryForObject("SELECT dead_letter_count_fold()", Long.class);
+        return taken == null ? 0 : taken;
     }
 
     /** Every dead letter, newest first. */

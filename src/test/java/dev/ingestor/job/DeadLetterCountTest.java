@@ -1,0 +1,143 @@
+package dev.ingestor.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * The dead letters waiting that the overview reads are the letters in the table not replayed, exactly: after
+ * letters written, replayed one by one and by job, deleted with their jobs by retention's cascade, changed by plain
+ * SQL, and written and replayed at once on several connections while folds run.
+ */
+class DeadLetterCountTest extends IngestorTestSupport {
+
+    @Autowired
+    DeadLetterStore letters;
+
+    private long counted() {
+        return jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE replayed_at IS NULL", Long.class);
+    }
+
+    /** {@code jobs} FAILED jobs of ACME, inserted by SQL; their ids. */
+    private List<UUID> failedJobs(int jobs) {
+        return jdbc.queryForList("""
+                INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key)
+                SELECT gen_random_uuid(), 'ACME', 'FAILED', 'ACME:' || md5(random()::text), 'f-' || n || '.csv', 1,
+                       'test', 'r-' || n
+                FROM generate_series(1, ?) n RETURNING id""", UUID.class, jobs);
+    }
+
+    /** {@code perJob} dead letters for each of {@code jobs}, in one statement. */
+    private void letters(List<UUID> jobs, int perJob) {
+        jdbc.update("""
+                INSERT INTO dead_letter (job_id, stage, exception, attempts)
+                SELECT j, 'processing', 'java.io.IOException', 3
+                FROM unnest(?::uuid[]) j, generate_series(1, ?)""",
+                jobs.stream().map(UUID::toString).toArray(String[]::new), perJob);
+    }
+
+    @Test
+    void lettersWrittenReplayedAndDeletedAreCountedExactly() {
+        List<UUID> jobs = failedJobs(40);
+        letters(jobs, 2);
+        assertThat(letters.waiting()).isEqualTo(80).isEqualTo(counted());
+
+        // replayed one by one, and all of a job's at once (one statement, two letters)
+        long first = jdbc.queryForObject("SELECT min(id) FROM dead_letter", Long.class);
+        letters.markReplayed(first, "test");
+        letters.markReplayed(first, "test"); // again: no longer waiting, no change
+        letters.markReplayedOfJob(jobs.get(1), "test");
+        assertThat(letters.waiting()).isEqualTo(77).isEqualTo(counted());
+        letters.fold();
+
+        // plain SQL: a letter written already replayed, a replay undone by hand, an update that replays nothing
+        jdbc.update("INSERT INTO dead_letter (job_id, stage, exception, attempts, replayed_at)"
+                + " VALUES (?, 'validation', 'x', 1, now())", jobs.get(2));
+        jdbc.update("UPDATE dead_letter SET replayed_at = NULL WHERE job_id = ?", jobs.get(1));
+        jdbc.update("UPDATE dead_letter SET message = 'seen' WHERE job_id = ?", jobs.get(3));
+        assertThat(letters.waiting()).isEqualTo(79).isEqualTo(counted());
+
+        // retention deletes jobs; their letters go by the foreign key's cascade
+        jdbc.update("DELETE FROM import_job WHERE id = ANY(?::uuid[])",
+                (Object) jobs.subList(0, 10).stream().map(UUID::toString).toArray(String[]::new));
+        assertThat(letters.waiting()).isEqualTo(60).isEqualTo(counted());
+        letters.fold();
+        assertThat(letters.waiting()).isEqualTo(counted());
+
+        jdbc.execute("TRUNCATE import_job CASCADE");
+        assertThat(letters.waiting()).isZero();
+        letters(failedJobs(3), 1);
+        assertThat(letters.waiting()).isEqualTo(3).isEqualTo(counted());
+    }
+
+    @Test
+    void lettersWrittenAndReplayedOnSeveralConnectionsAreCountedExactly() throws Exception {
+        List<UUID> jobs = failedJobs(200);
+        AtomicBoolean writing = new AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int worker = t;
+                work.add(pool.submit(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int i = 0; i < 300; i++) {
+                        // each worker writes and replays the letters of its own share of the jobs
+                        UUID job = jobs.get(random.nextInt(jobs.size() / 4) * 4 + worker);
+                        if (random.nextInt(3) == 0) {
+                            letters.markReplayedOfJob(job, "test");
+                        } else {
+                            letters(List.of(job), 1 + random.nextInt(2));
+                        }
+                    }
+                }));
+            }
+            // folds meanwhile, from two "instances" at once
+            for (int f = 0; f < 2; f++) {
+                work.add(pool.submit(() -> {
+                    while (writing.get()) {
+                        letters.fold();
+                        assertThat(letters.waiting()).isNotNegative();
+                    }
+                }));
+            }
+            for (Future<?> f : work.subList(0, 4)) {
+                f.get();
+            }
+            writing.set(false);
+            for (Future<?> f : work) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(letters.waiting()).isEqualTo(counted());
+        // a fold returns at once while the app's job-counts route folds; that fold empties the deltas when it commits
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            letters.fold();
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter_count_delta", Long.class)).isZero();
+        });
+        assertThat(letters.waiting()).isEqualTo(counted());
+    }
+
+    @Test
+    void theRecountAgreesWithTheKeptCount() {
+        letters(failedJobs(5), 3);
+        long kept = letters.waiting();
+        jdbc.execute("SELECT dead_letter_count_recount()");
+        assertThat(letters.waiting()).isEqualTo(kept).isEqualTo(counted()).isEqualTo(15);
+    }
+}
