@@ -1,9 +1,7 @@
 package dev.ingestor.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -125,11 +123,7 @@ class DeadLetterCountTest extends IngestorTestSupport {
             pool.shutdownNow();
         }
         assertThat(letters.waiting()).isEqualTo(counted());
-        // a fold returns at once while the app's job-counts route folds; that fold empties the deltas when it commits
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            letters.fold();
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter_count_delta", Long.class)).isZero();
-        });
+        foldUntilNoDeltas(letters::fold, "dead_letter_count_delta");
         assertThat(letters.waiting()).isEqualTo(counted());
     }
 

@@ -325,6 +325,17 @@ public abstract class IngestorTestSupport {
         await().atMost(Duration.ofSeconds(20)).until(() -> filesIn(dir).size() == expected);
     }
 
+    /**
+     * Folds until {@code deltaTable} is empty (job_count_delta, dead_letter_count_delta): a fold returns at once
+     * while the app's job-counts route folds, and that fold moves the deltas only when it commits.
+     */
+    protected void foldUntilNoDeltas(Runnable fold, String deltaTable) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            fold.run();
+            return jdbc.queryForObject("SELECT count(*) FROM " + deltaTable, Long.class) == 0;
+        });
+    }
+
     /** Waits until no job is waiting for or inside validation or processing. */
     protected void awaitSettled() {
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
