@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -16,6 +18,8 @@ import org.springframework.stereotype.Component;
  */
 @Component("deadLetterStore")
 public class DeadLetterStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLetterStore.class);
 
     private static final String LETTER = "SELECT d.id, d.job_id AS \"jobId\", j.supplier, d.stage, d.exception, d.message,"
             + " d.attempts, d.created_at AS \"createdAt\", d.replayed_at AS \"replayedAt\", d.replayed_by AS \"replayedBy\""
@@ -59,13 +63,20 @@ public class DeadLetterStore {
      * {@link JobCounts} are): one row and the deltas since the last {@link #fold}, however many letters wait.
      */
     public long waiting() {
-        return count("SELECT (SELECT waiting FROM dead_letter_count)"
-                + " + (SELECT coalesce(sum(waiting), 0) FROM dead_letter_count_delta)");
+        Long kept = jdbc.queryForObject("SELECT (SELECT waiting FROM dead_letter_count)"
+                + " + (SELECT coalesce(sum(waiting), 0) FROM dead_letter_count_delta)", Long.class);
+        if (kept != null) {
+            return kept;
+        }
+        // the count's row is gone (deleted by hand): count the letters, and say how to make it again
+        LOG.warn("the dead letters waiting are counted from the table: dead_letter_count has lost its row;"
+                + " SELECT dead_letter_count_recount() makes it again");
+        return count("SELECT count(*) FROM dead_letter WHERE replayed_at IS NULL");
     }
 
     /**
-     * Moves the deltas into the count (route job-counts, every few seconds), so a read sums few rows; returns how
-     * many deltas it moved, 0 when another instance was folding at that moment.
+     * Moves the deltas into the count (route dead-letter-count, every few seconds), so a read sums few rows; returns
+     * how many deltas it moved, 0 when another instance was folding at that moment.
      */
     public long fold() {
         Long taken = jdbc.queryForObject("SELECT dead_letter_count_fold()", Long.class);

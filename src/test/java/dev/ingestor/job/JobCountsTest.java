@@ -128,7 +128,7 @@ class JobCountsTest extends IngestorTestSupport {
         counts.fold();
         assertThat(counts.bySupplierAndState()).isEqualTo(counted());
 
-        jdbc.execute("TRUNCATE import_job CASCADE");
+        truncate("import_job CASCADE");
         assertThat(counts.bySupplierAndState()).isEmpty();
     }
 

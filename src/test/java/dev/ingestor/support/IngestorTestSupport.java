@@ -54,7 +54,10 @@ public abstract class IngestorTestSupport {
     @LocalServerPort
     protected int port;
 
-    /** Every table a test may fill; new tables belong here so each test starts empty. */
+    /**
+     * Every table a test may fill; new tables belong here so each test starts empty. Not the counts the database
+     * keeps (job_count, dead_letter_count and their deltas): the tables' own truncate triggers empty them.
+     */
     public static final List<String> TABLES = List.of(
             "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "outbox_published",
             "outbox_lease",
@@ -189,11 +192,16 @@ public abstract class IngestorTestSupport {
      * polling, so PostgreSQL may pick it as a deadlock victim; it is then simply tried again.
      */
     protected void truncateAll() {
+        truncate(String.join(", ", TABLES));
+        // the jobs this instance kept as read for repeated pushes are gone with the tables
+        duplicatePushCounts.ifAvailable(DuplicatePushCounts::forgetKeptJobs);
+    }
+
+    /** {@code TRUNCATE tables}, tried again when PostgreSQL picks it as a deadlock victim (above). */
+    protected void truncate(String tables) {
         for (int attempt = 1;; attempt++) {
             try {
-                jdbc.execute("TRUNCATE " + String.join(", ", TABLES));
-                // the jobs this instance kept as read for repeated pushes are gone with the tables
-                duplicatePushCounts.ifAvailable(DuplicatePushCounts::forgetKeptJobs);
+                jdbc.execute("TRUNCATE " + tables);
                 return;
             } catch (org.springframework.dao.PessimisticLockingFailureException e) {
                 if (attempt == 10) {
