@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -14,8 +16,10 @@ import org.springframework.stereotype.Component;
  * is written with its event by the dead-letter channel ({@link DeadLetters}); this class reads them and marks them
  * replayed. Rows keep the column names the admin API shows (jobId, createdAt, ...).
  */
-@Component
+@Component("deadLetterStore")
 public class DeadLetterStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLetterStore.class);
 
     private static final String LETTER = "SELECT d.id, d.job_id AS \"jobId\", j.supplier, d.stage, d.exception, d.message,"
             + " d.attempts, d.created_at AS \"createdAt\", d.replayed_at AS \"replayedAt\", d.replayed_by AS \"replayedBy\""
@@ -53,9 +57,30 @@ public class DeadLetterStore {
                 who, jobId);
     }
 
-    /** Dead letters not replayed yet: failures an operator still has to look at. */
+    /**
+     * Dead letters not replayed yet: failures an operator still has to look at. Read from the count the database
+     * keeps (tables dead_letter_count and dead_letter_count_delta, migration V21, kept by triggers on dead_letter as
+     * {@link JobCounts} are): one row and the deltas since the last {@link #fold}, however many letters wait.
+     */
     public long waiting() {
+        Long kept = jdbc.queryForObject("SELECT (SELECT waiting FROM dead_letter_count)"
+                + " + (SELECT coalesce(sum(waiting), 0) FROM dead_letter_count_delta)", Long.class);
+        if (kept != null) {
+            return kept;
+        }
+        // the count's row is gone (deleted by hand): count the letters, and say how to make it again
+        LOG.warn("the dead letters waiting are counted from the table: dead_letter_count has lost its row;"
+                + " SELECT dead_letter_count_recount() makes it again");
         return count("SELECT count(*) FROM dead_letter WHERE replayed_at IS NULL");
+    }
+
+    /**
+     * Moves the deltas into the count (route dead-letter-count, every few seconds), so a read sums few rows; returns
+     * how many deltas it moved, 0 when another instance was folding at that moment.
+     */
+    public long fold() {
+        Long taken = jdbc.queryForObject("SELECT dead_letter_count_fold()", Long.class);
+        return taken == null ? 0 : taken;
     }
 
     /** Every dead letter, newest first. */

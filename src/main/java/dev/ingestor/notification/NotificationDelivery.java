@@ -103,9 +103,9 @@ class NotificationDelivery {
         // taking a row ends its coalescing, so what is sent is never counted into again
         List<Due> due = jdbc.query("UPDATE notification SET next_attempt_at = now() + make_interval(secs => ?),"
                 + " coalescing = false"
-                + " WHERE id IN (SELECT id FROM notification WHERE delivered_at IS NULL AND gave_up_at IS NULL"
+                + " WHERE id = ANY (ARRAY(SELECT id FROM notification WHERE delivered_at IS NULL AND gave_up_at IS NULL"
                 + " AND next_attempt_at <= now() AND destination = ANY (?) ORDER BY next_attempt_at, id LIMIT ?"
-                + " FOR UPDATE SKIP LOCKED)"
+                + " FOR UPDATE SKIP LOCKED))"
                 + " RETURNING id, event_id, type, destination, payload, attempts, coalesce_key IS NOT NULL,"
                 + " occurrences, first_at, last_at",
                 (rs, n) -> new Due(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
@@ -199,9 +199,10 @@ class NotificationDelivery {
         int deleted = 0;
         int round;
         do {
-            round = jdbc.update("DELETE FROM notification WHERE id IN (SELECT id FROM notification"
-                    + " WHERE coalesce(delivered_at, gave_up_at) < now() - make_interval(secs => ?) LIMIT ?)", seconds,
-                    batch);
+            // a batch of ids through the primary key: IN (SELECT ... LIMIT) may be joined to a scan of the table
+            round = jdbc.update("DELETE FROM notification WHERE id = ANY (ARRAY(SELECT id FROM notification"
+                    + " WHERE coalesce(delivered_at, gave_up_at) < now() - make_interval(secs => ?) LIMIT ?))",
+                    seconds, batch);
             deleted += round;
         } while (round == batch);
         return deleted;

@@ -50,6 +50,24 @@ class Housekeeping implements CamelContextConfiguration {
             + "SELECT ctid FROM outbox_published WHERE published_at < now() - make_interval(secs => ?)"
             + " ORDER BY published_at LIMIT ?))";
 
+    /**
+     * Expired HTTP keys with their stored answers, at most a batch, found through http_request_expires. The batch
+     * is an array of row addresses, not {@code IN (SELECT ... LIMIT)}: the planner may join that subquery to a whole
+     * scan of the table, which grows with the keys kept.
+     */
+    static final String EXPIRED_HTTP_KEYS = "DELETE FROM http_request WHERE ctid = ANY (ARRAY("
+            + "SELECT ctid FROM http_request WHERE expires_at < now() LIMIT ?))";
+
+    /**
+     * Intake failures past their retention, at most a batch, by id through the primary key (as above, not
+     * {@code IN (SELECT ... LIMIT)}, which a year of 100,000 failures turned into a scan of them all). A failed file
+     * never retried keeps its row: the row is what the retry needs, and the file still lies in .failed/ waiting
+     * for an operator.
+     */
+    static final String EXPIRED_INTAKE_FAILURES = "DELETE FROM intake_failure WHERE id = ANY (ARRAY("
+            + "SELECT id FROM intake_failure WHERE occurred_at < now() - make_interval(secs => ?)"
+            + " AND (outcome <> 'failed' OR retried_at IS NOT NULL) LIMIT ?))";
+
     private final JdbcTemplate jdbc;
     private final RawStore rawStore;
     private final RetentionSettings retention;
@@ -84,10 +102,7 @@ class Housekeeping implements CamelContextConfiguration {
     public RetentionReport retain() {
         int batch = Math.max(1, retention.getBatchSize());
         int[] statements = {0};
-        long httpKeys = repeat(batch, statements,
-                () -> jdbc.update("DELETE FROM http_request WHERE (supplier, idempotency_key) IN"
-                        + " (SELECT supplier, idempotency_key FROM http_request WHERE expires_at < now() LIMIT ?)",
-                        batch));
+        long httpKeys = repeat(batch, statements, () -> jdbc.update(EXPIRED_HTTP_KEYS, batch));
         long jobs = 0;
         long contentKeys = 0;
         long rawFiles = 0;
@@ -117,14 +132,8 @@ class Housekeeping implements CamelContextConfiguration {
         long intakeFailureSeconds = retention.getIntakeFailures().toSeconds();
         long intakeFailures = intakeFailureSeconds <= 0
                 ? 0
-                : repeat(batch, statements, () -> jdbc.update(
-                        // a failed file never retried keeps its row: the row is what the retry needs, and the file
-                        // still
-                        // lies in .failed/ waiting for an operator
-                        "DELETE FROM intake_failure WHERE id IN (SELECT id FROM intake_failure"
-                                + " WHERE occurred_at < now() - make_interval(secs => ?)"
-                                + " AND (outcome <> 'failed' OR retried_at IS NOT NULL) LIMIT ?)",
-                        (double) intakeFailureSeconds, batch));
+                : repeat(batch, statements,
+                        () -> jdbc.update(EXPIRED_INTAKE_FAILURES, (double) intakeFailureSeconds, batch));
         RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures,
                 statements[0]);
         if (httpKeys + jobs + outbox + intakeFailures > 0) {

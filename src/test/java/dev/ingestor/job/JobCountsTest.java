@@ -1,9 +1,7 @@
 package dev.ingestor.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -101,11 +99,7 @@ class JobCountsTest extends IngestorTestSupport {
             pool.shutdownNow();
         }
         assertThat(counts.bySupplierAndState()).isEqualTo(counted());
-        // a fold returns at once while the app's job-counts route folds; that fold empties the deltas when it commits
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            counts.fold();
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM job_count_delta", Long.class)).isZero();
-        });
+        foldUntilNoDeltas(counts::fold, "job_count_delta");
         assertThat(counts.bySupplierAndState()).isEqualTo(counted());
     }
 
@@ -134,7 +128,7 @@ class JobCountsTest extends IngestorTestSupport {
         counts.fold();
         assertThat(counts.bySupplierAndState()).isEqualTo(counted());
 
-        jdbc.execute("TRUNCATE import_job CASCADE");
+        truncate("import_job CASCADE");
         assertThat(counts.bySupplierAndState()).isEmpty();
     }
 

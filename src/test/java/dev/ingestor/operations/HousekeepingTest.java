@@ -163,6 +163,43 @@ class HousekeepingTest extends IngestorTestSupport {
     }
 
     @Test
+    void retentionFindsExpiredKeysAndOldIntakeFailuresByIndexNotByScanningThem() {
+        // as many as a busy year keeps (YearOfDataBenchmark), the oldest 2,000 past their retention (the statistics then expect a full batch)
+        jdbc.update("""
+                INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)
+                SELECT 'ACME', 'file-drop', 'f-' || g || '.csv', 'rejected', 'r',
+                       now() - interval '90 days' + make_interval(mins => g - 2000)
+                FROM generate_series(1, 100000) g""");
+        jdbc.update("""
+                INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, status, headers, body,
+                                          created_at, completed_at, expires_at)
+                SELECT 'ACME', 'k-' || g, repeat('0', 64), 'COMPLETED', 'test/1', 202, '{}', convert_to('{}', 'UTF8'),
+                       now(), now(), now() + make_interval(mins => g - 2000)
+                FROM generate_series(1, 100000) g""");
+        jdbc.execute("ANALYZE intake_failure");
+        jdbc.execute("ANALYZE http_request");
+        double ninetyDays = java.time.Duration.ofDays(90).toSeconds();
+        String failures = String.join("\n", jdbc.queryForList("EXPLAIN " + Housekeeping.EXPIRED_INTAKE_FAILURES,
+                String.class, ninetyDays, 1000));
+        assertThat(failures).as(failures).doesNotContain("Seq Scan");
+        String keys = String.join("\n", jdbc.queryForList("EXPLAIN " + Housekeeping.EXPIRED_HTTP_KEYS,
+                String.class, 1000));
+        assertThat(keys).as(keys).contains("http_request_expires").doesNotContain("Seq Scan");
+
+        long oldFailures = jdbc.queryForObject("SELECT count(*) FROM intake_failure"
+                + " WHERE occurred_at < now() - interval '90 days'", Long.class);
+        long expiredKeys = jdbc.queryForObject("SELECT count(*) FROM http_request WHERE expires_at < now()",
+                Long.class);
+        Housekeeping.RetentionReport report = housekeeping.retain();
+        assertThat(report.intakeFailures()).isEqualTo(oldFailures).isPositive();
+        assertThat(report.httpKeys()).isEqualTo(expiredKeys).isPositive();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class))
+                .isEqualTo(100000 - oldFailures);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request", Long.class))
+                .isEqualTo(100000 - expiredKeys);
+    }
+
+    @Test
     void intakeFailuresOlderThanTheirRetentionGoInBatches() {
         for (int i = 0; i < 3; i++) {
             jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"

@@ -1,7 +1,6 @@
 package dev.ingestor.operations;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
@@ -109,11 +108,7 @@ class ItemHistoryRetentionTest extends IngestorTestSupport {
         assertThat(report.jobs()).isEqualTo(7);
         assertThat(counts.bySupplierAndState()).isEqualTo(java.util.Map.of("ACME",
                 java.util.Map.of(dev.ingestor.job.JobState.COMPLETED, 3L, dev.ingestor.job.JobState.FAILED, 2L)));
-        // a fold returns at once while the app's job-counts route folds; that fold moves the deltas when it commits
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            counts.fold();
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM job_count_delta", Long.class)).isZero();
-        });
+        foldUntilNoDeltas(counts::fold, "job_count_delta");
         assertThat(jdbc.queryForObject("SELECT sum(jobs) FROM job_count", Long.class)).isEqualTo(5);
     }
 

@@ -54,7 +54,10 @@ public abstract class IngestorTestSupport {
     @LocalServerPort
     protected int port;
 
-    /** Every table a test may fill; new tables belong here so each test starts empty. */
+    /**
+     * Every table a test may fill; new tables belong here so each test starts empty. Not the counts the database
+     * keeps (job_count, dead_letter_count and their deltas): the tables' own truncate triggers empty them.
+     */
     public static final List<String> TABLES = List.of(
             "import_job", "content_key", "file_claim", "job_record", "item", "outbox", "outbox_published",
             "outbox_lease",
@@ -189,11 +192,16 @@ public abstract class IngestorTestSupport {
      * polling, so PostgreSQL may pick it as a deadlock victim; it is then simply tried again.
      */
     protected void truncateAll() {
+        truncate(String.join(", ", TABLES));
+        // the jobs this instance kept as read for repeated pushes are gone with the tables
+        duplicatePushCounts.ifAvailable(DuplicatePushCounts::forgetKeptJobs);
+    }
+
+    /** {@code TRUNCATE tables}, tried again when PostgreSQL picks it as a deadlock victim (above). */
+    protected void truncate(String tables) {
         for (int attempt = 1;; attempt++) {
             try {
-                jdbc.execute("TRUNCATE " + String.join(", ", TABLES));
-                // the jobs this instance kept as read for repeated pushes are gone with the tables
-                duplicatePushCounts.ifAvailable(DuplicatePushCounts::forgetKeptJobs);
+                jdbc.execute("TRUNCATE " + tables);
                 return;
             } catch (org.springframework.dao.PessimisticLockingFailureException e) {
                 if (attempt == 10) {
@@ -323,6 +331,17 @@ public abstract class IngestorTestSupport {
 
     protected void awaitFiles(Path dir, int expected) {
         await().atMost(Duration.ofSeconds(20)).until(() -> filesIn(dir).size() == expected);
+    }
+
+    /**
+     * Folds until {@code deltaTable} is empty (job_count_delta, dead_letter_count_delta): a fold returns at once
+     * while the app's job-counts route folds, and that fold moves the deltas only when it commits.
+     */
+    protected void foldUntilNoDeltas(Runnable fold, String deltaTable) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            fold.run();
+            return jdbc.queryForObject("SELECT count(*) FROM " + deltaTable, Long.class) == 0;
+        });
     }
 
     /** Waits until no job is waiting for or inside validation or processing. */
