@@ -49,28 +49,31 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- Under the fold's lock, as dead_letter_count_recount() below. Refused under a transaction's single snapshot
--- (REPEATABLE READ, SERIALIZABLE): TRUNCATE empties the table whatever the snapshot, but the DELETE here would
--- leave the deltas of letters written after the snapshot was taken, and the count with them.
-CREATE FUNCTION dead_letter_count_emptied() RETURNS trigger LANGUAGE plpgsql AS $$
+-- A truncate trigger that empties kept counts refuses to run under a transaction's single snapshot (REPEATABLE
+-- READ, SERIALIZABLE): TRUNCATE empties the table whatever the snapshot, but the trigger's DELETE of the deltas would
+-- leave those written after the snapshot was taken, and the count with them.
+CREATE FUNCTION counts_need_read_committed(truncated text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF current_setting('transaction_isolation') <> 'read committed' THEN
-        RAISE EXCEPTION 'TRUNCATE dead_letter needs READ COMMITTED (this transaction is %): the dead letters waiting'
-            ' would keep deltas of letters written after its snapshot', current_setting('transaction_isolation');
+        RAISE EXCEPTION 'TRUNCATE % needs READ COMMITTED (this transaction is %): the counts kept of it would keep'
+            ' deltas written after its snapshot', truncated, current_setting('transaction_isolation');
     END IF;
+END $$;
+
+-- Under the fold's lock, as dead_letter_count_recount() below.
+CREATE FUNCTION dead_letter_count_emptied() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM counts_need_read_committed('dead_letter');
     PERFORM pg_advisory_xact_lock(hashtext('dead_letter_count_fold'));
     DELETE FROM dead_letter_count_delta;
     INSERT INTO dead_letter_count (waiting) VALUES (0) ON CONFLICT (one) DO UPDATE SET waiting = 0;
     RETURN NULL;
 END $$;
 
--- The same guard for the job counts' truncate trigger (V17), for the same reason.
+-- The job counts' truncate trigger (V17) with the same guard.
 CREATE OR REPLACE FUNCTION job_count_emptied() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF current_setting('transaction_isolation') <> 'read committed' THEN
-        RAISE EXCEPTION 'TRUNCATE import_job needs READ COMMITTED (this transaction is %): the job counts'
-            ' would keep deltas of jobs changed after its snapshot', current_setting('transaction_isolation');
-    END IF;
+    PERFORM counts_need_read_committed('import_job');
     PERFORM pg_advisory_xact_lock(hashtext('job_count_fold'));
     DELETE FROM job_count_delta;
     DELETE FROM job_count;

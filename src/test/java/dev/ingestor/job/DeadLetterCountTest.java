@@ -3,14 +3,9 @@ package dev.ingestor.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
@@ -92,44 +87,21 @@ class DeadLetterCountTest extends IngestorTestSupport {
     @Test
     void lettersWrittenAndReplayedOnSeveralConnectionsAreCountedExactly() throws Exception {
         List<UUID> jobs = failedJobs(200);
-        AtomicBoolean writing = new AtomicBoolean(true);
-        ExecutorService pool = Executors.newFixedThreadPool(6);
-        try {
-            List<Future<?>> work = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                int worker = t;
-                work.add(pool.submit(() -> {
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
-                    for (int i = 0; i < 300; i++) {
-                        // each worker writes and replays the letters of its own share of the jobs
-                        UUID job = jobs.get(random.nextInt(jobs.size() / 4) * 4 + worker);
-                        if (random.nextInt(3) == 0) {
-                            letters.markReplayedOfJob(job, "test");
-                        } else {
-                            letters(List.of(job), 1 + random.nextInt(2));
-                        }
-                    }
-                }));
+        whileFolding(worker -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int i = 0; i < 300; i++) {
+                // each worker writes and replays the letters of its own share of the jobs
+                UUID job = jobs.get(random.nextInt(jobs.size() / 4) * 4 + worker);
+                if (random.nextInt(3) == 0) {
+                    letters.markReplayedOfJob(job, "test");
+                } else {
+                    letters(List.of(job), 1 + random.nextInt(2));
+                }
             }
-            // folds meanwhile, from two "instances" at once
-            for (int f = 0; f < 2; f++) {
-                work.add(pool.submit(() -> {
-                    while (writing.get()) {
-                        letters.fold();
-                        assertThat(letters.waiting()).isNotNegative();
-                    }
-                }));
-            }
-            for (Future<?> f : work.subList(0, 4)) {
-                f.get();
-            }
-            writing.set(false);
-            for (Future<?> f : work) {
-                f.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        }, () -> {
+            letters.fold();
+            assertThat(letters.waiting()).isNotNegative();
+        });
         assertThat(letters.waiting()).isEqualTo(counted());
         foldUntilNoDeltas(letters::fold, "dead_letter_count_delta");
         assertThat(letters.waiting()).isEqualTo(counted());
@@ -170,7 +142,7 @@ class DeadLetterCountTest extends IngestorTestSupport {
                 .hasMessageContaining("TRUNCATE dead_letter needs READ COMMITTED");
         assertThatThrownBy(() -> oneSnapshot.executeWithoutResult(
                 status -> jdbc.execute("TRUNCATE import_job CASCADE")))
-                .hasMessageContaining("needs READ COMMITTED");
+                .hasMessageContaining("TRUNCATE import_job needs READ COMMITTED");
         assertThat(letters.waiting()).isEqualTo(counted()).isEqualTo(2);
     }
 }

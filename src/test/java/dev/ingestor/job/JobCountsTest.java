@@ -2,16 +2,11 @@ package dev.ingestor.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.Test;
@@ -59,45 +54,22 @@ class JobCountsTest extends IngestorTestSupport {
         insertJobs("ACME", 300, "COMPLETED", "now()");
         insertJobs("GLOBEX", 300, "FAILED", "now()");
         List<String> ids = jdbc.queryForList("SELECT id::text FROM import_job", String.class);
-        AtomicBoolean moving = new AtomicBoolean(true);
-        ExecutorService pool = Executors.newFixedThreadPool(6);
-        try {
-            List<Future<?>> work = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
-                int worker = t;
-                work.add(pool.submit(() -> {
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
-                    for (int i = 0; i < 400; i++) {
-                        // each worker moves its own share of the jobs, one transaction per change, as the stages do
-                        String id = ids.get(random.nextInt(ids.size() / 4) * 4 + worker);
-                        jdbc.update("UPDATE import_job SET state = ?, updated_at = now() WHERE id = ?::uuid",
-                                AT_REST[random.nextInt(AT_REST.length)], id);
-                        if (i % 50 == 0) {
-                            insertJobs(worker % 2 == 0 ? "ACME" : "INITECH", 5, "REJECTED", "now()");
-                        }
-                    }
-                }));
+        whileFolding(worker -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int i = 0; i < 400; i++) {
+                // each worker moves its own share of the jobs
+                String id = ids.get(random.nextInt(ids.size() / 4) * 4 + worker);
+                jdbc.update("UPDATE import_job SET state = ?, updated_at = now() WHERE id = ?::uuid",
+                        AT_REST[random.nextInt(AT_REST.length)], id);
+                if (i % 50 == 0) {
+                    insertJobs(worker % 2 == 0 ? "ACME" : "INITECH", 5, "REJECTED", "now()");
+                }
             }
-            // folds meanwhile, from two "instances" at once
-            for (int f = 0; f < 2; f++) {
-                work.add(pool.submit(() -> {
-                    while (moving.get()) {
-                        counts.fold();
-                        assertThat(counts.byState().values().stream().mapToLong(Long::longValue).sum())
-                                .isGreaterThanOrEqualTo(600);
-                    }
-                }));
-            }
-            for (Future<?> f : work.subList(0, 4)) {
-                f.get();
-            }
-            moving.set(false);
-            for (Future<?> f : work) {
-                f.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        }, () -> {
+            counts.fold();
+            assertThat(counts.byState().values().stream().mapToLong(Long::longValue).sum())
+                    .isGreaterThanOrEqualTo(600);
+        });
         assertThat(counts.bySupplierAndState()).isEqualTo(counted());
         foldUntilNoDeltas(counts::fold, "job_count_delta");
         assertThat(counts.bySupplierAndState()).isEqualTo(counted());

@@ -164,7 +164,8 @@ class HousekeepingTest extends IngestorTestSupport {
 
     @Test
     void retentionFindsExpiredKeysAndOldIntakeFailuresByIndexNotByScanningThem() {
-        // as many as a busy year keeps (YearOfDataBenchmark), the oldest 2,000 past their retention (the statistics then expect a full batch)
+        // as many as a busy year keeps (YearOfDataBenchmark), the oldest 2,000 past their retention: the statistics
+        // then expect a full batch, for which IN (SELECT ... LIMIT) was planned as a scan of the table
         jdbc.update("""
                 INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)
                 SELECT 'ACME', 'file-drop', 'f-' || g || '.csv', 'rejected', 'r',

@@ -11,8 +11,14 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntConsumer;
 import java.util.stream.Stream;
 
 import dev.ingestor.source.http.DuplicatePushCounts;
@@ -331,6 +337,43 @@ public abstract class IngestorTestSupport {
 
     protected void awaitFiles(Path dir, int expected) {
         await().atMost(Duration.ofSeconds(20)).until(() -> filesIn(dir).size() == expected);
+    }
+
+    /**
+     * Runs {@code work} on four threads at once (each given its number, 0 to 3, one transaction per change as the
+     * stages make them) while two more run {@code fold} over and over, as two instances' routes would; returns when
+     * the four are done, and throws what any of the six threw.
+     */
+    protected static void whileFolding(IntConsumer work, Runnable fold) throws Exception {
+        AtomicBoolean working = new AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int worker = t;
+                workers.add(pool.submit(() -> work.accept(worker)));
+            }
+            List<Future<?>> folders = new ArrayList<>();
+            for (int f = 0; f < 2; f++) {
+                folders.add(pool.submit(() -> {
+                    while (working.get()) {
+                        fold.run();
+                    }
+                }));
+            }
+            try {
+                for (Future<?> w : workers) {
+                    w.get();
+                }
+            } finally {
+                working.set(false);
+            }
+            for (Future<?> f : folders) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /**
