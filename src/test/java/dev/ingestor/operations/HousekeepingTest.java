@@ -187,6 +187,7 @@ class HousekeepingTest extends IngestorTestSupport {
                 String.class, 1000));
         assertThat(keys).as(keys).contains("http_request_expires").doesNotContain("Seq Scan");
 
+        retention.setBatchSize(1000); // the shipped size, as planned above (the class's 2 would take 2,000 rounds)
         long oldFailures = jdbc.queryForObject("SELECT count(*) FROM intake_failure"
                 + " WHERE occurred_at < now() - interval '90 days'", Long.class);
         long expiredKeys = jdbc.queryForObject("SELECT count(*) FROM http_request WHERE expires_at < now()",
@@ -198,6 +199,30 @@ class HousekeepingTest extends IngestorTestSupport {
                 .isEqualTo(100000 - oldFailures);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request", Long.class))
                 .isEqualTo(100000 - expiredKeys);
+    }
+
+    @Test
+    void anItemBatchJobPastItsRetentionGoesWithItsStoredBatch() throws Exception {
+        // an item batch's job is keyed by its stored batch, which has no content_key row: retention must still
+        // find the batch's file unused and remove it with the job
+        HttpResponse<String> pushed = post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json",
+                """
+                        {"items": [{"source_id": "R-1", "sku": "SKU-1", "quantity": 1, "delivery_date": "2026-12-01"}]}"""
+                        .getBytes(StandardCharsets.UTF_8),
+                "Idempotency-Key", "retention-" + UUID.randomUUID());
+        assertThat(pushed.statusCode()).as(pushed.body()).isBetween(200, 299);
+        awaitSettled();
+        String key = jdbc.queryForObject("SELECT key FROM import_job WHERE request_key IS NOT NULL", String.class);
+        java.nio.file.Path batch = rawStore.pathOf(dev.ingestor.job.ContentKey.parse(key));
+        assertThat(batch).exists();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM content_key WHERE key = ?", Long.class, key)).isZero();
+
+        jdbc.update("UPDATE import_job SET updated_at = now() - interval '400 days' WHERE key = ?", key);
+        Housekeeping.RetentionReport report = housekeeping.retain();
+
+        assertThat(report.jobs()).isEqualTo(1);
+        assertThat(report.rawFiles()).isEqualTo(1);
+        assertThat(batch).doesNotExist();
     }
 
     @Test
