@@ -378,7 +378,8 @@ public abstract class IngestorTestSupport {
 
     /**
      * Folds until {@code deltaTable} is empty (job_count_delta, dead_letter_count_delta): a fold returns at once
-     * while the app's job-counts route folds, and that fold moves the deltas only when it commits.
+     * while the app's own route (job-counts, dead-letter-count) folds, and that fold moves the deltas only when it
+     * commits.
      */
     protected void foldUntilNoDeltas(Runnable fold, String deltaTable) {
         await().atMost(Duration.ofSeconds(10)).until(() -> {
