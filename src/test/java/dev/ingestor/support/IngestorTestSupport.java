@@ -203,11 +203,16 @@ public abstract class IngestorTestSupport {
         duplicatePushCounts.ifAvailable(DuplicatePushCounts::forgetKeptJobs);
     }
 
-    /** {@code TRUNCATE tables}, tried again when PostgreSQL picks it as a deadlock victim (above). */
+    /**
+     * {@code TRUNCATE tables}, tried again when PostgreSQL picks it as a deadlock victim (above). The backend that
+     * truncates reports it to the table statistics as it goes idle, and a busy one may hold that back for up to
+     * 10 s: arriving after a test's own writes, the report would set their counts (n_dead_tup) back to nothing.
+     * So it reports at once, on the same connection.
+     */
     protected void truncate(String tables) {
         for (int attempt = 1;; attempt++) {
             try {
-                jdbc.execute("TRUNCATE " + tables);
+                jdbc.execute("TRUNCATE " + tables + "; SELECT pg_stat_force_next_flush()");
                 return;
             } catch (org.springframework.dao.PessimisticLockingFailureException e) {
                 if (attempt == 10) {
