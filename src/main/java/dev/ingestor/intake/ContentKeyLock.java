@@ -1,6 +1,7 @@
 package dev.ingestor.intake;
 
-import java.util.List;
+import java.util.Collection;
+import java.util.TreeSet;
 
 import org.apache.camel.Header;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -31,16 +32,17 @@ public class ContentKeyLock {
     }
 
     /**
-     * Waits for the lock of each of {@code keys} in turn, in their order, in one statement (a round trip for a
-     * batch, not one a key); must run inside a transaction, which releases them. Whoever takes several keys gives
-     * them in one order (sorted), so that two such transactions never wait on each other in a circle: unnest reads
-     * an array in its order, and the aggregate takes its rows as they come.
+     * Waits for the locks of {@code keys}, one after another in sorted order, in one statement (a round trip for a
+     * batch, not one a key); must run inside a transaction, which releases them. One order for every caller that
+     * takes several keys, so two such transactions never wait on each other in a circle: unnest reads the sorted
+     * array in its order and the aggregate takes the locks as its rows come (how PostgreSQL executes this plain
+     * aggregate over a function scan; {@code ContentKeyLockTest} holds it).
      */
-    public void lockAll(List<String> keys) {
+    public void lockAll(Collection<String> keys) {
         if (keys.isEmpty()) {
             return;
         }
         jdbc.queryForObject("SELECT count(" + LOCK_OF_K + ") FROM unnest(?::text[]) AS k", Long.class,
-                (Object) keys.toArray(String[]::new));
+                (Object) new TreeSet<>(keys).toArray(String[]::new));
     }
 }

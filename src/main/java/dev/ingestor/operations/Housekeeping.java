@@ -161,7 +161,7 @@ class Housekeeping implements CamelContextConfiguration {
         return transactions.execute(status -> {
             // a job's quarantine goes with it, and a file of millions of bad records has that many
             jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
-            // one order for every batch: two retention runs on two instances never wait on each other in a circle
+            // in one order for every batch (sorted): two retention runs never wait on each other in a circle
             contentKeyLock.lockAll(candidateKeys);
             statements[0] += 4;
             List<String> keys = jdbc.queryForList("""
