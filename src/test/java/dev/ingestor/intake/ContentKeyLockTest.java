@@ -3,11 +3,6 @@ package dev.ingestor.intake;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -16,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.support.IngestorTestSupport;
-import dev.ingestor.support.TestPostgres;
+import dev.ingestor.support.LockHolder;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -41,11 +36,10 @@ class ContentKeyLockTest extends IngestorTestSupport {
         String second = "ACME:b-" + UUID.randomUUID();
         String third = "ACME:c-" + UUID.randomUUID();
         CompletableFuture<Void> batch;
-        try (Connection holder = DriverManager.getConnection(TestPostgres.jdbcUrl("ingestor"))) {
-            holder.setAutoCommit(true);
-            int holderPid = query(holder, "SELECT pg_backend_pid()");
+        try (LockHolder holder = new LockHolder()) {
+            int holderPid = holder.pid();
             // the second key is held elsewhere, as intake holds a key while the same bytes arrive
-            query(holder, "SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
+            holder.query("SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
                     second);
             batch = CompletableFuture.runAsync(() -> new TransactionTemplate(transactionManager)
                     .executeWithoutResult(status -> locks.lockAll(List.of(third, first, second))));
@@ -56,7 +50,7 @@ class ContentKeyLockTest extends IngestorTestSupport {
             assertThat(holds(waiting, third)).isFalse();
             assertThat(batch).isNotDone();
 
-            query(holder, "SELECT 1 FROM (SELECT pg_advisory_unlock(hashtext('ingestor.content-key'), hashtext(?))) l",
+            holder.query("SELECT 1 FROM (SELECT pg_advisory_unlock(hashtext('ingestor.content-key'), hashtext(?))) l",
                     second);
         }
         batch.get(20, TimeUnit.SECONDS);
@@ -73,21 +67,4 @@ class ContentKeyLockTest extends IngestorTestSupport {
                 + " AND objsubid = 2", Long.class, pid, key) == 1;
     }
 
-    /** The backend that waits for a lock the backend {@code holder} holds, or null while none does. */
-    private Integer blockedBy(int holder) {
-        return jdbc.queryForList("SELECT pid FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid)) LIMIT 1",
-                Integer.class, holder).stream().findFirst().orElse(null);
-    }
-
-    private static int query(Connection connection, String sql, Object... args) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                statement.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = statement.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
-    }
 }

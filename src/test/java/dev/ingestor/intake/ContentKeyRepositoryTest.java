@@ -35,12 +35,6 @@ class ContentKeyRepositoryTest extends IngestorTestSupport {
         return "ACME:" + HexFormat.of().formatHex(sha);
     }
 
-    /** The backend that waits for a lock the backend {@code holder} holds, or null while none does. */
-    private Integer blockedBy(int holder) {
-        return jdbc.queryForList("SELECT pid FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid)) LIMIT 1",
-                Integer.class, holder).stream().findFirst().orElse(null);
-    }
-
     /**
      * Adds {@code key} in a transaction of its own and holds it open until {@code end} counts down; then commits,
      * or rolls back when {@code rollBack}. {@code pid} gets its backend's id once the key is added.

@@ -7,11 +7,6 @@ import static org.awaitility.Awaitility.await;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
@@ -26,7 +21,7 @@ import dev.ingestor.intake.IntakeResult;
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.intake.StoredContent;
 import dev.ingestor.support.IngestorTestSupport;
-import dev.ingestor.support.TestPostgres;
+import dev.ingestor.support.LockHolder;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterEach;
@@ -341,31 +336,6 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(old.path()).exists();
     }
 
-    /** Advisory locks of their own, held by a connection of the test outside the application's pool. */
-    private static Connection lockHolder() throws SQLException {
-        Connection holder = DriverManager.getConnection(TestPostgres.jdbcUrl("ingestor"));
-        holder.setAutoCommit(true);
-        return holder;
-    }
-
-    private static int query(Connection connection, String sql, Object... args) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                statement.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = statement.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
-    }
-
-    /** The backend that waits for a lock the backend {@code holder} holds, or null while none does. */
-    private Integer blockedBy(int holder) {
-        return jdbc.queryForList("SELECT pid FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid)) LIMIT 1",
-                Integer.class, holder).stream().findFirst().orElse(null);
-    }
-
     private HttpResponse<String> push(String content, String fileName) throws Exception {
         return post("/api/v1/suppliers/ACME/files", ACME_KEY, "application/octet-stream",
                 content.getBytes(StandardCharsets.UTF_8), "X-File-Name", fileName);
@@ -395,10 +365,10 @@ class HousekeepingTest extends IngestorTestSupport {
         String content = "source_id,sku,quantity,delivery_date\nE-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
         StoredContent old = job("COMPLETED", "400 days", content);
         String key = old.key().toString();
-        try (Connection holder = lockHolder()) {
-            int holderPid = query(holder, "SELECT pg_backend_pid()");
+        try (LockHolder holder = new LockHolder()) {
+            int holderPid = holder.pid();
             // the key's lock, as intake holds it while the same bytes arrive
-            query(holder, "SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
+            holder.query("SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
                     key);
             CompletableFuture<Housekeeping.RetentionReport> retention = CompletableFuture
                     .supplyAsync(housekeeping::retain);
@@ -441,9 +411,9 @@ class HousekeepingTest extends IngestorTestSupport {
                 + " WHEN (NEW.key = '" + key + "') EXECUTE FUNCTION test_pause_intake()");
         Exchange arrival = arrival(content, "window.csv");
         Housekeeping.RetentionReport report;
-        try (Connection holder = lockHolder()) {
-            int holderPid = query(holder, "SELECT pg_backend_pid()");
-            query(holder, "SELECT 1 FROM (SELECT pg_advisory_lock(4242)) l");
+        try (LockHolder holder = new LockHolder()) {
+            int holderPid = holder.pid();
+            holder.query("SELECT 1 FROM (SELECT pg_advisory_lock(4242)) l");
             CompletableFuture<Exchange> intake = CompletableFuture
                     .supplyAsync(() -> producer.send("direct:intake", arrival));
             int intakePid = await().atMost(Duration.ofSeconds(20)).until(() -> blockedBy(holderPid), Objects::nonNull);
@@ -456,7 +426,7 @@ class HousekeepingTest extends IngestorTestSupport {
             assertThat(old.path()).exists();
             assertThat(jobsOf(old)).isEqualTo(1);
 
-            query(holder, "SELECT 1 FROM (SELECT pg_advisory_unlock(4242)) l");
+            holder.query("SELECT 1 FROM (SELECT pg_advisory_unlock(4242)) l");
             intake.get(20, TimeUnit.SECONDS);
             report = retention.get(20, TimeUnit.SECONDS);
         } finally {
