@@ -66,5 +66,4 @@ class ContentKeyLockTest extends IngestorTestSupport {
                 + " AND classid = hashtext('ingestor.content-key')::oid AND objid = hashtext(?)::oid"
                 + " AND objsubid = 2", Long.class, pid, key) == 1;
     }
-
 }

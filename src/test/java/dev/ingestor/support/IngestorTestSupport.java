@@ -315,16 +315,16 @@ public abstract class IngestorTestSupport {
         jdbc.execute("DROP FUNCTION IF EXISTS " + fault + "()");
     }
 
-    /**
-     * Deadlocks PostgreSQL detected in the test database so far, once its statistics have caught up: a backend sends
-     * them at the end of its transaction and they are gathered about every half second.
-     */
     /** The backend that waits for a lock the backend {@code holder} holds, or null while none does. */
     protected Integer blockedBy(int holder) {
         return jdbc.queryForList("SELECT pid FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid)) LIMIT 1",
                 Integer.class, holder).stream().findFirst().orElse(null);
     }
 
+    /**
+     * Deadlocks PostgreSQL detected in the test database so far, once its statistics have caught up: a backend sends
+     * them at the end of its transaction and they are gathered about every half second.
+     */
     protected long deadlocksSoFar() {
         // a fixed wait on purpose: nothing shows that the statistics have caught up, and the count asked for may be
         // the same before and after
