@@ -157,11 +157,11 @@ class Housekeeping implements CamelContextConfiguration {
      */
     private ExpiredJobs deleteExpired(List<Map<String, Object>> expired, long jobSeconds, int[] statements) {
         String[] ids = expired.stream().map(row -> row.get("id").toString()).toArray(String[]::new);
-        List<String> candidateKeys = expired.stream().map(row -> (String) row.get("key")).distinct().sorted().toList();
+        List<String> candidateKeys = expired.stream().map(row -> (String) row.get("key")).toList();
         return transactions.execute(status -> {
             // a job's quarantine goes with it, and a file of millions of bad records has that many
             jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
-            // in one order for every batch (sorted): two retention runs never wait on each other in a circle
+            // lockAll takes them in one order for every batch: two retention runs never wait on each other in a circle
             contentKeyLock.lockAll(candidateKeys);
             statements[0] += 4;
             List<String> keys = jdbc.queryForList("""
@@ -191,14 +191,13 @@ class Housekeeping implements CamelContextConfiguration {
         if (keys.isEmpty()) {
             return 0;
         }
-        List<String> sorted = keys.stream().sorted().toList();
         Long removed = transactions.execute(status -> {
-            contentKeyLock.lockAll(sorted);
+            contentKeyLock.lockAll(keys);
             statements[0] += 2;
             List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
                     + " WHERE NOT EXISTS (SELECT 1 FROM content_key c WHERE c.key = k)"
                     + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class,
-                    (Object) array(sorted));
+                    (Object) array(keys));
             long rawFiles = 0;
             for (String key : unused) {
                 try {
