@@ -39,8 +39,7 @@ class ContentKeyLockTest extends IngestorTestSupport {
         try (LockHolder holder = new LockHolder()) {
             int holderPid = holder.pid();
             // the second key is held elsewhere, as intake holds a key while the same bytes arrive
-            holder.query("SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
-                    second);
+            holder.holdContentKey(second);
             batch = CompletableFuture.runAsync(() -> new TransactionTemplate(transactionManager)
                     .executeWithoutResult(status -> locks.lockAll(List.of(third, first, second))));
             int waiting = await().atMost(Duration.ofSeconds(20)).until(() -> blockedBy(holderPid), Objects::nonNull);
@@ -50,8 +49,7 @@ class ContentKeyLockTest extends IngestorTestSupport {
             assertThat(holds(waiting, third)).isFalse();
             assertThat(batch).isNotDone();
 
-            holder.query("SELECT 1 FROM (SELECT pg_advisory_unlock(hashtext('ingestor.content-key'), hashtext(?))) l",
-                    second);
+            holder.releaseContentKey(second);
         }
         batch.get(20, TimeUnit.SECONDS);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2"

@@ -368,8 +368,7 @@ class HousekeepingTest extends IngestorTestSupport {
         try (LockHolder holder = new LockHolder()) {
             int holderPid = holder.pid();
             // the key's lock, as intake holds it while the same bytes arrive
-            holder.query("SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l",
-                    key);
+            holder.holdContentKey(key);
             CompletableFuture<Housekeeping.RetentionReport> retention = CompletableFuture
                     .supplyAsync(housekeeping::retain);
             // retention has found the expired job and waits for its key's lock: its connection ends there

@@ -26,6 +26,18 @@ public final class LockHolder implements AutoCloseable {
         return pid;
     }
 
+    /**
+     * Holds the lock of content key {@code key} (the lock ContentKeyLock takes), as intake holds it while the same
+     * bytes arrive, until {@link #releaseContentKey} or the connection's end.
+     */
+    public void holdContentKey(String key) throws SQLException {
+        query("SELECT 1 FROM (SELECT pg_advisory_lock(hashtext('ingestor.content-key'), hashtext(?))) l", key);
+    }
+
+    public void releaseContentKey(String key) throws SQLException {
+        query("SELECT 1 FROM (SELECT pg_advisory_unlock(hashtext('ingestor.content-key'), hashtext(?))) l", key);
+    }
+
     /** Runs {@code sql} with {@code args}; the first column of its first row as an int. */
     public int query(String sql, Object... args) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
