@@ -1,0 +1,260 @@
+package dev.ingestor.job;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.YearMonth;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import org.postgresql.PGStatement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementCreator;
+
+/**
+ * The job list with a search ({@code q}): a job whose file name holds the search (any case), whose key starts with
+ * it, or whose id it is. File names are found in {@code job_file_name} (V22), a partition per month (UTC) of
+ * arrival, each with its own trigram index: a page by cursor asks the newest month first and goes back a month at
+ * a time until the page is full, so a search costs the months its page needs, not the years kept. A page by number
+ * (which counts every match) asks every month at once.
+ */
+final class JobSearch {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JobSearch.class);
+    /** How long the frequent trigrams of the file names are kept before they are read again (ANALYZE renews them). */
+    private static final long SAMPLE_NANOS = 10 * 60 * 1_000_000_000L;
+    private static final String JOB_COLUMNS = Arrays.stream(ImportJobStore.COLUMNS.split(","))
+            .map(column -> "j." + column.trim()).collect(Collectors.joining(", "));
+
+    private final JdbcTemplate jdbc;
+    private volatile NameSample sample;
+
+    /**
+     * The file names of the column's statistics, their frequent trigrams, and when they were read
+     * ({@link System#nanoTime()}).
+     */
+    record NameSample(List<String> names, Set<String> frequent, long readAt) {
+    }
+
+    /** Arrivals from {@code from} (inclusive) to {@code until} (exclusive); a null bound: no bound. */
+    record Window(Instant from, Instant until) {
+    }
+
+    JobSearch(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    JobPage list(JobQuery query) {
+        NameSample names = nameSample();
+        List<String> parts = SearchTrigrams.indexedParts(query.search(), names.names(), names.frequent());
+        if (query.counted() || query.page() > 0) {
+            // a page by number: its offset counts from the newest match of all months
+            Window all = new Window(query.receivedSince(), query.receivedBefore());
+            Long total = query.counted()
+                    ? jdbc.query(prepared(count(query, parts, all)), (ResultSet rs) -> rs.next() ? rs.getLong(1) : 0L)
+                    : null;
+            List<ImportJob> rows = jdbc.query(prepared(page(query, parts, all, query.size() + 1)),
+                    ImportJobStore.JOB);
+            return ImportJobStore.pageOf(query, rows, total);
+        }
+        List<ImportJob> rows = new ArrayList<>();
+        for (Window month : months(query)) {
+            rows.addAll(jdbc.query(prepared(page(query, parts, month, query.size() + 1 - rows.size())),
+                    ImportJobStore.JOB));
+            if (rows.size() > query.size()) {
+                break;
+            }
+        }
+        return ImportJobStore.pageOf(query, rows, null);
+    }
+
+    /**
+     * The months {@code query} may find jobs in, newest first, each cut to the query's own window: from the month of
+     * the newest job (or of the cursor, or of the window's end) back to that of the oldest (or the window's start).
+     */
+    List<Window> months(JobQuery query) {
+        Instant[] held = jdbc.query("SELECT min(received_at), max(received_at) FROM import_job", (ResultSet rs) -> {
+            rs.next();
+            Timestamp oldest = rs.getTimestamp(1);
+            return oldest == null ? null : new Instant[] {oldest.toInstant(), rs.getTimestamp(2).toInstant()};
+        });
+        if (held == null) {
+            return List.of();
+        }
+        Instant newest = held[1];
+        if (query.after() != null && query.after().at() != null && query.after().at().isBefore(newest)) {
+            newest = query.after().at();
+        }
+        if (query.receivedBefore() != null && !query.receivedBefore().isAfter(newest)) {
+            newest = query.receivedBefore().minusNanos(1);
+        }
+        Instant oldest = query.receivedSince() != null && query.receivedSince().isAfter(held[0])
+                ? query.receivedSince()
+                : held[0];
+        List<Window> months = new ArrayList<>();
+        YearMonth last = YearMonth.from(oldest.atOffset(ZoneOffset.UTC));
+        for (YearMonth month = YearMonth.from(newest.atOffset(ZoneOffset.UTC)); !month.isBefore(last); month = month
+                .minusMonths(1)) {
+            Instant start = month.atDay(1).atStartOfDay().toInstant(ZoneOffset.UTC);
+            Instant end = month.plusMonths(1).atDay(1).atStartOfDay().toInstant(ZoneOffset.UTC);
+            months.add(new Window(later(start, query.receivedSince()), earlier(end, query.receivedBefore())));
+        }
+        return months;
+    }
+
+    /**
+     * At most {@code rows} jobs of {@code window} matching {@code query}, newest first: those whose name holds the
+     * search (the trigram index asked for {@code parts}, none: for the whole search; {@link SearchTrigrams}), and
+     * those whose key starts with it or whose id it is. Each side reads at most {@code rows} (after the offset of a
+     * page number) in list order: from the trigram index when its matches are few, in list order from the index of
+     * arrivals when they are many (the planner's choice, from the month's own statistics).
+     */
+    static ImportJobStore.Statement page(JobQuery query, List<String> parts, Window window, int rows) {
+        long offset = (long) query.page() * query.size();
+        List<Object> args = new ArrayList<>();
+        StringBuilder sql = new StringBuilder("SELECT * FROM ((SELECT " + JOB_COLUMNS + " FROM ");
+        sql.append(named(query, parts, window, args));
+        sql.append(" ORDER BY f.received_at DESC, f.job_id DESC LIMIT ?) UNION (SELECT " + JOB_COLUMNS + " FROM ");
+        args.add(offset + rows);
+        sql.append(keyed(query, window, args));
+        sql.append(" ORDER BY j.received_at DESC, j.id DESC LIMIT ?)) found");
+        args.add(offset + rows);
+        sql.append(" ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?");
+        args.add(rows);
+        args.add(offset);
+        return new ImportJobStore.Statement(sql.toString(), args);
+    }
+
+    /** Every job of {@code window} matching {@code query}. */
+    static ImportJobStore.Statement count(JobQuery query, List<String> parts, Window window) {
+        List<Object> args = new ArrayList<>();
+        String sql = "SELECT count(*) FROM ((SELECT j.id FROM " + named(query, parts, window, args)
+                + ") UNION (SELECT j.id FROM " + keyed(query, window, args) + ")) found";
+        return new ImportJobStore.Statement(sql, args);
+    }
+
+    /** The jobs whose file name holds the search: {@code job_file_name} read in the window's months. */
+    private static String named(JobQuery query, List<String> parts, Window window, List<Object> args) {
+        StringBuilder sql = new StringBuilder("job_file_name f JOIN import_job j ON j.id = f.job_id WHERE true");
+        within("f.received_at", "f.job_id", query, window, sql, args);
+        if (parts.isEmpty()) {
+            sql.append(" AND f.file_name ILIKE ? ESCAPE '\\'");
+        } else {
+            // the index asked for the parts, the whole checked on what it finds: lower() is no index's expression
+            for (String part : parts) {
+                sql.append(" AND f.file_name ILIKE ? ESCAPE '\\'");
+                args.add("%" + ImportJobStore.likeLiteral(part) + "%");
+            }
+            sql.append(" AND lower(f.file_name) LIKE lower(?) ESCAPE '\\'");
+        }
+        args.add("%" + ImportJobStore.likeLiteral(query.search()) + "%");
+        filters(query, sql, args);
+        return sql.toString();
+    }
+
+    /** The jobs whose key starts with the search (the key-prefix index), or whose id it is. */
+    private static String keyed(JobQuery query, Window window, List<Object> args) {
+        StringBuilder sql = new StringBuilder("import_job j WHERE (j.key LIKE ? ESCAPE '\\'");
+        args.add(ImportJobStore.likeLiteral(query.search()) + "%");
+        UUID id = ImportJobStore.uuidOrNull(query.search());
+        if (id != null) {
+            sql.append(" OR j.id = ?");
+            args.add(id);
+        }
+        sql.append(")");
+        within("j.received_at", "j.id", query, window, sql, args);
+        filters(query, sql, args);
+        return sql.toString();
+    }
+
+    /** The window and the cursor, on the arrival and id columns given. */
+    private static void within(String at, String id, JobQuery query, Window window, StringBuilder sql,
+            List<Object> args) {
+        if (window.from() != null) {
+            sql.append(" AND ").append(at).append(" >= ?");
+            args.add(Timestamp.from(window.from()));
+        }
+        if (window.until() != null) {
+            sql.append(" AND ").append(at).append(" < ?");
+            args.add(Timestamp.from(window.until()));
+        }
+        if (query.after() != null) {
+            sql.append(" AND (").append(at).append(", ").append(id).append(") < (?, ?)");
+            args.add(Timestamp.from(query.after().at()));
+            args.add(query.after().uuid());
+        }
+    }
+
+    private static void filters(JobQuery query, StringBuilder sql, List<Object> args) {
+        if (query.supplier() != null) {
+            sql.append(" AND j.supplier = ?");
+            args.add(query.supplier());
+        }
+        if (query.state() != null) {
+            sql.append(" AND j.state = ?");
+            args.add(query.state().name());
+        }
+    }
+
+    /**
+     * {@code statement}, planned for its own values each time it runs: the driver prepares a statement on the server
+     * after a few runs on a connection, and PostgreSQL may then plan it once for any value, a plan that can neither
+     * use the key-prefix index (a LIKE pattern must be known to become an index range) nor leave out the months
+     * outside the window (their bounds must be known), so it would read every month's names.
+     */
+    private static PreparedStatementCreator prepared(ImportJobStore.Statement statement) {
+        return connection -> {
+            PreparedStatement prepared = connection.prepareStatement(statement.sql());
+            prepared.unwrap(PGStatement.class).setPrepareThreshold(0);
+            new ArgumentPreparedStatementSetter(statement.args().toArray()).setValues(prepared);
+            return prepared;
+        };
+    }
+
+    /**
+     * The file names PostgreSQL's statistics of the column hold (its histogram and most common values, a sample
+     * ANALYZE took) and the trigrams frequent in them ({@link SearchTrigrams#frequentIn}), read at most every ten
+     * minutes; none while the table has no statistics, or they cannot be read (a warning says why).
+     */
+    NameSample nameSample() {
+        NameSample current = sample;
+        if (current != null && System.nanoTime() - current.readAt() < SAMPLE_NANOS) {
+            return current;
+        }
+        List<String> names;
+        try {
+            names = jdbc.queryForList("""
+                    SELECT unnest(coalesce(s.histogram_bounds::text::text[], '{}')
+                                  || coalesce(s.most_common_vals::text::text[], '{}'))
+                    FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname
+                    JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename
+                    WHERE c.oid = 'import_job'::regclass AND s.attname = 'file_name' AND NOT s.inherited""",
+                    String.class);
+        } catch (DataAccessException e) {
+            LOG.warn("cannot read the statistics of import_job.file_name ({}); searches by part of a file name ask"
+                    + " the trigram index for the whole text until the next try in ten minutes", e.getMessage());
+            names = List.of();
+        }
+        NameSample read = new NameSample(List.copyOf(names), SearchTrigrams.frequentIn(names), System.nanoTime());
+        sample = read;
+        return read;
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return b == null || a.isAfter(b) ? a : b;
+    }
+
+    private static Instant earlier(Instant a, Instant b) {
+        return b == null || a.isBefore(b) ? a : b;
+    }
+}
