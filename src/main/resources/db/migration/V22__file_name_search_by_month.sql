@@ -8,7 +8,7 @@
 -- with it (retention), and a TRUNCATE empties both. A month's partition is made by job_file_name_month(), which
 -- housekeeping calls for this month and the next two (and this migration for every month that holds jobs). A name
 -- of a month without its partition (the instance stopped for months, a clock far ahead) lands in the default
--- partition, where the search finds it too, and moves into its month when the month is made.
+-- partition, where the search finds it too, and moves into its month when housekeeping makes that month.
 CREATE TABLE job_file_name (
     job_id      uuid        NOT NULL,
     received_at timestamptz NOT NULL,
@@ -29,24 +29,33 @@ DECLARE
     month_table text := 'job_file_name_' || to_char(start_utc, 'YYYY_MM');
     home name := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                   WHERE c.oid = 'job_file_name'::regclass);
+    caller_lock_timeout text := current_setting('lock_timeout');
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('ingestor.job-file-name-month'));
     IF to_regclass(format('%I.%I', home, month_table)) IS NOT NULL THEN
         RETURN NULL;
     END IF;
+    -- no name of the month may land in the default partition between the move and the attach; the caller's own
+    -- timeout is given back after (a migration runs without one)
     PERFORM set_config('lock_timeout', '5s', true);
-    -- no name of the month may land in the default partition between the move and the attach
     LOCK TABLE job_file_name_default IN ACCESS EXCLUSIVE MODE;
+    PERFORM set_config('lock_timeout', caller_lock_timeout, true);
     EXECUTE format('CREATE TABLE %I.%I (LIKE job_file_name)', home, month_table);
     EXECUTE format('WITH moved AS (DELETE FROM job_file_name_default WHERE received_at >= $1 AND received_at < $2'
                    ' RETURNING job_id, received_at, file_name) INSERT INTO %I.%I SELECT * FROM moved', home, month_table)
         USING month_start, month_end;
-    -- attaching builds the month's indexes (those of the parent) and checks its rows against its bounds
+    -- attaching builds the month's indexes (those of the parent) and checks its rows against its bounds; the bounds
+    -- written in UTC, whatever the session's TimeZone and DateStyle
     EXECUTE format('ALTER TABLE job_file_name ATTACH PARTITION %I.%I FOR VALUES FROM (%L) TO (%L)',
-                   home, month_table, month_start, month_end);
+                   home, month_table, to_char(start_utc, 'YYYY-MM-DD HH24:MI:SS') || '+00',
+                   to_char(start_utc + interval '1 month', 'YYYY-MM-DD HH24:MI:SS') || '+00');
     RETURN month_table;
 END
 $$;
+
+-- No job is written, changed or deleted from here until the triggers below are armed, so the names copied are every
+-- job's (SHARE ROW EXCLUSIVE: reads go on; intake waits, and no instance of this version serves before it is done).
+LOCK TABLE import_job IN SHARE ROW EXCLUSIVE MODE;
 
 -- every month that holds jobs, and this month and the next two
 SELECT job_file_name_month(m AT TIME ZONE 'UTC')
@@ -116,3 +125,6 @@ BEGIN
 END
 $$;
 DROP INDEX IF EXISTS import_job_file_name_trigrams;
+
+-- the months' statistics, which tell the planner when a search's matches are few
+ANALYZE job_file_name;

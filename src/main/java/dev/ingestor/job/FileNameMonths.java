@@ -3,6 +3,8 @@ package dev.ingestor.job;
 import java.util.List;
 import java.util.Objects;
 
+import org.apache.camel.CamelContext;
+import org.apache.camel.spring.boot.CamelContextConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
@@ -11,12 +13,14 @@ import org.springframework.stereotype.Component;
 
 /**
  * The months of the search by part of a file name ({@code job_file_name}, V22, {@link JobSearch}): this month's
- * partition and the next two are made before any job of them arrives, by routes/housekeeping.camel.yaml at each of
- * its runs. A name that arrives in a month not made yet waits in the default partition and moves into its month when
- * the month is made.
+ * partition and the next two are made before any job of them arrives, at start before any route runs and by
+ * routes/housekeeping.camel.yaml at each of its runs. A name that arrives in a month not made yet waits in the
+ * default partition and moves into its month when that month is made. Made at start, so that after an instance
+ * stopped for months no intake waits for a month being made (a name routed to the default partition while its
+ * month is attached fails its job's insert).
  */
 @Component
-public class FileNameMonths {
+public class FileNameMonths implements CamelContextConfiguration {
 
     /** Months made ahead of the current one (UTC): a housekeeping run may fail, or the instance stop, for weeks. */
     static final int AHEAD = 2;
@@ -45,5 +49,15 @@ public class FileNameMonths {
                     e.getMostSpecificCause().getMessage());
             return List.of();
         }
+    }
+
+    @Override
+    public void beforeApplicationStart(CamelContext camelContext) {
+        prepare();
+    }
+
+    @Override
+    public void afterApplicationStart(CamelContext camelContext) {
+        // housekeeping makes them at each of its runs
     }
 }

@@ -24,9 +24,9 @@ import org.springframework.jdbc.core.PreparedStatementCreator;
 /**
  * The job list with a search ({@code q}): a job whose file name holds the search (any case), whose key starts with
  * it, or whose id it is. File names are found in {@code job_file_name} (V22), a partition per month (UTC) of
- * arrival, each with its own trigram index: a page by cursor asks the newest month first and goes back a month at
- * a time until the page is full, so a search costs the months its page needs, not the years kept. A page by number
- * (which counts every match) asks every month at once.
+ * arrival, each with its own trigram index: a page by cursor asks the newest month first and goes back in windows
+ * of growing length until the page is full ({@link #windows}), so a search whose page the newest months fill costs
+ * those months, not the years kept. A page by number (which counts every match) asks every month at once.
  */
 final class JobSearch {
 
@@ -68,8 +68,8 @@ final class JobSearch {
             return ImportJobStore.pageOf(query, rows, total);
         }
         List<ImportJob> rows = new ArrayList<>();
-        for (Window month : months(query)) {
-            rows.addAll(jdbc.query(prepared(page(query, parts, month, query.size() + 1 - rows.size())),
+        for (Window window : windows(query)) {
+            rows.addAll(jdbc.query(prepared(page(query, parts, window, query.size() + 1 - rows.size())),
                     ImportJobStore.JOB));
             if (rows.size() > query.size()) {
                 break;
@@ -79,10 +79,13 @@ final class JobSearch {
     }
 
     /**
-     * The months {@code query} may find jobs in, newest first, each cut to the query's own window: from the month of
-     * the newest job (or of the cursor, or of the window's end) back to that of the oldest (or the window's start).
+     * The windows {@code query} may find jobs in, newest first, each cut to the query's own window: the month of the
+     * newest job (or of the cursor, or of the window's end), the month before, then windows twice as long each time
+     * back to the month of the oldest job (or of the window's start). A page its newest month fills costs that month;
+     * a search with fewer matches than a page reads every month, in about log2(months) + 2 statements, whether
+     * months are empty or not.
      */
-    List<Window> months(JobQuery query) {
+    List<Window> windows(JobQuery query) {
         Instant[] held = jdbc.query("SELECT min(received_at), max(received_at) FROM import_job", (ResultSet rs) -> {
             rs.next();
             Timestamp oldest = rs.getTimestamp(1);
@@ -92,7 +95,7 @@ final class JobSearch {
             return List.of();
         }
         Instant newest = held[1];
-        if (query.after() != null && query.after().at() != null && query.after().at().isBefore(newest)) {
+        if (query.after() != null && query.after().at().isBefore(newest)) {
             newest = query.after().at();
         }
         if (query.receivedBefore() != null && !query.receivedBefore().isAfter(newest)) {
@@ -101,15 +104,27 @@ final class JobSearch {
         Instant oldest = query.receivedSince() != null && query.receivedSince().isAfter(held[0])
                 ? query.receivedSince()
                 : held[0];
-        List<Window> months = new ArrayList<>();
-        YearMonth last = YearMonth.from(oldest.atOffset(ZoneOffset.UTC));
-        for (YearMonth month = YearMonth.from(newest.atOffset(ZoneOffset.UTC)); !month.isBefore(last); month = month
-                .minusMonths(1)) {
-            Instant start = month.atDay(1).atStartOfDay().toInstant(ZoneOffset.UTC);
-            Instant end = month.plusMonths(1).atDay(1).atStartOfDay().toInstant(ZoneOffset.UTC);
-            months.add(new Window(later(start, query.receivedSince()), earlier(end, query.receivedBefore())));
+        YearMonth first = YearMonth.from(oldest.atOffset(ZoneOffset.UTC));
+        List<Window> windows = new ArrayList<>();
+        YearMonth end = YearMonth.from(newest.atOffset(ZoneOffset.UTC)).plusMonths(1);
+        long months = 1;
+        while (end.isAfter(first)) {
+            YearMonth start = end.minusMonths(months);
+            if (start.isBefore(first)) {
+                start = first;
+            }
+            windows.add(new Window(later(startOf(start), query.receivedSince()),
+                    earlier(startOf(end), query.receivedBefore())));
+            end = start;
+            if (windows.size() > 1) {
+                months *= 2;
+            }
         }
-        return months;
+        return windows;
+    }
+
+    private static Instant startOf(YearMonth month) {
+        return month.atDay(1).atStartOfDay().toInstant(ZoneOffset.UTC);
     }
 
     /**

@@ -2,6 +2,10 @@ package dev.ingestor.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -256,6 +260,61 @@ class FileNameSearchTest {
                 Long.class)).isZero();
         assertThat(new ImportJobStore(jdbc, null).list(RARE_PART).items()).extracting(ImportJob::fileName)
                 .containsExactly("file-4242.csv");
+
+        // a DBA adds the index later as docs/operations.md says, housekeeping making a month meanwhile
+        List<String> steps = dbaSteps();
+        for (int i = 0; i < steps.size(); i++) {
+            String step = steps.get(i);
+            if (step.endsWith("\\gexec")) {
+                admin.queryForList(step.substring(0, step.length() - "\\gexec".length()), String.class)
+                        .forEach(admin::execute);
+            } else {
+                admin.execute(step);
+            }
+            if (step.contains("ON ONLY")) {
+                jdbc.queryForList("SELECT job_file_name_month(now() + interval '3 months')", String.class);
+            }
+        }
+        assertThat(admin.queryForObject("SELECT indisvalid FROM pg_index WHERE indexrelid = 'job_file_name_trigrams'"
+                + "::regclass", Boolean.class)).as("every month's index attached").isTrue();
+        jdbc.execute("ANALYZE job_file_name");
+        assertThat(plan(jdbc, JobSearch.page(RARE_PART, List.of(), NOVEMBER, 51)))
+                .contains("Bitmap Index Scan on job_file_name_2025_11_trigrams");
+        assertThat(new ImportJobStore(jdbc, null).list(RARE_PART).items()).extracting(ImportJob::fileName)
+                .containsExactly("file-4242.csv");
+    }
+
+    /**
+     * The statements of docs/operations.md that add the trigram index later, in order: each ends in {@code ;}, or in
+     * {@code \gexec} (psql runs each row of its answer as a statement).
+     */
+    private static List<String> dbaSteps() {
+        String docs;
+        try {
+            docs = Files.readString(Path.of("docs/operations.md"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        int start = docs.indexOf("```sql\nCREATE EXTENSION IF NOT EXISTS pg_trgm;");
+        String block = docs.substring(docs.indexOf('\n', start) + 1, docs.indexOf("```", start + 3));
+        List<String> steps = new ArrayList<>();
+        StringBuilder step = new StringBuilder();
+        for (String line : block.split("\n")) {
+            if (line.startsWith("--")) {
+                continue;
+            }
+            step.append(line).append('\n');
+            String text = step.toString().strip();
+            if (text.endsWith(";")) {
+                steps.add(text.substring(0, text.length() - 1));
+                step.setLength(0);
+            } else if (text.endsWith("\\gexec")) {
+                steps.add(text);
+                step.setLength(0);
+            }
+        }
+        assertThat(steps).as("the block of docs/operations.md").hasSize(4);
+        return steps;
     }
 
     private static JdbcTemplate migrated(String database, String user) {
