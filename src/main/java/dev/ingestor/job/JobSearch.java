@@ -24,9 +24,9 @@ import org.springframework.jdbc.core.PreparedStatementCreator;
 /**
  * The job list with a search ({@code q}): a job whose file name holds the search (any case), whose key starts with
  * it, or whose id it is. File names are found in {@code job_file_name} (V22), a partition per month (UTC) of
- * arrival, each with its own trigram index: a page by cursor asks the newest month first and goes back in windows
- * of growing length until the page is full ({@link #windows}), so a search whose page the newest months fill costs
- * those months, not the years kept. A page by number (which counts every match) asks every month at once.
+ * arrival, each with its own trigram index: a page by cursor asks the newest month, then the month before, then the
+ * rest ({@link #windows}), stopping when the page is full, so a search whose page the newest months fill costs those
+ * months, not the years kept. A page by number (which counts every match) asks every month at once.
  */
 final class JobSearch {
 
@@ -35,6 +35,9 @@ final class JobSearch {
     private static final long SAMPLE_NANOS = 10 * 60 * 1_000_000_000L;
     private static final String JOB_COLUMNS = Arrays.stream(ImportJobStore.COLUMNS.split(","))
             .map(column -> "j." + column.trim()).collect(Collectors.joining(", "));
+
+    /** Months asked one at a time before the rest are asked at once. */
+    static final int SINGLE_MONTHS = 2;
 
     private final JdbcTemplate jdbc;
     private volatile NameSample sample;
@@ -80,10 +83,10 @@ final class JobSearch {
 
     /**
      * The windows {@code query} may find jobs in, newest first, each cut to the query's own window: the month of the
-     * newest job (or of the cursor, or of the window's end), the month before, then windows twice as long each time
-     * back to the month of the oldest job (or of the window's start). A page its newest month fills costs that month;
-     * a search with fewer matches than a page reads every month, in about log2(months) + 2 statements, whether
-     * months are empty or not.
+     * newest job (or of the cursor, or of the window's end), the month before, then every older month down to that
+     * of the oldest job (or of the window's start) at once. A page the newest two months fill costs those months
+     * whatever the years kept; one with fewer matches costs at most three statements, the last as one statement
+     * over all the months would.
      */
     List<Window> windows(JobQuery query) {
         Instant[] held = jdbc.query("SELECT min(received_at), max(received_at) FROM import_job", (ResultSet rs) -> {
@@ -107,18 +110,11 @@ final class JobSearch {
         YearMonth first = YearMonth.from(oldest.atOffset(ZoneOffset.UTC));
         List<Window> windows = new ArrayList<>();
         YearMonth end = YearMonth.from(newest.atOffset(ZoneOffset.UTC)).plusMonths(1);
-        long months = 1;
         while (end.isAfter(first)) {
-            YearMonth start = end.minusMonths(months);
-            if (start.isBefore(first)) {
-                start = first;
-            }
+            YearMonth start = windows.size() < SINGLE_MONTHS ? end.minusMonths(1) : first;
             windows.add(new Window(later(startOf(start), query.receivedSince()),
                     earlier(startOf(end), query.receivedBefore())));
             end = start;
-            if (windows.size() > 1) {
-                months *= 2;
-            }
         }
         return windows;
     }
