@@ -24,9 +24,9 @@ import org.springframework.jdbc.core.PreparedStatementCreator;
 /**
  * The job list with a search ({@code q}): a job whose file name holds the search (any case), whose key starts with
  * it, or whose id it is. File names are found in {@code job_file_name} (V22), a partition per month (UTC) of
- * arrival, each with its own trigram index: a page by cursor asks the newest month, then the month before, then the
- * rest ({@link #windows}), stopping when the page is full, so a search whose page the newest months fill costs those
- * months, not the years kept. A page by number (which counts every match) asks every month at once.
+ * arrival, each with its own trigram index: a page by cursor asks the newest month, then every older month at once
+ * ({@link #windows}), stopping when the page is full, so a search whose page the newest month fills costs that month,
+ * not the years kept. A page by number (which counts every match) asks every month at once.
  */
 final class JobSearch {
 
@@ -35,9 +35,6 @@ final class JobSearch {
     private static final long SAMPLE_NANOS = 10 * 60 * 1_000_000_000L;
     private static final String JOB_COLUMNS = Arrays.stream(ImportJobStore.COLUMNS.split(","))
             .map(column -> "j." + column.trim()).collect(Collectors.joining(", "));
-
-    /** Months asked one at a time before the rest are asked at once. */
-    static final int SINGLE_MONTHS = 2;
 
     private final JdbcTemplate jdbc;
     private volatile NameSample sample;
@@ -83,40 +80,35 @@ final class JobSearch {
 
     /**
      * The windows {@code query} may find jobs in, newest first, each cut to the query's own window: the month of the
-     * newest job (or of the cursor, or of the window's end), the month before, then every older month down to that
-     * of the oldest job (or of the window's start) at once. A page the newest two months fill costs those months
-     * whatever the years kept; one with fewer matches costs at most three statements, the last as one statement
-     * over all the months would.
+     * newest job (or of the cursor, or of the window's end), then every older month at once. A page the newest month
+     * fills costs that month whatever the years kept; one with fewer matches costs one statement more than a single
+     * statement over all the months would.
      */
     List<Window> windows(JobQuery query) {
-        Instant[] held = jdbc.query("SELECT min(received_at), max(received_at) FROM import_job", (ResultSet rs) -> {
-            rs.next();
-            Timestamp oldest = rs.getTimestamp(1);
-            return oldest == null ? null : new Instant[] {oldest.toInstant(), rs.getTimestamp(2).toInstant()};
-        });
-        if (held == null) {
+        Timestamp last = jdbc.queryForObject("SELECT max(received_at) FROM import_job", Timestamp.class);
+        if (last == null) {
             return List.of();
         }
-        Instant newest = held[1];
-        if (query.after() != null && query.after().at().isBefore(newest)) {
-            newest = query.after().at();
+        Instant newest = last.toInstant();
+        Instant until = query.receivedBefore();
+        if (query.after() != null) {
+            newest = earlier(newest, query.after().at());
+            // the cursor's month is the newest the page can hold
+            until = earlier(startOf(month(query.after().at()).plusMonths(1)), until);
         }
         if (query.receivedBefore() != null && !query.receivedBefore().isAfter(newest)) {
             newest = query.receivedBefore().minusNanos(1);
         }
-        Instant oldest = query.receivedSince() != null && query.receivedSince().isAfter(held[0])
-                ? query.receivedSince()
-                : held[0];
-        YearMonth first = YearMonth.from(oldest.atOffset(ZoneOffset.UTC));
-        List<Window> windows = new ArrayList<>();
-        YearMonth end = YearMonth.from(newest.atOffset(ZoneOffset.UTC)).plusMonths(1);
-        while (end.isAfter(first)) {
-            YearMonth start = windows.size() < SINGLE_MONTHS ? end.minusMonths(1) : first;
-            windows.add(new Window(later(startOf(start), query.receivedSince()),
-                    earlier(startOf(end), query.receivedBefore())));
-            end = start;
+        Instant month = startOf(month(newest));
+        if (query.receivedSince() != null && !query.receivedSince().isBefore(month)) {
+            return List.of(new Window(query.receivedSince(), until));
         }
-        return windows;
+        // the newest window is open above: a job received after the newest one read here is newer still
+        return List.of(new Window(month, until), new Window(query.receivedSince(), month));
+    }
+
+    private static YearMonth month(Instant at) {
+        return YearMonth.from(at.atOffset(ZoneOffset.UTC));
     }
 
     private static Instant startOf(YearMonth month) {
@@ -128,19 +120,21 @@ final class JobSearch {
      * search (the trigram index asked for {@code parts}, none: for the whole search; {@link SearchTrigrams}), and
      * those whose key starts with it or whose id it is. Each side reads at most {@code rows} (after the offset of a
      * page number) in list order: from the trigram index when its matches are few, in list order from the index of
-     * arrivals when they are many (the planner's choice, from the month's own statistics).
+     * arrivals when they are many (the planner's choice, from the month's own statistics). The two sides find ids
+     * and arrivals only, and the jobs of the page are read after: planning a union of whole jobs cost twice as much.
      */
     static ImportJobStore.Statement page(JobQuery query, List<String> parts, Window window, int rows) {
         long offset = (long) query.page() * query.size();
         List<Object> args = new ArrayList<>();
-        StringBuilder sql = new StringBuilder("SELECT * FROM ((SELECT " + JOB_COLUMNS + " FROM ");
+        StringBuilder sql = new StringBuilder("SELECT " + JOB_COLUMNS + " FROM ((SELECT f.job_id AS id, f.received_at"
+                + " FROM ");
         sql.append(named(query, parts, window, args));
-        sql.append(" ORDER BY f.received_at DESC, f.job_id DESC LIMIT ?) UNION (SELECT " + JOB_COLUMNS + " FROM ");
+        sql.append(" ORDER BY f.received_at DESC, f.job_id DESC LIMIT ?) UNION (SELECT j.id, j.received_at FROM ");
         args.add(offset + rows);
         sql.append(keyed(query, window, args));
-        sql.append(" ORDER BY j.received_at DESC, j.id DESC LIMIT ?)) found");
+        sql.append(" ORDER BY j.received_at DESC, j.id DESC LIMIT ?)) found JOIN import_job j ON j.id = found.id");
         args.add(offset + rows);
-        sql.append(" ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?");
+        sql.append(" ORDER BY found.received_at DESC, found.id DESC LIMIT ? OFFSET ?");
         args.add(rows);
         args.add(offset);
         return new ImportJobStore.Statement(sql.toString(), args);
@@ -149,24 +143,28 @@ final class JobSearch {
     /** Every job of {@code window} matching {@code query}. */
     static ImportJobStore.Statement count(JobQuery query, List<String> parts, Window window) {
         List<Object> args = new ArrayList<>();
-        String sql = "SELECT count(*) FROM ((SELECT j.id FROM " + named(query, parts, window, args)
+        String sql = "SELECT count(*) FROM ((SELECT f.job_id FROM " + named(query, parts, window, args)
                 + ") UNION (SELECT j.id FROM " + keyed(query, window, args) + ")) found";
         return new ImportJobStore.Statement(sql, args);
     }
 
     /**
-     * The jobs whose file name holds the search: {@code job_file_name} read in the window's months. A search whose
-     * pieces no sampled name holds ({@code parts} not empty: its matches are few) is read whole through the months'
-     * trigram indexes and then sorted, behind a fence ({@code OFFSET 0}) the planner cannot see through: with the
-     * page's LIMIT beside it the planner would otherwise read several months' names in list order, each month
-     * estimating a few matches in its first thousands of names, and read every name of them when the matches are
-     * fewer than the page (220 ms on a twentieth of a year, where the fenced read takes a few). A search some sampled
-     * name holds is left to the planner, which reads it in list order when its matches are many.
+     * The jobs whose file name holds the search: {@code job_file_name} read in the window's months, joined to the
+     * jobs only when a supplier or state is asked for. A search whose pieces no sampled name holds ({@code parts}
+     * not empty: its matches are few) is read whole through the months' trigram indexes and then sorted, behind a
+     * fence ({@code OFFSET 0}) the planner cannot see through: with the page's LIMIT beside it the planner would
+     * otherwise read several months' names in list order, each month estimating a few matches in its first
+     * thousands of names, and read every name of them when the matches are fewer than the page (220 ms on a
+     * twentieth of a year, where the fenced read takes a few). A search some sampled name holds is left to the
+     * planner, which reads it in list order when its matches are many.
      */
     private static String named(JobQuery query, List<String> parts, Window window, List<Object> args) {
         StringBuilder sql = new StringBuilder(parts.isEmpty()
-                ? "job_file_name f JOIN import_job j ON j.id = f.job_id WHERE true"
+                ? "job_file_name f"
                 : "(SELECT f.job_id, f.received_at FROM job_file_name f WHERE true");
+        if (parts.isEmpty()) {
+            sql.append(joined(query)).append(" WHERE true");
+        }
         within("f.received_at", "f.job_id", query, window, sql, args);
         if (parts.isEmpty()) {
             sql.append(" AND f.file_name ILIKE ? ESCAPE '\\'");
@@ -176,12 +174,17 @@ final class JobSearch {
                 sql.append(" AND f.file_name ILIKE ? ESCAPE '\\'");
                 args.add("%" + ImportJobStore.likeLiteral(part) + "%");
             }
-            sql.append(" AND lower(f.file_name) LIKE lower(?) ESCAPE '\\' OFFSET 0) f JOIN import_job j"
-                    + " ON j.id = f.job_id WHERE true");
+            sql.append(" AND lower(f.file_name) LIKE lower(?) ESCAPE '\\' OFFSET 0) f").append(joined(query))
+                    .append(" WHERE true");
         }
         args.add("%" + ImportJobStore.likeLiteral(query.search()) + "%");
         filters(query, sql, args);
         return sql.toString();
+    }
+
+    /** The join to the jobs a supplier or state filter needs; none without. */
+    private static String joined(JobQuery query) {
+        return query.supplier() == null && query.state() == null ? "" : " JOIN import_job j ON j.id = f.job_id";
     }
 
     /** The jobs whose key starts with the search (the key-prefix index), or whose id it is. */
@@ -270,10 +273,6 @@ final class JobSearch {
         NameSample read = new NameSample(List.copyOf(names), SearchTrigrams.frequentIn(names), System.nanoTime());
         sample = read;
         return read;
-    }
-
-    private static Instant later(Instant a, Instant b) {
-        return b == null || a.isAfter(b) ? a : b;
     }
 
     private static Instant earlier(Instant a, Instant b) {
