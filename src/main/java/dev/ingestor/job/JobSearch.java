@@ -31,8 +31,10 @@ import org.springframework.jdbc.core.PreparedStatementCreator;
 final class JobSearch {
 
     private static final Logger LOG = LoggerFactory.getLogger(JobSearch.class);
-    /** How long the frequent trigrams of the file names are kept before they are read again (ANALYZE renews them). */
-    private static final long SAMPLE_NANOS = 10 * 60 * 1_000_000_000L;
+    /** How long a sample that could not be read is kept before it is tried again. */
+    private static final long RETRY_NANOS = 10 * 60 * 1_000_000_000L;
+    /** The analyses of a sample that could not be read: none matches it. */
+    private static final long UNREAD = -1;
     private static final String JOB_COLUMNS = Arrays.stream(ImportJobStore.COLUMNS.split(","))
             .map(column -> "j." + column.trim()).collect(Collectors.joining(", "));
 
@@ -40,10 +42,14 @@ final class JobSearch {
     private volatile NameSample sample;
 
     /**
-     * The file names of the column's statistics, their frequent trigrams, and when they were read
-     * ({@link System#nanoTime()}).
+     * The file names of the column's statistics, their frequent trigrams, the table's analyses they were read after
+     * ({@link #UNREAD}: they could not be read), and when ({@link System#nanoTime()}).
      */
-    record NameSample(List<String> names, Set<String> frequent, long readAt) {
+    record NameSample(List<String> names, Set<String> frequent, long analyses, long readAt) {
+    }
+
+    /** The arrival of the newest job (null: no job), and how many times the jobs' statistics were renewed. */
+    record Held(Instant newest, long analyses) {
     }
 
     /** Arrivals from {@code from} (inclusive) to {@code until} (exclusive); a null bound: no bound. */
@@ -55,7 +61,8 @@ final class JobSearch {
     }
 
     JobPage list(JobQuery query) {
-        NameSample names = nameSample();
+        Held held = held();
+        NameSample names = nameSample(held.analyses());
         List<String> parts = SearchTrigrams.indexedParts(query.search(), names.names(), names.frequent());
         if (query.counted() || query.page() > 0) {
             // a page by number: its offset counts from the newest match of all months
@@ -68,7 +75,7 @@ final class JobSearch {
             return ImportJobStore.pageOf(query, rows, total);
         }
         List<ImportJob> rows = new ArrayList<>();
-        for (Window window : windows(query)) {
+        for (Window window : windows(query, held.newest())) {
             rows.addAll(jdbc.query(prepared(page(query, parts, window, query.size() + 1 - rows.size())),
                     ImportJobStore.JOB));
             if (rows.size() > query.size()) {
@@ -80,16 +87,15 @@ final class JobSearch {
 
     /**
      * The windows {@code query} may find jobs in, newest first, each cut to the query's own window: the month of the
-     * newest job (or of the cursor, or of the window's end), then every older month at once. A page the newest month
-     * fills costs that month whatever the years kept; one with fewer matches costs one statement more than a single
-     * statement over all the months would.
+     * newest job ({@code held}, null: none; or of the cursor, or of the window's end), then every older month at
+     * once. A page the newest month fills costs that month whatever the years kept; one with fewer matches costs one
+     * statement more than a single statement over all the months would.
      */
-    List<Window> windows(JobQuery query) {
-        Timestamp last = jdbc.queryForObject("SELECT max(received_at) FROM import_job", Timestamp.class);
-        if (last == null) {
+    static List<Window> windows(JobQuery query, Instant held) {
+        if (held == null) {
             return List.of();
         }
-        Instant newest = last.toInstant();
+        Instant newest = held;
         Instant until = query.receivedBefore();
         if (query.after() != null) {
             newest = earlier(newest, query.after().at());
@@ -247,16 +253,40 @@ final class JobSearch {
     }
 
     /**
-     * The file names PostgreSQL's statistics of the column hold (its histogram and most common values, a sample
-     * ANALYZE took) and the trigrams frequent in them ({@link SearchTrigrams#frequentIn}), read at most every ten
-     * minutes; none while the table has no statistics, or they cannot be read (a warning says why).
+     * The newest arrival and the count of the jobs' analyses (ANALYZE's, by hand or by autovacuum), in one statement:
+     * the arrival bounds the search's first window, the count says when the name sample is stale.
      */
+    Held held() {
+        return jdbc.query("""
+                SELECT max(received_at), pg_stat_get_analyze_count('import_job'::regclass)
+                                         + pg_stat_get_autoanalyze_count('import_job'::regclass)
+                FROM import_job""", (ResultSet rs) -> {
+            rs.next();
+            Timestamp newest = rs.getTimestamp(1);
+            return new Held(newest == null ? null : newest.toInstant(), rs.getLong(2));
+        });
+    }
+
     NameSample nameSample() {
+        return nameSample(held().analyses());
+    }
+
+    /**
+     * The file names PostgreSQL's statistics of the column hold (its histogram and most common values, a sample
+     * ANALYZE took) and the trigrams frequent in them ({@link SearchTrigrams#frequentIn}), read again whenever the
+     * table has been analysed since ({@code analyses} changed): a sample read while the table was small would
+     * otherwise call a search of many names rare, or one of few frequent (and, left to the planner, read every name
+     * of the months in list order). None while the table has no statistics, or they cannot be read (a warning says
+     * why; tried again in ten minutes).
+     */
+    NameSample nameSample(long analyses) {
         NameSample current = sample;
-        if (current != null && System.nanoTime() - current.readAt() < SAMPLE_NANOS) {
+        if (current != null && (current.analyses() == analyses
+                || current.analyses() == UNREAD && System.nanoTime() - current.readAt() < RETRY_NANOS)) {
             return current;
         }
         List<String> names;
+        long read = analyses;
         try {
             names = jdbc.queryForList("""
                     SELECT unnest(coalesce(s.histogram_bounds::text::text[], '{}')
@@ -269,10 +299,12 @@ final class JobSearch {
             LOG.warn("cannot read the statistics of import_job.file_name ({}); searches by part of a file name ask"
                     + " the trigram index for the whole text until the next try in ten minutes", e.getMessage());
             names = List.of();
+            read = UNREAD;
         }
-        NameSample read = new NameSample(List.copyOf(names), SearchTrigrams.frequentIn(names), System.nanoTime());
-        sample = read;
-        return read;
+        NameSample fresh = new NameSample(List.copyOf(names), SearchTrigrams.frequentIn(names), read,
+                System.nanoTime());
+        sample = fresh;
+        return fresh;
     }
 
     private static Instant earlier(Instant a, Instant b) {
