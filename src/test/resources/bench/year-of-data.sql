@@ -42,6 +42,11 @@ CREATE FUNCTION pg_temp.record(k bigint, r bigint) RETURNS jsonb LANGUAGE sql IM
     'quantity', (k % 97) + r, 'delivery_date', '2026-12-' || lpad((1 + k % 28)::text, 2, '0'),
     'warehouse', 'WH-' || (k % 20)) $$;
 
+-- step: the file-name search's months, each made ahead of its jobs as housekeeping makes them
+SELECT job_file_name_month(m AT TIME ZONE 'UTC')
+FROM generate_series(date_trunc('month', (${t0} - interval '361 days') AT TIME ZONE 'UTC'),
+                     date_trunc('month', ${t0} AT TIME ZONE 'UTC'), interval '1 month') AS m;
+
 -- step: content keys and jobs rows=jobs
 WITH j AS (
   SELECT i, pg_temp.job_id(i) AS id, pg_temp.job_supplier(i) AS supplier, pg_temp.job_at(i) AS at,

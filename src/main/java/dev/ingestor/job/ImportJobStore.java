@@ -9,7 +9,6 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 
 import com.fasterxml.uuid.Generators;
@@ -17,10 +16,6 @@ import com.fasterxml.uuid.impl.TimeBasedEpochGenerator;
 import dev.ingestor.config.RecordFormat;
 import dev.ingestor.wakeup.WorkChannels;
 import dev.ingestor.wakeup.WorkNotices;
-import org.postgresql.PGStatement;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.PreparedStatementCreator;
@@ -41,24 +36,14 @@ public class ImportJobStore {
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
 
-    private static final Logger LOG = LoggerFactory.getLogger(ImportJobStore.class);
-    /** How long the frequent trigrams of the file names are kept before they are read again (ANALYZE renews them). */
-    private static final long SAMPLE_NANOS = 10 * 60 * 1_000_000_000L;
-
     private final JdbcTemplate jdbc;
     private final WorkNotices notices;
-    private volatile NameSample sample;
-
-    /**
-     * The file names of the column's statistics, their frequent trigrams, and when they were read
-     * ({@link System#nanoTime()}).
-     */
-    record NameSample(List<String> names, Set<String> frequent, long readAt) {
-    }
+    private final JobSearch search;
 
     public ImportJobStore(JdbcTemplate jdbc, WorkNotices notices) {
         this.jdbc = jdbc;
         this.notices = notices;
+        this.search = new JobSearch(jdbc);
     }
 
     /**
@@ -122,15 +107,17 @@ public class ImportJobStore {
     }
 
     public JobPage list(JobQuery query) {
-        List<String> indexed = List.of();
         if (query.search() != null) {
-            NameSample names = nameSample();
-            indexed = SearchTrigrams.indexedParts(query.search(), names.names(), names.frequent());
+            return search.list(query);
         }
-        Statement filtered = filtered(query, indexed);
+        Statement filtered = filtered(query);
         Long total = query.counted() ? count(query, filtered) : null;
-        Statement page = page(query, indexed);
-        List<ImportJob> rows = jdbc.query(prepared(query, page), JOB);
+        Statement page = page(query);
+        return pageOf(query, jdbc.query(prepared(query, page), JOB), total);
+    }
+
+    /** The page of {@code query} from {@code rows}: the page's rows, and one more when more follow. */
+    static JobPage pageOf(JobQuery query, List<ImportJob> rows, Long total) {
         boolean more = rows.size() > query.size();
         List<ImportJob> items = more ? rows.subList(0, query.size()) : rows;
         String next = more ? cursorOf(items.get(items.size() - 1)).text() : null;
@@ -142,19 +129,10 @@ public class ImportJobStore {
         return jdbc.query(prepared(query, count), (ResultSet rs) -> rs.next() ? rs.getLong(1) : 0L);
     }
 
-    /**
-     * {@code statement} of {@code query}'s list. A search is planned for its own values each time it runs: the driver
-     * prepares a statement on the server after a few runs on a connection, and PostgreSQL may then plan it once for
-     * any value, a plan that cannot use the key-prefix index (a LIKE pattern must be known to become an index range),
-     * so it reads jobs in list order past every one that does not match, a year of them for a rare part, instead of
-     * the trigram index's matches. The other filters are index ranges for any value, so their lists may be prepared.
-     */
+    /** {@code statement} of {@code query}'s list: its filters are index ranges for any value, so it may be prepared. */
     private static PreparedStatementCreator prepared(JobQuery query, Statement statement) {
         return connection -> {
             PreparedStatement prepared = connection.prepareStatement(statement.sql());
-            if (query.search() != null) {
-                prepared.unwrap(PGStatement.class).setPrepareThreshold(0);
-            }
             new ArgumentPreparedStatementSetter(statement.args().toArray()).setValues(prepared);
             return prepared;
         };
@@ -165,21 +143,12 @@ public class ImportJobStore {
     }
 
     /**
-     * The page of {@code query}: one row more than the page, so the caller knows whether more follow. Each filter
-     * the lists offer has an index that ends in (received_at DESC, id DESC) (V17), so the page is read from where
-     * the cursor is; a part of a file name ({@code search}) is found through the trigram index of V20 when its
-     * matches are few, checked on the rows read in list order when they are many (the planner's choice).
+     * The page of {@code query} (without a search: {@link JobSearch}): one row more than the page, so the caller
+     * knows whether more follow. Each filter the lists offer has an index that ends in (received_at DESC, id DESC)
+     * (V17), so the page is read from where the cursor is.
      */
     static Statement page(JobQuery query) {
-        return page(query, List.of());
-    }
-
-    /**
-     * {@link #page(JobQuery)}, the index asked for the parts {@code indexed} of the search ({@link SearchTrigrams});
-     * none: for the whole search.
-     */
-    static Statement page(JobQuery query, List<String> indexed) {
-        Statement filtered = filtered(query, indexed);
+        Statement filtered = filtered(query);
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM import_job" + filtered.sql());
         List<Object> args = new ArrayList<>(filtered.args());
         if (query.after() != null) {
@@ -194,7 +163,7 @@ public class ImportJobStore {
         return new Statement(sql.toString(), args);
     }
 
-    private static Statement filtered(JobQuery query, List<String> indexed) {
+    private static Statement filtered(JobQuery query) {
         StringBuilder where = new StringBuilder(" WHERE true");
         List<Object> args = new ArrayList<>();
         if (query.supplier() != null) {
@@ -213,58 +182,7 @@ public class ImportJobStore {
             where.append(" AND received_at < ?");
             args.add(Timestamp.from(query.receivedBefore()));
         }
-        if (query.search() != null) {
-            if (indexed.isEmpty()) {
-                where.append(" AND (file_name ILIKE ? ESCAPE '\\'");
-            } else {
-                // the index asked for the parts, the whole checked on what it finds: lower() is no index's expression
-                where.append(" AND ((");
-                for (String part : indexed) {
-                    where.append("file_name ILIKE ? ESCAPE '\\' AND ");
-                    args.add("%" + likeLiteral(part) + "%");
-                }
-                where.append("lower(file_name) LIKE lower(?) ESCAPE '\\')");
-            }
-            where.append(" OR key LIKE ? ESCAPE '\\'");
-            args.add("%" + likeLiteral(query.search()) + "%");
-            args.add(likeLiteral(query.search()) + "%");
-            UUID id = uuidOrNull(query.search());
-            if (id != null) {
-                where.append(" OR id = ?");
-                args.add(id);
-            }
-            where.append(")");
-        }
         return new Statement(where.toString(), args);
-    }
-
-    /**
-     * The file names PostgreSQL's statistics of the column hold (its histogram and most common values, a sample
-     * ANALYZE took) and the trigrams frequent in them ({@link SearchTrigrams#frequentIn}), read at most every ten
-     * minutes; none while the table has no statistics, or they cannot be read (a warning says why).
-     */
-    NameSample nameSample() {
-        NameSample current = sample;
-        if (current != null && System.nanoTime() - current.readAt() < SAMPLE_NANOS) {
-            return current;
-        }
-        List<String> names;
-        try {
-            names = jdbc.queryForList("""
-                    SELECT unnest(coalesce(s.histogram_bounds::text::text[], '{}')
-                                  || coalesce(s.most_common_vals::text::text[], '{}'))
-                    FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname
-                    JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename
-                    WHERE c.oid = 'import_job'::regclass AND s.attname = 'file_name' AND NOT s.inherited""",
-                    String.class);
-        } catch (DataAccessException e) {
-            LOG.warn("cannot read the statistics of import_job.file_name ({}); searches by part of a file name ask"
-                    + " the trigram index for the whole text until the next try in ten minutes", e.getMessage());
-            names = List.of();
-        }
-        NameSample read = new NameSample(List.copyOf(names), SearchTrigrams.frequentIn(names), System.nanoTime());
-        sample = read;
-        return read;
     }
 
     /** Where the list goes on after {@code job}. */
@@ -277,7 +195,7 @@ public class ImportJobStore {
         return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
     }
 
-    private static UUID uuidOrNull(String text) {
+    static UUID uuidOrNull(String text) {
         // UUID.fromString accepts short forms such as 1-2-3-4-5; only the canonical 36 characters are an id
         if (text.length() != 36) {
             return null;

@@ -316,6 +316,8 @@ class AdminApiTest extends IngestorTestSupport {
         assertThat(mapper.readTree(admin("GET", "/jobs?q=" + key.substring(10)).body()).get("items")).isEmpty();
         // the other filters and the paging still apply
         assertThat(mapper.readTree(admin("GET", "/jobs?q=sale&supplier=GLOBEX").body()).get("items")).isEmpty();
+        assertThat(ids(mapper.readTree(admin("GET", "/jobs?q=sale&supplier=ACME").body())))
+                .containsExactlyInAnyOrder(percent.toString(), lookalike.toString());
         JsonNode firstOfTwo = mapper.readTree(admin("GET", "/jobs?q=sale&size=1&page=1").body());
         assertThat(firstOfTwo.get("total").asInt()).isEqualTo(2);
         assertThat(firstOfTwo.get("items")).hasSize(1);
