@@ -31,8 +31,11 @@ import org.springframework.jdbc.core.PreparedStatementCreator;
 final class JobSearch {
 
     private static final Logger LOG = LoggerFactory.getLogger(JobSearch.class);
-    /** How long a sample that could not be read is kept before it is tried again. */
-    private static final long RETRY_NANOS = 10 * 60 * 1_000_000_000L;
+    /**
+     * The longest a name sample is kept: read again sooner after an ANALYZE, and at the latest then (an ANALYZE the
+     * count missed, a server that counts none); one that could not be read is tried again then.
+     */
+    private static final long SAMPLE_NANOS = 10 * 60 * 1_000_000_000L;
     /** The analyses of a sample that could not be read: none matches it. */
     private static final long UNREAD = -1;
     private static final String JOB_COLUMNS = Arrays.stream(ImportJobStore.COLUMNS.split(","))
@@ -48,8 +51,11 @@ final class JobSearch {
     record NameSample(List<String> names, Set<String> frequent, long analyses, long readAt) {
     }
 
-    /** The arrival of the newest job (null: no job), and how many times the jobs' statistics were renewed. */
-    record Held(Instant newest, long analyses) {
+    /**
+     * The arrivals of the oldest and the newest job (both null: no job), and how many times the jobs' statistics
+     * were renewed.
+     */
+    record Held(Instant oldest, Instant newest, long analyses) {
     }
 
     /** Arrivals from {@code from} (inclusive) to {@code until} (exclusive); a null bound: no bound. */
@@ -75,7 +81,7 @@ final class JobSearch {
             return ImportJobStore.pageOf(query, rows, total);
         }
         List<ImportJob> rows = new ArrayList<>();
-        for (Window window : windows(query, held.newest())) {
+        for (Window window : windows(query, held)) {
             rows.addAll(jdbc.query(prepared(page(query, parts, window, query.size() + 1 - rows.size())),
                     ImportJobStore.JOB));
             if (rows.size() > query.size()) {
@@ -87,30 +93,29 @@ final class JobSearch {
 
     /**
      * The windows {@code query} may find jobs in, newest first, each cut to the query's own window: the month of the
-     * newest job ({@code held}, null: none; or of the cursor, or of the window's end), then every older month at
-     * once. A page the newest month fills costs that month whatever the years kept; one with fewer matches costs one
-     * statement more than a single statement over all the months would.
+     * newest job of {@code held} (or of the cursor, or of the window's end), then every older month down to that of
+     * the oldest job at once. A page the newest month fills costs that month whatever the years kept; one with fewer
+     * matches costs one statement more than a single statement over all the months would. Both windows are whole
+     * months that exist, so PostgreSQL leaves out every other month and the default partition (which a month being
+     * made locks). A job received in a later month than the newest read here sorts before the page, as any job
+     * received after a page is read does.
      */
-    static List<Window> windows(JobQuery query, Instant held) {
-        if (held == null) {
+    static List<Window> windows(JobQuery query, Held held) {
+        if (held.newest() == null) {
             return List.of();
         }
-        Instant newest = held;
-        Instant until = query.receivedBefore();
+        Instant newest = held.newest();
         if (query.after() != null) {
             newest = earlier(newest, query.after().at());
-            // the cursor's month is the newest the page can hold
-            until = earlier(startOf(month(query.after().at()).plusMonths(1)), until);
         }
         if (query.receivedBefore() != null && !query.receivedBefore().isAfter(newest)) {
             newest = query.receivedBefore().minusNanos(1);
         }
         Instant month = startOf(month(newest));
-        if (query.receivedSince() != null && !query.receivedSince().isBefore(month)) {
-            return List.of(new Window(query.receivedSince(), until));
-        }
-        // the newest window is open above: a job received after the newest one read here is newer still
-        return List.of(new Window(month, until), new Window(query.receivedSince(), month));
+        Window first = new Window(later(month, query.receivedSince()),
+                earlier(startOf(month(newest).plusMonths(1)), query.receivedBefore()));
+        Instant oldest = later(startOf(month(held.oldest())), query.receivedSince());
+        return oldest.isBefore(month) ? List.of(first, new Window(oldest, month)) : List.of(first);
     }
 
     private static YearMonth month(Instant at) {
@@ -253,17 +258,21 @@ final class JobSearch {
     }
 
     /**
-     * The newest arrival and the count of the jobs' analyses (ANALYZE's, by hand or by autovacuum), in one statement:
-     * the arrival bounds the search's first window, the count says when the name sample is stale.
+     * The oldest and newest arrivals and the count of the jobs' analyses (ANALYZE's, by hand or by autovacuum), in
+     * one statement: the arrivals bound the search's windows, the count says when the name sample is stale.
      */
     Held held() {
         return jdbc.query("""
-                SELECT max(received_at), pg_stat_get_analyze_count('import_job'::regclass)
-                                         + pg_stat_get_autoanalyze_count('import_job'::regclass)
+                SELECT min(received_at), max(received_at),
+                       pg_stat_get_analyze_count('import_job'::regclass)
+                       + pg_stat_get_autoanalyze_count('import_job'::regclass)
                 FROM import_job""", (ResultSet rs) -> {
             rs.next();
-            Timestamp newest = rs.getTimestamp(1);
-            return new Held(newest == null ? null : newest.toInstant(), rs.getLong(2));
+            Timestamp oldest = rs.getTimestamp(1);
+            Timestamp newest = rs.getTimestamp(2);
+            return oldest == null
+                    ? new Held(null, null, rs.getLong(3))
+                    : new Held(oldest.toInstant(), newest.toInstant(), rs.getLong(3));
         });
     }
 
@@ -274,15 +283,15 @@ final class JobSearch {
     /**
      * The file names PostgreSQL's statistics of the column hold (its histogram and most common values, a sample
      * ANALYZE took) and the trigrams frequent in them ({@link SearchTrigrams#frequentIn}), read again whenever the
-     * table has been analysed since ({@code analyses} changed): a sample read while the table was small would
-     * otherwise call a search of many names rare, or one of few frequent (and, left to the planner, read every name
-     * of the months in list order). None while the table has no statistics, or they cannot be read (a warning says
-     * why; tried again in ten minutes).
+     * table has been analysed since ({@code analyses} changed), and at least every ten minutes: a sample read while
+     * the table was small would otherwise call a search of many names rare, or one of few frequent (and, left to the
+     * planner, read every name of the months in list order). None while the table has no statistics, or they cannot
+     * be read (a warning says why; tried again in ten minutes).
      */
     NameSample nameSample(long analyses) {
         NameSample current = sample;
-        if (current != null && (current.analyses() == analyses
-                || current.analyses() == UNREAD && System.nanoTime() - current.readAt() < RETRY_NANOS)) {
+        if (current != null && System.nanoTime() - current.readAt() < SAMPLE_NANOS
+                && (current.analyses() == analyses || current.analyses() == UNREAD)) {
             return current;
         }
         List<String> names;
@@ -309,5 +318,9 @@ final class JobSearch {
 
     private static Instant earlier(Instant a, Instant b) {
         return b == null || a.isBefore(b) ? a : b;
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return b == null || a.isAfter(b) ? a : b;
     }
 }

@@ -55,6 +55,13 @@ class FileNameSearchTest {
         assertThat(plan(jdbc, JobSearch.page(RARE_PART, List.of(), NOVEMBER, 51)))
                 .contains("Bitmap Index Scan on job_file_name_2025_11_file_name_idx")
                 .doesNotContain("Seq Scan").doesNotContain("job_file_name_2025_12").doesNotContain("default");
+        // the windows a page asks are whole months: the default partition, which a month being made locks, left out
+        List<JobSearch.Window> windows = JobSearch.windows(RARE_PART, new JobSearch(jdbc).held());
+        assertThat(windows).hasSize(2);
+        for (JobSearch.Window window : windows) {
+            assertThat(plan(jdbc, JobSearch.page(RARE_PART, List.of("E-4242."), window, 51)))
+                    .contains("job_file_name_20").doesNotContain("default");
+        }
     }
 
     /**
@@ -100,8 +107,11 @@ class FileNameSearchTest {
                         Integer.class));
         assertThat(all).extracting(ImportJob::receivedAt).isSortedAccordingTo(Comparator.reverseOrder());
         assertThat(all).extracting(ImportJob::fileName).contains("bound-17.csv", "bound-27.csv", "bound-37.csv");
-        // a page by number counts every month's matches
-        assertThat(jobs.list(new JobQuery(null, null, null, null, "7.csv", 3, 50)).total()).isEqualTo(all.size());
+        // a page by number counts every month's matches, and holds the same jobs as the cursor's walk
+        JobPage fourth = jobs.list(new JobQuery(null, null, null, null, "7.csv", 3, 50));
+        assertThat(fourth.total()).isEqualTo(all.size());
+        assertThat(fourth.items()).extracting(ImportJob::id)
+                .containsExactlyElementsOf(all.subList(150, 200).stream().map(ImportJob::id).toList());
     }
 
     /**
@@ -194,6 +204,13 @@ class FileNameSearchTest {
         List<String> parts = SearchTrigrams.indexedParts(RARE_PART.search(), sample.names(), sample.frequent());
         assertThat(parts).containsExactly("E-4242.");
         assertThat(search.list(RARE_PART).items()).extracting(ImportJob::fileName).containsExactly("file-4242.csv");
+        // the rare search's fenced read joined to the jobs for a supplier and a state
+        assertThat(search.list(new JobQuery("ACME", JobState.COMPLETED, null, null, RARE_PART.search(), 0, 50, null,
+                false)).items()).extracting(ImportJob::fileName).containsExactly("file-4242.csv");
+        assertThat(search.list(new JobQuery("GLOBEX", JobState.COMPLETED, null, null, RARE_PART.search(), 0, 50,
+                null, false)).items()).isEmpty();
+        assertThat(search.list(new JobQuery("ACME", JobState.FAILED, null, null, RARE_PART.search(), 0, 50, null,
+                false)).items()).isEmpty();
         assertThat(indexPagesRead(jdbc, JobSearch.page(RARE_PART, parts, NOVEMBER, 51)))
                 .isLessThan(indexPagesRead(jdbc, JobSearch.page(RARE_PART, List.of(), NOVEMBER, 51)));
     }
