@@ -287,7 +287,7 @@ public class ImportJobStore {
      * A timestamptz column as an instant. Read as an OffsetDateTime: getTimestamp makes a new Calendar of the JVM's
      * zone for every value, which would be the larger part of mapping a job (a claim maps one, a hand-over another).
      */
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
+    static Instant instant(ResultSet rs, String column) throws SQLException {
         OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }

@@ -170,16 +170,14 @@ final class JobSearch {
      * planner, which reads it in list order when its matches are many.
      */
     private static String named(JobQuery query, List<String> parts, Window window, List<Object> args) {
-        StringBuilder sql = new StringBuilder(parts.isEmpty()
-                ? "job_file_name f"
-                : "(SELECT f.job_id, f.received_at FROM job_file_name f WHERE true");
+        StringBuilder sql = new StringBuilder();
         if (parts.isEmpty()) {
-            sql.append(joined(query)).append(" WHERE true");
-        }
-        within("f.received_at", "f.job_id", query, window, sql, args);
-        if (parts.isEmpty()) {
+            sql.append("job_file_name f").append(joined(query)).append(" WHERE true");
+            within("f.received_at", "f.job_id", query, window, sql, args);
             sql.append(" AND f.file_name ILIKE ? ESCAPE '\\'");
         } else {
+            sql.append("(SELECT f.job_id, f.received_at FROM job_file_name f WHERE true");
+            within("f.received_at", "f.job_id", query, window, sql, args);
             // the index asked for the parts, the whole checked on what it finds: lower() is no index's expression
             for (String part : parts) {
                 sql.append(" AND f.file_name ILIKE ? ESCAPE '\\'");
@@ -263,16 +261,13 @@ final class JobSearch {
      */
     Held held() {
         return jdbc.query("""
-                SELECT min(received_at), max(received_at),
+                SELECT min(received_at) AS oldest, max(received_at) AS newest,
                        pg_stat_get_analyze_count('import_job'::regclass)
-                       + pg_stat_get_autoanalyze_count('import_job'::regclass)
+                       + pg_stat_get_autoanalyze_count('import_job'::regclass) AS analyses
                 FROM import_job""", (ResultSet rs) -> {
             rs.next();
-            Timestamp oldest = rs.getTimestamp(1);
-            Timestamp newest = rs.getTimestamp(2);
-            return oldest == null
-                    ? new Held(null, null, rs.getLong(3))
-                    : new Held(oldest.toInstant(), newest.toInstant(), rs.getLong(3));
+            return new Held(ImportJobStore.instant(rs, "oldest"), ImportJobStore.instant(rs, "newest"),
+                    rs.getLong("analyses"));
         });
     }
 
