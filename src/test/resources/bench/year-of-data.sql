@@ -18,12 +18,17 @@
 -- versions too. None of it changes what the measured statements read.
 
 -- step: helper functions
-CREATE FUNCTION pg_temp.job_id(i bigint) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
-  SELECT md5('job-' || i)::uuid $$;
+-- a UUID of version 7 as the application makes a job's id: the first 48 bits the milliseconds of its arrival, so
+-- the ids of a month's jobs lie together in every index by job (the rest of the bits from the seed)
+CREATE FUNCTION pg_temp.uuid7(at timestamptz, seed text) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
+  SELECT (lpad(to_hex((extract(epoch FROM at) * 1000)::bigint), 12, '0') || '7' || substr(md5(seed), 1, 3) || '8'
+          || substr(md5(seed), 4, 15))::uuid $$;
 CREATE FUNCTION pg_temp.job_supplier(i bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN i % 10 < 5 THEN 'ACME' WHEN i % 10 < 8 THEN 'GLOBEX' ELSE 'SPLITCO' END $$;
 CREATE FUNCTION pg_temp.job_at(i bigint) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
   SELECT ${t0} - interval '1 day' - interval '359 days' * ((${jobs} - i)::float8 / ${jobs}) $$;
+CREATE FUNCTION pg_temp.job_id(i bigint) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
+  SELECT pg_temp.uuid7(pg_temp.job_at(i), 'job-' || i) $$;
 CREATE FUNCTION pg_temp.job_state(i bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN i > ${jobs} - ${pending} THEN 'PROCESSING'
               WHEN (i * 7919) % 1000 < 940 THEN 'COMPLETED'
@@ -148,11 +153,13 @@ FROM (SELECT f, ${t0} - interval '1 hour' - interval '88 days' * ((${failures} -
       FROM generate_series(${lo}::bigint, ${hi}::bigint) AS f) r;
 
 -- due: jobs past their retention, with their content keys
+-- (their ids of version 7 from their arrival, as the helper functions' job_id, which this connection may not have)
 WITH j AS (
-  SELECT i, md5('due-' || ${round} || '-' || i)::uuid AS id,
-         encode(sha256(convert_to('due-' || ${round} || '-' || i, 'UTF8')), 'hex') AS sha,
-         now() - interval '400 days' AS at
-  FROM generate_series(1, ${due}) AS i),
+  SELECT i, (lpad(to_hex((extract(epoch FROM at) * 1000)::bigint), 12, '0') || '7' || substr(h, 1, 3) || '8'
+             || substr(h, 4, 15))::uuid AS id,
+         encode(sha256(convert_to('due-' || ${round} || '-' || i, 'UTF8')), 'hex') AS sha, at
+  FROM generate_series(1, ${due}) AS i,
+       LATERAL (SELECT now() - interval '400 days' AS at, md5('due-' || ${round} || '-' || i) AS h) AS x),
 k AS (
   INSERT INTO content_key (key, supplier, sha256, created_at, created_by)
   SELECT 'ACME:' || sha, 'ACME', sha, at, 'year-bench' FROM j)
