@@ -68,6 +68,15 @@ class Housekeeping implements CamelContextConfiguration {
             + "SELECT id FROM intake_failure WHERE occurred_at < now() - make_interval(secs => ?)"
             + " AND (outcome <> 'failed' OR retried_at IS NOT NULL) LIMIT ?))";
 
+    /**
+     * Of the keys of jobs just deleted, those no job refers to any more, each with how many key rows went (the
+     * same in every row): their key rows are deleted, their raw files are for {@code removeRawFiles}.
+     */
+    static final String UNUSED_KEYS_DELETED = "WITH unused AS (SELECT k FROM unnest(?::text[]) AS k"
+            + " WHERE NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)),"
+            + " deleted AS (DELETE FROM content_key c USING unused u WHERE c.key = u.k RETURNING c.key)"
+            + " SELECT k, (SELECT count(*) FROM deleted) FROM unused";
+
     private final JdbcTemplate jdbc;
     private final RawStore rawStore;
     private final RetentionSettings retention;
@@ -163,7 +172,7 @@ class Housekeeping implements CamelContextConfiguration {
             jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
             // lockAll takes them in one order for every batch: two retention runs never wait on each other in a circle
             contentKeyLock.lockAll(candidateKeys);
-            statements[0] += 4;
+            statements[0] += 3;
             List<String> keys = jdbc.queryForList("""
                     WITH doomed AS (
                       SELECT id FROM import_job WHERE id = ANY (?::uuid[]) AND state = ANY (?::text[])
@@ -172,12 +181,14 @@ class Housekeeping implements CamelContextConfiguration {
                     DELETE FROM import_job j USING doomed d WHERE j.id = d.id RETURNING j.key""", String.class,
                     ids, JobState.names(JobState.AT_REST), (double) jobSeconds);
             String[] gone = keys.stream().distinct().toArray(String[]::new);
-            // a file's content key stays while any job refers to it
-            long contentKeys = jdbc.update("DELETE FROM content_key k WHERE k.key = ANY (?::text[])"
-                    + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k.key)", (Object) gone);
-            List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
-                    + " WHERE NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class, (Object) gone);
-            return new ExpiredJobs(keys.size(), contentKeys, unused);
+            // a file's content key stays while any job refers to it; each key is looked up among the jobs once,
+            // for its key row and its raw file alike
+            long[] contentKeys = {0};
+            List<String> unused = jdbc.query(UNUSED_KEYS_DELETED, (rs, row) -> {
+                contentKeys[0] = rs.getLong(2);
+                return rs.getString(1);
+            }, (Object) gone);
+            return new ExpiredJobs(keys.size(), contentKeys[0], unused);
         });
     }
 
