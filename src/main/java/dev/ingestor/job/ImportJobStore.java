@@ -56,7 +56,7 @@ public class ImportJobStore {
         ImportJob job = jdbc.queryForObject(
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, error, submitted_by)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING " + COLUMNS,
-                JOB, IDS.generate(), key.supplier(), state.name(), key.toString(), fileName, size, source, error,
+                JOB, newId(), key.supplier(), state.name(), key.toString(), fileName, size, source, error,
                 submittedBy);
         if (!empty) {
             // validation is told after the commit, not by a NOTIFY in this transaction (WorkNotices says why)

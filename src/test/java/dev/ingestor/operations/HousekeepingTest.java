@@ -139,6 +139,26 @@ class HousekeepingTest extends IngestorTestSupport {
     }
 
     @Test
+    void aKeyAnotherJobStillUsesKeepsItsRowAndRawFile() throws Exception {
+        String content = "source_id,sku,quantity,delivery_date\nS-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
+        StoredContent shared = job("COMPLETED", "400 days", content);
+        // a later job of the same bytes: an item batch, whose jobs share a key when a partner sends the same items
+        // under another request key (only a file's key is one job's)
+        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, updated_at,"
+                + " request_key) VALUES (?, 'ACME', 'COMPLETED', ?, 'items.jsonl', ?, 'http', now() - interval"
+                + " '2 days', 'again')", UUID.randomUUID(), shared.key().toString(), shared.size());
+
+        Housekeeping.RetentionReport report = housekeeping.retain();
+
+        assertThat(report.jobs()).isEqualTo(1);
+        assertThat(report.contentKeys()).isZero();
+        assertThat(report.rawFiles()).isZero();
+        assertThat(jobsOf(shared)).isEqualTo(1);
+        assertThat(keysOf(shared)).isEqualTo(1);
+        assertThat(shared.path()).hasContent(content);
+    }
+
+    @Test
     void retentionFindsOldPublishedEventsThroughTheArchivesIndex() {
         // an archive of a week of events, the oldest few past their age
         jdbc.update("INSERT INTO outbox_published (id, event_id, topic, event_key, payload, created_at, published_at)"
