@@ -2,6 +2,8 @@ package dev.ingestor.operations;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.sql.ResultSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -183,12 +185,15 @@ class Housekeeping implements CamelContextConfiguration {
             String[] gone = keys.stream().distinct().toArray(String[]::new);
             // a file's content key stays while any job refers to it; each key is looked up among the jobs once,
             // for its key row and its raw file alike
-            long[] contentKeys = {0};
-            List<String> unused = jdbc.query(UNUSED_KEYS_DELETED, (rs, row) -> {
-                contentKeys[0] = rs.getLong(2);
-                return rs.getString(1);
+            return jdbc.query(UNUSED_KEYS_DELETED, (ResultSet rs) -> {
+                List<String> unused = new ArrayList<>();
+                long contentKeys = 0;
+                while (rs.next()) {
+                    unused.add(rs.getString(1));
+                    contentKeys = rs.getLong(2);
+                }
+                return new ExpiredJobs(keys.size(), contentKeys, unused);
             }, (Object) gone);
-            return new ExpiredJobs(keys.size(), contentKeys[0], unused);
         });
     }
 
