@@ -3,7 +3,8 @@
 --
 -- Format: a line "-- step: <name>" starts a step that runs once; "-- step: <name> rows=<count>" one that runs in
 -- chunks over 1..<count> (${lo}..${hi}, one transaction each, progress logged); "-- due: <name>" a step of the set
--- of rows one retention round finds due, run before each such round (${round} makes its rows new each time).
+-- of rows one retention round finds due, run before each such round (${round} makes its rows new each time);
+-- "-- helpers: <name>" functions both kinds call, made (again) before the fill and before each due set.
 -- Placeholders, filled in by YearOfData: ${jobs}, ${items}, ${versions} (per item), ${events}, ${http},
 -- ${failures}, ${pending}, ${due} (jobs in the due set), ${t0} (the moment the run started, a timestamptz literal).
 --
@@ -17,32 +18,32 @@
 -- Known simplifications: a version's job is picked by time, not by supplier; rejected and failed jobs carry
 -- versions too. None of it changes what the measured statements read.
 
--- step: helper functions
+-- helpers: functions
 -- a UUID of version 7 as the application makes a job's id: the first 48 bits the milliseconds of its arrival, so
 -- the ids of a month's jobs lie together in every index by job (the rest of the bits from the seed)
-CREATE FUNCTION pg_temp.uuid7(at timestamptz, seed text) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.uuid7(at timestamptz, seed text) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
   SELECT (lpad(to_hex((extract(epoch FROM at) * 1000)::bigint), 12, '0') || '7' || substr(md5(seed), 1, 3) || '8'
           || substr(md5(seed), 4, 15))::uuid $$;
-CREATE FUNCTION pg_temp.job_supplier(i bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.job_supplier(i bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN i % 10 < 5 THEN 'ACME' WHEN i % 10 < 8 THEN 'GLOBEX' ELSE 'SPLITCO' END $$;
-CREATE FUNCTION pg_temp.job_at(i bigint) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.job_at(i bigint) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
   SELECT ${t0} - interval '1 day' - interval '359 days' * ((${jobs} - i)::float8 / ${jobs}) $$;
-CREATE FUNCTION pg_temp.job_id(i bigint) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.job_id(i bigint) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
   SELECT pg_temp.uuid7(pg_temp.job_at(i), 'job-' || i) $$;
-CREATE FUNCTION pg_temp.job_state(i bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.job_state(i bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN i > ${jobs} - ${pending} THEN 'PROCESSING'
               WHEN (i * 7919) % 1000 < 940 THEN 'COMPLETED'
               WHEN (i * 7919) % 1000 < 980 THEN 'COMPLETED_WITH_ERRORS'
               WHEN (i * 7919) % 1000 < 995 THEN 'REJECTED'
               ELSE 'FAILED' END $$;
 -- version r of item k, numbered n = (r - 1) * items + k; its job is the one at the same point of the year
-CREATE FUNCTION pg_temp.version_job(k bigint, r bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.version_job(k bigint, r bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
   SELECT 1 + (((r - 1) * ${items} + k - 1) * ${jobs}) / (${items}::bigint * ${versions}) $$;
-CREATE FUNCTION pg_temp.event_id(n bigint) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.event_id(n bigint) RETURNS uuid LANGUAGE sql IMMUTABLE AS $$
   SELECT md5('event-' || n)::uuid $$;
-CREATE FUNCTION pg_temp.source_id(k bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.source_id(k bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT 'SRC-' || lpad(k::text, 9, '0') $$;
-CREATE FUNCTION pg_temp.record(k bigint, r bigint) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pg_temp.record(k bigint, r bigint) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
   SELECT jsonb_build_object('source_id', pg_temp.source_id(k), 'sku', 'SKU-' || (k % 50000),
     'quantity', (k % 97) + r, 'delivery_date', '2026-12-' || lpad((1 + k % 28)::text, 2, '0'),
     'warehouse', 'WH-' || (k % 20)) $$;
@@ -153,13 +154,10 @@ FROM (SELECT f, ${t0} - interval '1 hour' - interval '88 days' * ((${failures} -
       FROM generate_series(${lo}::bigint, ${hi}::bigint) AS f) r;
 
 -- due: jobs past their retention, with their content keys
--- (their ids of version 7 from their arrival, as the helper functions' job_id, which this connection may not have)
 WITH j AS (
-  SELECT i, (lpad(to_hex((extract(epoch FROM at) * 1000)::bigint), 12, '0') || '7' || substr(h, 1, 3) || '8'
-             || substr(h, 4, 15))::uuid AS id,
+  SELECT i, pg_temp.uuid7(at, 'due-' || ${round} || '-' || i) AS id,
          encode(sha256(convert_to('due-' || ${round} || '-' || i, 'UTF8')), 'hex') AS sha, at
-  FROM generate_series(1, ${due}) AS i,
-       LATERAL (SELECT now() - interval '400 days' AS at, md5('due-' || ${round} || '-' || i) AS h) AS x),
+  FROM generate_series(1, ${due}) AS i, LATERAL (SELECT now() - interval '400 days' AS at) AS x),
 k AS (
   INSERT INTO content_key (key, supplier, sha256, created_at, created_by)
   SELECT 'ACME:' || sha, 'ACME', sha, at, 'year-bench' FROM j)

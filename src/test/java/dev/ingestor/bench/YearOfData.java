@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
 final class YearOfData {
 
     static final String RESOURCE = "/bench/year-of-data.sql";
-    private static final Pattern STEP = Pattern.compile("^-- (step|due): (.+?)(?: rows=(\\w+))?\\s*$");
+    private static final Pattern STEP = Pattern.compile("^-- (step|due|helpers): (.+?)(?: rows=(\\w+))?\\s*$");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{(\\w+)}");
     private static final int VERSIONS_PER_ITEM = 4;
     private static final int PENDING = 20;
@@ -82,6 +82,7 @@ final class YearOfData {
                 s.execute("DROP INDEX " + indexName(c, definition));
             }
         }
+        makeHelpers(c);
         for (Step step : steps) {
             if (step.kind().equals("step")) {
                 run(c, step);
@@ -106,10 +107,22 @@ final class YearOfData {
     /** Adds the set of rows one retention round finds due; {@code round} makes them new each time. */
     void addDue(Connection c, int round) throws SQLException {
         c.setAutoCommit(true);
+        makeHelpers(c);
         try (Statement s = c.createStatement()) {
             for (Step step : steps) {
                 if (step.kind().equals("due")) {
                     s.execute(fill(step.sql(), Map.of("round", Integer.toString(round))));
+                }
+            }
+        }
+    }
+
+    /** The functions the steps and the due set call, made (again) on {@code c}: they live as long as its session. */
+    private void makeHelpers(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (Step step : steps) {
+                if (step.kind().equals("helpers")) {
+                    s.execute(fill(step.sql(), Map.of()));
                 }
             }
         }

@@ -19,7 +19,7 @@ class YearOfDataTest {
         YearOfData year = new YearOfData(0.01, Instant.parse("2026-11-26T00:00:00Z"), line -> {});
         List<YearOfData.Step> steps = year.steps();
 
-        assertThat(steps).extracting(YearOfData.Step::kind).contains("step", "due");
+        assertThat(steps).extracting(YearOfData.Step::kind).contains("helpers", "step", "due");
         assertThat(steps).filteredOn(s -> s.rows() != null).extracting(YearOfData.Step::rows)
                 .allSatisfy(rows -> assertThat(year.counts()).containsKey(rows));
         assertThat(year.counts()).containsEntry("jobs", "50000").containsEntry("events", "200000");
