@@ -2,10 +2,9 @@ package dev.ingestor.job;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.apache.camel.spring.boot.CamelContextConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
@@ -13,7 +12,7 @@ import org.springframework.stereotype.Component;
  * routes/stage-worker.camel.yaml, so independent jobs are validated and processed side by side.
  */
 @Component
-public class StageWorkerInstaller {
+public class StageWorkerInstaller implements CamelContextConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(StageWorkerInstaller.class);
 
@@ -25,7 +24,25 @@ public class StageWorkerInstaller {
         this.camelContext = camelContext;
     }
 
-    @EventListener(ApplicationReadyEvent.class)
+    /**
+     * Adds the workers once the YAML routes (and so the template) are loaded and before the context starts, so
+     * that they start with it: a route added to a running context has no status for a moment, and a health probe
+     * in that moment fails in Camel's route health check.
+     */
+    @Override
+    public void beforeApplicationStart(CamelContext camelContext) {
+        try {
+            install();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot add the stage workers: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void afterApplicationStart(CamelContext camelContext) {
+        // the workers start with the context
+    }
+
     public void install() throws Exception {
         if (!pipeline.isEnabled()) {
             LOG.info("validation and processing are off on this instance (ingestor.pipeline.enabled=false)");

@@ -1,5 +1,7 @@
 package dev.ingestor.source.file;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -9,6 +11,7 @@ import dev.ingestor.intake.IntakeSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.spi.ThreadPoolProfile;
+import org.apache.camel.spring.boot.CamelContextConfiguration;
 import org.apache.camel.util.concurrent.ThreadPoolRejectedPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +24,7 @@ import org.springframework.stereotype.Component;
  * {@code routes/source-file-drop.camel.yaml}. Adding a supplier is configuration only.
  */
 @Component
-public class SupplierRouteInstaller {
+public class SupplierRouteInstaller implements CamelContextConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(SupplierRouteInstaller.class);
     static final String FILE_DROP_TEMPLATE = "file-drop";
@@ -33,6 +36,8 @@ public class SupplierRouteInstaller {
     private final IntakeSettings intake;
     private final CamelContext camelContext;
     private final SftpLeadership leadership;
+    /** The SFTP routes added, whose leases {@link #armLeases()} lets this instance take. */
+    private final List<String> sftpRoutes = new ArrayList<>();
 
     public SupplierRouteInstaller(IngestorProperties properties, IntakeSettings intake, CamelContext camelContext,
             SftpLeadership leadership) {
@@ -43,10 +48,38 @@ public class SupplierRouteInstaller {
     }
 
     /**
-     * Runs once the YAML routes (and so the template) are loaded. A failure here fails the start of the
+     * Adds the supplier routes once the YAML routes (and so the templates) are loaded and before the context
+     * starts, so that they start with it: a route added to a running context has no status for a moment, and a
+     * health probe in that moment fails in Camel's route health check. A failure here fails the start of the
      * application: an instance that silently ignores a supplier is worse than one that does not start.
      */
+    @Override
+    public void beforeApplicationStart(CamelContext camelContext) {
+        try {
+            install();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot add the supplier routes: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void afterApplicationStart(CamelContext camelContext) {
+        // the routes start with the context; their leases are taken once the application is ready (armLeases)
+    }
+
+    /**
+     * The SFTP routes' leases may be taken from now on: each route's policy has started with the context and
+     * listens. A lease gained earlier would reach Camel's policy before it knows the route, and start nothing.
+     */
     @EventListener(ApplicationReadyEvent.class)
+    public void armLeases() {
+        for (String routeId : sftpRoutes) {
+            leadership.routeAdded(routeId);
+        }
+    }
+
     public void install() throws Exception {
         for (Map.Entry<String, SupplierProperties> supplier : properties.getSuppliers().entrySet()) {
             SupplierProperties.FileDrop drop = supplier.getValue().getFileDrop();
@@ -158,7 +191,7 @@ public class SupplierRouteInstaller {
         camelContext.getRegistry().bind(leaderPolicy, leadership.policyFor(camelContext, routeId));
         route.parameter("leaderPolicy", leaderPolicy);
         route.add();
-        leadership.routeAdded(routeId);
+        sftpRoutes.add(routeId);
         LOG.info("sftp for supplier={} polls {}@{}:{}/{} every {} (host key {}, after pickup {})", code,
                 sftp.getUsername(),
                 sftp.getHost(), sftp.getPort(), sftp.getDirectory(), sftp.getPollInterval(),
