@@ -1,5 +1,6 @@
 package dev.ingestor.job;
 
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Objects;
 
@@ -17,7 +18,8 @@ import org.springframework.stereotype.Component;
  * routes/housekeeping.camel.yaml at each of its runs. A name that arrives in a month not made yet waits in the
  * default partition and moves into its month when that month is made. Made at start, so that after an instance
  * stopped for months no intake waits for a month being made (a name routed to the default partition while its
- * month is attached fails its job's insert).
+ * month is attached fails its job's insert). The months before the oldest kept job's are dropped once empty, after
+ * each retention run.
  */
 @Component
 public class FileNameMonths implements CamelContextConfiguration {
@@ -47,6 +49,29 @@ public class FileNameMonths implements CamelContextConfiguration {
             // a lock not given within its timeout, the database away: names wait in the default partition meanwhile
             LOG.warn("could not make the file-name search's months ahead ({}); the next housekeeping run tries again",
                     e.getMostSpecificCause().getMessage());
+            return List.of();
+        }
+    }
+
+    /**
+     * Drops the months before the oldest kept job's month that hold no name: retention emptied them for good, and
+     * every month kept is one more partition for a new connection's first search to read and for retention's delete
+     * of names to open (V23, which never drops this month or the one before). Returns their partitions' names.
+     */
+    public List<String> dropEmptied() {
+        try {
+            // read apart, so that no lock on import_job is held while job_file_name is locked
+            OffsetDateTime oldest = jdbc.queryForObject("SELECT coalesce(min(received_at), now()) FROM import_job",
+                    OffsetDateTime.class);
+            List<String> dropped = jdbc.queryForList("SELECT job_file_name_drop_months(?)", String.class, oldest);
+            if (!dropped.isEmpty()) {
+                LOG.info("dropped the file-name search's months {}: no kept job is of them", dropped);
+            }
+            return dropped;
+        } catch (DataAccessException e) {
+            // a lock not given within its timeout, the database away: the empty months cost a little meanwhile
+            LOG.warn("could not drop the file-name search's emptied months ({}); the next housekeeping run tries"
+                    + " again", e.getMostSpecificCause().getMessage());
             return List.of();
         }
     }
