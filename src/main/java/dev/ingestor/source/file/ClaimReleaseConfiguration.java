@@ -23,9 +23,24 @@ class ClaimReleaseConfiguration implements CamelContextConfiguration {
 
     @Override
     public void beforeApplicationStart(CamelContext camelContext) {
-        ScheduledExecutorService executor = camelContext.getExecutorServiceManager().newScheduledThreadPool(this,
-                "ingestor-claim-release", new ThreadPoolProfileBuilder(NAME).poolSize(1).maxQueueSize(-1).build());
+        executor(camelContext);
+    }
+
+    /**
+     * The pool of {@code camelContext}, made and bound on the first call: at the context's start, or earlier by an
+     * SFTP route being made (SupplierRouteInstaller), whichever configuration Spring runs first.
+     */
+    static synchronized ScheduledExecutorService executor(CamelContext camelContext) {
+        ScheduledExecutorService bound = camelContext.getRegistry().lookupByNameAndType(NAME,
+                ScheduledExecutorService.class);
+        if (bound != null) {
+            return bound;
+        }
+        ScheduledExecutorService executor = camelContext.getExecutorServiceManager().newScheduledThreadPool(
+                ClaimReleaseConfiguration.class, "ingestor-claim-release",
+                new ThreadPoolProfileBuilder(NAME).poolSize(1).maxQueueSize(-1).build());
         camelContext.getRegistry().bind(NAME, ScheduledExecutorService.class, executor);
+        return executor;
     }
 
     @Override

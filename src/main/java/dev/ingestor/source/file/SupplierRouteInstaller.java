@@ -3,7 +3,6 @@ package dev.ingestor.source.file;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.SupplierProperties;
@@ -180,8 +179,7 @@ public class SupplierRouteInstaller implements CamelContextConfiguration {
         String readLock = "sftpReadLock-" + code;
         camelContext.getRegistry().bind(readLock, new SftpClaimReadLock(
                 camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
-                camelContext.getRegistry().lookupByNameAndType(ClaimReleaseConfiguration.NAME,
-                        ScheduledExecutorService.class),
+                ClaimReleaseConfiguration.executor(camelContext),
                 CLAIM_RELEASE_DELAY_MILLIS,
                 doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
         route.parameter("readLock", readLock);

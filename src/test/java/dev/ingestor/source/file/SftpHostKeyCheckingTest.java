@@ -77,6 +77,24 @@ class SftpHostKeyCheckingTest {
                 .contains("ingestor.suppliers.ACME.sftp.strict-host-key-checking=false");
     }
 
+    /**
+     * The SFTP route's read lock releases claims on Camel's pool, which ClaimReleaseConfiguration makes as the
+     * context starts: an SFTP route made before that configuration ran (Spring runs them in no promised order)
+     * gets the pool all the same, the one the context then keeps.
+     */
+    @Test
+    void anSftpRouteMadeBeforeTheClaimReleasePoolGetsIt() throws Exception {
+        sftpSupplier("ACME").setKnownHostsFile("/etc/ingestor/acme_known_hosts");
+        assertThat(camel.getRegistry().lookupByName(ClaimReleaseConfiguration.NAME)).isNull();
+        installer().install();
+        Object pool = camel.getRegistry().lookupByName(ClaimReleaseConfiguration.NAME);
+        assertThat(pool).isNotNull();
+        assertThat(camel.getRegistry().lookupByNameAndType("sftpReadLock-ACME", SftpClaimReadLock.class))
+                .extracting("releases").isSameAs(pool);
+        new ClaimReleaseConfiguration().beforeApplicationStart(camel);
+        assertThat(camel.getRegistry().lookupByName(ClaimReleaseConfiguration.NAME)).isSameAs(pool);
+    }
+
     /** The context is never started (that would poll): the installed route is read from its definition. */
     private String templateParameter(String routeId, String name) {
         return String.valueOf(camel.getRouteDefinition(routeId).getTemplateParameters().get(name));
