@@ -52,6 +52,15 @@ class ConnectionBudget {
         }
     }
 
+    /**
+     * The connections in use on the server but this pool's own: the report comes once the routes run, whose
+     * connections the pool already holds and the sum counts again as the full pool.
+     */
+    static int othersInUse(int inUse, HikariDataSource pool) {
+        int own = pool.getHikariPoolMXBean() == null ? 0 : pool.getHikariPoolMXBean().getTotalConnections();
+        return Math.max(0, inUse - own);
+    }
+
     @EventListener(ApplicationStartedEvent.class)
     void report() {
         if (timeouts.transactionPooler() || !(dataSource instanceof HikariDataSource pool)) {
@@ -63,7 +72,8 @@ class ConnectionBudget {
                     + " current_setting('superuser_reserved_connections')::int"
                     + " + coalesce(current_setting('reserved_connections', true)::int, 0),"
                     + " (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int",
-                    (rs, row) -> new Reading(pool.getMaximumPoolSize(), rs.getInt(1), rs.getInt(2), rs.getInt(3)));
+                    (rs, row) -> new Reading(pool.getMaximumPoolSize(), rs.getInt(1), rs.getInt(2),
+                            othersInUse(rs.getInt(3), pool)));
         } catch (RuntimeException e) {
             LOG.warn("could not read max_connections from the server: {}", e.getMessage());
             return;

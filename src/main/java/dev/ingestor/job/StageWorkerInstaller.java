@@ -53,7 +53,7 @@ public class StageWorkerInstaller implements CamelContextConfiguration {
             add("validation", "claimJobsForValidation", "direct:validate-jobs", n);
             add("processing", "claimForProcessing", "direct:process-job", n);
         }
-        LOG.info("{} validation and {} processing workers started", workers, workers);
+        LOG.info("{} validation and {} processing workers added", workers, workers);
     }
 
     private void add(String stage, String claim, String target, int worker) throws Exception {

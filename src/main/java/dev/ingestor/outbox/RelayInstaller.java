@@ -52,7 +52,7 @@ public class RelayInstaller implements CamelContextConfiguration {
             add(ITEMS_RELAYS + n, kafka.getItemsTopic(), n);
             add(DEAD_LETTER_RELAYS + n, kafka.getDeadLettersTopic(), n);
         }
-        LOG.info("{} outbox relay(s) per topic started", relays);
+        LOG.info("{} outbox relay(s) per topic added", relays);
     }
 
     /** Adds one relay of {@code topic}; also how a test relays a topic of its own. */

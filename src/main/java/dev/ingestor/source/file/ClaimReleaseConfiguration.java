@@ -28,7 +28,9 @@ class ClaimReleaseConfiguration implements CamelContextConfiguration {
 
     /**
      * The pool of {@code camelContext}, made and bound on the first call: at the context's start, or earlier by an
-     * SFTP route being made (SupplierRouteInstaller), whichever configuration Spring runs first.
+     * SFTP route being made (SupplierRouteInstaller). camel-spring-boot runs the CamelContextConfigurations in the
+     * order their beans were registered ({@code getBeansOfType}; {@code @Order} is not read), so neither may count
+     * on the other having run.
      */
     static synchronized ScheduledExecutorService executor(CamelContext camelContext) {
         ScheduledExecutorService bound = camelContext.getRegistry().lookupByNameAndType(NAME,
@@ -37,7 +39,7 @@ class ClaimReleaseConfiguration implements CamelContextConfiguration {
             return bound;
         }
         ScheduledExecutorService executor = camelContext.getExecutorServiceManager().newScheduledThreadPool(
-                ClaimReleaseConfiguration.class, "ingestor-claim-release",
+                NAME, "ingestor-claim-release",
                 new ThreadPoolProfileBuilder(NAME).poolSize(1).maxQueueSize(-1).build());
         camelContext.getRegistry().bind(NAME, ScheduledExecutorService.class, executor);
         return executor;

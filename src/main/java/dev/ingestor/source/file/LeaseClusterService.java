@@ -39,12 +39,18 @@ final class LeaseClusterService extends AbstractCamelClusterService<LeaseCluster
         return view;
     }
 
-    /** The route of {@code namespace} exists: its view may now try for the lease ({@link LeaseClusterView#arm}). */
+    /**
+     * The route of {@code namespace} has been initialised: its view may now try for the lease
+     * ({@link LeaseClusterView#arm}). Camel's policy makes the view as it initialises the route, when the context
+     * starts: a view missing here means the route is not initialised yet, and would never be led.
+     */
     void arm(String namespace) {
         LeaseClusterView view = views.get(namespace);
-        if (view != null) {
-            view.arm();
+        if (view == null) {
+            throw new IllegalStateException("no lease view for " + namespace
+                    + ": its route is not initialised yet (leases are armed once the Camel context has started)");
         }
+        view.arm();
     }
 
     /** Whether this instance holds the lease of {@code namespace} now; false for a namespace without a view. */

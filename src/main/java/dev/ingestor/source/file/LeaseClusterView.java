@@ -97,9 +97,9 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     }
 
     /**
-     * Lets the view try for the lease: called once its route has been added. Camel's ClusteredRoutePolicy starts a
-     * route on a leadership event only once the route is initialised and its listener registered, both inside the
-     * route's addition; a lease gained before then would start nothing, and the route would stay stopped.
+     * Lets the view try for the lease: called once the Camel context has started (SupplierRouteInstaller.armLeases).
+     * Camel's ClusteredRoutePolicy makes this view and registers its listener as it initialises the route, and
+     * starts the route on a leadership event once the context has started.
      */
     synchronized void arm() {
         armed = true;

@@ -57,8 +57,8 @@ public class SftpLeadership {
     }
 
     /**
-     * The route {@code routeId} has been added (its policy initialised and listening): its lease may now be taken.
-     * A lease gained earlier would reach Camel's policy before it knows the route, and start nothing.
+     * The route {@code routeId} has been initialised (its policy made its view and listens): its lease may now be
+     * taken. Called once the context has started; before that the route has no view (LeaseClusterService.arm).
      */
     void routeAdded(String routeId) {
         service.arm(routeId);

@@ -69,8 +69,8 @@ public class SupplierRouteInstaller implements CamelContextConfiguration {
     }
 
     /**
-     * The SFTP routes' leases may be taken from now on: each route's policy has started with the context and
-     * listens. A lease gained earlier would reach Camel's policy before it knows the route, and start nothing.
+     * The SFTP routes' leases may be taken from now on: each route's policy made its lease view as the context
+     * initialised the route, and starts the route when its view gains the lease.
      */
     @EventListener(ApplicationReadyEvent.class)
     public void armLeases() {
