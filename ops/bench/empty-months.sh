@@ -21,28 +21,21 @@ command -v psql >/dev/null || { echo "needs psql on the PATH (Debian: apt-get in
 
 RUNS=${RUNS:-11}
 export PGTZ=UTC
-PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-[ -x "$PG_BIN/initdb" ] || { echo "no PostgreSQL server binaries (PG_BIN); Debian: apt-get install -y postgresql" >&2; exit 2; }
+need_pg_bin
 [ "$("$PG_BIN/postgres" --version | sed 's/[^0-9]*\([0-9]*\).*/\1/')" -ge 13 ] || { echo "needs PostgreSQL 13 or later" >&2; exit 2; }
 WORK=$(mktemp -d /tmp/ingestor-months.XXXXXX)
 chmod 755 "$WORK"
 mkdir -p "$REPORT_DIR"
 REPORT=$REPORT_DIR/empty-months.txt
-PGPORT=$(free_port)
-PGDATA=$WORK/pg
 
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 sql() { psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d ingestor -qAt -v ON_ERROR_STOP=1 "$@"; }
 cleanup() {
-    as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast stop >/dev/null 2>&1 || true
+    stop_scratch_pg
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-mkdir -p "$PGDATA" && [ "$(id -u)" = 0 ] && chown postgres "$PGDATA"
-as_pg "$PG_BIN/initdb" -D "$PGDATA" -U postgres -A trust >"$WORK/initdb.log"
-as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$PGDATA/server.log" -w -o "-p $PGPORT -c listen_addresses=127.0.0.1 -k $PGDATA" \
-    start >/dev/null
+start_scratch_pg "$WORK"
 psql -h 127.0.0.1 -p "$PGPORT" -U postgres -qAt -c "CREATE DATABASE ingestor" >/dev/null
 printf '%s\n' "$REPO_DIR"/src/main/resources/db/migration/V*.sql | sort -V | while read -r migration; do
     sql -1 -f "$migration" >/dev/null 2>"$WORK/migration.log" || { cat "$WORK/migration.log" >&2; exit 1; }

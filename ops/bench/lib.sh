@@ -95,3 +95,24 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null \
         || echo $((20000 + RANDOM % 20000))
 }
+
+# A PostgreSQL cluster of its own for a script, from the machine's server binaries: PG_BIN, default the newest
+# /usr/lib/postgresql/*/bin (Debian: apt-get install -y postgresql). Run as root, the cluster runs as the user
+# postgres; fsync and synchronous commits on, as in the embedded default.
+need_pg_bin() {
+    PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
+    [ -x "$PG_BIN/initdb" ] || { echo "no PostgreSQL server binaries (PG_BIN); Debian: apt-get install -y postgresql" >&2; exit 2; }
+}
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+# start_scratch_pg DIR [SERVER OPTIONS]: initdb in DIR/pg and start it on a free port of 127.0.0.1 (its socket in
+# DIR/pg too); sets PGPORT and PGDATA. stop_scratch_pg stops it.
+start_scratch_pg() {
+    PGPORT=$(free_port)
+    PGDATA=$1/pg
+    mkdir -p "$PGDATA" && [ "$(id -u)" = 0 ] && chown postgres "$PGDATA"
+    as_pg "$PG_BIN/initdb" -D "$PGDATA" -U postgres -A trust >"$1/initdb.log"
+    as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$PGDATA/server.log" -w -o \
+        "-p $PGPORT -c listen_addresses=127.0.0.1 -k $PGDATA ${2:-}" start >/dev/null
+}
+stop_scratch_pg() { [ -n "${PGDATA:-}" ] && as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast stop >/dev/null 2>&1 || true; }

@@ -26,32 +26,25 @@ WARMUP_SECONDS=${WARMUP_SECONDS:-5}
 CONNECTIONS=${CONNECTIONS:-32}
 DUP_SET=${DUP_SET:-1000}
 export JAVA_OPTS=${JAVA_OPTS:--Xmx512m}
-PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
-[ -x "$PG_BIN/initdb" ] || { echo "no PostgreSQL server binaries (PG_BIN); Debian: apt-get install -y postgresql" >&2; exit 2; }
+need_pg_bin
 WORK=$(mktemp -d /tmp/ingestor-multi.XXXXXX)
 chmod 755 "$WORK"
 mkdir -p "$REPORT_DIR"
 REPORT=$REPORT_DIR/multi-instance.txt
-PGPORT=$(free_port)
-PGDATA=$WORK/pg
 PIDS=()
 SAMPLER=
 
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 sql() { psql -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$1" -qAt -v ON_ERROR_STOP=1 -c "$2"; }
 
 cleanup() {
     [ -n "$SAMPLER" ] && kill "$SAMPLER" 2>/dev/null || true
     [ ${#PIDS[@]} -gt 0 ] && stop_pids "${PIDS[@]}"
-    as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast stop >/dev/null 2>&1 || true
+    stop_scratch_pg
     [ "${KEEP:-0}" = 1 ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-mkdir -p "$PGDATA" && [ "$(id -u)" = 0 ] && chown postgres "$PGDATA"
-as_pg "$PG_BIN/initdb" -D "$PGDATA" -U postgres -A trust >"$WORK/initdb.log"
-as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$PGDATA/server.log" -w -o \
-    "-p $PGPORT -c listen_addresses=127.0.0.1 -k $PGDATA -c max_connections=200" start >/dev/null
+start_scratch_pg "$WORK" "-c max_connections=200"
 POSTMASTER=$(head -1 "$PGDATA/postmaster.pid")
 mkdir -p "$WORK/lib"
 unzip -q -j -o "$JAR" 'BOOT-INF/lib/kafka-clients-*' 'BOOT-INF/lib/slf4j-api-*' -d "$WORK/lib"
