@@ -60,14 +60,15 @@ public class RoutesLocation implements EnvironmentPostProcessor {
             // Camel's route reload, watching the routes folder itself: its pattern matches a file's name only, so a
             // recursive watch would load a route file from any folder below (a backup, a scratch folder).
             // suppliers/ gets a watch of its own (SupplierRoutesReload). Only the routes of a changed file are
-            // replaced: removing all routes would also remove the ones made from templates in Java (one per
-            // supplier and stage), which no file would bring back
+            // replaced (below): removing all routes would also remove the ones made from templates in Java (one
+            // per supplier, stage worker and relay), which no file would bring back
             settings.put("camel.main.routes-reload-enabled", "true");
             settings.put("camel.main.routes-reload-directory", dir.toString());
             settings.put("camel.main.routes-reload-directory-recursive", "false");
             settings.put("camel.main.routes-reload-pattern", "*.camel.yaml");
-            settings.put("camel.main.routes-reload-remove-all-routes", "false");
         }
+        // also when reload is switched on with Camel's own properties
+        settings.put("camel.main.routes-reload-remove-all-routes", "false");
         // last: an operator's own camel.main.* settings win
         environment.getPropertySources().addLast(new MapPropertySource("ingestor-routes", settings));
     }

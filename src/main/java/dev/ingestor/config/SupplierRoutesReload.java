@@ -36,7 +36,7 @@ class SupplierRoutesReload implements CamelContextConfiguration {
         RouteWatcherReloadStrategy reload = new RouteWatcherReloadStrategy(folder.toString(), false);
         reload.setPattern(environment.getProperty("camel.main.routes-reload-pattern"));
         reload.setRemoveAllRoutes(
-                environment.getProperty("camel.main.routes-reload-remove-all-routes", Boolean.class, true));
+                environment.getProperty("camel.main.routes-reload-remove-all-routes", Boolean.class, false));
         try {
             camelContext.addService(reload);
         } catch (Exception e) {

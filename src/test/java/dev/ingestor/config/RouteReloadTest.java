@@ -122,6 +122,9 @@ class RouteReloadTest extends IngestorTestSupport {
             Thread.sleep(1000); // on purpose: a reload that removed the old route would have done so by now
             assertThat(probe()).as("the route of the broken file keeps answering").isEqualTo("second");
             assertThat(camelContext.getRoute("intake")).as("the other routes stay").isNotNull();
+            // and those made from templates in Java, which no file would bring back
+            assertThat(Stream.of("file-drop-ACME", "validation-1", "processing-1", "outbox-relay-items-1"))
+                    .allSatisfy(id -> assertThat(camelContext.getRoute(id)).as(id).isNotNull());
         }
     }
 }

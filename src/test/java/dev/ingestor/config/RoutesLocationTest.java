@@ -104,4 +104,20 @@ class RoutesLocationTest {
                 "classpath:mine/*.yaml");
         assertThat(patternFor(environment)).isEqualTo("classpath:mine/*.yaml");
     }
+
+    /**
+     * A reload replaces only the routes of the file that changed, however it was switched on: removing all routes
+     * would also remove those made from templates in Java (file drops, stage workers, relays), which no file brings
+     * back. An operator's own setting still wins.
+     */
+    @Test
+    void aReloadSwitchedOnWithCamelsOwnPropertyKeepsTheOtherRoutes() {
+        MockEnvironment camelsOwn = new MockEnvironment().withProperty("camel.main.routes-reload-enabled", "true");
+        patternFor(camelsOwn);
+        assertThat(camelsOwn.getProperty("camel.main.routes-reload-remove-all-routes")).isEqualTo("false");
+        MockEnvironment operators = new MockEnvironment()
+                .withProperty("camel.main.routes-reload-remove-all-routes", "true");
+        patternFor(operators);
+        assertThat(operators.getProperty("camel.main.routes-reload-remove-all-routes")).isEqualTo("true");
+    }
 }
