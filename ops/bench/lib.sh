@@ -1,4 +1,5 @@
-# Shared by ops/bench/*.sh: starting the packaged jar, running wrk, reading CPU times. Sourced, not run.
+# Shared by ops/bench/*.sh: starting the packaged jar, running wrk, reading CPU times, a scratch PostgreSQL cluster.
+# Sourced, not run.
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$BENCH_DIR/../.." && pwd)

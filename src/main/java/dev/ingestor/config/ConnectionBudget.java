@@ -88,7 +88,7 @@ class ConnectionBudget {
                     reading.reserved(), reading.inUse());
         } else {
             LOG.info("connection budget: pool of {} and the wakeup listener against max_connections {} ({} reserved,"
-                    + " {} in use now): {} instance(s) of this size fit the server", reading.poolSize(),
+                    + " {} in use by others now): {} instance(s) of this size fit the server", reading.poolSize(),
                     reading.maxConnections(),
                     reading.reserved(), reading.inUse(), reading.instancesThatFit());
         }

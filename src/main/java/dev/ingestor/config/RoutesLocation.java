@@ -35,6 +35,11 @@ public class RoutesLocation implements EnvironmentPostProcessor {
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+        // a reload, however it is switched on, replaces only the routes of the file that changed: removing all
+        // routes would also remove the ones made from templates in Java (one per supplier, stage worker and
+        // relay), which no file would bring back. Last: an operator's own setting wins
+        environment.getPropertySources().addLast(new MapPropertySource("ingestor-routes-reload",
+                Map.of("camel.main.routes-reload-remove-all-routes", "false")));
         if (environment.containsProperty(PATTERN)) {
             return;
         }
@@ -59,16 +64,13 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         if (hasRoutes(dir) && binder.bind("ingestor.routes-reload", Boolean.class).orElse(defaults.isRoutesReload())) {
             // Camel's route reload, watching the routes folder itself: its pattern matches a file's name only, so a
             // recursive watch would load a route file from any folder below (a backup, a scratch folder).
-            // suppliers/ gets a watch of its own (SupplierRoutesReload). Only the routes of a changed file are
-            // replaced (below): removing all routes would also remove the ones made from templates in Java (one
-            // per supplier, stage worker and relay), which no file would bring back
+            // suppliers/ gets a watch of its own (SupplierRoutesReload); only a changed file's routes are replaced
+            // (above)
             settings.put("camel.main.routes-reload-enabled", "true");
             settings.put("camel.main.routes-reload-directory", dir.toString());
             settings.put("camel.main.routes-reload-directory-recursive", "false");
             settings.put("camel.main.routes-reload-pattern", "*.camel.yaml");
         }
-        // also when reload is switched on with Camel's own properties
-        settings.put("camel.main.routes-reload-remove-all-routes", "false");
         // last: an operator's own camel.main.* settings win
         environment.getPropertySources().addLast(new MapPropertySource("ingestor-routes", settings));
     }

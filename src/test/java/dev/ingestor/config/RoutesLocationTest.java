@@ -115,6 +115,12 @@ class RoutesLocationTest {
         MockEnvironment camelsOwn = new MockEnvironment().withProperty("camel.main.routes-reload-enabled", "true");
         patternFor(camelsOwn);
         assertThat(camelsOwn.getProperty("camel.main.routes-reload-remove-all-routes")).isEqualTo("false");
+        MockEnvironment ownPattern = new MockEnvironment().withProperty("camel.main.routes-reload-enabled", "true")
+                .withProperty(RoutesLocation.PATTERN, "classpath:mine/*.yaml");
+        patternFor(ownPattern);
+        assertThat(ownPattern.getProperty("camel.main.routes-reload-remove-all-routes"))
+                .as("with a pattern of one's own")
+                .isEqualTo("false");
         MockEnvironment operators = new MockEnvironment()
                 .withProperty("camel.main.routes-reload-remove-all-routes", "true");
         patternFor(operators);

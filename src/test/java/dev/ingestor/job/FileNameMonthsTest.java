@@ -76,9 +76,11 @@ class FileNameMonthsTest {
 
         // no job kept: the empty months before last month go; February keeps its name, last month and this one stay
         jdbc.update("DELETE FROM import_job");
-        jdbc.queryForList("SELECT job_file_name_month(now() - interval '1 month')", String.class);
-        assertThat(months.dropEmptied()).containsExactly("job_file_name_2025_06", "job_file_name_2025_07");
+        // last month in UTC (the session's zone would name another month near a month's first or last days)
         YearMonth now = YearMonth.now(ZoneOffset.UTC);
+        jdbc.queryForList("SELECT job_file_name_month(?)", String.class,
+                now.minusMonths(1).atDay(1).atStartOfDay().atOffset(ZoneOffset.UTC));
+        assertThat(months.dropEmptied()).containsExactly("job_file_name_2025_06", "job_file_name_2025_07");
         assertThat(months(jdbc)).contains("job_file_name_2025_02", "job_file_name_default", name(now.minusMonths(1)),
                 name(now));
     }
