@@ -1,8 +1,8 @@
 package dev.ingestor.job;
 
+import dev.ingestor.config.RoutesFromTemplates;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
-import org.apache.camel.spring.boot.CamelContextConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -12,7 +12,7 @@ import org.springframework.stereotype.Component;
  * routes/stage-worker.camel.yaml, so independent jobs are validated and processed side by side.
  */
 @Component
-public class StageWorkerInstaller implements CamelContextConfiguration {
+public class StageWorkerInstaller implements RoutesFromTemplates {
 
     private static final Logger LOG = LoggerFactory.getLogger(StageWorkerInstaller.class);
 
@@ -24,25 +24,12 @@ public class StageWorkerInstaller implements CamelContextConfiguration {
         this.camelContext = camelContext;
     }
 
-    /**
-     * Adds the workers once the YAML routes (and so the template) are loaded and before the context starts, so
-     * that they start with it: a route added to a running context has no status for a moment, and a health probe
-     * in that moment fails in Camel's route health check.
-     */
     @Override
-    public void beforeApplicationStart(CamelContext camelContext) {
-        try {
-            install();
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot add the stage workers: " + e.getMessage(), e);
-        }
+    public String routes() {
+        return "the stage workers";
     }
 
     @Override
-    public void afterApplicationStart(CamelContext camelContext) {
-        // the workers start with the context
-    }
-
     public void install() throws Exception {
         if (!pipeline.isEnabled()) {
             LOG.info("validation and processing are off on this instance (ingestor.pipeline.enabled=false)");

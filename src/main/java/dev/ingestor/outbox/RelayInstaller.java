@@ -1,9 +1,9 @@
 package dev.ingestor.outbox;
 
 import dev.ingestor.config.KafkaSettings;
+import dev.ingestor.config.RoutesFromTemplates;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
-import org.apache.camel.spring.boot.CamelContextConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -13,7 +13,7 @@ import org.springframework.stereotype.Component;
  * routes/outbox-relay.camel.yaml: routes {@code outbox-relay-items-<n>} and {@code outbox-relay-dead-letters-<n>}.
  */
 @Component
-public class RelayInstaller implements CamelContextConfiguration {
+public class RelayInstaller implements RoutesFromTemplates {
 
     /** The route id of the topic's relays on this instance, followed by their number. */
     public static final String ITEMS_RELAYS = "outbox-relay-items-";
@@ -31,21 +31,12 @@ public class RelayInstaller implements CamelContextConfiguration {
         this.camelContext = camelContext;
     }
 
-    /** Adds the relays before the context starts, so that they start with it (as the stage workers). */
     @Override
-    public void beforeApplicationStart(CamelContext camelContext) {
-        try {
-            install();
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot add the outbox relays: " + e.getMessage(), e);
-        }
+    public String routes() {
+        return "the outbox relays";
     }
 
     @Override
-    public void afterApplicationStart(CamelContext camelContext) {
-        // the relays start with the context
-    }
-
     public void install() throws Exception {
         int relays = Math.max(1, settings.getRelays());
         for (int n = 1; n <= relays; n++) {

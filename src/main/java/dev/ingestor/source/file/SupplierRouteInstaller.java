@@ -5,12 +5,12 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.RoutesFromTemplates;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.intake.IntakeSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.spi.ThreadPoolProfile;
-import org.apache.camel.spring.boot.CamelContextConfiguration;
 import org.apache.camel.util.concurrent.ThreadPoolRejectedPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +23,7 @@ import org.springframework.stereotype.Component;
  * {@code routes/source-file-drop.camel.yaml}. Adding a supplier is configuration only.
  */
 @Component
-public class SupplierRouteInstaller implements CamelContextConfiguration {
+public class SupplierRouteInstaller implements RoutesFromTemplates {
 
     private static final Logger LOG = LoggerFactory.getLogger(SupplierRouteInstaller.class);
     static final String FILE_DROP_TEMPLATE = "file-drop";
@@ -46,26 +46,9 @@ public class SupplierRouteInstaller implements CamelContextConfiguration {
         this.leadership = leadership;
     }
 
-    /**
-     * Adds the supplier routes once the YAML routes (and so the templates) are loaded and before the context
-     * starts, so that they start with it: a route added to a running context has no status for a moment, and a
-     * health probe in that moment fails in Camel's route health check. A failure here fails the start of the
-     * application: an instance that silently ignores a supplier is worse than one that does not start.
-     */
     @Override
-    public void beforeApplicationStart(CamelContext camelContext) {
-        try {
-            install();
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot add the supplier routes: " + e.getMessage(), e);
-        }
-    }
-
-    @Override
-    public void afterApplicationStart(CamelContext camelContext) {
-        // the routes start with the context; their leases are taken once the application is ready (armLeases)
+    public String routes() {
+        return "the supplier routes";
     }
 
     /**
@@ -79,6 +62,7 @@ public class SupplierRouteInstaller implements CamelContextConfiguration {
         }
     }
 
+    @Override
     public void install() throws Exception {
         for (Map.Entry<String, SupplierProperties> supplier : properties.getSuppliers().entrySet()) {
             SupplierProperties.FileDrop drop = supplier.getValue().getFileDrop();
