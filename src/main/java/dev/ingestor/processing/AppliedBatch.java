@@ -4,23 +4,24 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The items of one batch that changed (ACCEPTED, UPDATED or DELETED), by source id; the other items sent were REPLAY,
- * because the upsert's WHERE refused them and the statement did not return them.
+ * The items of one batch that changed (ACCEPTED, UPDATED or DELETED), by supplier and source id; the other items
+ * sent were REPLAY, because the upsert's WHERE refused them and the statement did not return them.
  * <p>
  * "Not returned" can only mean REPLAY if the ids the database returns are exactly the ids Java sent. An id
  * the database answers with that was not sent means the text was changed on the way (an invalid string
  * stored differently), and counting the sent one as REPLAY would hide an effect: that fails loudly instead.
  */
-public record AppliedBatch(Set<String> sent, Map<String, RecordOutcome> written) {
+public record AppliedBatch(Set<ItemKey> sent, Map<ItemKey, RecordOutcome> written) {
 
     public AppliedBatch {
         sent = Set.copyOf(sent);
         written = Map.copyOf(written);
-        for (String id : written.keySet()) {
-            if (!sent.contains(id)) {
+        for (ItemKey item : written.keySet()) {
+            if (!sent.contains(item)) {
                 throw new IllegalStateException("the database wrote source id '"
-                        + dev.ingestor.logging.SafeText.of(id, 128)
-                        + "', which is not an id of the batch sent: the id was changed on its way to the database");
+                        + dev.ingestor.logging.SafeText.of(item.sourceId(), 128) + "' of supplier '"
+                        + dev.ingestor.logging.SafeText.of(item.supplier(), 128)
+                        + "', which is not an item of the batch sent: the id was changed on its way to the database");
             }
         }
     }
@@ -29,17 +30,23 @@ public record AppliedBatch(Set<String> sent, Map<String, RecordOutcome> written)
         return new AppliedBatch(Set.of(), Map.of());
     }
 
-    /** ACCEPTED, UPDATED or DELETED if the database returned the id; REPLAY if it was sent and not returned. */
-    public RecordOutcome outcomeOf(String sourceId) {
-        RecordOutcome outcome = written.get(sourceId);
+    /** ACCEPTED, UPDATED or DELETED if the database returned the item; REPLAY if it was sent and not returned. */
+    public RecordOutcome outcomeOf(ItemKey item) {
+        RecordOutcome outcome = written.get(item);
         if (outcome != null) {
             return outcome;
         }
-        if (!sent.contains(sourceId)) {
-            throw new IllegalStateException("source id '" + dev.ingestor.logging.SafeText.of(sourceId, 128)
+        if (!sent.contains(item)) {
+            throw new IllegalStateException("source id '" + dev.ingestor.logging.SafeText.of(item.sourceId(), 128)
+                    + "' of supplier '" + dev.ingestor.logging.SafeText.of(item.supplier(), 128)
                     + "' was not part of this batch");
         }
         return RecordOutcome.REPLAY;
+    }
+
+    /** {@link #outcomeOf(ItemKey)} of {@code supplier}'s item {@code sourceId}. */
+    public RecordOutcome outcomeOf(String supplier, String sourceId) {
+        return outcomeOf(new ItemKey(supplier, sourceId));
     }
 
     public long accepted() {
@@ -54,7 +61,7 @@ public record AppliedBatch(Set<String> sent, Map<String, RecordOutcome> written)
         return written.size() - accepted();
     }
 
-    /** The items sent that changed nothing (a batch holds each source id once, so sent counts the batch). */
+    /** The items sent that changed nothing (a batch holds each item once, so sent counts the batch). */
     public long replayed() {
         return sent.size() - written.size();
     }

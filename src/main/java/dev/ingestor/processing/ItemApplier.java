@@ -13,7 +13,6 @@ import java.util.function.Supplier;
 import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.RecordCounts;
-import dev.ingestor.validation.DeliveryAdvice;
 import dev.ingestor.validation.DeliveryAdviceValidator;
 import dev.ingestor.validation.QuarantineWriter;
 import dev.ingestor.validation.RawRecord;
@@ -24,12 +23,13 @@ import org.springframework.stereotype.Component;
  * The one apply loop: validates records in order and applies the valid ones to their items ({@link ItemStore},
  * which writes each effect's event too), batch by batch. The processing stage applies a job's records with it,
  * each batch committed with the job's checkpoint ({@link #applyJob}); an item batch applied while its caller
- * waits, and each file of a group of small files ({@link SmallFileGroup}), go through it in the caller's one
- * transaction ({@link #applyBatch}). All apply the same records the same way, so all give the same outcomes and
- * the same events.
+ * waits ({@link #applyBatch}) and the files of a group of small files together ({@link #applyGroup}, for
+ * {@link SmallFileGroup}) go through it in the caller's one transaction. All apply the same records the same way, so
+ * all give the same outcomes and the same events.
  *
- * <p>One statement may touch an item once: a record whose source id is already in the batch starts the next
- * batch, so a second sighting of an item in the same records is judged against the first one's effect.
+ * <p>One statement may touch an item once: a record whose item is already in the batch starts the next batch, so a
+ * second sighting of an item in the same records is judged against the first one's effect. The files of a group
+ * share statements on that rule: their records in the files' order, as one file after the other.
  */
 @Component
 public class ItemApplier {
@@ -75,7 +75,8 @@ public class ItemApplier {
      */
     public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
             BatchCommit commit) {
-        Run run = new Run(job.supplier(), job.id(), batchSize, commit, false, checkpoint);
+        Run run = new Run(batchSize, commit, false, false, checkpoint);
+        run.file(job.supplier(), job.id());
         long skip = checkpoint;
         while (records.hasNext()) {
             RawRecord record = records.next();
@@ -90,14 +91,14 @@ public class ItemApplier {
     }
 
     /**
-     * Applies the records of an item batch, or of a small file of a group, in the caller's transaction, as one batch
-     * (split only where an item comes again), each record checked once. Once the counts are known,
-     * {@code recordJob} records the job the effects belong to (a group's job exists already), and the invalid
-     * records are quarantined under it.
+     * Applies the records of an item batch in the caller's transaction, as one batch (split only where an item comes
+     * again), each record checked once. Once the counts are known, {@code recordJob} records the job the effects
+     * belong to, and the invalid records are quarantined under it.
      */
     public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records,
             Consumer<RecordCounts> recordJob) {
-        Run run = new Run(supplier, jobId, Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, 0);
+        Run run = new Run(Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, true, 0);
+        run.file(supplier, jobId);
         List<RawRecord> all = new ArrayList<>();
         records.forEachRemaining(all::add);
         Set<String> sourceIds = new HashSet<>();
@@ -118,41 +119,103 @@ public class ItemApplier {
         return applied;
     }
 
-    /** One pass over records: the batch being filled and what was done so far. */
-    private final class Run {
+    /** A small file of a group: its supplier, its job and its records. */
+    public record GroupFile(String supplier, UUID jobId, List<RawRecord> records) {
+    }
+
+    /**
+     * Applies the files of a group of small files in the caller's transaction, file after file, each record checked
+     * once, and quarantines their invalid records; answers each file's counts, in the files' order. The files' valid
+     * records share statements of at most {@code batchSize} records: a few records of a file cost less than a
+     * statement of their own. The caller has locked the group's items that exist ({@link ItemStore#lockInOrder}):
+     * a group's records may take several statements.
+     */
+    public List<RecordCounts> applyGroup(List<GroupFile> files, int batchSize) {
+        if (files.isEmpty()) {
+            return List.of();
+        }
+        Run run = new Run(batchSize, (apply, from, position, last) -> apply.get(), false, true, 0);
+        List<Tally> tallies = new ArrayList<>();
+        for (GroupFile file : files) {
+            tallies.add(run.file(file.supplier(), file.jobId()));
+            file.records().forEach(run::add);
+        }
+        run.finish();
+        quarantine.insert(run.quarantined);
+        return tallies.stream().map(Tally::counts).toList();
+    }
+
+    /** What became of one file's records. */
+    private static final class Tally {
 
         private final String supplier;
         private final UUID jobId;
-        private final int batchSize;
-        private final BatchCommit commit;
-        private final boolean keep;
-        private final List<DeliveryAdvice> batch = new ArrayList<>();
-        private final List<Integer> batchSlots = new ArrayList<>();
-        private final Set<String> batchIds = new HashSet<>();
-        private final List<Validated> kept = new ArrayList<>();
-        private final List<RecordOutcome> outcomes = new ArrayList<>();
-        private final List<Object[]> quarantined = new ArrayList<>();
-        private long position;
-        /** The records done as last committed: where the next batch's checkpoint moves from. */
-        private long committed;
         private long total;
         private long accepted;
         private long updated;
         private long replayed;
 
-        Run(String supplier, UUID jobId, int batchSize, BatchCommit commit, boolean keep, long committed) {
-            this.committed = committed;
+        Tally(String supplier, UUID jobId) {
             this.supplier = supplier;
             this.jobId = jobId;
+        }
+
+        void count(RecordOutcome outcome) {
+            switch (outcome) {
+                case ACCEPTED -> accepted++;
+                case REPLAY -> replayed++;
+                // a tombstone's effect is counted as an update (AppliedBatch#updated)
+                default -> updated++;
+            }
+        }
+
+        RecordCounts counts() {
+            return new RecordCounts(total, accepted, updated, replayed, total - accepted - updated - replayed);
+        }
+    }
+
+    /** One pass over records, of one file or of a group's files: the batch being filled and what was done so far. */
+    private final class Run {
+
+        private final int batchSize;
+        private final BatchCommit commit;
+        private final boolean keep;
+        private final boolean quarantines;
+        private final List<ItemStore.Entry> batch = new ArrayList<>();
+        /** Per record of the batch: the file it came from, and its slot among the kept records (-1: not kept). */
+        private final List<Tally> batchFiles = new ArrayList<>();
+        private final List<Integer> batchSlots = new ArrayList<>();
+        private final Set<ItemKey> batchItems = new HashSet<>();
+        private final List<Validated> kept = new ArrayList<>();
+        private final List<RecordOutcome> outcomes = new ArrayList<>();
+        private final List<Object[]> quarantined = new ArrayList<>();
+        private Tally file;
+        private long position;
+        /** The records done as last committed: where the next batch's checkpoint moves from. */
+        private long committed;
+
+        /**
+         * {@code keep}: every record is kept with its outcome; {@code quarantines}: the invalid records' rows are
+         * gathered for the caller to quarantine (a job's records were quarantined by its validation already).
+         */
+        Run(int batchSize, BatchCommit commit, boolean keep, boolean quarantines, long committed) {
+            this.committed = committed;
             this.batchSize = Math.max(1, batchSize);
             this.commit = commit;
             this.keep = keep;
+            this.quarantines = quarantines;
+        }
+
+        /** The records added from now on are {@code jobId}'s, of {@code supplier}. */
+        Tally file(String supplier, UUID jobId) {
+            file = new Tally(supplier, jobId);
+            return file;
         }
 
         void add(RawRecord raw) {
             Validated record = DeliveryAdviceValidator.validate(raw);
             position++;
-            total++;
+            file.total++;
             int slot = -1;
             if (keep) {
                 slot = kept.size();
@@ -160,16 +223,18 @@ public class ItemApplier {
                 outcomes.add(record.isValid() ? null : RecordOutcome.QUARANTINED);
             }
             if (!record.isValid()) {
-                if (keep) {
-                    quarantined.add(QuarantineWriter.row(jobId, record));
+                if (quarantines) {
+                    quarantined.add(QuarantineWriter.row(file.jobId, record));
                 }
                 return;
             }
-            if (!batchIds.add(record.advice().sourceId())) {
+            ItemStore.Entry entry = new ItemStore.Entry(file.supplier, file.jobId, record.advice());
+            if (!batchItems.add(entry.item())) {
                 flush(position - 1, false);
-                batchIds.add(record.advice().sourceId());
+                batchItems.add(entry.item());
             }
-            batch.add(record.advice());
+            batch.add(entry);
+            batchFiles.add(file);
             batchSlots.add(slot);
             if (batch.size() >= batchSize) {
                 flush(position, false);
@@ -180,33 +245,31 @@ public class ItemApplier {
             position++;
         }
 
+        /** Applies what is left; the counts are the last file's (a group's caller keeps each file's own tally). */
         Applied finish() {
             flush(position, true);
             List<AppliedRecord> records = new ArrayList<>(kept.size());
             for (int i = 0; i < kept.size(); i++) {
                 records.add(new AppliedRecord(kept.get(i), outcomes.get(i)));
             }
-            RecordCounts counts = new RecordCounts(total, accepted, updated, replayed,
-                    total - accepted - updated - replayed);
-            return new Applied(position, counts, records);
+            return new Applied(position, file.counts(), records);
         }
 
         /** Applies and commits the batch with {@code done} records done ({@code last}: all), and empties it. */
         private void flush(long done, boolean last) {
-            AppliedBatch applied = commit.commit(() -> items.apply(supplier, jobId, topic, batch), committed, done,
-                    last);
+            AppliedBatch applied = commit.commit(() -> items.apply(topic, batch), committed, done, last);
             committed = done;
-            accepted += applied.accepted();
-            updated += applied.updated();
-            replayed += applied.replayed();
-            if (keep) {
-                for (int k = 0; k < batch.size(); k++) {
-                    outcomes.set(batchSlots.get(k), applied.outcomeOf(batch.get(k).sourceId()));
+            for (int k = 0; k < batch.size(); k++) {
+                RecordOutcome outcome = applied.outcomeOf(batch.get(k).item());
+                batchFiles.get(k).count(outcome);
+                if (keep) {
+                    outcomes.set(batchSlots.get(k), outcome);
                 }
             }
             batch.clear();
+            batchFiles.clear();
             batchSlots.clear();
-            batchIds.clear();
+            batchItems.clear();
         }
     }
 }

@@ -4,9 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,37 +38,39 @@ import org.springframework.transaction.support.TransactionTemplate;
  * commit together or not at all. The event's {@code source_version} is the item's (the highest seen), its
  * {@code revision} orders the item's events.
  * <p>
- * Item rows are locked in one order, by source id (byte order): the apply statement writes its items in that order
- * whatever the order of the file (its events keep the file's order), and a transaction that applies several
- * statements (a group of small files) first locks every item it will touch that exists, in that order
- * ({@link #lockInOrder}). Jobs that carry the same items in other orders (full snapshots resent) then wait for
- * each other instead of deadlocking. An item that does not exist yet cannot be locked before it is written, so two
- * transactions of several statements that create the same new items in other orders can still deadlock; PostgreSQL
- * ends one, and its group is done again one file at a time.
+ * Item rows are locked in one order, by supplier, then source id (byte order): the apply statement writes its items
+ * in that order whatever the order of the records (its events keep their order), and a transaction that may apply
+ * several statements (a group of small files, whose records fill statements of at most the batch size and split
+ * where an item comes again) first locks every item it will touch that exists, in that order ({@link #lockInOrder}).
+ * Jobs that carry the same items in other orders (full snapshots resent) then wait for each other instead of
+ * deadlocking. An item that does not exist yet cannot be locked before it is written, so two transactions of
+ * several statements that create the same new items in other orders can still deadlock; PostgreSQL ends one, and its
+ * group is done again one file at a time.
  */
 @Component
 public class ItemStore {
 
     /**
      * The effects of one batch, their history rows and their events, in one statement, answering with the
-     * outcome of each effect; a REPLAY matches no row and answers nothing. Each record comes with the id its
-     * event gets if it has an effect. The events are written by the statement itself (the outbox's part is
-     * {@link OutboxWriter#insertEvents}), in the records' order: their payloads never travel to this JVM and back.
-     * The record is the canonical JSON text made by {@link DeliveryAdvice#canonicalJson} and is stored, kept in the
-     * history and put in the payload as that text; the payload's other values are escaped by {@code to_json}. No
-     * record is parsed by the database (as jsonb it would be parsed twice and printed back for its event: about a
-     * quarter of the statement's time).
+     * outcome of each effect; a REPLAY matches no row and answers nothing. Each record comes with its supplier, the
+     * job it belongs to and the id its event gets if it has an effect, so one statement serves the records of
+     * several small files of a group (a statement costs more than the few records of such a file). The events are
+     * written by the statement itself (the outbox's part is {@link OutboxWriter#insertEvents}), in the records'
+     * order: their payloads never travel to this JVM and back. The record is the canonical JSON text made by
+     * {@link DeliveryAdvice#canonicalJson} and is stored, kept in the history and put in the payload as that text;
+     * the payload's other values are escaped by {@code to_json}. No record is parsed by the database (as jsonb it
+     * would be parsed twice and printed back for its event: about a quarter of the statement's time).
      */
     private static final String APPLY = """
             WITH input AS (
-              SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[],
+              SELECT * FROM unnest(?::text[], ?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[],
                   ?::boolean[]) WITH ORDINALITY
-                AS t(source_id, source_version, record_hash, record, event_id, deleted, n)
+                AS t(supplier, job_id, source_id, source_version, record_hash, record, event_id, deleted, n)
             ), upserted AS (
               INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, state)
-              SELECT ?, source_id, source_version, record_hash, record, ?,
+              SELECT supplier, source_id, source_version, record_hash, record, job_id,
                      CASE WHEN deleted THEN 'INACTIVE' ELSE 'ACTIVE' END FROM input
-              ORDER BY source_id COLLATE "C"
+              ORDER BY supplier COLLATE "C", source_id COLLATE "C"
               ON CONFLICT (supplier, source_id) DO UPDATE
                 SET source_version = coalesce(EXCLUDED.source_version, i.source_version),
                     record_hash = EXCLUDED.record_hash, record = EXCLUDED.record, job_id = EXCLUDED.job_id,
@@ -84,20 +86,28 @@ public class ItemStore {
                   event_id)
               SELECT u.supplier, u.source_id, u.revision, u.source_version, u.outcome, u.state, u.record, u.job_id,
                   t.event_id
-              FROM upserted u JOIN input t ON t.source_id = u.source_id
+              FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id
             ), events AS (
               %s
             )
-            SELECT u.source_id, u.outcome FROM upserted u
+            SELECT u.supplier, u.source_id, u.outcome FROM upserted u
             """.formatted(OutboxWriter.insertEvents("""
             SELECT t.event_id, ?::text AS topic, u.supplier || ':' || u.source_id AS event_key,
-                   '{"event_id":"' || t.event_id || '","job_id":' || to_json(?::text)::text
+                   '{"event_id":"' || t.event_id || '","job_id":' || to_json(u.job_id::text)::text
                      || ',"supplier":' || to_json(u.supplier)::text || ',"source_id":' || to_json(u.source_id)::text
                      || ',"source_version":' || coalesce(u.source_version::text,
                          'null') || ',"revision":' || u.revision
                      || ',"outcome":"' || u.outcome || '","record":' || u.record || '}' AS payload,
                    t.n
-            FROM upserted u JOIN input t ON t.source_id = u.source_id"""));
+            FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id"""));
+
+    /** A record to apply: its supplier, the job it came in, and the record. */
+    public record Entry(String supplier, UUID jobId, DeliveryAdvice advice) {
+
+        ItemKey item() {
+            return new ItemKey(supplier, advice.sourceId());
+        }
+    }
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
@@ -110,15 +120,20 @@ public class ItemStore {
     }
 
     /**
-     * Applies a batch whose source ids are distinct. The result names the items written (ACCEPTED, UPDATED or DELETED);
+     * Applies a batch whose items are distinct. The result names the items written (ACCEPTED, UPDATED or DELETED);
      * every other item of the batch was a REPLAY. One statement, the effects with their events, in the caller's
      * transaction, or in one of its own when the caller has none: never an effect without its event.
      */
-    public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
+    public AppliedBatch apply(String topic, List<Entry> batch) {
         if (batch.isEmpty()) {
             return AppliedBatch.empty();
         }
-        return transactions.execute(status -> applyNow(supplier, jobId, topic, batch));
+        return transactions.execute(status -> applyNow(topic, batch));
+    }
+
+    /** {@link #apply(String, List)} of one job's records. */
+    public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
+        return apply(topic, batch.stream().map(advice -> new Entry(supplier, jobId, advice)).toList());
     }
 
     /**
@@ -145,39 +160,46 @@ public class ItemStore {
                 }, rs -> {});
     }
 
-    private AppliedBatch applyNow(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
+    private AppliedBatch applyNow(String topic, List<Entry> batch) {
         int n = batch.size();
+        String[] suppliers = new String[n];
+        UUID[] jobIds = new UUID[n];
         String[] ids = new String[n];
         Long[] versions = new Long[n];
         String[] hashes = new String[n];
         String[] records = new String[n];
         Boolean[] deleted = new Boolean[n];
+        Set<ItemKey> sent = new HashSet<>();
         for (int i = 0; i < n; i++) {
-            DeliveryAdvice advice = batch.get(i);
+            Entry entry = batch.get(i);
+            DeliveryAdvice advice = entry.advice();
             String json = advice.canonicalJson();
+            suppliers[i] = entry.supplier();
+            jobIds[i] = entry.jobId();
             ids[i] = advice.sourceId();
             versions[i] = advice.sourceVersion();
             hashes[i] = DeliveryAdvice.hash(json);
             records[i] = json;
             deleted[i] = advice.deleted();
+            sent.add(entry.item());
         }
         UUID[] eventIds = OutboxWriter.newEventIds(n);
-        Map<String, RecordOutcome> written = new HashMap<>();
+        Map<ItemKey, RecordOutcome> written = new HashMap<>();
         jdbc.execute((Connection c) -> {
             try (PreparedStatement ps = c.prepareStatement(APPLY)) {
-                ps.setArray(1, c.createArrayOf("text", ids));
-                ps.setArray(2, c.createArrayOf("bigint", versions));
-                ps.setArray(3, c.createArrayOf("text", hashes));
-                ps.setArray(4, c.createArrayOf("text", records));
-                ps.setArray(5, c.createArrayOf("uuid", eventIds));
-                ps.setArray(6, c.createArrayOf("boolean", deleted));
-                ps.setString(7, supplier);
-                ps.setObject(8, jobId);
+                ps.setArray(1, c.createArrayOf("text", suppliers));
+                ps.setArray(2, c.createArrayOf("uuid", jobIds));
+                ps.setArray(3, c.createArrayOf("text", ids));
+                ps.setArray(4, c.createArrayOf("bigint", versions));
+                ps.setArray(5, c.createArrayOf("text", hashes));
+                ps.setArray(6, c.createArrayOf("text", records));
+                ps.setArray(7, c.createArrayOf("uuid", eventIds));
+                ps.setArray(8, c.createArrayOf("boolean", deleted));
                 ps.setString(9, topic);
-                ps.setString(10, jobId.toString());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        written.put(rs.getString(1), RecordOutcome.valueOf(rs.getString(2)));
+                        written.put(new ItemKey(rs.getString(1), rs.getString(2)),
+                                RecordOutcome.valueOf(rs.getString(3)));
                     }
                 }
                 return null;
@@ -186,7 +208,6 @@ public class ItemStore {
         if (!written.isEmpty()) {
             outbox.written(topic);
         }
-        AppliedBatch applied = new AppliedBatch(Set.copyOf(Arrays.asList(ids)), written);
-        return applied;
+        return new AppliedBatch(sent, written);
     }
 }

@@ -35,9 +35,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Validates and processes a group of small files in one transaction: what a validation worker claimed at once
  * ({@link JobClaims#claimJobsForValidation}). Most pushes and drops are a file of a few records, and for such a file
  * a claim, two commits, three Camel exchanges and the statements that move the job cost more than its records do;
- * a group shares them. Each file keeps its own quarantine, its own item effects and events (one apply per file,
- * in the order the files came, so a later file's record is judged against an earlier one's effect exactly as
- * one file after the other would be), and its own counts and end state.
+ * a group shares them, and its files' records share apply statements. Each file keeps its own quarantine, its own
+ * item effects and events (in the order the files came: a later file's record is judged against an earlier one's
+ * effect exactly as one file after the other would be), and its own counts and end state.
  * <p>
  * Any file that is not plainly fine goes the one-file way, with the stage's own error handling, redelivery and
  * dead letters: one that cannot be read, has no records or more than {@code ingestor.pipeline.batch-size}, or
@@ -168,8 +168,9 @@ public class SmallFileGroup {
         // a re-run (an earlier group or attempt that failed) starts from a clean slate, as validation does
         jdbc.update("DELETE FROM job_record WHERE job_id = ANY (?)",
                 ps -> ps.setArray(1, ps.getConnection().createArrayOf("uuid", ids)));
-        // one statement per file would lock each file's items after the previous file's: the items that exist are
-        // locked first, all in the one order, so that a group never deadlocks with another job over the same items
+        // the group's records may take several statements (at most batch-size records each, and an item that comes
+        // again starts the next), each locking its items after the previous one's: the items that exist are locked
+        // first, all in the one order, so that a group never deadlocks with another job over the same items
         Map<String, Set<String>> sourceIds = new TreeMap<>();
         for (Read read : group) {
             Set<String> supplierIds = sourceIds.computeIfAbsent(read.job().supplier(), supplier -> new TreeSet<>());
@@ -181,15 +182,17 @@ public class SmallFileGroup {
             }
         }
         items.lockInOrder(sourceIds);
+        // the files one after the other, each record checked once: the valid ones applied (the files sharing
+        // statements), the others quarantined (the job rows exist already, so there is nothing to record first)
+        List<RecordCounts> counts = applier.applyGroup(group.stream()
+                .map(read -> new ItemApplier.GroupFile(read.job().supplier(), read.job().id(), read.records()))
+                .toList(), batchSize);
         List<JobLifecycle.GroupResult> results = new ArrayList<>();
-        for (Read read : group) {
-            // one pass per file: each record checked once, the valid ones applied, the others quarantined (the job
-            // row exists already, so there is nothing to record before the quarantine)
-            RecordCounts counts = applier.applyBatch(read.job().supplier(), read.job().id(), read.records().iterator(),
-                    known -> {}).counts();
-            results.add(new JobLifecycle.GroupResult(read.job().id(),
-                    counts.quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED, counts.total(),
-                    counts.quarantined(), counts.accepted(), counts.updated(), counts.replayed()));
+        for (int i = 0; i < group.size(); i++) {
+            RecordCounts c = counts.get(i);
+            results.add(new JobLifecycle.GroupResult(group.get(i).job().id(),
+                    c.quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED, c.total(),
+                    c.quarantined(), c.accepted(), c.updated(), c.replayed()));
         }
         List<UUID> completed = lifecycle.completedGroup(claims.owner(), results);
         if (completed.size() != group.size()) {

@@ -187,7 +187,10 @@ class SmallFileGroupTest extends IngestorTestSupport {
      * Two groups over the same existing items in other orders (one applies the A items, then the B items; the other
      * the B items, then the A items), run at the same time while each statement holds its locks a moment: each group
      * locks every existing item it touches first, in the one order, so the second waits for the first instead of
-     * deadlocking, and both complete as groups with every effect once.
+     * deadlocking, and both complete as groups with every effect once. A group's files share statements, and one
+     * statement locks its items in the one order by itself: so each group's second file starts with an item of its
+     * first (unchanged, a REPLAY), which starts a second statement, and each group applies in two statements, the
+     * first file's items and then the second's.
      */
     // slow tier: many groups racing, and the deadlock statistics waited for
     @SlowTest
@@ -202,10 +205,10 @@ class SmallFileGroupTest extends IngestorTestSupport {
         await().atMost(Duration.ofSeconds(30)).until(() -> "COMPLETED".equals(
                 jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, base)));
         suspendValidation();
-        UUID a1 = ingest("a1.csv", half("A", items, 2));
-        UUID b1 = ingest("b1.csv", half("B", items, 2));
-        UUID b2 = ingest("b2.csv", half("B", items, 3));
-        UUID a2 = ingest("a2.csv", half("A", items, 3));
+        UUID a1 = ingest("a1.csv", HEADER + half("A", items, 2));
+        UUID b1 = ingest("b1.csv", HEADER + line("A", 0, 2) + half("B", items, 2));
+        UUID b2 = ingest("b2.csv", HEADER + half("B", items, 3));
+        UUID a2 = ingest("a2.csv", HEADER + line("B", 0, 3) + half("A", items, 3));
         // three of these files do not fit in one group (ingestor.pipeline.one-pass-max-size is 64KB in the tests)
         List<ImportJob> first = claims.claimJobsForValidation();
         List<ImportJob> second = claims.claimJobsForValidation();
@@ -250,13 +253,17 @@ class SmallFileGroupTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item_version", Long.class)).isEqualTo(6L * items);
     }
 
-    /** The items of one half, {@code prefix}-000 on, in descending order, all with {@code quantity}. */
+    /** The lines of one half's items, {@code prefix}-000 on, in descending order, all with {@code quantity}. */
     private static String half(String prefix, int items, int quantity) {
-        StringBuilder csv = new StringBuilder(HEADER);
+        StringBuilder csv = new StringBuilder();
         for (int i = items - 1; i >= 0; i--) {
-            csv.append(String.format("%s-%03d,,SKU-PADDED-TO-FILL-HALF-A-GROUP,%d,2026-12-01%n", prefix, i, quantity));
+            csv.append(line(prefix, i, quantity));
         }
         return csv.toString();
+    }
+
+    private static String line(String prefix, int item, int quantity) {
+        return String.format("%s-%03d,,SKU-PADDED-TO-FILL-HALF-A-GROUP,%d,2026-12-01%n", prefix, item, quantity);
     }
 
     @Test

@@ -135,6 +135,92 @@ class ItemApplierTest extends IngestorTestSupport {
                 .isEqualTo(4);
     }
 
+    /**
+     * A group's small files share apply statements, and give what one file after the other would: an item a later
+     * file brings again is judged against the earlier file's effect, the same source id of another supplier is
+     * another item, each file keeps its own counts, quarantine and events (with its job), in the files' order.
+     */
+    @Test
+    void aGroupsFilesShareStatementsAndEachGetsWhatItWouldAlone() {
+        String acme = "GROUP-" + UUID.randomUUID();
+        String globex = "GROUP-" + UUID.randomUUID();
+        List<UUID> jobs = jdbc.queryForList("""
+                INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key)
+                SELECT gen_random_uuid(), 'ACME', 'VALIDATING', 'ACME:' || md5(random()::text), 'g-' || n || '.csv', 1,
+                       'test', 'r-' || n
+                FROM generate_series(1, 4) n ORDER BY n RETURNING id""", UUID.class);
+        List<Integer> statements = new ArrayList<>();
+        ItemStore counting = new ItemStore(jdbc, transactionManager, outboxWriter) {
+            @Override
+            public AppliedBatch apply(String topic, List<Entry> batch) {
+                statements.add(batch.size());
+                return super.apply(topic, batch);
+            }
+        };
+        ItemApplier grouped = new ItemApplier(counting, quarantineWriter, kafkaSettings);
+        List<RecordCounts> counts = transactions().execute(status -> grouped.applyGroup(List.of(
+                new ItemApplier.GroupFile(acme, jobs.get(0), List.of(versioned(0, "A-1", 1), bad(1),
+                        versioned(2, "A-2", 1))),
+                new ItemApplier.GroupFile(globex, jobs.get(1), List.of(versioned(0, "A-1", 1))),
+                new ItemApplier.GroupFile(acme, jobs.get(2), List.of(versioned(0, "A-1", 2), versioned(1, "A-3", 1))),
+                new ItemApplier.GroupFile(acme, jobs.get(3), List.of(versioned(0, "A-2", 1)))), 1000));
+
+        assertThat(counts).containsExactly(new RecordCounts(3, 2, 0, 0, 1), new RecordCounts(1, 1, 0, 0, 0),
+                new RecordCounts(2, 1, 1, 0, 0), new RecordCounts(1, 0, 0, 1, 0));
+        // four files, two statements: the third file's A-1 is an item the first statement holds, so it starts the
+        // second, where the fourth file's A-2 joins it
+        assertThat(statements).containsExactly(3, 3);
+        assertThat(jdbc.queryForList("SELECT event_key || ' r' || (payload::jsonb->>'revision') || ' '"
+                + " || (payload::jsonb->>'outcome') || ' ' || (payload::jsonb->>'job_id') FROM outbox_all"
+                + " WHERE event_key LIKE 'GROUP-%' AND payload::jsonb->>'job_id' = ANY (?::text[]) ORDER BY id",
+                String.class, (Object) jobs.stream().map(UUID::toString).toArray(String[]::new))).containsExactly(
+                        acme + ":A-1 r1 ACCEPTED " + jobs.get(0), acme + ":A-2 r1 ACCEPTED " + jobs.get(0),
+                        globex + ":A-1 r1 ACCEPTED " + jobs.get(1), acme + ":A-1 r2 UPDATED " + jobs.get(2),
+                        acme + ":A-3 r1 ACCEPTED " + jobs.get(2));
+        assertThat(jdbc.queryForList("SELECT supplier || ':' || source_id || ' r' || revision || ' ' || job_id"
+                + " FROM item_version WHERE supplier IN (?, ?) ORDER BY supplier, source_id, revision", String.class,
+                acme, globex)).containsExactlyInAnyOrder(acme + ":A-1 r1 " + jobs.get(0),
+                        acme + ":A-1 r2 " + jobs.get(2), acme + ":A-2 r1 " + jobs.get(0),
+                        acme + ":A-3 r1 " + jobs.get(2), globex + ":A-1 r1 " + jobs.get(1));
+        assertThat(jdbc.queryForList("SELECT job_id FROM job_record WHERE job_id = ANY (?::uuid[])", UUID.class,
+                (Object) jobs.toArray(UUID[]::new))).containsExactly(jobs.get(0));
+        // no other event of these items, and each item names the job of its last effect
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox_all WHERE event_key LIKE ? OR event_key LIKE ?",
+                Long.class, acme + ":%", globex + ":%")).isEqualTo(5);
+        assertThat(jdbc.queryForList("SELECT supplier || ':' || source_id || ' ' || job_id FROM item"
+                + " WHERE supplier IN (?, ?)", String.class, acme, globex)).containsExactlyInAnyOrder(
+                        acme + ":A-1 " + jobs.get(2), acme + ":A-2 " + jobs.get(0), acme + ":A-3 " + jobs.get(2),
+                        globex + ":A-1 " + jobs.get(1));
+
+        // statements of at most the batch size, cut inside a file: each record still counts for its own file, and
+        // a tombstone in a group retires its item as it would alone
+        statements.clear();
+        Map<String, String> tombstone = Map.of("source_id", "A-2", "source_version", "2", "deleted", "true");
+        counts = transactions().execute(status -> grouped.applyGroup(List.of(
+                new ItemApplier.GroupFile(acme, jobs.get(0), List.of(versioned(0, "B-1", 1), versioned(1, "B-2", 1),
+                        versioned(2, "B-3", 1))),
+                new ItemApplier.GroupFile(acme, jobs.get(1), List.of(new RawRecord(0, 1, tombstone, null),
+                        versioned(1, "A-3", 1)))),
+                2));
+        assertThat(statements).containsExactly(2, 2, 1);
+        assertThat(counts).containsExactly(new RecordCounts(3, 3, 0, 0, 0), new RecordCounts(2, 0, 1, 1, 0));
+        assertThat(jdbc.queryForObject("SELECT state FROM item WHERE supplier = ? AND source_id = 'A-2'",
+                String.class, acme)).isEqualTo("INACTIVE");
+    }
+
+    @Autowired
+    org.springframework.transaction.PlatformTransactionManager transactionManager;
+    @Autowired
+    dev.ingestor.outbox.OutboxWriter outboxWriter;
+    @Autowired
+    dev.ingestor.validation.QuarantineWriter quarantineWriter;
+    @Autowired
+    dev.ingestor.config.KafkaSettings kafkaSettings;
+
+    private org.springframework.transaction.support.TransactionTemplate transactions() {
+        return new org.springframework.transaction.support.TransactionTemplate(transactionManager);
+    }
+
     @Autowired
     ItemStore items;
 
@@ -151,7 +237,7 @@ class ItemApplierTest extends IngestorTestSupport {
         }
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id = ?", Long.class, id)).isZero();
         // and with the outbox writable again, the same record is a new item, not a REPLAY of a lost effect
-        assertThat(items.apply("ACME", UUID.randomUUID(), "ingestor.items", List.of(advice)).outcomeOf(id))
+        assertThat(items.apply("ACME", UUID.randomUUID(), "ingestor.items", List.of(advice)).outcomeOf("ACME", id))
                 .isEqualTo(RecordOutcome.ACCEPTED);
     }
 
@@ -167,7 +253,7 @@ class ItemApplierTest extends IngestorTestSupport {
         UUID job = UUID.randomUUID();
         DeliveryAdvice advice = new DeliveryAdvice(id, 7L, hostile, 3, LocalDate.of(2026, 12, 1),
                 Map.of("note", hostile));
-        assertThat(items.apply("ACME", job, "ingestor.items", List.of(advice)).outcomeOf(id))
+        assertThat(items.apply("ACME", job, "ingestor.items", List.of(advice)).outcomeOf("ACME", id))
                 .isEqualTo(RecordOutcome.ACCEPTED);
 
         String payload = jdbc.queryForObject("SELECT payload FROM outbox_all WHERE event_key = ?", String.class,
@@ -205,6 +291,11 @@ class ItemApplierTest extends IngestorTestSupport {
 
     private static RawRecord record(long index, String sourceId) {
         return new RawRecord(index, index + 1, Map.of("source_id", sourceId, "source_version", String.valueOf(index),
+                "sku", "S", "quantity", "1", "delivery_date", "2026-12-01"), null);
+    }
+
+    private static RawRecord versioned(long index, String sourceId, long version) {
+        return new RawRecord(index, index + 1, Map.of("source_id", sourceId, "source_version", String.valueOf(version),
                 "sku", "S", "quantity", "1", "delivery_date", "2026-12-01"), null);
     }
 
