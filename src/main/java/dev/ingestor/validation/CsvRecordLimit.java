@@ -31,7 +31,7 @@ final class CsvRecordLimit extends Reader {
     private final RecordLimits limits;
     private final String marker;
     private final Queue<Cut> cuts = new ArrayDeque<>();
-    private final char[] buffer = new char[16 * 1024];
+    private final char[] buffer;
     private int position;
     private int end;
     private boolean eof;
@@ -46,8 +46,10 @@ final class CsvRecordLimit extends Reader {
     /** What is passed on before any more of the file: the end of a cut record. */
     private String pending = "";
 
-    CsvRecordLimit(Reader in, char delimiter, char quote, Character comment, RecordLimits limits) {
+    /** {@code chunk}: how many characters it reads from {@code in} at once. */
+    CsvRecordLimit(Reader in, char delimiter, char quote, Character comment, RecordLimits limits, int chunk) {
         this.in = in;
+        this.buffer = new char[chunk];
         this.delimiter = delimiter;
         this.quote = quote;
         this.comment = comment == null ? -1 : comment;

@@ -49,12 +49,14 @@ final class CsvRecordReader implements RecordReader {
         this.limits = limits;
         this.delimiter = delimiter;
         try {
-            BufferedReader lines = new BufferedReader(Decoding.strict(new BufferedInputStream(in, 256 * 1024), charset),
-                    64 * 1024);
+            int buffer = ReadBuffers.size(in, 256 * 1024);
+            BufferedReader lines = new BufferedReader(Decoding.strict(new BufferedInputStream(in, buffer), charset),
+                    Math.min(buffer, 64 * 1024));
             for (int i = 0; i < mapping.skipLines(); i++) {
                 skipLine(lines);
             }
-            cutter = new CsvRecordLimit(lines, delimiter, mapping.quote(), mapping.comment(), limits);
+            cutter = new CsvRecordLimit(lines, delimiter, mapping.quote(), mapping.comment(), limits,
+                    Math.min(buffer, 16 * 1024));
             Reader text = cutter;
             CSVFormat.Builder format = CSVFormat.DEFAULT.builder()
                     .setDelimiter(delimiter)

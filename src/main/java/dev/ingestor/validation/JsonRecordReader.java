@@ -64,8 +64,8 @@ final class JsonRecordReader implements RecordReader {
         this.limits = limits;
         this.factory = factory(limits.maxSize());
         try {
-            PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), 256 * 1024),
-                    1);
+            int buffer = ReadBuffers.size(in, 256 * 1024);
+            PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), buffer), 1);
             int first = firstSignificant(pushback);
             reader = pushback;
             if (!recordsPath.isEmpty() && first == '{') {
