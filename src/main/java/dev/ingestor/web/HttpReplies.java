@@ -54,6 +54,7 @@ public class HttpReplies {
         message.removeHeaders("*");
         message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         headers.forEach(message::setHeader);
+        message.setHeader(Exchange.HTTP_CHUNKED, false);
         message.setBody(body);
     }
 
@@ -138,6 +139,9 @@ public class HttpReplies {
         message.removeHeaders("*");
         message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         message.setHeader(Exchange.CONTENT_TYPE, contentType);
+        // a reply made whole in memory goes out with its Content-Length, in one write: chunked (platform-http's
+        // default) flushes the body and then writes the closing chunk, two writes and two packets a reply
+        message.setHeader(Exchange.HTTP_CHUNKED, false);
         message.setBody(body);
     }
 }

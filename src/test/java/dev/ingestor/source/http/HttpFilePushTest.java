@@ -261,6 +261,21 @@ class HttpFilePushTest extends IngestorTestSupport {
     }
 
     @Test
+    void repliesGoOutWholeWithTheirLengthNotInChunks() throws Exception {
+        byte[] body = CSV.getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> created = push(FILES, ACME_KEY, body);
+        HttpResponse<String> again = push(FILES, ACME_KEY, body);
+        HttpResponse<String> refused = push(FILES, ACME_KEY, new byte[0]);
+        assertThat(List.of(created.statusCode(), again.statusCode(), refused.statusCode())).containsExactly(202, 200,
+                400);
+        for (HttpResponse<String> reply : List.of(created, again, refused)) {
+            assertThat(reply.headers().firstValue("Transfer-Encoding")).as("%s", reply).isEmpty();
+            assertThat(reply.headers().firstValueAsLong("Content-Length")).as("%s", reply)
+                    .hasValue(reply.body().getBytes(StandardCharsets.UTF_8).length);
+        }
+    }
+
+    @Test
     void badRequestsAreProblemsNamingWhatWasWrong() throws Exception {
         byte[] body = CSV.getBytes(StandardCharsets.UTF_8);
         assertProblem(post(FILES, ACME_KEY, "application/x-www-form-urlencoded", body), 415, "x-www-form-urlencoded");
