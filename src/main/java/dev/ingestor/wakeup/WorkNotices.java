@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
+import dev.ingestor.config.InstanceId;
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +18,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Tells the stages of work a transaction made, once it has committed, without a {@code NOTIFY} in that transaction:
  * at once in this JVM ({@link WorkSignals}), and to the other instances by a {@code pg_notify} that one thread of
  * its own sends after the commit, folding the channels told meanwhile into one transaction. Only while this
- * instance's {@link NoticeListener} listens: with wakeups off the polls alone serve, in this JVM too.
+ * instance's {@link NoticeListener} listens: with wakeups off the polls alone serve, in this JVM too. And only while
+ * another instance listens (V24's {@code wakeup_listened_elsewhere}): a lone instance sends nothing, where each
+ * notification was a transaction with a commit flushed to disk and woke its own stages a second time.
  * <p>
  * For the hot commits (a new job opened by every pushed file, the events of every item batch): a commit that
  * notified holds PostgreSQL's notification queue lock until its commit record is flushed, so concurrent pushes that
@@ -34,14 +37,16 @@ public class WorkNotices {
     private final WorkSignals signals;
     private final NoticeListener listener;
     private final JdbcTemplate jdbc;
+    private final String instance;
     /** Channels told since the sender last sent; the sender takes them all at once. */
     private final Set<Notice> pending = ConcurrentHashMap.newKeySet();
     private final Object sent = new Object();
     private final Thread sender;
     private volatile boolean running = true;
 
-    public WorkNotices(WorkSignals signals, NoticeListener listener, DataSource dataSource) {
+    public WorkNotices(WorkSignals signals, NoticeListener listener, DataSource dataSource, InstanceId instanceId) {
         this.signals = signals;
+        this.instance = instanceId.value();
         this.listener = listener;
         this.jdbc = new JdbcTemplate(dataSource);
         this.sender = new Thread(this::sendUntilStopped, "ingestor-work-notices");
@@ -102,11 +107,11 @@ public class WorkNotices {
                     continue;
                 }
                 pending.removeAll(taken);
-                // all in one statement and transaction, and only while some instance listens (wakeup_listener)
+                // all in one statement and transaction, and only while another instance listens (wakeup_listener)
                 jdbc.queryForList("SELECT pg_notify(n.channel, n.payload)"
-                        + " FROM unnest(?::text[], ?::text[]) AS n(channel, payload) WHERE wakeup_listened()",
+                        + " FROM unnest(?::text[], ?::text[]) AS n(channel, payload) WHERE wakeup_listened_elsewhere(?)",
                         taken.stream().map(Notice::channel).toArray(String[]::new),
-                        taken.stream().map(Notice::payload).toArray(String[]::new));
+                        taken.stream().map(Notice::payload).toArray(String[]::new), instance);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
