@@ -1,12 +1,17 @@
 package dev.ingestor.source.http;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -83,6 +88,17 @@ public class DuplicatePushCounts {
     private record Kept(ImportJob job, int rowCount, AtomicInteger writtenSince, long readAt, long sentBackBefore,
             long read) {
     }
+
+    /**
+     * A batch's arrivals in one statement: the rows locked first, in id order (the sort happens before the locks),
+     * then each counted; answers the ids of the rows written (a job deleted meanwhile is not among them).
+     */
+    private static final String WRITE_COUNTS = "WITH locked AS MATERIALIZED"
+            + " (SELECT id FROM import_job WHERE id = ANY (?) ORDER BY id FOR UPDATE)"
+            + " UPDATE import_job j SET duplicate_count = j.duplicate_count + u.n,"
+            + " last_seen_at = greatest(j.last_seen_at, u.seen)"
+            + " FROM unnest(?::uuid[], ?::integer[], ?::timestamptz[]) AS u(id, n, seen) JOIN locked l ON l.id = u.id"
+            + " WHERE j.id = u.id RETURNING j.id";
 
     private final JdbcTemplate jdbc;
     private final ImportJobStore jobs;
@@ -193,7 +209,7 @@ public class DuplicatePushCounts {
         return p == null ? 0 : p.count();
     }
 
-    /** Writes what is pending, one statement per job, in one batch; returns how many arrivals were written. */
+    /** Writes what is pending, every job in one statement; returns how many arrivals were written. */
     public int flush() {
         writing.writeLock().lock();
         try {
@@ -216,15 +232,31 @@ public class DuplicatePushCounts {
         }
         // in id order, so two instances writing the same jobs at once take their row locks in the same order
         taken.sort(Map.Entry.comparingByKey());
-        int[][] updated;
+        UUID[] ids = new UUID[taken.size()];
+        Integer[] counts = new Integer[taken.size()];
+        Timestamp[] seen = new Timestamp[taken.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = taken.get(i).getKey();
+            counts[i] = taken.get(i).getValue().count();
+            seen[i] = Timestamp.from(taken.get(i).getValue().lastSeen());
+        }
+        Set<UUID> written;
         try {
-            updated = jdbc.batchUpdate("UPDATE import_job SET duplicate_count = duplicate_count + ?,"
-                    + " last_seen_at = greatest(last_seen_at, ?) WHERE id = ?", taken, taken.size(),
-                    (ps, e) -> {
-                        ps.setInt(1, e.getValue().count());
-                        ps.setTimestamp(2, Timestamp.from(e.getValue().lastSeen()));
-                        ps.setObject(3, e.getKey());
-                    });
+            written = jdbc.execute((Connection c) -> {
+                try (PreparedStatement ps = c.prepareStatement(WRITE_COUNTS)) {
+                    ps.setArray(1, c.createArrayOf("uuid", ids));
+                    ps.setArray(2, c.createArrayOf("uuid", ids));
+                    ps.setArray(3, c.createArrayOf("integer", counts));
+                    ps.setArray(4, c.createArrayOf("timestamptz", seen));
+                    Set<UUID> rows = new HashSet<>();
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            rows.add(rs.getObject(1, UUID.class));
+                        }
+                    }
+                    return rows;
+                }
+            });
         } catch (RuntimeException e) {
             taken.forEach(t -> pending.merge(t.getKey(), t.getValue(), Pending::plus));
             throw e;
@@ -232,16 +264,12 @@ public class DuplicatePushCounts {
         // the rows now hold these arrivals, which the copies read before did not see (no answer is being made);
         // a job whose row is gone (deleted by hand) is not answered from its copy again: the next push reads it,
         // finds it gone, and intake takes the bytes as new content
-        int n = 0;
-        for (int[] counts : updated) {
-            for (int count : counts) {
-                Map.Entry<UUID, Pending> t = taken.get(n++);
-                Kept copy = kept.get(t.getKey());
-                if (copy != null && count == 0) {
-                    kept.remove(t.getKey());
-                } else if (copy != null) {
-                    copy.writtenSince().addAndGet(t.getValue().count());
-                }
+        for (Map.Entry<UUID, Pending> t : taken) {
+            Kept copy = kept.get(t.getKey());
+            if (copy != null && (written == null || !written.contains(t.getKey()))) {
+                kept.remove(t.getKey());
+            } else if (copy != null) {
+                copy.writtenSince().addAndGet(t.getValue().count());
             }
         }
         return taken.stream().mapToInt(t -> t.getValue().count()).sum();
