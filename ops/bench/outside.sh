@@ -3,7 +3,9 @@
 # embedded, the pipeline on), each rate as a ratio to GET /actuator/info with the admin key in the same run.
 # One key's limits (ingestor.http.limits.requests-per-second, 5,000, and burst) are lifted, as the in-JVM
 # benchmarks lift them: the trivial endpoint answers one key faster than that, and its 429s would be the rate.
-# Rates count 2xx answers only; a phase with others says so.
+# Rates count 2xx answers only; a phase with others says so. Beside the rates, each path's CPU per answer once the
+# JIT is done (this JVM without its compiler threads, plus the embedded PostgreSQL) and the ratios of those: the
+# JIT still compiles in the measured phases, more in some runs than in others, and moves the rates' ratios with it.
 # Each run starts the jar afresh, warms every path up, then measures; the report gives every run and the
 # min/median/max of each ratio. Report: target/benchmarks/outside.txt. docs/benchmarks.md has the figures.
 #
@@ -17,7 +19,7 @@
 # JVM, each pair's ratio: what moves within one warm JVM), JAVA_OPTS (for the jar, e.g. -Xmx512m), GC_LOG (1: -Xlog:gc into each run's folder), KEEP (1: keep the folders).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-need wrk java curl jstat /usr/bin/time
+need wrk java curl jstat /usr/bin/time pgrep
 
 RUNS=${RUNS:-3}
 WARMUP_ROUNDS=${WARMUP_ROUNDS:-3}
@@ -64,11 +66,33 @@ gc() { jstat -gc "$1" | awk 'NR == 2 { printf "%d %.3f", $(NF-4) + $(NF-2) + $(N
 # jit PID: seconds the JIT's compiler threads have spent compiling so far (jstat -compiler).
 jit() { jstat -compiler "$1" | awk 'NR == 2 { print $4 }'; }
 
-# phase PORT MODE PREFIX SECONDS [DUP_SET]: one wrk phase; prints its RESULT line plus jvm_cpu_s, busy, gcs, gc_s
-# and jit_s.
+# jit_cpu_ticks PID: CPU ticks of the JVM's compiler threads (C1 and C2) so far, from /proc.
+jit_cpu_ticks() {
+    local stat line rest n=0
+    for stat in /proc/"$1"/task/*/stat; do
+        read -r line <"$stat" 2>/dev/null || continue
+        case "$line" in
+            *"(C1 CompilerThre"* | *"(C2 CompilerThre"*)
+                rest=${line##*) }
+                # utime and stime: fields 14 and 15 of the line, 12 and 13 after the command's name
+                n=$((n + $(echo "$rest" | awk '{ print $12 + $13 }')))
+                ;;
+        esac
+    done
+    echo "$n"
+}
+
+# pg_cpu_ticks: CPU ticks of the instance's embedded PostgreSQL (its server, its live backends and those gone);
+# 0 when there is none (an external database is measured on its own machine).
+pg_cpu_ticks() { if [ -n "${PG_PID:-}" ]; then tree_cpu_ticks "$PG_PID"; else echo 0; fi; }
+
+# phase PORT MODE PREFIX SECONDS [DUP_SET]: one wrk phase; prints its RESULT line plus jvm_cpu_s, busy, gcs, gc_s,
+# jit_s (the compiler's time, jstat), jit_cpu_s (its threads' CPU) and pg_cpu_s.
 phase() {
-    local before_cpu gc_before jit_before result
+    local before_cpu gc_before jit_before jit_cpu_before pg_before result
     before_cpu=$(proc_cpu_ticks "$PID")
+    jit_cpu_before=$(jit_cpu_ticks "$PID")
+    pg_before=$(pg_cpu_ticks)
     read -r mb mt < <(machine_ticks)
     gc_before=$(gc "$PID")
     jit_before=$(jit "$PID")
@@ -76,8 +100,18 @@ phase() {
     read -r ab at < <(machine_ticks)
     read -r gcn gcs <<<"$(gc "$PID")"
     read -r gbn gbs <<<"$gc_before"
-    echo "$result jvm_cpu_s=$(ticks_to_s $(( $(proc_cpu_ticks "$PID") - before_cpu ))) busy=$(awk -v b=$((ab - mb)) -v t=$((at - mt)) 'BEGIN { printf "%.2f", b / t }') gcs=$((gcn - gbn)) gc_s=$(awk -v a="$gcs" -v b="$gbs" 'BEGIN { printf "%.3f", a - b }') jit_s=$(awk -v a="$(jit "$PID")" -v b="$jit_before" 'BEGIN { printf "%.1f", a - b }')"
+    echo "$result jvm_cpu_s=$(ticks_to_s $(( $(proc_cpu_ticks "$PID") - before_cpu ))) busy=$(awk -v b=$((ab - mb)) -v t=$((at - mt)) 'BEGIN { printf "%.2f", b / t }') gcs=$((gcn - gbn)) gc_s=$(awk -v a="$gcs" -v b="$gbs" 'BEGIN { printf "%.3f", a - b }') jit_s=$(awk -v a="$(jit "$PID")" -v b="$jit_before" 'BEGIN { printf "%.1f", a - b }') jit_cpu_s=$(ticks_to_s $(( $(jit_cpu_ticks "$PID") - jit_cpu_before ))) pg_cpu_s=$(ticks_to_s $(( $(pg_cpu_ticks) - pg_before )))"
 }
+
+# work_ms LINE: CPU milliseconds per 2xx answer of a phase, this JVM without its compiler threads plus PostgreSQL:
+# the work a request costs once the JIT is done, which the JIT's share of a phase (it swings between runs) leaves out.
+work_ms() {
+    awk -v r="$(field "$1" requests)" -v n="$(field "$1" non2xx)" -v j="$(field "$1" jvm_cpu_s)" \
+        -v c="$(field "$1" jit_cpu_s)" -v p="$(field "$1" pg_cpu_s)" 'BEGIN { printf "%.3f", 1000 * (j - c + p) / (r - n) }'
+}
+
+# work_ratio A B: (CPU per answer of B) / (the same of A): the rate of A as a fraction of B's, both bound by CPU.
+work_ratio() { awk -v a="$(work_ms "$1")" -v b="$(work_ms "$2")" 'BEGIN { printf "%.3f", b / a }'; }
 
 # per_cpu_ratio A B: (2xx answers per JVM CPU-second of A) / (the same of B).
 per_cpu_ratio() {
@@ -85,7 +119,7 @@ per_cpu_ratio() {
         -v cb="$(field "$2" jvm_cpu_s)" 'BEGIN { printf "%.2f", (ra / ca) / (rb / cb) }'
 }
 
-describe() { echo "$(rate "$1") req/s of 2xx, p99 $(p99_ms "$1") ms, non-2xx $(field "$1" non2xx), JVM CPU $(field "$1" jvm_cpu_s) s, wrk CPU $(field "$1" wrk_cpu_s) s, machine busy $(field "$1" busy), GCs $(field "$1" gcs) ($(field "$1" gc_s) s), JIT $(field "$1" jit_s) s"; }
+describe() { echo "$(rate "$1") req/s of 2xx, p99 $(p99_ms "$1") ms, non-2xx $(field "$1" non2xx), JVM CPU $(field "$1" jvm_cpu_s) s (JIT threads $(field "$1" jit_cpu_s) s), PostgreSQL CPU $(field "$1" pg_cpu_s) s, wrk CPU $(field "$1" wrk_cpu_s) s, machine busy $(field "$1" busy), GCs $(field "$1" gcs) ($(field "$1" gc_s) s), JIT $(field "$1" jit_s) s"; }
 
 {
     echo "Outside client: wrk -t$THREADS -c$CONNECTIONS against $(basename "$JAR") on embedded defaults, pipeline on"
@@ -94,7 +128,7 @@ describe() { echo "$(rate "$1") req/s of 2xx, p99 $(p99_ms "$1") ms, non-2xx $(f
          "duplicate set $DUP_SET, JAVA_OPTS '${JAVA_OPTS:-}', load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$REPORT"
 
-NEW_RATIOS=() DUP_RATIOS=() REFUSING=0
+NEW_RATIOS=() DUP_RATIOS=() NEW_WORK=() DUP_WORK=() REFUSING=0
 for run in $(seq 1 "$RUNS"); do
     dir=$WORK/run$run
     port=$(free_port)
@@ -105,7 +139,8 @@ for run in $(seq 1 "$RUNS"); do
         --ingestor.embedded.kafka.port="$(free_port)" \
         --ingestor.http.limits.requests-per-second=1000000 --ingestor.http.limits.burst=2000000)
     wait_up "$port" "$PID"
-    log "run $run: up on $port (pid $PID); warming up"
+    PG_PID=$(pgrep -f -- "-D $dir/data/postgres" | head -1 || true)
+    log "run $run: up on $port (pid $PID, its PostgreSQL ${PG_PID:-not found}); warming up"
     # rounds until one in which the JIT compiled for less than WARMUP_JIT_SHARE of its wall time (at least
     # WARMUP_ROUNDS, at most WARMUP_MAX_ROUNDS): a phase measured while the compiler still works is slower by it
     shares=
@@ -139,7 +174,8 @@ for run in $(seq 1 "$RUNS"); do
     done
     new_ratio=$(awk -v a="$(rate "$new")" -v b="$(rate "$info")" 'BEGIN { printf "%.3f", a / b }')
     dup_ratio=$(awk -v a="$(rate "$dup")" -v b="$(rate "$info")" 'BEGIN { printf "%.3f", a / b }')
-    NEW_RATIOS+=("$new_ratio") DUP_RATIOS+=("$dup_ratio")
+    new_work=$(work_ratio "$new" "$info") dup_work=$(work_ratio "$dup" "$info")
+    NEW_RATIOS+=("$new_ratio") DUP_RATIOS+=("$dup_ratio") NEW_WORK+=("$new_work") DUP_WORK+=("$dup_work")
     for p in "$info" "$new" "$dup"; do [ "$(field "$p" non2xx)" = 0 ] || REFUSING=$((REFUSING + 1)); done
     {
         echo "run $run (load average $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -148,6 +184,8 @@ for run in $(seq 1 "$RUNS"); do
         echo "  new pushes:                   $(describe "$new"); ratio ${new_ratio}x"
         echo "  duplicates ($set_size bodies):     $(describe "$dup"); ratio ${dup_ratio}x"
         echo "  per JVM CPU-second: new $(per_cpu_ratio "$new" "$info")x, duplicates $(per_cpu_ratio "$dup" "$info")x"
+        echo "  CPU per answer without the JIT (this JVM + PostgreSQL): trivial $(work_ms "$info") ms, new $(work_ms "$new") ms,"\
+             "duplicates $(work_ms "$dup") ms; as ratios: new ${new_work}x, duplicates ${dup_work}x"
         echo "  then ${PAIRS:-3} pairs of ${PAIR_SECONDS}s (trivial, duplicates), ratio/per-CPU-second ratio:$pairs"
     } | tee -a "$REPORT"
     stop_pids "$PID"
@@ -157,6 +195,7 @@ done
 spread() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "min %.2fx, median %.2fx, max %.2fx", v[1], (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[NR] }'; }
 {
     echo "over $RUNS runs: new pushes $(spread "${NEW_RATIOS[@]}"); duplicates $(spread "${DUP_RATIOS[@]}")"
+    echo "  by CPU per answer without the JIT: new pushes $(spread "${NEW_WORK[@]}"); duplicates $(spread "${DUP_WORK[@]}")"
     [ "$REFUSING" = 0 ] || echo "WARNING: $REFUSING measured phases had answers other than 2xx (counted out of the rates)"
     if [ -f "$REPORT_DIR/http.txt" ]; then
         echo "the in-JVM benchmark's last report (target/benchmarks/http.txt), for comparison:"

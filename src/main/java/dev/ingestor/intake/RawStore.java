@@ -116,7 +116,11 @@ public class RawStore {
             throw new RejectedDropException("no content to ingest (the message body is empty)");
         }
         long limit = maxSize == null ? Long.MAX_VALUE : maxSize;
-        Files.createDirectories(incoming);
+        if (!Files.isDirectory(incoming)) {
+            // made at the first file and after a hand removed it; createDirectories on an existing folder throws
+            // and catches an exception inside, once a file
+            Files.createDirectories(incoming);
+        }
         Path temp = incoming.resolve(UUID.randomUUID() + PART);
         MessageDigest sha256 = newSha256();
         long size = 0;
@@ -171,7 +175,9 @@ public class RawStore {
             }
             Path folder = target.getParent();
             boolean newFolders = !Files.isDirectory(folder);
-            Files.createDirectories(folder);
+            if (newFolders) {
+                Files.createDirectories(folder);
+            }
             // same name means same bytes, so replacing a copy that appeared meanwhile changes nothing
             Files.move(received.temp(), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             if (fsync) {
