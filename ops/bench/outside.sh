@@ -19,7 +19,7 @@
 # JVM, each pair's ratio: what moves within one warm JVM), JAVA_OPTS (for the jar, e.g. -Xmx512m), GC_LOG (1: -Xlog:gc into each run's folder), KEEP (1: keep the folders).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-need wrk java curl jstat /usr/bin/time pgrep
+need wrk java curl jstat /usr/bin/time
 
 RUNS=${RUNS:-3}
 WARMUP_ROUNDS=${WARMUP_ROUNDS:-3}
@@ -66,7 +66,8 @@ gc() { jstat -gc "$1" | awk 'NR == 2 { printf "%d %.3f", $(NF-4) + $(NF-2) + $(N
 # jit PID: seconds the JIT's compiler threads have spent compiling so far (jstat -compiler).
 jit() { jstat -compiler "$1" | awk 'NR == 2 { print $4 }'; }
 
-# jit_cpu_ticks PID: CPU ticks of the JVM's compiler threads (C1 and C2) so far, from /proc.
+# jit_cpu_ticks PID: CPU ticks of the JVM's compiler threads (C1 and C2) so far, from /proc. Only of the threads
+# alive: where HotSpot stops compiler threads it no longer needs (more cores than here), their ticks are left out.
 jit_cpu_ticks() {
     local stat line rest n=0
     for stat in /proc/"$1"/task/*/stat; do
@@ -139,7 +140,8 @@ for run in $(seq 1 "$RUNS"); do
         --ingestor.embedded.kafka.port="$(free_port)" \
         --ingestor.http.limits.requests-per-second=1000000 --ingestor.http.limits.burst=2000000)
     wait_up "$port" "$PID"
-    PG_PID=$(pgrep -f -- "-D $dir/data/postgres" | head -1 || true)
+    # the embedded PostgreSQL's server: the first line of its postmaster.pid
+    PG_PID=$(head -1 "$dir/data/postgres/postmaster.pid" 2>/dev/null || true)
     log "run $run: up on $port (pid $PID, its PostgreSQL ${PG_PID:-not found}); warming up"
     # rounds until one in which the JIT compiled for less than WARMUP_JIT_SHARE of its wall time (at least
     # WARMUP_ROUNDS, at most WARMUP_MAX_ROUNDS): a phase measured while the compiler still works is slower by it

@@ -33,8 +33,9 @@ public class IngestorProperties {
      */
     private boolean routesReload = false;
     /**
-     * Names this instance in claims, logs and content_key.created_by; several instances may share one database.
-     * Empty: host, pid and a random suffix.
+     * Names this instance in claims, logs and content_key.created_by; several instances may share one database,
+     * each with an id of its own (two running instances must never share one: leases, claims and wakeups tell
+     * instances apart by it). Empty: host, pid and a random suffix.
      */
     private String instanceId;
     /** The suppliers by code; each gets a folder under the inbox and, with a host, an SFTP route. */

@@ -27,6 +27,8 @@ import tools.jackson.databind.ObjectMapper;
 public class HttpReplies {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpReplies.class);
+    /** Tomcat's response buffer, by default: the largest reply written in one go. */
+    static final int WHOLE_REPLY_MAX = 8 * 1024;
 
     private final ObjectMapper json;
     private final String retryAfter;
@@ -54,8 +56,7 @@ public class HttpReplies {
         message.removeHeaders("*");
         message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         headers.forEach(message::setHeader);
-        message.setHeader(Exchange.HTTP_CHUNKED, false);
-        message.setBody(body);
+        whole(message, body);
     }
 
     public String retryAfterSeconds() {
@@ -139,9 +140,19 @@ public class HttpReplies {
         message.removeHeaders("*");
         message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         message.setHeader(Exchange.CONTENT_TYPE, contentType);
-        // a reply made whole in memory goes out with its Content-Length, in one write: chunked (platform-http's
-        // default) flushes the body and then writes the closing chunk, two writes and two packets a reply
-        message.setHeader(Exchange.HTTP_CHUNKED, false);
+        whole(message, body);
+    }
+
+    /**
+     * A reply made whole in memory that fits the servlet's response buffer goes out with its Content-Length, in one
+     * write: chunked (platform-http's default) flushes the body and then writes the closing chunk, two writes and two
+     * packets a reply. A larger one stays chunked: unchunked, Camel would first copy it into a stream cache (a file
+     * past the spool threshold) to count it, and it takes several writes either way.
+     */
+    private static void whole(Message message, byte[] body) {
+        if (body != null && body.length <= WHOLE_REPLY_MAX) {
+            message.setHeader(Exchange.HTTP_CHUNKED, false);
+        }
         message.setBody(body);
     }
 }

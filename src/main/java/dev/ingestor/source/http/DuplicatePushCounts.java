@@ -3,7 +3,6 @@ package dev.ingestor.source.http;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -90,14 +89,15 @@ public class DuplicatePushCounts {
     }
 
     /**
-     * A batch's arrivals in one statement: the rows locked first, in id order (the sort happens before the locks),
-     * then each counted; answers the ids of the rows written (a job deleted meanwhile is not among them).
+     * A batch's arrivals in one statement: the rows locked first, in id order (the rows are ordered before they are
+     * locked, so two instances writing the same jobs at once lock them in the same order), then each counted;
+     * answers the ids of the rows written (a job deleted meanwhile is not among them).
      */
     private static final String WRITE_COUNTS = "WITH locked AS MATERIALIZED"
             + " (SELECT id FROM import_job WHERE id = ANY (?) ORDER BY id FOR UPDATE)"
             + " UPDATE import_job j SET duplicate_count = j.duplicate_count + u.n,"
             + " last_seen_at = greatest(j.last_seen_at, u.seen)"
-            + " FROM unnest(?::uuid[], ?::integer[], ?::timestamptz[]) AS u(id, n, seen) JOIN locked l ON l.id = u.id"
+            + " FROM unnest(?::uuid[], ?::integer[], ?::text[]::timestamptz[]) AS u(id, n, seen) JOIN locked l ON l.id = u.id"
             + " WHERE j.id = u.id RETURNING j.id";
 
     private final JdbcTemplate jdbc;
@@ -230,15 +230,15 @@ public class DuplicatePushCounts {
         if (taken.isEmpty()) {
             return 0;
         }
-        // in id order, so two instances writing the same jobs at once take their row locks in the same order
-        taken.sort(Map.Entry.comparingByKey());
+        // the statement locks the rows in PostgreSQL's id order (WRITE_COUNTS), whatever the arrays' order; the
+        // moments go as ISO-8601 instants, which carry their zone (a timestamp array's elements would not)
         UUID[] ids = new UUID[taken.size()];
         Integer[] counts = new Integer[taken.size()];
-        Timestamp[] seen = new Timestamp[taken.size()];
+        String[] seen = new String[taken.size()];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = taken.get(i).getKey();
             counts[i] = taken.get(i).getValue().count();
-            seen[i] = Timestamp.from(taken.get(i).getValue().lastSeen());
+            seen[i] = taken.get(i).getValue().lastSeen().toString();
         }
         Set<UUID> written;
         try {
@@ -247,7 +247,7 @@ public class DuplicatePushCounts {
                     ps.setArray(1, c.createArrayOf("uuid", ids));
                     ps.setArray(2, c.createArrayOf("uuid", ids));
                     ps.setArray(3, c.createArrayOf("integer", counts));
-                    ps.setArray(4, c.createArrayOf("timestamptz", seen));
+                    ps.setArray(4, c.createArrayOf("text", seen));
                     Set<UUID> rows = new HashSet<>();
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
@@ -266,7 +266,7 @@ public class DuplicatePushCounts {
         // finds it gone, and intake takes the bytes as new content
         for (Map.Entry<UUID, Pending> t : taken) {
             Kept copy = kept.get(t.getKey());
-            if (copy != null && (written == null || !written.contains(t.getKey()))) {
+            if (copy != null && !written.contains(t.getKey())) {
                 kept.remove(t.getKey());
             } else if (copy != null) {
                 copy.writtenSince().addAndGet(t.getValue().count());
