@@ -130,12 +130,11 @@ class WakeupTest {
         try (Connection other = DriverManager.getConnection(TestPostgres.jdbcUrl(DATABASE));
                 Statement listen = other.createStatement()) {
             listen.execute("LISTEN " + WorkChannels.VALIDATION);
-            PGConnection pg = other.unwrap(PGConnection.class);
 
             // only this instance's row: its stages were woken in the JVM, and nothing is sent (a lone instance's
             // notices were transactions flushed to disk, heard by its own listener only)
             pushOneRecord(port, "alone");
-            assertThat(notes(pg, Duration.ofMillis(1500))).as("notices while no other instance listens").isZero();
+            assertThat(notes(other, Duration.ofMillis(1500))).as("notices while no other instance listens").isZero();
 
             // another instance's listener, as far as the database can tell: its row and its LISTEN
             jdbc.update("INSERT INTO wakeup_listener (instance, listening_until)"
@@ -144,15 +143,16 @@ class WakeupTest {
 
             // a one-record file is validated and processed in one go: no job waits again, so no trigger notifies
             // this channel; what arrives is WorkNotices' notice, sent after the push's commit
-            assertThat(notes(pg, Duration.ofSeconds(5))).as("a notice of the new job on %s", WorkChannels.VALIDATION)
+            assertThat(notes(other, Duration.ofSeconds(5))).as("a notice of the new job on %s", WorkChannels.VALIDATION)
                     .isPositive();
         } finally {
             jdbc.update("DELETE FROM wakeup_listener WHERE instance = 'other-instance'");
         }
     }
 
-    /** How many notifications arrived within {@code wait}; as soon as some did. */
-    private static int notes(PGConnection pg, Duration wait) throws Exception {
+    /** How many notifications the connection got within {@code wait}; told as soon as some came (0: none came). */
+    static int notes(Connection connection, Duration wait) throws Exception {
+        PGConnection pg = connection.unwrap(PGConnection.class);
         long end = System.nanoTime() + wait.toNanos();
         while (System.nanoTime() < end) {
             PGNotification[] got = pg.getNotifications(100);

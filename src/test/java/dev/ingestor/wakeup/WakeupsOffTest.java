@@ -13,8 +13,6 @@ import dev.ingestor.support.LiveEvents;
 import dev.ingestor.support.SlowTest;
 import dev.ingestor.support.TestPostgres;
 import org.junit.jupiter.api.Test;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -82,14 +80,16 @@ class WakeupsOffTest {
             String sendBack = "UPDATE import_job SET state = 'RECEIVED', lease_owner = NULL, lease_until = NULL"
                     + " WHERE id = ? AND state = 'COMPLETED'";
             assertThat(jdbc.update(sendBack, job)).isEqualTo(1);
-            assertThat(notes(eavesdropper, Duration.ofSeconds(1))).as("notified with no listener registered").isZero();
+            assertThat(WakeupTest.notes(eavesdropper, Duration.ofSeconds(1))).as("notified with no listener registered")
+                    .isZero();
 
             // what an instance's listener keeps while it listens
             jdbc.update(
                     "INSERT INTO wakeup_listener (instance, listening_until) VALUES ('other', now() + interval '1 minute')");
             try {
                 await().atMost(Duration.ofSeconds(20)).until(() -> jdbc.update(sendBack, job) == 1);
-                assertThat(notes(eavesdropper, Duration.ofSeconds(5))).as("notified with a listener registered")
+                assertThat(WakeupTest.notes(eavesdropper, Duration.ofSeconds(5)))
+                        .as("notified with a listener registered")
                         .isPositive();
             } finally {
                 jdbc.update("DELETE FROM wakeup_listener WHERE instance = 'other'");
@@ -116,23 +116,12 @@ class WakeupsOffTest {
             // a topic no relay serves, so that the row stays for the cleanup
             jdbc.update("INSERT INTO outbox (event_id, topic, event_key, payload) VALUES (?, 'by-sql', 'k', '{}')",
                     event);
-            assertThat(notes(eavesdropper, Duration.ofSeconds(2))).as("notified by the inserts' transactions").isZero();
+            assertThat(WakeupTest.notes(eavesdropper, Duration.ofSeconds(2)))
+                    .as("notified by the inserts' transactions").isZero();
         } finally {
             jdbc.update("DELETE FROM wakeup_listener WHERE instance = 'other'");
             jdbc.update("DELETE FROM import_job WHERE id = ?", job);
             jdbc.update("DELETE FROM outbox WHERE event_id = ?", event);
         }
-    }
-
-    /** How many notifications the connection got within {@code wait}. */
-    private static int notes(Connection connection, Duration wait) throws Exception {
-        PGConnection pg = connection.unwrap(PGConnection.class);
-        int count = 0;
-        long end = System.nanoTime() + wait.toNanos();
-        while (System.nanoTime() < end) {
-            PGNotification[] got = pg.getNotifications(100);
-            count += got == null ? 0 : got.length;
-        }
-        return count;
     }
 }
