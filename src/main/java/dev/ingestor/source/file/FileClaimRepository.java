@@ -1,5 +1,8 @@
 package dev.ingestor.source.file;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.IntakeSettings;
 import org.apache.camel.spi.IdempotentRepository;
@@ -11,6 +14,11 @@ import org.springframework.stereotype.Component;
  * Claims on inbox files, used as the file consumer's idempotent read lock so that several instances polling
  * the same folder never take the same file. A claim carries its owner and time; one older than the lease
  * belongs to an instance that died mid-file and is taken over, so no file is blocked for ever.
+ *
+ * <p>This instance's own claim is taken over at once unless this run holds it (between a claim and its release).
+ * Such a claim is left over: its release failed while the database was away, or the database stored the claim
+ * but the answer never came back. Waiting out the lease would hold that file, or the next file of that name,
+ * back for minutes.
  */
 @Component("fileClaimRepository")
 class FileClaimRepository extends ServiceSupport implements IdempotentRepository {
@@ -18,6 +26,8 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     private final JdbcTemplate jdbc;
     private final String owner;
     private final double leaseSeconds;
+    /** The claims this run holds: taken and not yet released. */
+    private final Set<String> held = ConcurrentHashMap.newKeySet();
 
     public FileClaimRepository(JdbcTemplate jdbc, InstanceId instanceId, IntakeSettings intake) {
         this.jdbc = jdbc;
@@ -27,9 +37,21 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
 
     @Override
     public boolean add(String key) {
-        return jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES (?, ?)"
-                + " ON CONFLICT (claim_key) DO UPDATE SET owner = EXCLUDED.owner, claimed_at = now()"
-                + " WHERE file_claim.claimed_at < now() - make_interval(secs => ?)", key, owner, leaseSeconds) == 1;
+        if (!held.add(key)) {
+            return false;
+        }
+        boolean claimed = false;
+        try {
+            claimed = jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES (?, ?)"
+                    + " ON CONFLICT (claim_key) DO UPDATE SET owner = EXCLUDED.owner, claimed_at = now()"
+                    + " WHERE file_claim.owner = EXCLUDED.owner"
+                    + " OR file_claim.claimed_at < now() - make_interval(secs => ?)", key, owner, leaseSeconds) == 1;
+            return claimed;
+        } finally {
+            if (!claimed) {
+                held.remove(key);
+            }
+        }
     }
 
     @Override
@@ -40,8 +62,13 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
 
     @Override
     public boolean remove(String key) {
-        // only our own claim: after a lease takeover the file belongs to someone else
-        return jdbc.update("DELETE FROM file_claim WHERE claim_key = ? AND owner = ?", key, owner) == 1;
+        // only our own claim: after a lease takeover the file belongs to someone else. Not held from here on, even
+        // when the delete fails: the row left behind is then taken over at this instance's next claim of the key
+        try {
+            return jdbc.update("DELETE FROM file_claim WHERE claim_key = ? AND owner = ?", key, owner) == 1;
+        } finally {
+            held.remove(key);
+        }
     }
 
     @Override
@@ -52,5 +79,6 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     @Override
     public void clear() {
         jdbc.update("DELETE FROM file_claim WHERE owner = ?", owner);
+        held.clear();
     }
 }

@@ -116,7 +116,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             try {
                 claims.remove(key);
             } catch (RuntimeException e) {
-                // the claim's lease lets it go in the end
+                // this instance takes the claim again at its next poll; the others, after the claim's lease
                 LOG.warn("cannot release claim {}: {}", key, e.getMessage());
             }
         }, releaseDelayMillis, TimeUnit.MILLISECONDS);

@@ -1,7 +1,11 @@
 package dev.ingestor.source.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 
 import dev.ingestor.config.IngestorProperties;
@@ -12,6 +16,7 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -75,5 +80,45 @@ class FileClaimRepositoryTest {
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo("alive");
         // the dead instance, should it wake up, no longer owns the claim
         assertThat(dead.remove("/inbox/ACME/a.csv")).isFalse();
+    }
+
+    @Test
+    void aClaimWhoseReleaseFailedIsTakenAgainByItsOwnerAtOnceAndByOthersAfterTheLease() throws SQLException {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
+        FileClaimRepository two = instance("two", Duration.ofMinutes(10));
+        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+
+        // the database away at the release: the claim stays behind
+        allowConnections(false);
+        try {
+            assertThatThrownBy(() -> one.remove("/inbox/ACME/a.csv")).isInstanceOf(DataAccessException.class);
+        } finally {
+            allowConnections(true);
+        }
+        assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo("one");
+
+        // another instance cannot tell it from a file still being read, so it waits for the lease
+        assertThat(two.add("/inbox/ACME/a.csv")).isFalse();
+        // its owner knows it let the file go, so the file (or the next of that name) is not held back for the lease
+        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+        // and holds it again until it releases it
+        assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
+    }
+
+    @Test
+    void aClaimStoredWhoseAnswerWasLostIsTakenByItsOwnerAtOnce() {
+        // the insert committed, then the connection broke before its answer: the owner never held it
+        jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES ('/inbox/ACME/a.csv', 'one')");
+
+        assertThat(instance("two", Duration.ofMinutes(10)).add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(instance("one", Duration.ofMinutes(10)).add("/inbox/ACME/a.csv")).isTrue();
+    }
+
+    /** A real outage of this test's database for new connections; each call of the repository opens its own. */
+    private static void allowConnections(boolean allowed) throws SQLException {
+        try (Connection admin = TestPostgres.server().getPostgresDatabase().getConnection();
+                Statement statement = admin.createStatement()) {
+            statement.execute("ALTER DATABASE claims WITH ALLOW_CONNECTIONS " + allowed);
+        }
     }
 }
