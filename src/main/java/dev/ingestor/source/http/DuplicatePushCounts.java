@@ -43,8 +43,11 @@ import org.springframework.stereotype.Component;
  * A count that cannot be written (the database is away) is kept and written with the next batch.
  *
  * <p>The job a repeated push is answered with carries the count as it will be once written (the row's plus
- * this instance's unwritten ones): a batch is written while no answer is being made, so none is counted
- * twice or missed. Arrivals at another instance show once that instance has written them.
+ * this instance's unwritten ones, those of the batch being written among them). A batch moves its arrivals from
+ * pending to being written, and once written onto the copies, each move while no answer is being made, so none
+ * is counted twice or missed; answers from copies go on while its statement runs. A job's row is read only while
+ * no batch is being written, so a row never holds a batch's arrivals that are still counted as being written.
+ * Arrivals at another instance show once that instance has written them.
  *
  * <p>A job at rest leaves its state only when an operator sends it back to work, so its row, once read, answers
  * the repeated pushes of the next {@code ingestor.http.duplicate-answer-max-age} without being read again, its
@@ -108,9 +111,13 @@ public class DuplicatePushCounts {
     /** Copies expire {@code duplicate-answer-max-age} after they were read; {@link #current} checks the age exactly. */
     private final Map<UUID, Kept> kept;
     private final AtomicLong reads = new AtomicLong();
-    /** Answers share it; a batch being written takes it alone. */
-    private final ReadWriteLock writing = new ReentrantReadWriteLock();
+    /** Answers share it; a batch takes it alone for its two moves, never while its statement runs. */
+    private final ReadWriteLock answering = new ReentrantReadWriteLock();
+    /** Reads of job rows share it; a batch takes it alone from its first move to its last. */
+    private final ReadWriteLock rows = new ReentrantReadWriteLock();
     private final Map<UUID, Pending> pending = new ConcurrentHashMap<>();
+    /** The arrivals of the batch being written: still counted in answers until the copies are told. */
+    private final Map<UUID, Pending> beingWritten = new ConcurrentHashMap<>();
     /** Writes the batches; Camel's thread pool, so Camel names and lists it (the final batch is {@link #stop}'s). */
     private final ExecutorServiceManager pools;
     private final ScheduledExecutorService flusher;
@@ -135,15 +142,22 @@ public class DuplicatePushCounts {
      * stands with it; empty, and nothing counted, when there is no such job (any more).
      */
     public Optional<ImportJob> arrival(UUID jobId, String key, Instant seen) {
-        writing.readLock().lock();
+        long now = System.nanoTime();
+        answering.readLock().lock();
         try {
-            long now = System.nanoTime();
             Kept copy = kept.get(jobId);
             if (copy != null && copy.job() != null && answers(copy.job(), key) && current(copy, now)) {
-                int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
+                int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count()
+                        + countOf(beingWritten.get(jobId));
                 return Optional
                         .of(withCount(copy.job(), copy.rowCount() + copy.writtenSince().get() + unwritten, seen));
             }
+        } finally {
+            answering.readLock().unlock();
+        }
+        // no batch is being written meanwhile: the row holds every arrival written, and none is being written
+        rows.readLock().lock();
+        try {
             long read = reads.incrementAndGet();
             long sentBackBefore = lifecycle.sentBackToWork();
             Optional<ImportJob> row = jobs.find(jobId).filter(j -> answers(j, key));
@@ -160,8 +174,12 @@ public class DuplicatePushCounts {
             }
             return Optional.of(withCount(job, job.duplicateCount() + unwritten, seen));
         } finally {
-            writing.readLock().unlock();
+            rows.readLock().unlock();
         }
+    }
+
+    private static int countOf(Pending arrivals) {
+        return arrivals == null ? 0 : arrivals.count();
     }
 
     /**
@@ -205,27 +223,37 @@ public class DuplicatePushCounts {
 
     /** Arrivals of the job counted here and not written yet. */
     public int pendingOf(UUID job) {
-        Pending p = pending.get(job);
-        return p == null ? 0 : p.count();
+        answering.readLock().lock();
+        try {
+            return countOf(pending.get(job)) + countOf(beingWritten.get(job));
+        } finally {
+            answering.readLock().unlock();
+        }
     }
 
     /** Writes what is pending, every job in one statement; returns how many arrivals were written. */
     public int flush() {
-        writing.writeLock().lock();
+        rows.writeLock().lock();
         try {
             return writeBatch();
         } finally {
-            writing.writeLock().unlock();
+            rows.writeLock().unlock();
         }
     }
 
     private int writeBatch() {
         List<Map.Entry<UUID, Pending>> taken = new ArrayList<>();
-        for (UUID job : List.copyOf(pending.keySet())) {
-            Pending p = pending.remove(job);
-            if (p != null) {
-                taken.add(Map.entry(job, p));
+        answering.writeLock().lock();
+        try {
+            for (UUID job : List.copyOf(pending.keySet())) {
+                Pending p = pending.remove(job);
+                if (p != null) {
+                    taken.add(Map.entry(job, p));
+                    beingWritten.put(job, p);
+                }
             }
+        } finally {
+            answering.writeLock().unlock();
         }
         if (taken.isEmpty()) {
             return 0;
@@ -258,19 +286,33 @@ public class DuplicatePushCounts {
                 }
             });
         } catch (RuntimeException e) {
-            taken.forEach(t -> pending.merge(t.getKey(), t.getValue(), Pending::plus));
+            answering.writeLock().lock();
+            try {
+                for (Map.Entry<UUID, Pending> t : taken) {
+                    pending.merge(t.getKey(), t.getValue(), Pending::plus);
+                    beingWritten.remove(t.getKey());
+                }
+            } finally {
+                answering.writeLock().unlock();
+            }
             throw e;
         }
         // the rows now hold these arrivals, which the copies read before did not see (no answer is being made);
         // a job whose row is gone (deleted by hand) is not answered from its copy again: the next push reads it,
         // finds it gone, and intake takes the bytes as new content
-        for (Map.Entry<UUID, Pending> t : taken) {
-            Kept copy = kept.get(t.getKey());
-            if (copy != null && !written.contains(t.getKey())) {
-                kept.remove(t.getKey());
-            } else if (copy != null) {
-                copy.writtenSince().addAndGet(t.getValue().count());
+        answering.writeLock().lock();
+        try {
+            for (Map.Entry<UUID, Pending> t : taken) {
+                Kept copy = kept.get(t.getKey());
+                if (copy != null && !written.contains(t.getKey())) {
+                    kept.remove(t.getKey());
+                } else if (copy != null) {
+                    copy.writtenSince().addAndGet(t.getValue().count());
+                }
+                beingWritten.remove(t.getKey());
             }
+        } finally {
+            answering.writeLock().unlock();
         }
         return taken.stream().mapToInt(t -> t.getValue().count()).sum();
     }

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,9 +21,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
+import javax.sql.DataSource;
 
 import dev.ingestor.intake.CommittedKeys;
 import dev.ingestor.intake.RawStore;
@@ -53,6 +57,8 @@ class KnownContentPushTest extends IngestorTestSupport {
     JobLifecycle lifecycle;
     @Autowired
     DuplicatePushCounts counts;
+    @Autowired
+    DataSource dataSource;
 
     @BeforeEach
     void clean() {
@@ -233,6 +239,48 @@ class KnownContentPushTest extends IngestorTestSupport {
         counts.flush();
         assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id))
                 .isEqualTo(arrivals);
+    }
+
+    @Test
+    void answersFromAKeptJobGoOnWhileABatchOfCountsWaitsForTheDatabase() throws Exception {
+        byte[] body = csv();
+        UUID id = UUID.fromString(mapper.readTree(push(body, "waiting.csv").body()).get("id").asString());
+        awaitSettled();
+        // read and kept
+        assertThat(mapper.readTree(push(body, "waiting.csv").body()).get("duplicateCount").asInt()).isEqualTo(1);
+
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try (Connection holder = dataSource.getConnection()) {
+            // another transaction holds the job's row: the batch's statement waits for it
+            holder.setAutoCommit(false);
+            try (PreparedStatement lock = holder.prepareStatement("SELECT 1 FROM import_job WHERE id = ? FOR UPDATE")) {
+                lock.setObject(1, id);
+                lock.executeQuery().close();
+            }
+            // an arrival to write, made now so that no batch of the instance's own schedule wrote it before the lock
+            assertThat(counts.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(2);
+            Future<Integer> batch = threads.submit(counts::flush);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity"
+                            + " WHERE wait_event_type = 'Lock' AND query LIKE '%duplicate_count%'", Integer.class) > 0);
+
+            // an answer neither waits for the statement nor loses the arrival it is writing
+            Future<Integer> answer = threads.submit(
+                    () -> counts.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount());
+            assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(3);
+            // what the row does not hold yet: the batch waiting (one or both arrivals before it) and this one
+            assertThat(counts.pendingOf(id)).isEqualTo(3 - jdbc.queryForObject(
+                    "SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id));
+
+            holder.rollback();
+            batch.get(10, TimeUnit.SECONDS);
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(counts.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(4);
+        counts.flush();
+        assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id))
+                .isEqualTo(4);
     }
 
     /** Each count from {@code first} to {@code last} answered once: none twice, none missed. */
