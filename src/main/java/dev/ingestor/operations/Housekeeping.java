@@ -250,7 +250,9 @@ class Housekeeping implements CamelContextConfiguration {
      * run holds anything yet, because no route has started.
      */
     public RecoveryReport releaseOwn() {
-        long claims = jdbc.update("DELETE FROM file_claim WHERE owner = ?", instance);
+        // owner: the id alone (before claims carried a run's token) or the id, a slash and a run's token
+        long claims = jdbc.update("DELETE FROM file_claim WHERE owner = ? OR starts_with(owner, ? || '/')", instance,
+                instance);
         long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND owner LIKE ?",
                 instance + "/%");
         long leases = jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second'"

@@ -664,10 +664,12 @@ class IntakeBenchmark {
         report.blank();
         String key;
         if (stuck.isEmpty()) {
-            // none left behind this time: make one as a left-behind release would leave it (this instance's, fresh)
+            // none left behind this time: make one as an earlier run of this instance id would leave it (fresh; this
+            // run's own leftovers are taken at once, an earlier run's at the next start or after the claim lease)
             key = ACME.resolve("probe-claimed.csv").toString();
-            jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES (?, ?)", key, instanceId.value());
-            report.line("no file claims left behind; probing with a claim row inserted for %s", key);
+            jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES (?, ?)", key,
+                    instanceId.value() + "/earlier");
+            report.line("no file claims left behind; probing with an earlier run's claim row inserted for %s", key);
         } else {
             key = (String) stuck.get(0).get("claim_key");
             report.line("%d file claims left behind; oldest: %s (age %s); claim-lease %s",

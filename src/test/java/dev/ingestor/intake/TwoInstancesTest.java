@@ -173,7 +173,7 @@ class TwoInstancesTest {
         List<String> creators = jdbc.queryForList("SELECT DISTINCT created_by FROM content_key", String.class);
         assertThat(creators).isSubsetOf("one", "two");
         // both instances took files: otherwise one of them did all the work, and nothing here was shared
-        assertThat(jdbc.queryForList("SELECT DISTINCT owner FROM claim_log", String.class))
+        assertThat(jdbc.queryForList("SELECT DISTINCT split_part(owner, '/', 1) FROM claim_log", String.class))
                 .containsExactlyInAnyOrder("one", "two");
         assertThat(jdbc.queryForObject("SELECT count(DISTINCT claim_key) FROM claim_log", Long.class)).isEqualTo(30);
         await().atMost(Duration.ofSeconds(10))

@@ -303,6 +303,17 @@ class HousekeepingTest extends IngestorTestSupport {
     }
 
     @Test
+    void atStartAnInstanceLetsGoOfTheClaimsOfItsEarlierRunsAndOfNoOtherInstance() {
+        String me = instanceId.value();
+        jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES ('/a.csv', ?), ('/b.csv', ? || '/run-1'),"
+                + " ('/c.csv', ? || 'x/run-1'), ('/d.csv', 'other/' || ?)", me, me, me, me);
+
+        assertThat(housekeeping.releaseOwn().fileClaims()).isEqualTo(2);
+        assertThat(jdbc.queryForList("SELECT claim_key FROM file_claim ORDER BY claim_key", String.class))
+                .containsExactly("/c.csv", "/d.csv");
+    }
+
+    @Test
     void recoveryReleasesWhatLapsedLeasesHold() {
         jdbc.update(
                 "INSERT INTO file_claim (claim_key, owner, claimed_at) VALUES ('/gone/a.csv', 'dead', now() - interval '1 hour'),"

@@ -1,6 +1,7 @@
 package dev.ingestor.source.file;
 
-import java.util.Set;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ingestor.config.InstanceId;
@@ -15,10 +16,14 @@ import org.springframework.stereotype.Component;
  * the same folder never take the same file. A claim carries its owner and time; one older than the lease
  * belongs to an instance that died mid-file and is taken over, so no file is blocked for ever.
  *
- * <p>This instance's own claim is taken over at once unless this run holds it (between a claim and its release).
- * Such a claim is left over: its release failed while the database was away, or the database stored the claim
- * but the answer never came back. Waiting out the lease would hold that file, or the next file of that name,
- * back for minutes.
+ * <p>A claim's owner is this instance's id and a token of this run, so a run never mistakes another process's
+ * claim for its own (not even one started with the same id while this one still runs); at start an instance lets
+ * go of what its earlier runs held ({@code Housekeeping.releaseOwn}). This run's own claim is taken over at once
+ * unless this run holds it (between a claim and its release). Such a claim is left over: its release failed while
+ * the database was away, or the database stored the claim but the answer never came back. Waiting out the lease
+ * would hold that file, or the next file of that name, back for minutes. A hold older than the lease is one Camel
+ * never let go (a download that failed after the read lock was taken): the database decides again, as it does for
+ * another instance's claim after the lease.
  */
 @Component("fileClaimRepository")
 class FileClaimRepository extends ServiceSupport implements IdempotentRepository {
@@ -26,18 +31,37 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     private final JdbcTemplate jdbc;
     private final String owner;
     private final double leaseSeconds;
-    /** The claims this run holds: taken and not yet released. */
-    private final Set<String> held = ConcurrentHashMap.newKeySet();
+    private final long leaseNanos;
+    /** The claims this run holds, taken and not yet released. */
+    private final Map<String, Hold> held = new ConcurrentHashMap<>();
+
+    /** A claim this run holds, since {@code since} ({@link System#nanoTime}); each hold its own object. */
+    private record Hold(long since) {
+    }
 
     public FileClaimRepository(JdbcTemplate jdbc, InstanceId instanceId, IntakeSettings intake) {
         this.jdbc = jdbc;
-        this.owner = instanceId.value();
+        this.owner = ownerOf(instanceId.value());
         this.leaseSeconds = intake.getClaimLease().toMillis() / 1000.0;
+        this.leaseNanos = intake.getClaimLease().toNanos();
+    }
+
+    /** The owner this run's claims carry: the instance's id, a slash, this run's token. */
+    static String ownerOf(String instance) {
+        return instance + "/" + UUID.randomUUID();
+    }
+
+    /** This run's name on its claims. */
+    String owner() {
+        return owner;
     }
 
     @Override
     public boolean add(String key) {
-        if (!held.add(key)) {
+        Hold mine = new Hold(System.nanoTime());
+        Hold holding = held.compute(key,
+                (k, hold) -> hold == null || mine.since() - hold.since() > leaseNanos ? mine : hold);
+        if (holding != mine) {
             return false;
         }
         boolean claimed = false;
@@ -49,7 +73,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
             return claimed;
         } finally {
             if (!claimed) {
-                held.remove(key);
+                held.remove(key, mine);
             }
         }
     }
@@ -78,7 +102,10 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
 
     @Override
     public void clear() {
-        jdbc.update("DELETE FROM file_claim WHERE owner = ?", owner);
-        held.clear();
+        try {
+            jdbc.update("DELETE FROM file_claim WHERE owner = ?", owner);
+        } finally {
+            held.clear();
+        }
     }
 }

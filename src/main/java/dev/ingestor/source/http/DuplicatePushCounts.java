@@ -111,7 +111,10 @@ public class DuplicatePushCounts {
     /** Copies expire {@code duplicate-answer-max-age} after they were read; {@link #current} checks the age exactly. */
     private final Map<UUID, Kept> kept;
     private final AtomicLong reads = new AtomicLong();
-    /** Answers share it; a batch takes it alone for its two moves, never while its statement runs. */
+    /**
+     * Answers share it; a batch takes it alone to move its arrivals (on, or back after a failure), never while its
+     * statement runs.
+     */
     private final ReadWriteLock answering = new ReentrantReadWriteLock();
     /** Reads of job rows share it; a batch takes it alone from its first move to its last. */
     private final ReadWriteLock rows = new ReentrantReadWriteLock();
@@ -221,7 +224,7 @@ public class DuplicatePushCounts {
                 job.error(), job.recordsDone(), job.requestKey(), job.format(), job.submittedBy());
     }
 
-    /** Arrivals of the job counted here and not written yet. */
+    /** Arrivals of the job counted here whose batch has not finished: pending, or in the batch being written. */
     public int pendingOf(UUID job) {
         answering.readLock().lock();
         try {
@@ -297,7 +300,7 @@ public class DuplicatePushCounts {
             }
             throw e;
         }
-        // the rows now hold these arrivals, which the copies read before did not see (no answer is being made);
+        // the rows now hold these arrivals, which the copies read before did not see (moved while no answer is made);
         // a job whose row is gone (deleted by hand) is not answered from its copy again: the next push reads it,
         // finds it gone, and intake takes the bytes as new content
         answering.writeLock().lock();

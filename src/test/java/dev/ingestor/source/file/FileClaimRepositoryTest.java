@@ -2,6 +2,7 @@ package dev.ingestor.source.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -77,7 +78,7 @@ class FileClaimRepositoryTest {
 
         jdbc.update("UPDATE file_claim SET claimed_at = now() - interval '31 seconds'");
         assertThat(alive.add("/inbox/ACME/a.csv")).isTrue();
-        assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo("alive");
+        assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(alive.owner());
         // the dead instance, should it wake up, no longer owns the claim
         assertThat(dead.remove("/inbox/ACME/a.csv")).isFalse();
     }
@@ -95,7 +96,7 @@ class FileClaimRepositoryTest {
         } finally {
             allowConnections(true);
         }
-        assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo("one");
+        assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(one.owner());
 
         // another instance cannot tell it from a file still being read, so it waits for the lease
         assertThat(two.add("/inbox/ACME/a.csv")).isFalse();
@@ -107,11 +108,36 @@ class FileClaimRepositoryTest {
 
     @Test
     void aClaimStoredWhoseAnswerWasLostIsTakenByItsOwnerAtOnce() {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         // the insert committed, then the connection broke before its answer: the owner never held it
-        jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES ('/inbox/ACME/a.csv', 'one')");
+        jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES ('/inbox/ACME/a.csv', ?)", one.owner());
 
         assertThat(instance("two", Duration.ofMinutes(10)).add("/inbox/ACME/a.csv")).isFalse();
-        assertThat(instance("one", Duration.ofMinutes(10)).add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+    }
+
+    @Test
+    void anotherRunWithTheSameIdWaitsForTheLeaseLikeAnyOtherInstance() {
+        FileClaimRepository running = instance("one", Duration.ofMinutes(10));
+        FileClaimRepository started = instance("one", Duration.ofMinutes(10));
+        assertThat(running.add("/inbox/ACME/a.csv")).isTrue();
+
+        assertThat(started.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(started.remove("/inbox/ACME/a.csv")).isFalse();
+        assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(running.owner());
+    }
+
+    @Test
+    void aHoldCamelNeverLetGoIsDecidedByTheDatabaseAgainAfterTheLease() {
+        FileClaimRepository one = instance("one", Duration.ofMillis(500));
+        // taken, then never released (a download that failed after the read lock); the lapsed row is recovered
+        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+        jdbc.update("DELETE FROM file_claim");
+        assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
+
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+                .until(() -> one.add("/inbox/ACME/a.csv"));
+        assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
     }
 
     /** A real outage of this test's database for new connections; each call of the repository opens its own. */

@@ -262,7 +262,8 @@ class KnownContentPushTest extends IngestorTestSupport {
             Future<Integer> batch = threads.submit(counts::flush);
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity"
-                            + " WHERE wait_event_type = 'Lock' AND query LIKE '%duplicate_count%'", Integer.class) > 0);
+                            + " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                            + " AND query LIKE '%duplicate_count%'", Integer.class) > 0);
 
             // an answer neither waits for the statement nor loses the arrival it is writing
             Future<Integer> answer = threads.submit(
