@@ -123,8 +123,10 @@ per_cpu_ratio() {
 describe() { echo "$(rate "$1") req/s of 2xx, p99 $(p99_ms "$1") ms, non-2xx $(field "$1" non2xx), JVM CPU $(field "$1" jvm_cpu_s) s (JIT threads $(field "$1" jit_cpu_s) s), PostgreSQL CPU $(field "$1" pg_cpu_s) s, wrk CPU $(field "$1" wrk_cpu_s) s, machine busy $(field "$1" busy), GCs $(field "$1" gcs) ($(field "$1" gc_s) s), JIT $(field "$1" jit_s) s"; }
 
 {
-    echo "Outside client: wrk -t$THREADS -c$CONNECTIONS against $(basename "$JAR") on embedded defaults, pipeline on"
-    echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
+    # the jar's own build time: the repository's HEAD names the jar only when the jar was built from it
+    echo "Outside client: wrk -t$THREADS -c$CONNECTIONS against $JAR (built $(date -u -r "$JAR" '+%Y-%m-%d %H:%M UTC'))"\
+         "on embedded defaults, pipeline on"
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, repository at $(git -C "$REPO_DIR" rev-parse --short HEAD 2>/dev/null || echo '?'),"\
          "runs $RUNS, warm-up rounds $WARMUP_ROUNDS-$WARMUP_MAX_ROUNDS x ${WARMUP_SECONDS}s per path (until the JIT < $WARMUP_JIT_SHARE%), ${SECONDS_PER_PHASE}s per phase,"\
          "duplicate set $DUP_SET, JAVA_OPTS '${JAVA_OPTS:-}', load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$REPORT"
