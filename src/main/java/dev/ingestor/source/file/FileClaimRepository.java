@@ -1,5 +1,6 @@
 package dev.ingestor.source.file;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,8 +31,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
 
     private final JdbcTemplate jdbc;
     private final String owner;
-    private final double leaseSeconds;
-    private final long leaseNanos;
+    private final Duration lease;
     /** The claims this run holds, taken and not yet released. */
     private final Map<String, Hold> held = new ConcurrentHashMap<>();
 
@@ -42,8 +42,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     public FileClaimRepository(JdbcTemplate jdbc, InstanceId instanceId, IntakeSettings intake) {
         this.jdbc = jdbc;
         this.owner = ownerOf(instanceId.value());
-        this.leaseSeconds = intake.getClaimLease().toMillis() / 1000.0;
-        this.leaseNanos = intake.getClaimLease().toNanos();
+        this.lease = intake.getClaimLease();
     }
 
     /** The owner this run's claims carry: the instance's id, a slash, this run's token. */
@@ -60,7 +59,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     public boolean add(String key) {
         Hold mine = new Hold(System.nanoTime());
         Hold holding = held.compute(key,
-                (k, hold) -> hold == null || mine.since() - hold.since() > leaseNanos ? mine : hold);
+                (k, hold) -> hold == null || mine.since() - hold.since() > lease.toNanos() ? mine : hold);
         if (holding != mine) {
             return false;
         }
@@ -69,7 +68,8 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
             claimed = jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES (?, ?)"
                     + " ON CONFLICT (claim_key) DO UPDATE SET owner = EXCLUDED.owner, claimed_at = now()"
                     + " WHERE file_claim.owner = EXCLUDED.owner"
-                    + " OR file_claim.claimed_at < now() - make_interval(secs => ?)", key, owner, leaseSeconds) == 1;
+                    + " OR file_claim.claimed_at < now() - make_interval(secs => ?)", key, owner,
+                    lease.toMillis() / 1000.0) == 1;
             return claimed;
         } finally {
             if (!claimed) {

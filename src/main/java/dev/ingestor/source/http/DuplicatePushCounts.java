@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -245,16 +244,13 @@ public class DuplicatePushCounts {
     }
 
     private int writeBatch() {
-        List<Map.Entry<UUID, Pending>> taken = new ArrayList<>();
+        List<Map.Entry<UUID, Pending>> taken;
         answering.writeLock().lock();
         try {
-            for (UUID job : List.copyOf(pending.keySet())) {
-                Pending p = pending.remove(job);
-                if (p != null) {
-                    taken.add(Map.entry(job, p));
-                    beingWritten.put(job, p);
-                }
-            }
+            // neither an answer (this lock) nor a row read (the batch's) runs now: pending holds still
+            beingWritten.putAll(pending);
+            pending.clear();
+            taken = List.copyOf(beingWritten.entrySet());
         } finally {
             answering.writeLock().unlock();
         }
@@ -291,10 +287,8 @@ public class DuplicatePushCounts {
         } catch (RuntimeException e) {
             answering.writeLock().lock();
             try {
-                for (Map.Entry<UUID, Pending> t : taken) {
-                    pending.merge(t.getKey(), t.getValue(), Pending::plus);
-                    beingWritten.remove(t.getKey());
-                }
+                taken.forEach(t -> pending.merge(t.getKey(), t.getValue(), Pending::plus));
+                beingWritten.clear();
             } finally {
                 answering.writeLock().unlock();
             }
@@ -312,8 +306,8 @@ public class DuplicatePushCounts {
                 } else if (copy != null) {
                     copy.writtenSince().addAndGet(t.getValue().count());
                 }
-                beingWritten.remove(t.getKey());
             }
+            beingWritten.clear();
         } finally {
             answering.writeLock().unlock();
         }
