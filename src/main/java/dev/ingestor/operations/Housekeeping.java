@@ -250,16 +250,17 @@ class Housekeeping implements CamelContextConfiguration {
      * run holds anything yet, because no route has started.
      */
     public RecoveryReport releaseOwn() {
-        // owner: the id alone (before claims carried a run's token) or the id, a slash and a run's token
+        // owner: the id, a slash and what of the run held it (claims: the id alone before they carried a run's
+        // token); starts_with, not LIKE, which would read an id's '_' or '%' as a wildcard
         long claims = jdbc.update("DELETE FROM file_claim WHERE owner = ? OR starts_with(owner, ? || '/')", instance,
                 instance);
-        long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND owner LIKE ?",
-                instance + "/%");
+        long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS'"
+                + " AND starts_with(owner, ? || '/')", instance);
         long leases = jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second'"
                 + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", instance);
         // that run is over, and so are its sends to Kafka: its slices may be taken at once
-        long slices = jdbc.update("UPDATE outbox_lease SET expires_at = NULL WHERE owner LIKE ?"
-                + " AND expires_at IS NOT NULL", instance + "/%");
+        long slices = jdbc.update("UPDATE outbox_lease SET expires_at = NULL WHERE starts_with(owner, ? || '/')"
+                + " AND expires_at IS NOT NULL", instance);
         RecoveryReport report = new RecoveryReport(claims, requests, leases);
         LOG.info("recovery at start of instance {}: released file-claims={} http-requests-in-progress={} job-leases={}"
                 + " outbox-slices={} held by its previous run", instance, claims, requests, leases, slices);

@@ -14,10 +14,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.config.RetentionSettings;
+import dev.ingestor.intake.ContentKeyLock;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.intake.StoredContent;
 import dev.ingestor.support.IngestorTestSupport;
@@ -28,6 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Retention deletes only what has expired, in bounded batches; recovery gives back what the dead still hold.
@@ -311,6 +315,39 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(housekeeping.releaseOwn().fileClaims()).isEqualTo(2);
         assertThat(jdbc.queryForList("SELECT claim_key FROM file_claim ORDER BY claim_key", String.class))
                 .containsExactly("/c.csv", "/d.csv");
+    }
+
+    @Test
+    void anIdWithTheCharactersOfAPatternLetsGoOfItsOwnEarlierRunsOnly(@Autowired IntakeSettings intake,
+            @Autowired ContentKeyLock keyLock, @Autowired PlatformTransactionManager transactions) {
+        // '_' and '%' are wildcards to LIKE: "ingest_1" must not take what "ingestx1" holds
+        IngestorProperties properties = new IngestorProperties();
+        properties.setInstanceId("ingest_1%");
+        Housekeeping mine = new Housekeeping(jdbc, rawStore, retention, intake, new InstanceId(properties), keyLock,
+                transactions);
+        jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES ('/mine.csv', 'ingest_1%/run-1'),"
+                + " ('/theirs.csv', 'ingestx1x/run-1')");
+        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until,"
+                + " expires_at) VALUES ('ACME', 'k-mine', repeat('a', 64), 'IN_PROGRESS', 'ingest_1%/1',"
+                + " now() + interval '1 minute', now() + interval '1 day'), ('ACME', 'k-theirs', repeat('a', 64),"
+                + " 'IN_PROGRESS', 'ingestx1x/1', now() + interval '1 minute', now() + interval '1 day')");
+        jdbc.update("INSERT INTO outbox_lease (topic, slice, owner, expires_at) VALUES"
+                + " ('housekeeping-test', 0, 'ingest_1%/relay', now() + interval '1 minute'),"
+                + " ('housekeeping-test', 1, 'ingestx1x/relay', now() + interval '1 minute')");
+        try {
+            Housekeeping.RecoveryReport report = mine.releaseOwn();
+
+            assertThat(report.fileClaims()).isEqualTo(1);
+            assertThat(report.httpRequests()).isEqualTo(1);
+            assertThat(jdbc.queryForList("SELECT claim_key FROM file_claim", String.class))
+                    .containsExactly("/theirs.csv");
+            assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class))
+                    .containsExactly("k-theirs");
+            assertThat(jdbc.queryForList("SELECT owner FROM outbox_lease WHERE topic = 'housekeeping-test'"
+                    + " AND expires_at IS NOT NULL", String.class)).containsExactly("ingestx1x/relay");
+        } finally {
+            jdbc.update("DELETE FROM outbox_lease WHERE topic = 'housekeeping-test'");
+        }
     }
 
     @Test
