@@ -4,12 +4,14 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import com.jcraft.jsch.ChannelSftp;
+import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
 import org.apache.camel.LoggingLevel;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.component.file.GenericFileExclusiveReadLockStrategy;
 import org.apache.camel.component.file.GenericFileOperations;
+import org.apache.camel.component.file.remote.RemoteFileEndpoint;
 import org.apache.camel.component.file.remote.strategy.SftpChangedExclusiveReadLockStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,13 +22,18 @@ import org.slf4j.LoggerFactory;
  * check, so a file still being written is not taken.
  *
  * <p>Camel's sftp component offers only the none, rename and changed read locks (its idempotent ones are for
- * local files), hence this class. The claim key names the server and the path. A finished file's claim is let
- * go after a delay: Camel releases the lock before it moves the file, and a peer that listed the folder
- * before the move must still find the file claimed.
+ * local files), hence this class. The claim key names the server, the account and the path: two suppliers on one
+ * server whose accounts see folders of the same name (each chrooted to its own) hold different files. A finished
+ * file's claim is let go after a delay: Camel releases the lock before it moves the file, and a peer that listed
+ * the folder before the move must still find the file claimed. Camel aborts a file whose lock was refused as it
+ * does one whose lock was taken; only the exchange that took a claim lets go of it there.
  */
 class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelSftp.LsEntry> {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.sftp");
+    private static final String SCHEME = "sftp://";
+    /** The exchange property naming the claim this exchange took. */
+    static final String CLAIMED = "IngestorSftpClaim";
 
     private final FileClaimRepository claims;
     private final ScheduledExecutorService releases;
@@ -54,10 +61,17 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
         return strategy;
     }
 
+    /** The claim's key: {@code sftp://<account>@<host>:<port>/<folder> <the file's path>}. */
     static String key(GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
-        String server = exchange.getFromEndpoint() != null ? exchange.getFromEndpoint().getEndpointBaseUri() : "sftp:";
+        Endpoint from = exchange.getFromEndpoint();
+        String server = from != null ? from.getEndpointBaseUri() : "sftp:";
         int query = server.indexOf('?');
-        return (query < 0 ? server : server.substring(0, query)) + " " + file.getAbsoluteFilePath();
+        server = query < 0 ? server : server.substring(0, query);
+        String account = from instanceof RemoteFileEndpoint<?> remote ? remote.getConfiguration().getUsername() : null;
+        if (account != null && server.startsWith(SCHEME)) {
+            server = SCHEME + account + "@" + server.substring(SCHEME.length());
+        }
+        return server + " " + file.getAbsoluteFilePath();
     }
 
     @Override
@@ -82,15 +96,15 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             LOG.debug("{} is claimed by another instance", key);
             return false;
         }
-        boolean complete;
+        boolean complete = false;
         try {
             complete = changed == null || changed.acquireExclusiveReadLock(operations, file, exchange);
-        } catch (Exception | Error e) {
-            claims.remove(key);
-            throw e;
-        }
-        if (!complete) {
-            claims.remove(key);
+        } finally {
+            if (complete) {
+                exchange.setProperty(CLAIMED, key);
+            } else {
+                claims.remove(key);
+            }
         }
         return complete;
     }
@@ -98,7 +112,12 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     @Override
     public void releaseExclusiveReadLockOnAbort(GenericFileOperations<ChannelSftp.LsEntry> operations,
             GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
-        claims.remove(key(file, exchange));
+        // after a refused lock too: the claim is then another's (this instance's other route on the same file, or
+        // a file of the same key), and stays
+        String key = key(file, exchange);
+        if (key.equals(exchange.getProperty(CLAIMED))) {
+            claims.remove(key);
+        }
     }
 
     @Override

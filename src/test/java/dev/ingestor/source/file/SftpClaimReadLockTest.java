@@ -1,0 +1,116 @@
+package dev.ingestor.source.file;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import com.jcraft.jsch.ChannelSftp;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.InstanceId;
+import dev.ingestor.intake.IntakeSettings;
+import dev.ingestor.support.TestPostgres;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.file.remote.RemoteFile;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * The SFTP routes' claims on a real PostgreSQL: whose file a key names, and which exchange lets go of it when Camel
+ * aborts. Camel's own endpoints; no server is reached (a read lock only names the file).
+ */
+class SftpClaimReadLockTest {
+
+    private static JdbcTemplate jdbc;
+    private static CamelContext camel;
+    private static ScheduledExecutorService releases;
+
+    @BeforeAll
+    static void setUp() {
+        DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl("sftp_claims"));
+        Flyway.configure().dataSource(dataSource).load().migrate();
+        jdbc = new JdbcTemplate(dataSource);
+        camel = new DefaultCamelContext();
+        releases = Executors.newSingleThreadScheduledExecutor();
+    }
+
+    @AfterAll
+    static void tearDown() throws Exception {
+        releases.shutdownNow();
+        camel.close();
+    }
+
+    @BeforeEach
+    void empty() {
+        jdbc.execute("TRUNCATE file_claim");
+    }
+
+    private static FileClaimRepository claims() {
+        IngestorProperties properties = new IngestorProperties();
+        properties.setInstanceId("one");
+        IntakeSettings intake = new IntakeSettings();
+        intake.setClaimLease(Duration.ofMinutes(10));
+        return new FileClaimRepository(jdbc, new InstanceId(properties), intake);
+    }
+
+    /** An exchange of the route polling {@code account}'s {@code /upload} on one server. */
+    private static Exchange polledBy(String account) {
+        Exchange exchange = new DefaultExchange(camel);
+        exchange.getExchangeExtension()
+                .setFromEndpoint(camel.getEndpoint("sftp://sftp.example.org:22/upload?username=" + account));
+        return exchange;
+    }
+
+    private static RemoteFile<ChannelSftp.LsEntry> file(String path) {
+        RemoteFile<ChannelSftp.LsEntry> file = new RemoteFile<>();
+        file.setAbsoluteFilePath(path);
+        return file;
+    }
+
+    private static long claimsOf(String key) {
+        return jdbc.queryForObject("SELECT count(*) FROM file_claim WHERE claim_key = ?", Long.class, key);
+    }
+
+    @Test
+    void twoAccountsOnOneServerAndFolderHoldTheirOwnFiles() throws Exception {
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims(), releases, 0, null);
+        Exchange acme = polledBy("acme");
+        Exchange globex = polledBy("globex");
+
+        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/orders.csv"), acme)).isTrue();
+        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/orders.csv"), globex))
+                .as("the other account's file of the same name").isTrue();
+        assertThat(SftpClaimReadLock.key(file("/upload/orders.csv"), acme))
+                .isEqualTo("sftp://acme@sftp.example.org:22/upload /upload/orders.csv");
+    }
+
+    @Test
+    void anAbortAfterARefusedLockLeavesTheHoldersClaim() throws Exception {
+        FileClaimRepository claims = claims();
+        SftpClaimReadLock holder = new SftpClaimReadLock(claims, releases, 0, null);
+        SftpClaimReadLock other = new SftpClaimReadLock(claims, releases, 0, null);
+        Exchange holding = polledBy("acme");
+        Exchange refused = polledBy("acme");
+        String key = SftpClaimReadLock.key(file("/upload/orders.csv"), holding);
+
+        assertThat(holder.acquireExclusiveReadLock(null, file("/upload/orders.csv"), holding)).isTrue();
+        assertThat(other.acquireExclusiveReadLock(null, file("/upload/orders.csv"), refused)).isFalse();
+        // what Camel does next with a file whose lock was refused
+        other.releaseExclusiveReadLockOnAbort(null, file("/upload/orders.csv"), refused);
+
+        assertThat(claimsOf(key)).as("the holder's claim").isEqualTo(1);
+        assertThat(claims.add(key)).as("still held by this run").isFalse();
+
+        holder.releaseExclusiveReadLockOnAbort(null, file("/upload/orders.csv"), holding);
+        assertThat(claimsOf(key)).as("let go by the exchange that took it").isZero();
+    }
+}
