@@ -247,7 +247,8 @@ public class DuplicatePushCounts {
         List<Map.Entry<UUID, Pending>> taken;
         answering.writeLock().lock();
         try {
-            // neither an answer (this lock) nor a row read (the batch's) runs now: pending holds still
+            // neither an answer (this lock) nor a row read (the batch's) runs now: pending holds still, and
+            // nothing is being written (every batch empties it on its way out, whatever happened)
             beingWritten.putAll(pending);
             pending.clear();
             taken = List.copyOf(beingWritten.entrySet());
@@ -284,12 +285,13 @@ public class DuplicatePushCounts {
                     return rows;
                 }
             });
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // not written, as far as this instance can tell (an Error too): back to pending, for the next batch
             answering.writeLock().lock();
             try {
                 taken.forEach(t -> pending.merge(t.getKey(), t.getValue(), Pending::plus));
-                beingWritten.clear();
             } finally {
+                beingWritten.clear();
                 answering.writeLock().unlock();
             }
             throw e;
@@ -307,8 +309,9 @@ public class DuplicatePushCounts {
                     copy.writtenSince().addAndGet(t.getValue().count());
                 }
             }
-            beingWritten.clear();
         } finally {
+            // written: whatever the copies were told, these arrivals are no longer counted as being written
+            beingWritten.clear();
             answering.writeLock().unlock();
         }
         return taken.stream().mapToInt(t -> t.getValue().count()).sum();

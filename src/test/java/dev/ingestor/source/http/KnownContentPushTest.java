@@ -1,6 +1,7 @@
 package dev.ingestor.source.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpResponse;
@@ -27,14 +28,20 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 
+import dev.ingestor.config.RetentionSettings;
 import dev.ingestor.intake.CommittedKeys;
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.job.ContentKey;
+import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobLifecycle;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.web.HttpSettings;
+import org.apache.camel.CamelContext;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
@@ -239,6 +246,43 @@ class KnownContentPushTest extends IngestorTestSupport {
         counts.flush();
         assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id))
                 .isEqualTo(arrivals);
+    }
+
+    @Test
+    void arrivalsOfABatchThatFailedWithAnErrorAreWrittenOnceByTheNext(@Autowired ImportJobStore jobStore,
+            @Autowired HttpSettings http, @Autowired RetentionSettings retention,
+            @Autowired CamelContext camelContext) throws Exception {
+        byte[] body = csv();
+        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
+        awaitSettled();
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        Thread test = Thread.currentThread();
+        JdbcTemplate failingOnce = new JdbcTemplate(dataSource) {
+            @Override
+            public <T> T execute(ConnectionCallback<T> action) {
+                // the test's own flush, not the instance's scheduled one
+                if (Thread.currentThread() == test && failOnce.getAndSet(false)) {
+                    // not an exception: what the batch's statement may throw past a catch of exceptions
+                    throw new StackOverflowError("on purpose");
+                }
+                return super.execute(action);
+            }
+        };
+        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce, jobStore, lifecycle, http, retention,
+                camelContext);
+        try {
+            assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(1);
+            assertThatThrownBy(failing::flush).isInstanceOf(StackOverflowError.class);
+            assertThat(failing.pendingOf(id)).isEqualTo(1);
+            assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(2);
+
+            assertThat(failing.flush()).isEqualTo(2);
+            assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id))
+                    .isEqualTo(2);
+            assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(3);
+        } finally {
+            failing.stop();
+        }
     }
 
     @Test
