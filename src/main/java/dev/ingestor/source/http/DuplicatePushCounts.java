@@ -322,7 +322,8 @@ public class DuplicatePushCounts {
         kept.values().removeIf(copy -> !current(copy, now));
         try {
             flush();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an Error too: a scheduled task that throws is never run again, and the counts would pile up here
             LOG.warn("duplicate counts of {} job(s) not written yet, kept for the next try: {}", pending.size(),
                     e.toString());
         }

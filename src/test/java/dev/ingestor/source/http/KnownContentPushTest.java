@@ -286,6 +286,37 @@ class KnownContentPushTest extends IngestorTestSupport {
     }
 
     @Test
+    void theScheduledBatchesGoOnAfterOneFailedWithAnError(@Autowired ImportJobStore jobStore,
+            @Autowired HttpSettings http, @Autowired RetentionSettings retention,
+            @Autowired CamelContext camelContext) throws Exception {
+        byte[] body = csv();
+        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
+        awaitSettled();
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        JdbcTemplate failingOnce = new JdbcTemplate(dataSource) {
+            @Override
+            public <T> T execute(ConnectionCallback<T> action) {
+                if (failOnce.getAndSet(false)) {
+                    throw new StackOverflowError("on purpose");
+                }
+                return super.execute(action);
+            }
+        };
+        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce, jobStore, lifecycle, http, retention,
+                camelContext);
+        try {
+            failing.arrival(id, key(body), Instant.now()).orElseThrow();
+            await().atMost(Duration.ofSeconds(5)).until(() -> !failOnce.get());
+            failing.arrival(id, key(body), Instant.now()).orElseThrow();
+            // written by the schedule, about a second later: the batch that failed did not end it
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id) == 2);
+        } finally {
+            failing.stop();
+        }
+    }
+
+    @Test
     void answersFromAKeptJobGoOnWhileABatchOfCountsWaitsForTheDatabase() throws Exception {
         byte[] body = csv();
         UUID id = UUID.fromString(mapper.readTree(push(body, "waiting.csv").body()).get("id").asString());
