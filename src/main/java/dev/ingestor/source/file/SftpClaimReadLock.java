@@ -1,5 +1,7 @@
 package dev.ingestor.source.file;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -23,10 +25,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Camel's sftp component offers only the none, rename and changed read locks (its idempotent ones are for
  * local files), hence this class. The claim key names the server, the account and the path: two suppliers on one
- * server whose accounts see folders of the same name (each chrooted to its own) hold different files. A finished
- * file's claim is let go after a delay: Camel releases the lock before it moves the file, and a peer that listed
- * the folder before the move must still find the file claimed. Camel aborts a file whose lock was refused as it
- * does one whose lock was taken; only the exchange that took a claim lets go of it there.
+ * server whose accounts see folders of the same name (chrooted, or under their own home folders) hold different
+ * files. A finished file's claim is let go after a delay: Camel releases the lock right after it moves the file,
+ * and a peer that listed the folder before the move must still find the file claimed. Camel aborts a file whose
+ * lock was refused as it does one whose lock was taken; only the exchange that took a claim lets go of it there.
+ * A download that fails after the lock ends with no release at all; the route's next listing of that file lets go
+ * of the claim and takes it again (Camel lists no file it still has in progress).
  */
 class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelSftp.LsEntry> {
 
@@ -36,6 +40,8 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     static final String CLAIMED = "IngestorSftpClaim";
 
     private final FileClaimRepository claims;
+    /** The claims this route took whose exchange has not let go of them (by commit, rollback or abort). */
+    private final Set<String> open = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService releases;
     private final long releaseDelayMillis;
     /** Null with a done file: the marker says the file is complete. */
@@ -92,6 +98,11 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             LOG.debug("{} is a symbolic link; not taken", key);
             return false;
         }
+        if (open.remove(key)) {
+            // listed again, so the exchange that took it is over without letting go: its download failed
+            LOG.debug("{} is listed again after a download that did not finish; its claim is taken anew", key);
+            claims.remove(key);
+        }
         if (!claims.add(key)) {
             LOG.debug("{} is claimed by another instance", key);
             return false;
@@ -101,6 +112,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             complete = changed == null || changed.acquireExclusiveReadLock(operations, file, exchange);
         } finally {
             if (complete) {
+                open.add(key);
                 exchange.setProperty(CLAIMED, key);
             } else {
                 claims.remove(key);
@@ -112,10 +124,11 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     @Override
     public void releaseExclusiveReadLockOnAbort(GenericFileOperations<ChannelSftp.LsEntry> operations,
             GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
-        // after a refused lock too: the claim is then another's (this instance's other route on the same file, or
-        // a file of the same key), and stays
+        // after a refused lock too: the claim is then another's (another instance's, or still this route's for a
+        // file finished moments ago, its release delayed), and stays
         String key = key(file, exchange);
         if (key.equals(exchange.getProperty(CLAIMED))) {
+            open.remove(key);
             claims.remove(key);
         }
     }
@@ -124,13 +137,16 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     public void releaseExclusiveReadLockOnRollback(GenericFileOperations<ChannelSftp.LsEntry> operations,
             GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
         // the file stays where it is and is tried again at a later poll, by any instance
-        claims.remove(key(file, exchange));
+        String key = key(file, exchange);
+        open.remove(key);
+        claims.remove(key);
     }
 
     @Override
     public void releaseExclusiveReadLockOnCommit(GenericFileOperations<ChannelSftp.LsEntry> operations,
             GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) {
         String key = key(file, exchange);
+        open.remove(key);
         releases.schedule(() -> {
             try {
                 claims.remove(key);

@@ -94,6 +94,24 @@ class SftpClaimReadLockTest {
     }
 
     @Test
+    void aFileListedAgainAfterADownloadThatFailedIsTakenAgain() throws Exception {
+        FileClaimRepository claims = claims();
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 0, null);
+        Exchange failed = polledBy("acme");
+        String key = SftpClaimReadLock.key(file("/upload/orders.csv"), failed);
+
+        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/orders.csv"), failed)).isTrue();
+        // the download fails: Camel lets go of nothing, and lists the file again at its next poll
+        Exchange again = polledBy("acme");
+        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/orders.csv"), again))
+                .as("taken again at the next poll, not after the claim's lease").isTrue();
+        assertThat(claimsOf(key)).isEqualTo(1);
+
+        lock.releaseExclusiveReadLockOnRollback(null, file("/upload/orders.csv"), again);
+        assertThat(claimsOf(key)).isZero();
+    }
+
+    @Test
     void anAbortAfterARefusedLockLeavesTheHoldersClaim() throws Exception {
         FileClaimRepository claims = claims();
         SftpClaimReadLock holder = new SftpClaimReadLock(claims, releases, 0, null);
