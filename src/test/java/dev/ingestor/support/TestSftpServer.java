@@ -2,10 +2,13 @@ package dev.ingestor.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +19,7 @@ import org.apache.sshd.common.file.virtualfs.VirtualFileSystemFactory;
 import org.apache.sshd.server.SshServer;
 import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
 import org.apache.sshd.sftp.server.DirectoryHandle;
+import org.apache.sshd.sftp.server.FileHandle;
 import org.apache.sshd.sftp.server.SftpFileSystemAccessor;
 import org.apache.sshd.sftp.server.SftpSubsystemFactory;
 import org.apache.sshd.sftp.server.SftpSubsystemProxy;
@@ -23,7 +27,8 @@ import org.apache.sshd.sftp.server.SftpSubsystemProxy;
 /**
  * A real SFTP server in the test JVM (Apache MINA SSHD, as Camel's own tests use), serving a temporary
  * folder. It can be stopped and started again on the same port, to be a server that goes away and returns, and
- * a listing of a folder can be made to fail once, as when entries vanish while a client lists it. It keeps what
+ * a listing of a folder can be made to fail once, as when entries vanish while a client lists it, and so can a
+ * download. It keeps what
  * each login did: when it logged in and when it listed a folder (once per poll of a client), so a test can tell
  * which of several clients polled, and when.
  */
@@ -36,6 +41,8 @@ public final class TestSftpServer {
     private final List<Event> events = new CopyOnWriteArrayList<>();
     /** Names of folders whose next listing fails. */
     private final Set<String> failingListings = ConcurrentHashMap.newKeySet();
+    /** Names of files whose next opening fails. */
+    private final Set<String> failingReads = ConcurrentHashMap.newKeySet();
     private SshServer server;
     private int port;
 
@@ -66,6 +73,15 @@ public final class TestSftpServer {
                     throw new IOException("entries of " + dir + " vanished while it was listed");
                 }
                 return SftpFileSystemAccessor.super.openDirectory(subsystem, dirHandle, dir, handle, linkOptions);
+            }
+
+            @Override
+            public SeekableByteChannel openFile(SftpSubsystemProxy subsystem, FileHandle fileHandle, Path file,
+                    String handle, Set<? extends OpenOption> options, FileAttribute<?>... attrs) throws IOException {
+                if (file.getFileName() != null && failingReads.remove(file.getFileName().toString())) {
+                    throw new IOException(file + " could not be opened");
+                }
+                return SftpFileSystemAccessor.super.openFile(subsystem, fileHandle, file, handle, options, attrs);
             }
         });
         sshd.setSubsystemFactories(List.of(sftp));
@@ -107,6 +123,11 @@ public final class TestSftpServer {
     /** The next listing of a folder named {@code name} fails once; the ones after it succeed. */
     public void failNextListingOf(String name) {
         failingListings.add(name);
+    }
+
+    /** The next opening of a file named {@code name} (a download) fails once; the ones after it succeed. */
+    public void failNextReadOf(String name) {
+        failingReads.add(name);
     }
 
     /** One more login the server accepts. */

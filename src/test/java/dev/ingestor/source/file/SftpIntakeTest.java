@@ -169,6 +169,18 @@ class SftpIntakeTest extends IngestorTestSupport {
     }
 
     @Test
+    void aFileWhoseDownloadFailedIsTakenAtALaterPollNotAfterItsClaimsLease() throws Exception {
+        // the download fails after the file was claimed, a path on which Camel lets go of nothing: the claim must
+        // not hold the file back for ingestor.intake.claim-lease (10 min)
+        SFTP.failNextReadOf("download-fails-once.csv");
+        publish("download-fails-once.csv", advice("D-1"));
+        awaitJobs(1);
+        assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class))
+                .isEqualTo("download-fails-once.csv");
+        awaitFiles(OUTBOX.resolve(".done"), 1);
+    }
+
+    @Test
     void bytesAlreadyDroppedAreADuplicateNotASecondJob() throws Exception {
         byte[] content = advice("S-2-" + UUID.randomUUID());
         drop("ACME", "dropped.csv", content);
