@@ -31,6 +31,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.spi.ExecutorServiceManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -124,8 +125,15 @@ public class DuplicatePushCounts {
     private final ExecutorServiceManager pools;
     private final ScheduledExecutorService flusher;
 
+    @Autowired
     public DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, HttpSettings http,
             RetentionSettings retention, CamelContext camelContext) {
+        this(jdbc, jobs, lifecycle, http, retention, camelContext, FLUSH_INTERVAL_MS);
+    }
+
+    /** With batches every {@code flushIntervalMs} (0: none but {@link #flush} and {@link #stop}'s). */
+    DuplicatePushCounts(JdbcTemplate jdbc, ImportJobStore jobs, JobLifecycle lifecycle, HttpSettings http,
+            RetentionSettings retention, CamelContext camelContext, long flushIntervalMs) {
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.lifecycle = lifecycle;
@@ -136,7 +144,10 @@ public class DuplicatePushCounts {
         this.kept = copies.asMap();
         this.pools = camelContext.getExecutorServiceManager();
         this.flusher = pools.newSingleThreadScheduledExecutor(this, "duplicate-push-counts");
-        flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        if (flushIntervalMs > 0) {
+            flusher.scheduleWithFixedDelay(this::flushQuietly, flushIntervalMs, flushIntervalMs,
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
     /**

@@ -268,8 +268,9 @@ class KnownContentPushTest extends IngestorTestSupport {
                 return super.execute(action);
             }
         };
+        // no scheduled batches: this test's own flushes are the only ones
         DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce, jobStore, lifecycle, http, retention,
-                camelContext);
+                camelContext, 0);
         try {
             assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(1);
             assertThatThrownBy(failing::flush).isInstanceOf(StackOverflowError.class);
