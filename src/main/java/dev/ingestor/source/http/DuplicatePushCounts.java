@@ -6,7 +6,6 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -118,9 +117,17 @@ public class DuplicatePushCounts {
     private final ReadWriteLock answering = new ReentrantReadWriteLock();
     /** Reads of job rows share it; a batch takes it alone from its first move to its last. */
     private final ReadWriteLock rows = new ReentrantReadWriteLock();
-    private final Map<UUID, Pending> pending = new ConcurrentHashMap<>();
-    /** The arrivals of the batch being written: still counted in answers until the copies are told. */
-    private final Map<UUID, Pending> beingWritten = new ConcurrentHashMap<>();
+    /**
+     * Arrivals not in a batch yet. This map and {@link #beingWritten} are replaced, never emptied or filled from
+     * each other: a batch builds the map it moves to in full before it swaps them, so an {@link Error} part way
+     * (out of memory) leaves every arrival counted once, in one or the other.
+     */
+    private volatile Map<UUID, Pending> pending = new ConcurrentHashMap<>();
+    /**
+     * The arrivals of the batch being written: still counted in answers until the copies are told. Empty between
+     * batches, unless putting a failed batch back failed too: the next batch then takes them with its own.
+     */
+    private volatile Map<UUID, Pending> beingWritten = Map.of();
     /** Writes the batches; Camel's thread pool, so Camel names and lists it (the final batch is {@link #stop}'s). */
     private final ExecutorServiceManager pools;
     private final ScheduledExecutorService flusher;
@@ -255,88 +262,159 @@ public class DuplicatePushCounts {
     }
 
     private int writeBatch() {
-        List<Map.Entry<UUID, Pending>> taken;
         answering.writeLock().lock();
         try {
-            // neither an answer (this lock) nor a row read (the batch's) runs now: pending holds still, and
-            // nothing is being written (every batch empties it on its way out, whatever happened)
-            beingWritten.putAll(pending);
-            pending.clear();
-            taken = List.copyOf(beingWritten.entrySet());
+            // neither an answer (this lock) nor a row read (the batch's) runs now: both maps hold still
+            Map<UUID, Pending> batch = union(beingWritten, pending);
+            Map<UUID, Pending> fresh = new ConcurrentHashMap<>();
+            beingWritten = batch;
+            pending = fresh;
         } finally {
             answering.writeLock().unlock();
         }
+        Map<UUID, Pending> taken = beingWritten;
         if (taken.isEmpty()) {
             return 0;
         }
+        Written written;
+        try {
+            written = write(taken);
+        } catch (Committed e) {
+            // on the rows, though which rows is not known
+            written(taken, null);
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw (RuntimeException) e.getCause();
+        } catch (RuntimeException | Error e) {
+            // not written, as far as this instance can tell (an Error too): back to pending, for the next batch
+            putBack(taken);
+            throw e;
+        }
+        written(taken, written.rows());
+        return taken.values().stream().mapToInt(Pending::count).sum();
+    }
+
+    /** What a batch's statement wrote: the ids of the rows it counted on. */
+    private record Written(Set<UUID> rows) {
+    }
+
+    /** Thrown past the statement once it has committed: its arrivals are on the rows, whatever failed after. */
+    private static final class Committed extends RuntimeException {
+        Committed(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    /** Writes the batch in one statement ({@link #WRITE_COUNTS}); a failure once it committed is {@link Committed}. */
+    private Written write(Map<UUID, Pending> taken) {
         // the statement locks the rows in PostgreSQL's id order (WRITE_COUNTS), whatever the arrays' order; the
         // moments go as ISO-8601 instants, which carry their zone (a timestamp array's elements would not)
-        UUID[] ids = new UUID[taken.size()];
-        Integer[] counts = new Integer[taken.size()];
-        String[] seen = new String[taken.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = taken.get(i).getKey();
-            counts[i] = taken.get(i).getValue().count();
-            seen[i] = taken.get(i).getValue().lastSeen().toString();
+        int size = taken.size();
+        UUID[] ids = new UUID[size];
+        Integer[] counts = new Integer[size];
+        String[] seen = new String[size];
+        int i = 0;
+        for (Map.Entry<UUID, Pending> t : taken.entrySet()) {
+            ids[i] = t.getKey();
+            counts[i] = t.getValue().count();
+            seen[i] = t.getValue().lastSeen().toString();
+            i++;
         }
-        Set<UUID> written;
+        boolean[] committed = new boolean[1];
         try {
-            written = jdbc.execute((Connection c) -> {
+            return jdbc.execute((Connection c) -> {
                 try (PreparedStatement ps = c.prepareStatement(WRITE_COUNTS)) {
                     ps.setArray(1, c.createArrayOf("uuid", ids));
                     ps.setArray(2, c.createArrayOf("uuid", ids));
                     ps.setArray(3, c.createArrayOf("integer", counts));
                     ps.setArray(4, c.createArrayOf("text", seen));
-                    Set<UUID> rows = new HashSet<>();
                     try (ResultSet rs = ps.executeQuery()) {
+                        // auto-commit: the statement has committed once it answers
+                        committed[0] = true;
+                        Set<UUID> rows = new HashSet<>();
                         while (rs.next()) {
                             rows.add(rs.getObject(1, UUID.class));
                         }
+                        return new Written(rows);
                     }
-                    return rows;
                 }
             });
         } catch (RuntimeException | Error e) {
-            // not written, as far as this instance can tell (an Error too): back to pending, for the next batch
-            answering.writeLock().lock();
-            try {
-                taken.forEach(t -> pending.merge(t.getKey(), t.getValue(), Pending::plus));
-            } finally {
-                beingWritten.clear();
-                answering.writeLock().unlock();
+            if (committed[0]) {
+                throw new Committed(e);
             }
             throw e;
         }
-        // the rows now hold these arrivals, which the copies read before did not see (moved while no answer is made);
-        // a job whose row is gone (deleted by hand) is not answered from its copy again: the next push reads it,
-        // finds it gone, and intake takes the bytes as new content
+    }
+
+    /**
+     * The rows now hold these arrivals, which the copies read before did not see: the copies are told and the
+     * arrivals are no longer counted as being written, in one move while no answer is made. A job whose row is gone
+     * (deleted by hand) is not answered from its copy again: the next push reads it, finds it gone, and intake takes
+     * the bytes as new content. With {@code rows} null (which rows is not known), or if not every copy could be told,
+     * the copies of the batch's jobs are dropped instead, so their next pushes read the rows.
+     */
+    private void written(Map<UUID, Pending> taken, Set<UUID> rows) {
         answering.writeLock().lock();
+        boolean told = false;
         try {
-            for (Map.Entry<UUID, Pending> t : taken) {
-                Kept copy = kept.get(t.getKey());
-                if (copy != null && !written.contains(t.getKey())) {
-                    kept.remove(t.getKey());
-                } else if (copy != null) {
-                    copy.writtenSince().addAndGet(t.getValue().count());
-                }
+            if (rows != null) {
+                taken.forEach((job, arrivals) -> {
+                    Kept copy = kept.get(job);
+                    if (copy != null && !rows.contains(job)) {
+                        kept.remove(job);
+                    } else if (copy != null) {
+                        copy.writtenSince().addAndGet(arrivals.count());
+                    }
+                });
+                told = true;
             }
         } finally {
-            // written: whatever the copies were told, these arrivals are no longer counted as being written
-            beingWritten.clear();
+            try {
+                if (!told) {
+                    taken.keySet().forEach(kept::remove);
+                }
+            } finally {
+                beingWritten = Map.of();
+                answering.writeLock().unlock();
+            }
+        }
+    }
+
+    /**
+     * A batch not written goes back to pending, to be written with the next. If even that fails (out of memory), its
+     * arrivals stay as being written, still counted once, and the next batch takes them with its own.
+     */
+    private void putBack(Map<UUID, Pending> taken) {
+        answering.writeLock().lock();
+        try {
+            Map<UUID, Pending> back = union(taken, pending);
+            pending = back;
+            beingWritten = Map.of();
+        } finally {
             answering.writeLock().unlock();
         }
-        return taken.stream().mapToInt(t -> t.getValue().count()).sum();
+    }
+
+    /** A new map of both maps' arrivals, built in full before anyone sees it. */
+    private static Map<UUID, Pending> union(Map<UUID, Pending> a, Map<UUID, Pending> b) {
+        Map<UUID, Pending> both = new ConcurrentHashMap<>(a);
+        b.forEach((job, arrivals) -> both.merge(job, arrivals, Pending::plus));
+        return both;
     }
 
     private void flushQuietly() {
-        long now = System.nanoTime();
-        kept.values().removeIf(copy -> !current(copy, now));
         try {
+            long now = System.nanoTime();
+            kept.values().removeIf(copy -> !current(copy, now));
             flush();
-        } catch (RuntimeException | Error e) {
-            // an Error too: a scheduled task that throws is never run again, and the counts would pile up here
+        } catch (RuntimeException e) {
             LOG.warn("duplicate counts of {} job(s) not written yet, kept for the next try: {}", pending.size(),
                     e.toString());
+        } catch (Error e) {
+            // caught too: a scheduled task that throws is never run again, and the counts would pile up here
+            LOG.error("duplicate counts of {} job(s) not written yet, kept for the next try", pending.size(), e);
         }
     }
 

@@ -256,21 +256,9 @@ class KnownContentPushTest extends IngestorTestSupport {
         UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
         awaitSettled();
         AtomicBoolean failOnce = new AtomicBoolean(true);
-        Thread test = Thread.currentThread();
-        JdbcTemplate failingOnce = new JdbcTemplate(dataSource) {
-            @Override
-            public <T> T execute(ConnectionCallback<T> action) {
-                // the test's own flush, not the instance's scheduled one
-                if (Thread.currentThread() == test && failOnce.getAndSet(false)) {
-                    // not an exception: what the batch's statement may throw past a catch of exceptions
-                    throw new StackOverflowError("on purpose");
-                }
-                return super.execute(action);
-            }
-        };
         // no scheduled batches: this test's own flushes are the only ones
-        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce, jobStore, lifecycle, http, retention,
-                camelContext, 0);
+        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce(failOnce, false), jobStore, lifecycle, http,
+                retention, camelContext, 0);
         try {
             assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(1);
             assertThatThrownBy(failing::flush).isInstanceOf(StackOverflowError.class);
@@ -287,6 +275,54 @@ class KnownContentPushTest extends IngestorTestSupport {
     }
 
     @Test
+    void arrivalsOfABatchThatFailedAfterItsStatementCommittedAreNotWrittenAgain(@Autowired ImportJobStore jobStore,
+            @Autowired HttpSettings http, @Autowired RetentionSettings retention,
+            @Autowired CamelContext camelContext) throws Exception {
+        byte[] body = csv();
+        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
+        awaitSettled();
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce(failOnce, true), jobStore, lifecycle, http,
+                retention, camelContext, 0);
+        try {
+            // read from the row and kept as read, with its count of 0
+            assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(1);
+            assertThatThrownBy(failing::flush).isInstanceOf(StackOverflowError.class);
+            assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id))
+                    .isEqualTo(1);
+            assertThat(failing.pendingOf(id)).isZero();
+            assertThat(failing.flush()).isZero();
+            // the copy was not told of the written arrival: dropped, the next push reads the row
+            assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(2);
+            assertThat(failing.flush()).isEqualTo(1);
+            assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, id))
+                    .isEqualTo(2);
+        } finally {
+            failing.stop();
+        }
+    }
+
+    /**
+     * The test's database, whose next batch statement (while {@code armed}) throws an {@link Error}, not an exception:
+     * what may come past a catch of exceptions. Before the statement runs, or once it has committed.
+     */
+    private JdbcTemplate failingOnce(AtomicBoolean armed, boolean afterCommit) {
+        return new JdbcTemplate(dataSource) {
+            @Override
+            public <T> T execute(ConnectionCallback<T> action) {
+                if (!afterCommit && armed.getAndSet(false)) {
+                    throw new StackOverflowError("on purpose, before the statement");
+                }
+                T result = super.execute(action);
+                if (afterCommit && armed.getAndSet(false)) {
+                    throw new StackOverflowError("on purpose, after the statement committed");
+                }
+                return result;
+            }
+        };
+    }
+
+    @Test
     void theScheduledBatchesGoOnAfterOneFailedWithAnError(@Autowired ImportJobStore jobStore,
             @Autowired HttpSettings http, @Autowired RetentionSettings retention,
             @Autowired CamelContext camelContext) throws Exception {
@@ -294,17 +330,8 @@ class KnownContentPushTest extends IngestorTestSupport {
         UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
         awaitSettled();
         AtomicBoolean failOnce = new AtomicBoolean(true);
-        JdbcTemplate failingOnce = new JdbcTemplate(dataSource) {
-            @Override
-            public <T> T execute(ConnectionCallback<T> action) {
-                if (failOnce.getAndSet(false)) {
-                    throw new StackOverflowError("on purpose");
-                }
-                return super.execute(action);
-            }
-        };
-        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce, jobStore, lifecycle, http, retention,
-                camelContext);
+        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce(failOnce, false), jobStore, lifecycle, http,
+                retention, camelContext);
         try {
             failing.arrival(id, key(body), Instant.now()).orElseThrow();
             await().atMost(Duration.ofSeconds(5)).until(() -> !failOnce.get());
