@@ -79,6 +79,8 @@ public final class TestSftpServer {
             public SeekableByteChannel openFile(SftpSubsystemProxy subsystem, FileHandle fileHandle, Path file,
                     String handle, Set<? extends OpenOption> options, FileAttribute<?>... attrs) throws IOException {
                 if (file.getFileName() != null && failingReads.remove(file.getFileName().toString())) {
+                    events.add(new Event(subsystem.getServerSession().getUsername(), "read-failed",
+                            System.nanoTime()));
                     throw new IOException(file + " could not be opened");
                 }
                 return SftpFileSystemAccessor.super.openFile(subsystem, fileHandle, file, handle, options, attrs);
@@ -130,12 +132,21 @@ public final class TestSftpServer {
         failingReads.add(name);
     }
 
+    /** Failures asked for and not happened yet happen no more. */
+    public void forgetFailures() {
+        failingListings.clear();
+        failingReads.clear();
+    }
+
     /** One more login the server accepts. */
     public void addUser(String username, String password) {
         users.put(username, password);
     }
 
-    /** What a login did: {@code login} or {@code list} (a folder listed), at {@code nanoTime}. */
+    /**
+     * What a login did: {@code login}, {@code list} (a folder listed) or {@code read-failed} (an opening failed on
+     * purpose), at {@code nanoTime}.
+     */
     public record Event(String username, String kind, long nanoTime) {
     }
 

@@ -50,6 +50,11 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         return instance + "/" + UUID.randomUUID();
     }
 
+    /** How long a claim holds: one older is taken over by any run. */
+    Duration lease() {
+        return lease;
+    }
+
     /** This run's name on its claims. */
     String owner() {
         return owner;

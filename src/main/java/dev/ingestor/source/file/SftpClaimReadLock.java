@@ -1,6 +1,6 @@
 package dev.ingestor.source.file;
 
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * and a peer that listed the folder before the move must still find the file claimed. Camel aborts a file whose
  * lock was refused as it does one whose lock was taken; only the exchange that took a claim lets go of it there.
  * A download that fails after the lock ends with no release at all; the route's next listing of that file lets go
- * of the claim and takes it again (Camel lists no file it still has in progress).
+ * of the claim and takes it again (Camel lists no file it still has in progress), within the claims' lease.
  */
 class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelSftp.LsEntry> {
 
@@ -40,8 +40,12 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     static final String CLAIMED = "IngestorSftpClaim";
 
     private final FileClaimRepository claims;
-    /** The claims this route took whose exchange has not let go of them (by commit, rollback or abort). */
-    private final Set<String> open = ConcurrentHashMap.newKeySet();
+    /**
+     * The claims this route took whose exchange has not let go of them (by commit, rollback or abort), with when
+     * ({@link System#nanoTime}). Forgotten after the claims' lease, when any run may take them over anyway: a file
+     * whose download failed and that then went (taken by another instance, deleted by the supplier) is not kept.
+     */
+    private final Map<String, Long> open = new ConcurrentHashMap<>();
     private final ScheduledExecutorService releases;
     private final long releaseDelayMillis;
     /** Null with a done file: the marker says the file is complete. */
@@ -80,6 +84,11 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
         return server + " " + file.getAbsoluteFilePath();
     }
 
+    /** How many claims this route holds open: taken, and not let go of by their exchange. */
+    int openClaims() {
+        return open.size();
+    }
+
     @Override
     public void prepareOnStartup(GenericFileOperations<ChannelSftp.LsEntry> operations,
             GenericFileEndpoint<ChannelSftp.LsEntry> endpoint) throws Exception {
@@ -98,7 +107,10 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             LOG.debug("{} is a symbolic link; not taken", key);
             return false;
         }
-        if (open.remove(key)) {
+        long now = System.nanoTime();
+        long lease = claims.lease().toNanos();
+        open.values().removeIf(since -> now - since > lease);
+        if (open.remove(key) != null) {
             // listed again, so the exchange that took it is over without letting go: its download failed
             LOG.debug("{} is listed again after a download that did not finish; its claim is taken anew", key);
             claims.remove(key);
@@ -112,7 +124,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             complete = changed == null || changed.acquireExclusiveReadLock(operations, file, exchange);
         } finally {
             if (complete) {
-                open.add(key);
+                open.put(key, now);
                 exchange.setProperty(CLAIMED, key);
             } else {
                 claims.remove(key);

@@ -55,10 +55,14 @@ class SftpClaimReadLockTest {
     }
 
     private static FileClaimRepository claims() {
+        return claims(Duration.ofMinutes(10));
+    }
+
+    private static FileClaimRepository claims(Duration lease) {
         IngestorProperties properties = new IngestorProperties();
         properties.setInstanceId("one");
         IntakeSettings intake = new IntakeSettings();
-        intake.setClaimLease(Duration.ofMinutes(10));
+        intake.setClaimLease(lease);
         return new FileClaimRepository(jdbc, new InstanceId(properties), intake);
     }
 
@@ -130,5 +134,17 @@ class SftpClaimReadLockTest {
 
         holder.releaseExclusiveReadLockOnAbort(null, file("/upload/orders.csv"), holding);
         assertThat(claimsOf(key)).as("let go by the exchange that took it").isZero();
+    }
+
+    @Test
+    void aClaimLeftOpenByAFailedDownloadIsForgottenAfterTheLease() throws Exception {
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims(Duration.ofMillis(200)), releases, 0, null);
+
+        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/vanished.csv"), polledBy("acme"))).isTrue();
+        // its download failed, and the file is gone before the next poll: never listed again
+        assertThat(lock.openClaims()).isEqualTo(1);
+        Thread.sleep(300);
+        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/next.csv"), polledBy("acme"))).isTrue();
+        assertThat(lock.openClaims()).as("the next file's only").isEqualTo(1);
     }
 }

@@ -127,6 +127,7 @@ class SftpIntakeTest extends IngestorTestSupport {
 
     @BeforeEach
     void emptyRemote() throws Exception {
+        SFTP.forgetFailures();
         Files.createDirectories(OUTBOX);
         deleteTree(OUTBOX.resolve(".done"));
         deleteTree(OUTBOX.resolve(".rejected"));
@@ -175,6 +176,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         SFTP.failNextReadOf("download-fails-once.csv");
         publish("download-fails-once.csv", advice("D-1"));
         awaitJobs(1);
+        assertThat(SFTP.events()).as("the download that failed").anyMatch(e -> e.kind().equals("read-failed"));
         assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class))
                 .isEqualTo("download-fails-once.csv");
         awaitFiles(OUTBOX.resolve(".done"), 1);
