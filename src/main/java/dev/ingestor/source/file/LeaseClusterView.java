@@ -67,7 +67,8 @@ final class LeaseClusterView extends AbstractCamelClusterView {
             scheduleRenewals();
         }
         long check = Math.max(50, Math.min(1000, renewal.toMillis() / 4));
-        executor.scheduleAtFixedRate(this::checkDeadline, check, check, TimeUnit.MILLISECONDS);
+        executor.scheduleAtFixedRate(() -> stayScheduled("deadline check", this::checkDeadline), check, check,
+                TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -111,7 +112,8 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     private synchronized void scheduleRenewals() {
         if (!renewing) {
             renewing = true;
-            executor.scheduleWithFixedDelay(this::renew, 0, renewal.toMillis(), TimeUnit.MILLISECONDS);
+            executor.scheduleWithFixedDelay(() -> stayScheduled("renewal", this::renew), 0, renewal.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -125,7 +127,7 @@ final class LeaseClusterView extends AbstractCamelClusterView {
         String holder;
         try {
             holder = leases.takeOrRenew(getNamespace(), owner, token, lease);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             renewalFailed(e);
             return;
         }
@@ -161,7 +163,7 @@ final class LeaseClusterView extends AbstractCamelClusterView {
         }
     }
 
-    private void renewalFailed(RuntimeException e) {
+    private void renewalFailed(Throwable e) {
         synchronized (this) {
             failures++;
             if (failures == 1) {
@@ -187,10 +189,56 @@ final class LeaseClusterView extends AbstractCamelClusterView {
         changed(false);
     }
 
-    /** Tells Camel's listeners (the clustered route policy starts or stops the route) and the gauge. */
+    /**
+     * Tells Camel's listeners (the clustered route policy starts or stops the route) and the gauge. A listener that
+     * fails on leadership gained leaves the route perhaps not running: the lease is given back, so that another
+     * instance may lead it, and this one tries again at its next renewal.
+     */
     private void changed(boolean leading) {
+        try {
+            tell(leading);
+        } catch (RuntimeException | Error e) {
+            LOG.error("instance={} could not tell route={} that it {} it{}", owner, getNamespace(),
+                    leading ? "leads" : "no longer leads", leading ? "; it gives the lease back" : "", e);
+            if (leading) {
+                giveBack();
+            }
+        }
+    }
+
+    private void tell(boolean leading) {
         onLeadership.accept(getNamespace(), leading);
         fireLeadershipChangedEvent(getLeader().orElse(null));
+    }
+
+    /** Leadership gained but not taken up: no longer led here, and the lease free for any instance. */
+    private void giveBack() {
+        synchronized (this) {
+            leader = false;
+        }
+        try {
+            leases.release(getNamespace(), token);
+        } catch (RuntimeException e) {
+            LOG.warn("instance={} could not give the lease of route={} back ({}); it runs out in {}", owner,
+                    getNamespace(), e.toString(), lease);
+        }
+        try {
+            tell(false);
+        } catch (RuntimeException | Error e) {
+            LOG.error("instance={} could not tell route={} that it no longer leads it", owner, getNamespace(), e);
+        }
+    }
+
+    /**
+     * Runs a scheduled task so that its schedule goes on whatever it throws: an executor never runs a task again
+     * once it has thrown, and leadership would then never be renewed, gained or given up here.
+     */
+    private void stayScheduled(String task, Runnable body) {
+        try {
+            body.run();
+        } catch (RuntimeException | Error e) {
+            LOG.error("instance={}: the lease {} of route={} failed", owner, task, getNamespace(), e);
+        }
     }
 
     @Override
