@@ -49,7 +49,7 @@ final class CsvRecordReader implements RecordReader {
         this.limits = limits;
         this.delimiter = delimiter;
         try {
-            int buffer = ReadBuffers.size(in, 256 * 1024);
+            int buffer = ReadBuffers.size(in);
             BufferedReader lines = new BufferedReader(Decoding.strict(new BufferedInputStream(in, buffer), charset),
                     Math.min(buffer, 64 * 1024));
             for (int i = 0; i < mapping.skipLines(); i++) {

@@ -64,7 +64,7 @@ final class JsonRecordReader implements RecordReader {
         this.limits = limits;
         this.factory = factory(limits.maxSize());
         try {
-            int buffer = ReadBuffers.size(in, 256 * 1024);
+            int buffer = ReadBuffers.size(in);
             PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), buffer), 1);
             int first = firstSignificant(pushback);
             reader = pushback;

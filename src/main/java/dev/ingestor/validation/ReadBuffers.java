@@ -11,14 +11,20 @@ import java.io.InputStream;
 final class ReadBuffers {
 
     static final int LEAST = 8 * 1024;
+    /** The most a reader buffers of a file, however large the file. */
+    static final int MOST = 256 * 1024;
 
     private ReadBuffers() {
     }
 
     /**
-     * {@code most}, or less for a stream that says how much it holds ({@code available()} of a file is what is left
-     * of it); a stream that does not know (0, or 1 as a decompressor says) gets {@code most}.
+     * {@link #MOST}, or less for a stream that says how much it holds ({@code available()} of a file is what is left
+     * of it); a stream that does not know (0, or 1 as a decompressor says) gets {@link #MOST}.
      */
+    static int size(InputStream in) {
+        return size(in, MOST);
+    }
+
     static int size(InputStream in, int most) {
         try {
             int known = in.available();
