@@ -1,7 +1,9 @@
 package dev.ingestor.source.file;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.ingestor.config.IngestorProperties;
@@ -64,6 +66,7 @@ public class SupplierRouteInstaller implements RoutesFromTemplates {
 
     @Override
     public void install() throws Exception {
+        refuseSharedSftpFolders();
         for (Map.Entry<String, SupplierProperties> supplier : properties.getSuppliers().entrySet()) {
             SupplierProperties.FileDrop drop = supplier.getValue().getFileDrop();
             if (drop.isEnabled()) {
@@ -74,6 +77,38 @@ public class SupplierRouteInstaller implements RoutesFromTemplates {
                 addSftp(camelContext, supplier.getKey(), sftp);
             }
         }
+    }
+
+    /**
+     * Two suppliers polling one folder with one account would race for its files: each file a job of whichever
+     * route took it first, and the two routes' claims on it one and the same (SftpClaimReadLock's key names the
+     * account, the server and the folder, not the supplier). Refused at start, naming both.
+     */
+    private void refuseSharedSftpFolders() {
+        Map<String, String> polledBy = new HashMap<>();
+        for (Map.Entry<String, SupplierProperties> supplier : properties.getSuppliers().entrySet()) {
+            SupplierProperties.Sftp sftp = supplier.getValue().getSftp();
+            if (!sftp.isEnabled() || isBlank(sftp.getUsername())) {
+                continue; // no route, or refused for its missing login (addSftp)
+            }
+            String folder = sftp.getUsername() + "@" + sftp.getHost().trim().toLowerCase(Locale.ROOT) + ":"
+                    + sftp.getPort() + " " + withoutTrailingSlashes(nullToEmpty(sftp.getDirectory()).trim());
+            String other = polledBy.putIfAbsent(folder, supplier.getKey());
+            if (other != null) {
+                throw new IllegalStateException("ingestor.suppliers." + other + ".sftp and ingestor.suppliers."
+                        + supplier.getKey() + ".sftp poll the same folder (" + folder.replace(' ', '/')
+                        + "): each file would go to whichever supplier's route took it first;"
+                        + " give each supplier a folder or an account of its own");
+            }
+        }
+    }
+
+    private static String withoutTrailingSlashes(String directory) {
+        String d = directory;
+        while (d.length() > 1 && d.endsWith("/")) {
+            d = d.substring(0, d.length() - 1);
+        }
+        return d;
     }
 
     private void addFileDrop(CamelContext camelContext, String code, SupplierProperties.FileDrop drop)

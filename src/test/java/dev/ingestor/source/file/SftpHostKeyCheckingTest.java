@@ -68,6 +68,7 @@ class SftpHostKeyCheckingTest {
     void anExplicitOptOutStartsWithOneWarningNamingTheSupplier(CapturedOutput output) throws Exception {
         sftpSupplier("ACME").setStrictHostKeyChecking(false);
         sftpSupplier("GLOBEX").setKnownHostsFile("/etc/ingestor/globex_known_hosts");
+        properties.getSuppliers().get("GLOBEX").getSftp().setUsername("globex");
         installer().install();
         assertThat(templateParameter("sftp-ACME", "strictHostKeyChecking")).isEqualTo("no");
         assertThat(output.getAll().lines().filter(line -> line.contains("WARN"))
@@ -75,6 +76,27 @@ class SftpHostKeyCheckingTest {
                 .singleElement().asString()
                 .contains("supplier=ACME")
                 .contains("ingestor.suppliers.ACME.sftp.strict-host-key-checking=false");
+    }
+
+    @Test
+    void twoSuppliersPollingOneFolderWithOneAccountAreRefusedAtStartNamingBoth() throws Exception {
+        SupplierProperties.Sftp acme = sftpSupplier("ACME");
+        acme.setKnownHostsFile("/etc/ingestor/known_hosts");
+        acme.setDirectory("outbox");
+        SupplierProperties.Sftp globex = sftpSupplier("GLOBEX");
+        globex.setKnownHostsFile("/etc/ingestor/known_hosts");
+        globex.setHost("SFTP.example.org");
+        globex.setDirectory("outbox/");
+        assertThatThrownBy(() -> installer().install())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("ingestor.suppliers.ACME.sftp and ingestor.suppliers.GLOBEX.sftp")
+                .hasMessageContaining("ingestor@sftp.example.org:22/outbox");
+        assertThat(camel.getRouteDefinition("sftp-ACME")).isNull();
+
+        // another account on the same server and folder: its own files
+        globex.setUsername("globex");
+        installer().install();
+        assertThat(camel.getRouteDefinition("sftp-GLOBEX")).isNotNull();
     }
 
     /**

@@ -79,7 +79,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.FORGED.sftp.port", SFTP::port);
         registry.add("ingestor.suppliers.FORGED.sftp.username", () -> "acme");
         registry.add("ingestor.suppliers.FORGED.sftp.password", () -> "s3cret-pw");
-        registry.add("ingestor.suppliers.FORGED.sftp.directory", () -> "strict");
+        registry.add("ingestor.suppliers.FORGED.sftp.directory", () -> "forged");
         registry.add("ingestor.suppliers.FORGED.sftp.poll-interval", () -> "200ms");
         registry.add("ingestor.suppliers.FORGED.sftp.known-hosts-file", () -> knownHosts("forged", forgedLine()));
         registry.add("ingestor.suppliers.FORGED.file-drop.enabled", () -> "false");
@@ -214,13 +214,17 @@ class SftpIntakeTest extends IngestorTestSupport {
     @Test
     void withAKnownHostsFileOnlyTheServerWithTheKnownKeyIsUsed() throws Exception {
         Path folder = Files.createDirectories(SFTP.root().resolve("strict"));
+        Path forged = Files.createDirectories(SFTP.root().resolve("forged"));
         Files.write(folder.resolve("checked.csv"), advice("K-1"));
+        Files.write(forged.resolve("not-taken.csv"), advice("K-2"));
         // STRICT knows the key: takes the file; FORGED knows another key for the same address: refuses to log in
         awaitJobs(1);
         assertThat(jdbc.queryForObject("SELECT supplier FROM import_job", String.class)).isEqualTo("STRICT");
         await().atMost(Duration.ofSeconds(15))
                 .until(() -> health().path("consumer:sftp-FORGED").asString().equals("DOWN"));
         assertThat(health().path("consumer:sftp-STRICT").asString()).isNotEqualTo("DOWN");
+        assertThat(forged.resolve("not-taken.csv")).exists();
+        assertThat(jobCount()).isEqualTo(1);
     }
 
     @Test
