@@ -39,7 +39,9 @@ import org.springframework.stereotype.Component;
  * job's {@code duplicate_count} and {@code last_seen_at} catch up within {@link #FLUSH_INTERVAL_MS} and on an
  * orderly shutdown. The counts of the last interval are lost if the process dies: they are statistics of
  * arrivals that changed nothing, and the job, the key and the answer the caller got do not depend on them.
- * A count that cannot be written (the database is away) is kept and written with the next batch.
+ * A count that cannot be written (the database is away) is kept and written with the next batch. A batch whose
+ * statement committed but whose answer was lost (the connection cut between the two) counts as not written and is
+ * written again: the counts are then over by that batch, never under.
  *
  * <p>The job a repeated push is answered with carries the count as it will be once written (the row's plus
  * this instance's unwritten ones, those of the batch being written among them). A batch moves its arrivals from
@@ -175,7 +177,8 @@ public class DuplicatePushCounts {
         } finally {
             answering.readLock().unlock();
         }
-        // no batch is being written meanwhile: the row holds every arrival written, and none is being written
+        // no batch is being written meanwhile: the row holds every arrival written; what a failed batch could not put
+        // back (beingWritten) is still unwritten
         rows.readLock().lock();
         try {
             long read = reads.incrementAndGet();
@@ -185,7 +188,8 @@ public class DuplicatePushCounts {
                 kept.remove(jobId);
                 return row;
             }
-            int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count();
+            int unwritten = pending.merge(jobId, new Pending(1, seen), Pending::plus).count()
+                    + countOf(beingWritten.get(jobId));
             ImportJob job = row.get();
             if (keepNanos > 0) {
                 Kept fresh = new Kept(keepable(job, seen) ? job : null, job.duplicateCount(), new AtomicInteger(), now,
@@ -330,8 +334,8 @@ public class DuplicatePushCounts {
                     ps.setArray(3, c.createArrayOf("integer", counts));
                     ps.setArray(4, c.createArrayOf("text", seen));
                     try (ResultSet rs = ps.executeQuery()) {
-                        // auto-commit: the statement has committed once it answers
-                        committed[0] = true;
+                        // in auto-commit (no transaction around a batch), the statement has committed once it answers
+                        committed[0] = c.getAutoCommit();
                         Set<UUID> rows = new HashSet<>();
                         while (rs.next()) {
                             rows.add(rs.getObject(1, UUID.class));
@@ -410,11 +414,11 @@ public class DuplicatePushCounts {
             kept.values().removeIf(copy -> !current(copy, now));
             flush();
         } catch (RuntimeException e) {
-            LOG.warn("duplicate counts of {} job(s) not written yet, kept for the next try: {}", pending.size(),
+            LOG.warn("a batch of duplicate counts failed ({}); what it did not write is written with the next",
                     e.toString());
         } catch (Error e) {
             // caught too: a scheduled task that throws is never run again, and the counts would pile up here
-            LOG.error("duplicate counts of {} job(s) not written yet, kept for the next try", pending.size(), e);
+            LOG.error("a batch of duplicate counts failed; what it did not write is written with the next", e);
         }
     }
 
