@@ -55,6 +55,21 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         return lease;
     }
 
+    /**
+     * Forgets a hold of this run older than the lease, in memory only: a claim whose file went without a release
+     * (a failed download, then the file taken elsewhere or deleted). Its row is any run's to take over, and
+     * recovery removes it.
+     */
+    void forgetExpired(String key) {
+        long now = System.nanoTime();
+        held.computeIfPresent(key, (k, hold) -> now - hold.since() > lease.toNanos() ? null : hold);
+    }
+
+    /** Whether this run holds {@code key}: taken, and not yet released or forgotten. */
+    boolean holds(String key) {
+        return held.containsKey(key);
+    }
+
     /** This run's name on its claims. */
     String owner() {
         return owner;

@@ -109,7 +109,13 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
         }
         long now = System.nanoTime();
         long lease = claims.lease().toNanos();
-        open.values().removeIf(since -> now - since > lease);
+        open.entrySet().removeIf(taken -> {
+            boolean expired = now - taken.getValue() > lease;
+            if (expired) {
+                claims.forgetExpired(taken.getKey());
+            }
+            return expired;
+        });
         if (open.remove(key) != null) {
             // listed again, so the exchange that took it is over without letting go: its download failed
             LOG.debug("{} is listed again after a download that did not finish; its claim is taken anew", key);

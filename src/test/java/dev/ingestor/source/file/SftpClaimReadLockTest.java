@@ -138,13 +138,17 @@ class SftpClaimReadLockTest {
 
     @Test
     void aClaimLeftOpenByAFailedDownloadIsForgottenAfterTheLease() throws Exception {
-        SftpClaimReadLock lock = new SftpClaimReadLock(claims(Duration.ofMillis(200)), releases, 0, null);
+        FileClaimRepository claims = claims(Duration.ofMillis(200));
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 0, null);
+        Exchange failed = polledBy("acme");
+        String key = SftpClaimReadLock.key(file("/upload/vanished.csv"), failed);
 
-        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/vanished.csv"), polledBy("acme"))).isTrue();
+        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/vanished.csv"), failed)).isTrue();
         // its download failed, and the file is gone before the next poll: never listed again
         assertThat(lock.openClaims()).isEqualTo(1);
         Thread.sleep(300);
         assertThat(lock.acquireExclusiveReadLock(null, file("/upload/next.csv"), polledBy("acme"))).isTrue();
         assertThat(lock.openClaims()).as("the next file's only").isEqualTo(1);
+        assertThat(claims.holds(key)).as("nor held by this run any more").isFalse();
     }
 }
