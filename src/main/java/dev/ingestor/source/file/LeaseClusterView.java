@@ -47,6 +47,10 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     private String otherHolder;
     /** Failed renewals in a row, for one line when they start and one when they end. */
     private int failures;
+    /** Leadership gained and not taken up (the route did not start), in a row; reset when it is taken up. */
+    private int notTakenUp;
+    /** System.nanoTime() before which the lease is not tried for again, after it was not taken up. */
+    private long holdOffUntilNanos;
 
     LeaseClusterView(CamelClusterService service, String namespace, RouteLeases leases, String owner, Duration lease,
             Duration renewal, BiConsumer<String, Boolean> onLeadership) {
@@ -124,6 +128,11 @@ final class LeaseClusterView extends AbstractCamelClusterView {
 
     private void renew() {
         long started = System.nanoTime();
+        synchronized (this) {
+            if (notTakenUp > 0 && started - holdOffUntilNanos < 0) {
+                return;
+            }
+        }
         String holder;
         try {
             holder = leases.takeOrRenew(getNamespace(), owner, token, lease);
@@ -132,13 +141,17 @@ final class LeaseClusterView extends AbstractCamelClusterView {
             return;
         }
         Boolean change = null;
+        boolean stopped = false;
         synchronized (this) {
             if (failures > 0) {
                 LOG.info("instance={} reaches the leases of route={} again after {} failed attempt(s)", owner,
                         getNamespace(), failures);
                 failures = 0;
             }
-            if (holder == null) {
+            if (holder == null && executor == null) {
+                // stopped while this renewal ran: the stop has let go of the lease, and this must not take it up
+                stopped = true;
+            } else if (holder == null) {
                 // the database's expiry is at least the call's start plus the lease; give up a renewal before it
                 leadsUntilNanos = started + lease.toNanos() - renewal.toNanos();
                 otherHolder = null;
@@ -157,6 +170,10 @@ final class LeaseClusterView extends AbstractCamelClusterView {
                             getNamespace(), holder);
                 }
             }
+        }
+        if (stopped) {
+            releaseQuietly();
+            return;
         }
         if (change != null) {
             changed(change);
@@ -190,19 +207,40 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     }
 
     /**
-     * Tells Camel's listeners (the clustered route policy starts or stops the route) and the gauge. A listener that
-     * fails on leadership gained leaves the route perhaps not running: the lease is given back, so that another
-     * instance may lead it, and this one tries again at its next renewal.
+     * Tells Camel's listeners (the clustered route policy starts or stops the route) and the gauge. Leadership gained
+     * but not taken up (a listener failed: the route did not start, SftpLeadership) gives the lease back at once, so
+     * that another instance may lead the route, and this one tries for it again after a wait that doubles with each
+     * such failure in a row, from one renewal up to the lease.
      */
     private void changed(boolean leading) {
         try {
             tell(leading);
-        } catch (RuntimeException | Error e) {
-            LOG.error("instance={} could not tell route={} that it {} it{}", owner, getNamespace(),
-                    leading ? "leads" : "no longer leads", leading ? "; it gives the lease back" : "", e);
             if (leading) {
-                giveBack();
+                synchronized (this) {
+                    notTakenUp = 0;
+                }
             }
+        } catch (RuntimeException | Error e) {
+            if (!leading) {
+                LOG.error("instance={} could not tell route={} that it no longer leads it", owner, getNamespace(), e);
+                return;
+            }
+            long wait;
+            int inARow;
+            synchronized (this) {
+                inARow = ++notTakenUp;
+                wait = Math.min(lease.toNanos(), renewal.toNanos() << Math.min(20, inARow - 1));
+                holdOffUntilNanos = System.nanoTime() + wait;
+            }
+            if (inARow == 1) {
+                LOG.error("instance={} could not tell route={} that it leads it; it gives the lease back and tries"
+                        + " again in {}", owner, getNamespace(), Duration.ofNanos(wait), e);
+            } else {
+                LOG.error("instance={} could not tell route={} that it leads it, {} times in a row ({}); it gives the"
+                        + " lease back and tries again in {}", owner, getNamespace(), inARow, e.toString(),
+                        Duration.ofNanos(wait));
+            }
+            giveBack();
         }
     }
 
@@ -217,15 +255,22 @@ final class LeaseClusterView extends AbstractCamelClusterView {
             leader = false;
         }
         try {
+            releaseQuietly();
+        } finally {
+            try {
+                tell(false);
+            } catch (RuntimeException | Error e) {
+                LOG.error("instance={} could not tell route={} that it no longer leads it", owner, getNamespace(), e);
+            }
+        }
+    }
+
+    private void releaseQuietly() {
+        try {
             leases.release(getNamespace(), token);
         } catch (RuntimeException e) {
-            LOG.warn("instance={} could not give the lease of route={} back ({}); it runs out in {}", owner,
-                    getNamespace(), e.toString(), lease);
-        }
-        try {
-            tell(false);
-        } catch (RuntimeException | Error e) {
-            LOG.error("instance={} could not tell route={} that it no longer leads it", owner, getNamespace(), e);
+            LOG.warn("instance={} could not give the lease of route={} back ({}); another instance may take it once"
+                    + " it runs out", owner, getNamespace(), e.toString());
         }
     }
 

@@ -5,7 +5,10 @@ import java.time.Duration;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.metrics.IngestorMetrics;
 import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.RuntimeCamelException;
 import org.apache.camel.impl.cluster.ClusteredRoutePolicy;
+import org.apache.camel.spi.ExceptionHandler;
 import org.apache.camel.spi.RoutePolicy;
 import org.springframework.stereotype.Component;
 
@@ -53,7 +56,32 @@ public class SftpLeadership {
         metrics.sftpLeader(supplier(routeId), false);
         ClusteredRoutePolicy policy = ClusteredRoutePolicy.forNamespace(service, routeId);
         policy.setCamelContext(camelContext);
+        policy.setExceptionHandler(new Rethrow());
         return policy;
+    }
+
+    /**
+     * What the policy meets starting or stopping the route is thrown on to the lease's view (LeaseClusterView), not
+     * only logged as Camel's default handler does: a route that did not start on leadership gained would otherwise
+     * leave this instance holding the lease with nobody polling the supplier's server. The view gives the lease back
+     * and tries again later.
+     */
+    private static final class Rethrow implements ExceptionHandler {
+
+        @Override
+        public void handleException(Throwable exception) {
+            throw RuntimeCamelException.wrapRuntimeCamelException(exception);
+        }
+
+        @Override
+        public void handleException(String message, Throwable exception) {
+            throw new RuntimeCamelException(message, exception);
+        }
+
+        @Override
+        public void handleException(String message, Exchange exchange, Throwable exception) {
+            throw new RuntimeCamelException(message, exception);
+        }
     }
 
     /**
