@@ -7,6 +7,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.flywaydb.core.Flyway;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** One real PostgreSQL server for the whole test JVM; each user gets its own database in it. */
 public final class TestPostgres {
@@ -46,5 +49,12 @@ public final class TestPostgres {
             throw new IllegalStateException("cannot create test database " + database, e);
         }
         return pg.getJdbcUrl("postgres", database);
+    }
+
+    /** A database of this name with the application's migrations applied; a connection of its own per statement. */
+    public static JdbcTemplate migrated(String database) {
+        DriverManagerDataSource dataSource = new DriverManagerDataSource(jdbcUrl(database));
+        Flyway.configure().dataSource(dataSource).load().migrate();
+        return new JdbcTemplate(dataSource);
     }
 }

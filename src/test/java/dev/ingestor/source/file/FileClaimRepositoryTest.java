@@ -13,13 +13,11 @@ import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.support.TestPostgres;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** The claim table that keeps two instances from taking one inbox file, on a real PostgreSQL. */
 class FileClaimRepositoryTest {
@@ -28,9 +26,7 @@ class FileClaimRepositoryTest {
 
     @BeforeAll
     static void database() {
-        DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl("claims"));
-        Flyway.configure().dataSource(dataSource).load().migrate();
-        jdbc = new JdbcTemplate(dataSource);
+        jdbc = TestPostgres.migrated("claims");
     }
 
     @BeforeEach

@@ -11,12 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.ingestor.support.TestPostgres;
 import org.apache.camel.CamelContext;
 import org.apache.camel.impl.DefaultCamelContext;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * A route's lease when what is told of leadership fails, on a real PostgreSQL with Camel's cluster classes: the
@@ -31,9 +29,7 @@ class LeaseClusterViewTest {
 
     @BeforeAll
     static void setUp() {
-        DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl("route_leases"));
-        Flyway.configure().dataSource(dataSource).load().migrate();
-        jdbc = new JdbcTemplate(dataSource);
+        jdbc = TestPostgres.migrated("route_leases");
     }
 
     @BeforeEach

@@ -16,13 +16,11 @@ import org.apache.camel.Exchange;
 import org.apache.camel.component.file.remote.RemoteFile;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * The SFTP routes' claims on a real PostgreSQL: whose file a key names, and which exchange lets go of it when Camel
@@ -36,9 +34,7 @@ class SftpClaimReadLockTest {
 
     @BeforeAll
     static void setUp() {
-        DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl("sftp_claims"));
-        Flyway.configure().dataSource(dataSource).load().migrate();
-        jdbc = new JdbcTemplate(dataSource);
+        jdbc = TestPostgres.migrated("sftp_claims");
         camel = new DefaultCamelContext();
         releases = Executors.newSingleThreadScheduledExecutor();
     }

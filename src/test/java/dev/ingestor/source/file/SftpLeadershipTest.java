@@ -21,12 +21,10 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.spi.RoutePolicy;
 import org.apache.camel.support.DefaultConsumer;
 import org.apache.camel.support.DefaultEndpoint;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * An SFTP route under its lease, with Camel's own clustered route policy, on a real PostgreSQL: a route that does not
@@ -38,9 +36,7 @@ class SftpLeadershipTest {
 
     @BeforeAll
     static void setUp() {
-        DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl("route_leases"));
-        Flyway.configure().dataSource(dataSource).load().migrate();
-        jdbc = new JdbcTemplate(dataSource);
+        jdbc = TestPostgres.migrated("sftp_leadership");
     }
 
     @BeforeEach
