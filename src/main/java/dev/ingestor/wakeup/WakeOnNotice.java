@@ -8,6 +8,8 @@ import org.apache.camel.Consumer;
 import org.apache.camel.spi.ScheduledPollConsumerScheduler;
 import org.apache.camel.support.ScheduledPollConsumer;
 import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The scheduler of a polling route that a notification wakes: it runs the route's poll, then waits for the route's
@@ -26,6 +28,8 @@ import org.apache.camel.support.service.ServiceSupport;
  * It runs on a thread of Camel's ExecutorServiceManager, stopped with the route.
  */
 public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsumerScheduler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WakeOnNotice.class);
 
     private final WorkSignals signals;
     private String channel;
@@ -115,11 +119,25 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
             }
             while (!Thread.currentThread().isInterrupted()) {
                 long seen = signal.raises();
-                task.run();
+                runOnce();
                 signal.awaitRaisedSince(seen, delay, unit);
             }
         } catch (InterruptedException stopped) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * One poll. Camel's poll logs an {@link Error} (a stack overflow, memory run out in one poll) and throws it on,
+     * which would end this loop, and with it the stage's polls on this instance for good while the route still
+     * shows as started: the next poll comes after the delay, as after any failed poll.
+     */
+    private void runOnce() {
+        try {
+            task.run();
+        } catch (Error e) {
+            LOG.error("a poll of route {} failed with {}; it polls again after its delay", consumer.getRouteId(),
+                    e.toString());
         }
     }
 
