@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsumerScheduler {
 
     private static final Logger LOG = LoggerFactory.getLogger(WakeOnNotice.class);
+    /** The least pause after a poll that failed with an Error, whatever the route's delay. */
+    static final long MIN_PAUSE_AFTER_ERROR_MS = 1000;
 
     private final WorkSignals signals;
     private String channel;
@@ -119,8 +121,12 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
             }
             while (!Thread.currentThread().isInterrupted()) {
                 long seen = signal.raises();
-                runOnce();
-                signal.awaitRaisedSince(seen, delay, unit);
+                if (runOnce()) {
+                    signal.awaitRaisedSince(seen, delay, unit);
+                } else {
+                    // not woken early: a poll that fails so every time must not spin
+                    Thread.sleep(Math.max(MIN_PAUSE_AFTER_ERROR_MS, unit.toMillis(delay)));
+                }
             }
         } catch (InterruptedException stopped) {
             Thread.currentThread().interrupt();
@@ -128,16 +134,19 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
     }
 
     /**
-     * One poll. Camel's poll logs an {@link Error} (a stack overflow, memory run out in one poll) and throws it on,
-     * which would end this loop, and with it the stage's polls on this instance for good while the route still
-     * shows as started: the next poll comes after the delay, as after any failed poll.
+     * One poll; false when it failed with an {@link Error} (a stack overflow, memory run out in one poll). Camel's
+     * poll logs such an Error and throws it on, which would end this loop, and with it the stage's polls on this
+     * instance for good while the route still shows as started: the next poll comes after the delay (at least
+     * {@link #MIN_PAUSE_AFTER_ERROR_MS}), and no notification brings it sooner.
      */
-    private void runOnce() {
+    private boolean runOnce() {
         try {
             task.run();
+            return true;
         } catch (Error e) {
             LOG.error("a poll of route {} failed with {}; it polls again after its delay", consumer.getRouteId(),
                     e.toString());
+            return false;
         }
     }
 

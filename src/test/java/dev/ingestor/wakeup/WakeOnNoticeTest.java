@@ -1,5 +1,6 @@
 package dev.ingestor.wakeup;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -13,19 +14,21 @@ import org.junit.jupiter.api.Test;
 /** A stage's polls under {@link WakeOnNotice}, with Camel's own polling consumer and no database. */
 class WakeOnNoticeTest {
 
-    /** A polling consumer whose first poll fails with an {@link Error}, counting its polls. */
+    /** A polling consumer whose first {@code failing} polls fail with an {@link Error}, counting its polls. */
     private static final class FailsFirst extends ScheduledPollConsumer {
 
         private final AtomicInteger polls;
+        private final int failing;
 
-        FailsFirst(CamelContext camel, AtomicInteger polls) {
+        FailsFirst(CamelContext camel, AtomicInteger polls, int failing) {
             super(camel.getEndpoint("direct:stage"), exchange -> {});
             this.polls = polls;
+            this.failing = failing;
         }
 
         @Override
         protected int poll() {
-            if (polls.incrementAndGet() == 1) {
+            if (polls.incrementAndGet() <= failing) {
                 // not an exception: Camel's poll logs an Error and throws it on
                 throw new StackOverflowError("on purpose");
             }
@@ -38,19 +41,40 @@ class WakeOnNoticeTest {
         AtomicInteger polls = new AtomicInteger();
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.start();
-            WakeOnNotice scheduler = new WakeOnNotice(new WorkSignals());
-            scheduler.setCamelContext(camel);
-            scheduler.setChannel(WorkChannels.VALIDATION);
-            FailsFirst consumer = new FailsFirst(camel, polls);
-            consumer.setScheduler(scheduler);
-            consumer.setInitialDelay(0);
-            consumer.setDelay(20);
-            consumer.start();
+            FailsFirst consumer = polling(camel, new FailsFirst(camel, polls, 1), 20);
             try {
-                await().atMost(Duration.ofSeconds(5)).until(() -> polls.get() >= 3);
+                await().atMost(Duration.ofSeconds(10)).until(() -> polls.get() >= 3);
             } finally {
                 consumer.stop();
             }
         }
+    }
+
+    @Test
+    void aPollThatFailsWithAnErrorEveryTimeDoesNotSpin() throws Exception {
+        AtomicInteger polls = new AtomicInteger();
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.start();
+            // no delay at all: after a failed poll the pause is still the least one
+            FailsFirst consumer = polling(camel, new FailsFirst(camel, polls, Integer.MAX_VALUE), 0);
+            try {
+                Thread.sleep(WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS * 3 / 2);
+            } finally {
+                consumer.stop();
+            }
+            assertThat(polls.get()).isBetween(1, 2);
+        }
+    }
+
+    /** The consumer under a WakeOnNotice of the validation channel, polling every {@code delayMs}, started. */
+    private static FailsFirst polling(CamelContext camel, FailsFirst consumer, long delayMs) throws Exception {
+        WakeOnNotice scheduler = new WakeOnNotice(new WorkSignals());
+        scheduler.setCamelContext(camel);
+        scheduler.setChannel(WorkChannels.VALIDATION);
+        consumer.setScheduler(scheduler);
+        consumer.setInitialDelay(0);
+        consumer.setDelay(delayMs);
+        consumer.start();
+        return consumer;
     }
 }
