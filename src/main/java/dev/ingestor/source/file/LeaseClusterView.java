@@ -51,6 +51,8 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     private int notTakenUp;
     /** System.nanoTime() before which the lease is not tried for again, after it was not taken up. */
     private long holdOffUntilNanos;
+    /** Stops so far: a renewal that began before a stop neither leads nor lets go after it. */
+    private long stops;
 
     LeaseClusterView(CamelClusterService service, String namespace, RouteLeases leases, String owner, Duration lease,
             Duration renewal, BiConsumer<String, Boolean> onLeadership) {
@@ -83,6 +85,8 @@ final class LeaseClusterView extends AbstractCamelClusterView {
                 executor = null;
                 renewing = false;
             }
+            stops++;
+            notTakenUp = 0;
         }
         boolean wasLeader;
         synchronized (this) {
@@ -128,10 +132,12 @@ final class LeaseClusterView extends AbstractCamelClusterView {
 
     private void renew() {
         long started = System.nanoTime();
+        long stopsBefore;
         synchronized (this) {
             if (notTakenUp > 0 && started - holdOffUntilNanos < 0) {
                 return;
             }
+            stopsBefore = stops;
         }
         String holder;
         try {
@@ -148,9 +154,10 @@ final class LeaseClusterView extends AbstractCamelClusterView {
                         getNamespace(), failures);
                 failures = 0;
             }
-            if (holder == null && executor == null) {
-                // stopped while this renewal ran: the stop has let go of the lease, and this must not take it up
-                stopped = true;
+            if (stops != stopsBefore) {
+                // stopped while this renewal ran: the stop has let go of the lease, and this must not take it up;
+                // started again since, the new renewals hold it (the same token) and this one leaves it to them
+                stopped = holder == null && executor == null;
             } else if (holder == null) {
                 // the database's expiry is at least the call's start plus the lease; give up a renewal before it
                 leadsUntilNanos = started + lease.toNanos() - renewal.toNanos();
@@ -175,9 +182,14 @@ final class LeaseClusterView extends AbstractCamelClusterView {
             releaseQuietly();
             return;
         }
-        if (change != null) {
+        if (change != null && stillRunning(stopsBefore)) {
             changed(change);
         }
+    }
+
+    /** No stop since {@code stopsBefore}: what a renewal decided may still be told. */
+    private synchronized boolean stillRunning(long stopsBefore) {
+        return stops == stopsBefore;
     }
 
     private void renewalFailed(Throwable e) {
@@ -229,7 +241,11 @@ final class LeaseClusterView extends AbstractCamelClusterView {
             int inARow;
             synchronized (this) {
                 inARow = ++notTakenUp;
-                wait = Math.min(lease.toNanos(), renewal.toNanos() << Math.min(20, inARow - 1));
+                wait = renewal.toNanos();
+                for (int i = 1; i < inARow && wait < lease.toNanos(); i++) {
+                    wait *= 2;
+                }
+                wait = Math.min(wait, lease.toNanos());
                 holdOffUntilNanos = System.nanoTime() + wait;
             }
             if (inARow == 1) {
@@ -244,9 +260,13 @@ final class LeaseClusterView extends AbstractCamelClusterView {
         }
     }
 
+    /** The gauge first, then Camel's listeners, which are told even when the gauge's update failed. */
     private void tell(boolean leading) {
-        onLeadership.accept(getNamespace(), leading);
-        fireLeadershipChangedEvent(getLeader().orElse(null));
+        try {
+            onLeadership.accept(getNamespace(), leading);
+        } finally {
+            fireLeadershipChangedEvent(getLeader().orElse(null));
+        }
     }
 
     /** Leadership gained but not taken up: no longer led here, and the lease free for any instance. */

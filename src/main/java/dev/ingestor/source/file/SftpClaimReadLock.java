@@ -130,7 +130,8 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             complete = changed == null || changed.acquireExclusiveReadLock(operations, file, exchange);
         } finally {
             if (complete) {
-                open.put(key, now);
+                // taken after the claims' own hold: never forgotten here before the repository lets it go
+                open.put(key, System.nanoTime());
                 exchange.setProperty(CLAIMED, key);
             } else {
                 claims.remove(key);
