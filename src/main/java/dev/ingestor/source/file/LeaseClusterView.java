@@ -29,7 +29,11 @@ final class LeaseClusterView extends AbstractCamelClusterView {
 
     private final RouteLeases leases;
     private final String owner;
-    private final UUID token = UUID.randomUUID();
+    /**
+     * This run of the view's name on its lease row (each start a new one): a renewal that began before a stop can
+     * then never renew or give back the lease of the view started again.
+     */
+    private UUID token = UUID.randomUUID();
     private final Duration lease;
     private final Duration renewal;
     private final BiConsumer<String, Boolean> onLeadership;
@@ -67,6 +71,7 @@ final class LeaseClusterView extends AbstractCamelClusterView {
 
     @Override
     protected synchronized void doStart() throws Exception {
+        token = UUID.randomUUID();
         executor = getCamelContext().getExecutorServiceManager().newScheduledThreadPool(this,
                 "route-lease-" + getNamespace(), 2);
         if (armed) {
@@ -87,21 +92,24 @@ final class LeaseClusterView extends AbstractCamelClusterView {
             }
             stops++;
             notTakenUp = 0;
+            failures = 0;
         }
         boolean wasLeader;
+        UUID run;
         synchronized (this) {
             wasLeader = leader;
             leader = false;
+            run = token;
         }
         if (wasLeader) {
             try {
-                leases.release(getNamespace(), token);
+                leases.release(getNamespace(), run);
                 LOG.info("instance={} no longer leads route={}: stopped, lease given back", owner, getNamespace());
             } catch (RuntimeException e) {
                 LOG.warn("instance={} no longer leads route={}: stopped, but the lease could not be given back ({});"
                         + " another instance takes over when it runs out", owner, getNamespace(), e.toString());
             }
-            changed(false);
+            changed(false, run);
         }
     }
 
@@ -133,15 +141,17 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     private void renew() {
         long started = System.nanoTime();
         long stopsBefore;
+        UUID run;
         synchronized (this) {
             if (notTakenUp > 0 && started - holdOffUntilNanos < 0) {
                 return;
             }
             stopsBefore = stops;
+            run = token;
         }
         String holder;
         try {
-            holder = leases.takeOrRenew(getNamespace(), owner, token, lease);
+            holder = leases.takeOrRenew(getNamespace(), owner, run, lease);
         } catch (RuntimeException | Error e) {
             renewalFailed(e);
             return;
@@ -155,9 +165,9 @@ final class LeaseClusterView extends AbstractCamelClusterView {
                 failures = 0;
             }
             if (stops != stopsBefore) {
-                // stopped while this renewal ran: the stop has let go of the lease, and this must not take it up;
-                // started again since, the new renewals hold it (the same token) and this one leaves it to them
-                stopped = holder == null && executor == null;
+                // stopped while this renewal ran: the stop has let go of the lease, and this must not take it up
+                // (a view started again since renews under a token of its own)
+                stopped = holder == null;
             } else if (holder == null) {
                 // the database's expiry is at least the call's start plus the lease; give up a renewal before it
                 leadsUntilNanos = started + lease.toNanos() - renewal.toNanos();
@@ -179,11 +189,11 @@ final class LeaseClusterView extends AbstractCamelClusterView {
             }
         }
         if (stopped) {
-            releaseQuietly();
+            releaseQuietly(run);
             return;
         }
         if (change != null && stillRunning(stopsBefore)) {
-            changed(change);
+            changed(change, run);
         }
     }
 
@@ -206,6 +216,7 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     }
 
     private void checkDeadline() {
+        UUID run;
         synchronized (this) {
             if (!leader || System.nanoTime() - leadsUntilNanos < 0) {
                 return;
@@ -214,8 +225,9 @@ final class LeaseClusterView extends AbstractCamelClusterView {
             LOG.warn("instance={} no longer leads route={}: its lease could not be renewed for {}; it stops polling"
                     + " before the lease runs out for the other instances", owner, getNamespace(),
                     lease.minus(renewal));
+            run = token;
         }
-        changed(false);
+        changed(false, run);
     }
 
     /**
@@ -224,7 +236,7 @@ final class LeaseClusterView extends AbstractCamelClusterView {
      * that another instance may lead the route, and this one tries for it again after a wait that doubles with each
      * such failure in a row, from one renewal up to the lease.
      */
-    private void changed(boolean leading) {
+    private void changed(boolean leading, UUID run) {
         try {
             tell(leading);
             if (leading) {
@@ -256,7 +268,7 @@ final class LeaseClusterView extends AbstractCamelClusterView {
                         + " lease back and tries again in {}", owner, getNamespace(), inARow, e.toString(),
                         Duration.ofNanos(wait));
             }
-            giveBack();
+            giveBack(run);
         }
     }
 
@@ -270,12 +282,12 @@ final class LeaseClusterView extends AbstractCamelClusterView {
     }
 
     /** Leadership gained but not taken up: no longer led here, and the lease free for any instance. */
-    private void giveBack() {
+    private void giveBack(UUID run) {
         synchronized (this) {
             leader = false;
         }
         try {
-            releaseQuietly();
+            releaseQuietly(run);
         } finally {
             try {
                 tell(false);
@@ -285,9 +297,9 @@ final class LeaseClusterView extends AbstractCamelClusterView {
         }
     }
 
-    private void releaseQuietly() {
+    private void releaseQuietly(UUID run) {
         try {
-            leases.release(getNamespace(), token);
+            leases.release(getNamespace(), run);
         } catch (RuntimeException e) {
             LOG.warn("instance={} could not give the lease of route={} back ({}); another instance may take it once"
                     + " it runs out", owner, getNamespace(), e.toString());
