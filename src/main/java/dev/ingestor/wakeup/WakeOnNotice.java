@@ -40,6 +40,11 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
     private ScheduledPollConsumer consumer;
     private Runnable task;
     private ExecutorService executor;
+    /**
+     * Counts starts and stops: a loop polls only while the count is the one its start made, so a poll that swallowed
+     * the stop's interrupt (a driver, a library) does not keep its thread polling after the stop.
+     */
+    private volatile long runs;
 
     public WakeOnNotice(WorkSignals signals) {
         this.signals = signals;
@@ -87,7 +92,8 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
         WorkSignals.Signal signal = signals.signal(channel, payload);
         executor = camelContext.getExecutorServiceManager().newSingleThreadExecutor(this,
                 "wakeup " + consumer.getEndpoint().getEndpointKey());
-        executor.execute(() -> pollUntilStopped(signal));
+        long run = ++runs;
+        executor.execute(() -> pollUntilStopped(signal, run));
     }
 
     @Override
@@ -96,6 +102,7 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
     @Override
     public synchronized void unscheduleTask() {
         if (executor != null) {
+            runs++;
             // interrupts the wait; a poll in progress ends as the consumer stops it
             camelContext.getExecutorServiceManager().shutdownNow(executor);
             executor = null;
@@ -112,14 +119,14 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
         unscheduleTask();
     }
 
-    private void pollUntilStopped(WorkSignals.Signal signal) {
+    private void pollUntilStopped(WorkSignals.Signal signal, long run) {
         TimeUnit unit = consumer.getTimeUnit();
         long delay = Math.max(0, consumer.getDelay());
         try {
             if (consumer.getInitialDelay() > 0) {
                 unit.sleep(consumer.getInitialDelay());
             }
-            while (!Thread.currentThread().isInterrupted()) {
+            while (!Thread.currentThread().isInterrupted() && runs == run) {
                 long seen = signal.raises();
                 if (runOnce()) {
                     signal.awaitRaisedSince(seen, delay, unit);

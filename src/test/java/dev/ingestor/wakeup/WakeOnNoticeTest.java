@@ -70,6 +70,51 @@ class WakeOnNoticeTest {
         }
     }
 
+    /** A polling consumer whose poll takes a while and swallows an interrupt meanwhile, as some drivers do. */
+    private static final class SwallowsInterrupts extends ScheduledPollConsumer {
+
+        private final AtomicInteger polls;
+
+        SwallowsInterrupts(CamelContext camel, AtomicInteger polls) {
+            super(camel.getEndpoint("direct:swallowing"), exchange -> {});
+            this.polls = polls;
+        }
+
+        @Override
+        protected int poll() {
+            polls.incrementAndGet();
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException swallowed) {
+                // on purpose: the flag is cleared and not set again
+            }
+            return 0;
+        }
+    }
+
+    @Test
+    void aStopDuringAPollThatSwallowsTheInterruptEndsThePolling() throws Exception {
+        AtomicInteger polls = new AtomicInteger();
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.start();
+            WakeOnNotice scheduler = new WakeOnNotice(new WorkSignals());
+            scheduler.setCamelContext(camel);
+            scheduler.setChannel(WorkChannels.VALIDATION);
+            SwallowsInterrupts consumer = new SwallowsInterrupts(camel, polls);
+            consumer.setScheduler(scheduler);
+            consumer.setInitialDelay(0);
+            consumer.setDelay(0);
+            consumer.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> polls.get() >= 1);
+            Thread.sleep(100);
+            // during a poll: its sleep swallows the interrupt of the stop
+            scheduler.unscheduleTask();
+            consumer.stop();
+            await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.isAlive() && t.getName().contains("wakeup direct://swallowing")));
+        }
+    }
+
     /** The consumer under a WakeOnNotice of the validation channel, polling every {@code delayMs}, started. */
     private static FailsFirst polling(CamelContext camel, FailsFirst consumer, long delayMs) throws Exception {
         WakeOnNotice scheduler = new WakeOnNotice(new WorkSignals());
