@@ -97,18 +97,11 @@ class WakeOnNoticeTest {
         AtomicInteger polls = new AtomicInteger();
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.start();
-            WakeOnNotice scheduler = new WakeOnNotice(new WorkSignals());
-            scheduler.setCamelContext(camel);
-            scheduler.setChannel(WorkChannels.VALIDATION);
-            SwallowsInterrupts consumer = new SwallowsInterrupts(camel, polls);
-            consumer.setScheduler(scheduler);
-            consumer.setInitialDelay(0);
-            consumer.setDelay(0);
-            consumer.start();
+            SwallowsInterrupts consumer = polling(camel, new SwallowsInterrupts(camel, polls), 0);
             await().atMost(Duration.ofSeconds(5)).until(() -> polls.get() >= 1);
             Thread.sleep(100);
             // during a poll: its sleep swallows the interrupt of the stop
-            scheduler.unscheduleTask();
+            consumer.getScheduler().unscheduleTask();
             consumer.stop();
             await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
                     .noneMatch(t -> t.isAlive() && t.getName().contains("wakeup direct://swallowing")));
@@ -116,7 +109,8 @@ class WakeOnNoticeTest {
     }
 
     /** The consumer under a WakeOnNotice of the validation channel, polling every {@code delayMs}, started. */
-    private static FailsFirst polling(CamelContext camel, FailsFirst consumer, long delayMs) throws Exception {
+    private static <C extends ScheduledPollConsumer> C polling(CamelContext camel, C consumer, long delayMs)
+            throws Exception {
         WakeOnNotice scheduler = new WakeOnNotice(new WorkSignals());
         scheduler.setCamelContext(camel);
         scheduler.setChannel(WorkChannels.VALIDATION);
