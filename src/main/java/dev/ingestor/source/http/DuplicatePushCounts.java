@@ -266,52 +266,43 @@ public class DuplicatePushCounts {
     }
 
     private int writeBatch() {
+        Map<UUID, Pending> taken;
         answering.writeLock().lock();
         try {
             // neither an answer (this lock) nor a row read (the batch's) runs now: both maps hold still
-            Map<UUID, Pending> batch = union(beingWritten, pending);
+            taken = union(beingWritten, pending);
             Map<UUID, Pending> fresh = new ConcurrentHashMap<>();
-            beingWritten = batch;
+            beingWritten = taken;
             pending = fresh;
         } finally {
             answering.writeLock().unlock();
         }
-        Map<UUID, Pending> taken = beingWritten;
         if (taken.isEmpty()) {
             return 0;
         }
-        Written written;
+        boolean[] committed = new boolean[1];
+        Set<UUID> rows;
         try {
-            written = write(taken);
-        } catch (Committed e) {
-            // on the rows, though which rows is not known
-            written(taken, null);
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw (RuntimeException) e.getCause();
+            rows = write(taken, committed);
         } catch (RuntimeException | Error e) {
-            // not written, as far as this instance can tell (an Error too): back to pending, for the next batch
-            putBack(taken);
+            if (committed[0]) {
+                // on the rows, though which rows is not known
+                written(taken, null);
+            } else {
+                // not written, as far as this instance can tell (an Error too): back to pending, for the next batch
+                putBack(taken);
+            }
             throw e;
         }
-        written(taken, written.rows());
+        written(taken, rows);
         return taken.values().stream().mapToInt(Pending::count).sum();
     }
 
-    /** What a batch's statement wrote: the ids of the rows it counted on. */
-    private record Written(Set<UUID> rows) {
-    }
-
-    /** Thrown past the statement once it has committed: its arrivals are on the rows, whatever failed after. */
-    private static final class Committed extends RuntimeException {
-        Committed(Throwable cause) {
-            super(cause);
-        }
-    }
-
-    /** Writes the batch in one statement ({@link #WRITE_COUNTS}); a failure once it committed is {@link Committed}. */
-    private Written write(Map<UUID, Pending> taken) {
+    /**
+     * Writes the batch in one statement ({@link #WRITE_COUNTS}) and answers the ids of the rows it counted on; sets
+     * {@code committed[0]} once the statement has committed, whatever fails after.
+     */
+    private Set<UUID> write(Map<UUID, Pending> taken, boolean[] committed) {
         // the statement locks the rows in PostgreSQL's id order (WRITE_COUNTS), whatever the arrays' order; the
         // moments go as ISO-8601 instants, which carry their zone (a timestamp array's elements would not)
         int size = taken.size();
@@ -325,31 +316,23 @@ public class DuplicatePushCounts {
             seen[i] = t.getValue().lastSeen().toString();
             i++;
         }
-        boolean[] committed = new boolean[1];
-        try {
-            return jdbc.execute((Connection c) -> {
-                try (PreparedStatement ps = c.prepareStatement(WRITE_COUNTS)) {
-                    ps.setArray(1, c.createArrayOf("uuid", ids));
-                    ps.setArray(2, c.createArrayOf("uuid", ids));
-                    ps.setArray(3, c.createArrayOf("integer", counts));
-                    ps.setArray(4, c.createArrayOf("text", seen));
-                    try (ResultSet rs = ps.executeQuery()) {
-                        // in auto-commit (no transaction around a batch), the statement has committed once it answers
-                        committed[0] = c.getAutoCommit();
-                        Set<UUID> rows = new HashSet<>();
-                        while (rs.next()) {
-                            rows.add(rs.getObject(1, UUID.class));
-                        }
-                        return new Written(rows);
+        return jdbc.execute((Connection c) -> {
+            try (PreparedStatement ps = c.prepareStatement(WRITE_COUNTS)) {
+                ps.setArray(1, c.createArrayOf("uuid", ids));
+                ps.setArray(2, c.createArrayOf("uuid", ids));
+                ps.setArray(3, c.createArrayOf("integer", counts));
+                ps.setArray(4, c.createArrayOf("text", seen));
+                try (ResultSet rs = ps.executeQuery()) {
+                    // in auto-commit (no transaction around a batch), the statement has committed once it answers
+                    committed[0] = c.getAutoCommit();
+                    Set<UUID> rows = new HashSet<>();
+                    while (rs.next()) {
+                        rows.add(rs.getObject(1, UUID.class));
                     }
+                    return rows;
                 }
-            });
-        } catch (RuntimeException | Error e) {
-            if (committed[0]) {
-                throw new Committed(e);
             }
-            throw e;
-        }
+        });
     }
 
     /**
