@@ -289,11 +289,7 @@ final class LeaseClusterView extends AbstractCamelClusterView {
         try {
             releaseQuietly(run);
         } finally {
-            try {
-                tell(false);
-            } catch (RuntimeException | Error e) {
-                LOG.error("instance={} could not tell route={} that it no longer leads it", owner, getNamespace(), e);
-            }
+            changed(false, run);
         }
     }
 
