@@ -66,6 +66,14 @@ class KnownContentPushTest extends IngestorTestSupport {
     DuplicatePushCounts counts;
     @Autowired
     DataSource dataSource;
+    @Autowired
+    ImportJobStore jobStore;
+    @Autowired
+    HttpSettings http;
+    @Autowired
+    RetentionSettings retention;
+    @Autowired
+    CamelContext camelContext;
 
     @BeforeEach
     void clean() {
@@ -249,16 +257,12 @@ class KnownContentPushTest extends IngestorTestSupport {
     }
 
     @Test
-    void arrivalsOfABatchThatFailedWithAnErrorAreWrittenOnceByTheNext(@Autowired ImportJobStore jobStore,
-            @Autowired HttpSettings http, @Autowired RetentionSettings retention,
-            @Autowired CamelContext camelContext) throws Exception {
+    void arrivalsOfABatchThatFailedWithAnErrorAreWrittenOnceByTheNext() throws Exception {
         byte[] body = csv();
-        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
-        awaitSettled();
+        UUID id = pushedAndSettled(body);
         AtomicBoolean failOnce = new AtomicBoolean(true);
         // no scheduled batches: this test's own flushes are the only ones
-        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce(failOnce, false), jobStore, lifecycle, http,
-                retention, camelContext, 0);
+        DuplicatePushCounts failing = countsOn(failingOnce(failOnce, false), 0);
         try {
             assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(1);
             assertThatThrownBy(failing::flush).isInstanceOf(StackOverflowError.class);
@@ -275,15 +279,11 @@ class KnownContentPushTest extends IngestorTestSupport {
     }
 
     @Test
-    void arrivalsOfABatchThatFailedAfterItsStatementCommittedAreNotWrittenAgain(@Autowired ImportJobStore jobStore,
-            @Autowired HttpSettings http, @Autowired RetentionSettings retention,
-            @Autowired CamelContext camelContext) throws Exception {
+    void arrivalsOfABatchThatFailedAfterItsStatementCommittedAreNotWrittenAgain() throws Exception {
         byte[] body = csv();
-        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
-        awaitSettled();
+        UUID id = pushedAndSettled(body);
         AtomicBoolean failOnce = new AtomicBoolean(true);
-        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce(failOnce, true), jobStore, lifecycle, http,
-                retention, camelContext, 0);
+        DuplicatePushCounts failing = countsOn(failingOnce(failOnce, true), 0);
         try {
             // read from the row and kept as read, with its count of 0
             assertThat(failing.arrival(id, key(body), Instant.now()).orElseThrow().duplicateCount()).isEqualTo(1);
@@ -300,6 +300,21 @@ class KnownContentPushTest extends IngestorTestSupport {
         } finally {
             failing.stop();
         }
+    }
+
+    /** Pushes {@code body} as a new file and waits for its job to settle; answers the job's id. */
+    private UUID pushedAndSettled(byte[] body) throws Exception {
+        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
+        awaitSettled();
+        return id;
+    }
+
+    /**
+     * Duplicate counts beside the application's own, written through {@code database}, in batches every
+     * {@code flushIntervalMs} (0: only when the test flushes).
+     */
+    private DuplicatePushCounts countsOn(JdbcTemplate database, long flushIntervalMs) {
+        return new DuplicatePushCounts(database, jobStore, lifecycle, http, retention, camelContext, flushIntervalMs);
     }
 
     /**
@@ -323,15 +338,11 @@ class KnownContentPushTest extends IngestorTestSupport {
     }
 
     @Test
-    void theScheduledBatchesGoOnAfterOneFailedWithAnError(@Autowired ImportJobStore jobStore,
-            @Autowired HttpSettings http, @Autowired RetentionSettings retention,
-            @Autowired CamelContext camelContext) throws Exception {
+    void theScheduledBatchesGoOnAfterOneFailedWithAnError() throws Exception {
         byte[] body = csv();
-        UUID id = UUID.fromString(mapper.readTree(push(body, "kept.csv").body()).get("id").asString());
-        awaitSettled();
+        UUID id = pushedAndSettled(body);
         AtomicBoolean failOnce = new AtomicBoolean(true);
-        DuplicatePushCounts failing = new DuplicatePushCounts(failingOnce(failOnce, false), jobStore, lifecycle, http,
-                retention, camelContext);
+        DuplicatePushCounts failing = countsOn(failingOnce(failOnce, false), DuplicatePushCounts.FLUSH_INTERVAL_MS);
         try {
             failing.arrival(id, key(body), Instant.now()).orElseThrow();
             await().atMost(Duration.ofSeconds(5)).until(() -> !failOnce.get());
