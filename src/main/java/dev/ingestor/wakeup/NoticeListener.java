@@ -142,9 +142,13 @@ public class NoticeListener extends ServiceSupport {
                 // whatever was notified while nobody listened: every route looks for work now
                 signals.raiseAll();
                 receive(c);
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException | Error e) {
                 if (!running) {
                     break;
+                }
+                if (e instanceof Error) {
+                    // a stack overflow, memory run out: handled as a lost connection, so this loop goes on
+                    LOG.error("wakeup listener failed", e);
                 }
                 if (listening.getAndSet(0) == 1 || failedAttempts == 0) {
                     LOG.warn("wakeup listener lost its connection ({}); the stages' polls serve until it is back,"

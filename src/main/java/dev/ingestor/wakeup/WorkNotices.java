@@ -120,6 +120,11 @@ public class WorkNotices {
                 pending.clear();
                 LOG.debug("could not tell the other instances of new work: {}", e.getMessage());
                 sleepQuietly();
+            } catch (Error e) {
+                // as above, and this thread goes on: without it the other instances would hear of nothing more
+                pending.clear();
+                LOG.error("could not tell the other instances of new work; their polls find it", e);
+                sleepQuietly();
             }
         }
     }
