@@ -15,7 +15,6 @@ import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.support.TestPostgres;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -50,8 +49,8 @@ class WorkNoticesTest {
             }
         };
         // this instance's own listener says it listens; it need not run for the sender
-        NoticeListener listener = new NoticeListener(new WakeupSettings(), new WorkSignals(), failsFirst,
-                new DefaultCamelContext(), new SimpleMeterRegistry(), new DatabaseSettings(), instance("here")) {
+        NoticeListener listener = new NoticeListener(new WakeupSettings(), new WorkSignals(), failsFirst, null,
+                new SimpleMeterRegistry(), new DatabaseSettings(), instance("here")) {
             @Override
             public boolean isListening() { return true; }
         };

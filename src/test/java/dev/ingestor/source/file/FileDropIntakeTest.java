@@ -31,7 +31,9 @@ import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
+import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.support.DefaultExchange;
+import org.apache.camel.support.ScheduledPollConsumer;
 import org.junit.jupiter.api.Test;
 
 class FileDropIntakeTest extends IngestorTestSupport {
@@ -222,6 +224,22 @@ class FileDropIntakeTest extends IngestorTestSupport {
             pending.forEach(release -> release.cancel(false));
         }
         assertThat(pending).hasSize(1500);
+    }
+
+    /** Each supplier's route has a scheduler and marks of its own: shared, a route after the first never polls. */
+    @Test
+    void eachFileRouteHasASchedulerAndInProgressMarksOfItsOwn() {
+        List<ScheduledPollConsumer> consumers = camelContext.getRoutes().stream()
+                .map(route -> route.getConsumer())
+                .filter(consumer -> consumer.getEndpoint() instanceof GenericFileEndpoint)
+                .map(ScheduledPollConsumer.class::cast)
+                .toList();
+        assertThat(consumers).hasSizeGreaterThan(1);
+        assertThat(consumers).extracting(ScheduledPollConsumer::getScheduler)
+                .hasOnlyElementsOfType(PollsThroughErrors.class).doesNotHaveDuplicates();
+        assertThat(consumers).extracting(consumer -> ((GenericFileEndpoint<?>) consumer.getEndpoint())
+                .getInProgressRepository())
+                .hasOnlyElementsOfType(InProgressFiles.class).doesNotHaveDuplicates();
     }
 
     @Test
