@@ -24,4 +24,6 @@ COPY routes /app/routes
 RUN chmod -R go-w /app/routes
 USER 10001:10001
 EXPOSE 8080
-ENTRYPOINT ["java", "-jar", "/app/ingestor.jar"]
+# out of memory, the JVM exits and compose starts it again (restart: in docker-compose.yml): what a killed instance
+# left, the next start heals, where a JVM that ran out of memory may go on with some of its threads ended
+ENTRYPOINT ["java", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/ingestor.jar"]

@@ -40,6 +40,18 @@ class DeploymentFilesTest {
         assertThat(String.join("\n", lines)).contains("chown ingestor:ingestor /app/inbox /app/data");
     }
 
+    /** Out of memory the JVM exits rather than going on with some threads ended, and compose starts it again. */
+    @Test
+    void theImageExitsWhenOutOfMemoryAndComposeStartsItAgain() throws Exception {
+        List<String> entrypoints = Files.readAllLines(Path.of("Dockerfile")).stream()
+                .filter(line -> line.startsWith("ENTRYPOINT ")).toList();
+        assertThat(entrypoints).hasSize(1);
+        assertThat(entrypoints.get(0)).contains("\"-XX:+ExitOnOutOfMemoryError\", \"-jar\"");
+        Map<String, Object> services = map(new Yaml().<Map<String, Object>>load(
+                Files.readString(Path.of("docker-compose.yml"))), "services");
+        assertThat(map(services, "ingestor").get("restart")).isIn("unless-stopped", "always", "on-failure");
+    }
+
     @Test
     void composeHasNoDemoKeyAndRequiresEverySecret() throws Exception {
         String compose = Files.readString(Path.of("docker-compose.yml"));
