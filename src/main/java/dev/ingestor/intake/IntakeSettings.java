@@ -16,10 +16,7 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties(prefix = "ingestor.intake")
 public class IntakeSettings {
 
-    /**
-     * How long a claim on an inbox file holds before another instance may take over a dead instance's file; also how
-     * long this instance skips a file a failed poll left marked as in progress.
-     */
+    /** How long a claim on an inbox file holds before another instance may take over a dead instance's file. */
     private Duration claimLease = Duration.ofMinutes(10);
     /**
      * Whether raw files, and the folder entry of their rename, are forced to disk before their job commits

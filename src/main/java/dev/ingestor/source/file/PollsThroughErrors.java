@@ -18,7 +18,8 @@ import org.springframework.stereotype.Component;
  * <p>
  * An Error bypasses the consumer's own backoff and error count, so it has a backoff of its own: after {@code n}
  * Errors in a row the next poll skips {@code 2^(n-1) - 1} turns, up to {@link #MOST_SKIPPED}. The files the failed
- * poll had listed keep Camel's in-progress marks, which {@link InProgressFiles} lets go of after the claim lease.
+ * poll had listed keep Camel's in-progress marks (Camel lets go of them only on an exception), so this instance
+ * skips them until a restart; the other instances take them (their claims are not held, or held until the lease).
  * <p>
  * A prototype, so each endpoint gets an instance of its own (Camel looks the scheduler up once per endpoint; the
  * templates' endpoints differ per supplier); named in the templates by {@code scheduler: "#pollsThroughErrors"}. The
@@ -29,8 +30,8 @@ import org.springframework.stereotype.Component;
 public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
 
     static final String NAME = "pollsThroughErrors";
-    /** The most turns skipped after Errors in a row: with the file routes' delays of a second or more, minutes. */
-    static final int MOST_SKIPPED = 127;
+    /** The most turns skipped after Errors in a row: 8 s at the file drop's 500 ms, 8 minutes at SFTP's 30 s. */
+    static final int MOST_SKIPPED = 15;
     private static final Logger LOG = LoggerFactory.getLogger(PollsThroughErrors.class);
 
     private String routeId;

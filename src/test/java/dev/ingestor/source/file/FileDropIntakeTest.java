@@ -226,9 +226,9 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(pending).hasSize(1500);
     }
 
-    /** Each supplier's route has a scheduler and marks of its own: shared, a route after the first never polls. */
+    /** Each supplier's route has a scheduler of its own: shared, a route after the first would never poll. */
     @Test
-    void eachFileRouteHasASchedulerAndInProgressMarksOfItsOwn() {
+    void eachFileRouteHasASchedulerOfItsOwn() {
         List<ScheduledPollConsumer> consumers = camelContext.getRoutes().stream()
                 .map(route -> route.getConsumer())
                 .filter(consumer -> consumer.getEndpoint() instanceof GenericFileEndpoint)
@@ -237,9 +237,6 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(consumers).hasSizeGreaterThan(1);
         assertThat(consumers).extracting(ScheduledPollConsumer::getScheduler)
                 .hasOnlyElementsOfType(PollsThroughErrors.class).doesNotHaveDuplicates();
-        assertThat(consumers).extracting(consumer -> ((GenericFileEndpoint<?>) consumer.getEndpoint())
-                .getInProgressRepository())
-                .hasOnlyElementsOfType(InProgressFiles.class).doesNotHaveDuplicates();
     }
 
     @Test

@@ -11,7 +11,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
-import dev.ingestor.intake.IntakeSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.file.GenericFileFilter;
@@ -20,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A file route under {@link PollsThroughErrors} and {@link InProgressFiles}: Camel's file consumer, a real folder, no
+ * A file route under {@link PollsThroughErrors}: Camel's file consumer, a real folder, no
  * database. The listing fails with an Error where a filter says, as a stack overflow or memory run out would.
  */
 class PollsThroughErrorsTest {
@@ -32,24 +31,21 @@ class PollsThroughErrorsTest {
     private final List<String> taken = new CopyOnWriteArrayList<>();
 
     /** Lists the inbox every 50 ms, the {@code n}th file listed failing with an Error where {@code fails} says. */
-    private CamelContext route(IntPredicate fails, Duration claimLease) throws Exception {
+    private CamelContext route(IntPredicate fails) throws Exception {
         GenericFileFilter<Object> failing = file -> {
             if (fails.test(listed.incrementAndGet())) {
                 throw new StackOverflowError("on purpose");
             }
             return true;
         };
-        IntakeSettings intake = new IntakeSettings();
-        intake.setClaimLease(claimLease);
         CamelContext camel = new DefaultCamelContext();
         camel.getRegistry().bind(PollsThroughErrors.NAME, new PollsThroughErrors());
-        camel.getRegistry().bind(InProgressFiles.NAME, new InProgressFiles(intake));
         camel.getRegistry().bind("failing", failing);
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("file:" + inbox + "?scheduler=#" + PollsThroughErrors.NAME + "&inProgressRepository=#"
-                        + InProgressFiles.NAME + "&filter=#failing&initialDelay=0&delay=50&delete=true")
+                from("file:" + inbox + "?scheduler=#" + PollsThroughErrors.NAME
+                        + "&filter=#failing&initialDelay=0&delay=50&delete=true")
                         .routeId("drops")
                         .process(exchange -> taken.add(exchange.getMessage().getHeader("CamelFileName", String.class)));
             }
@@ -61,7 +57,7 @@ class PollsThroughErrorsTest {
     @Test
     void aFileRouteWhosePollFailedWithAnErrorTakesTheNextFile() throws Exception {
         Files.writeString(inbox.resolve("first.csv"), "a\n");
-        try (CamelContext camel = route(n -> n == 1, Duration.ofMinutes(10))) {
+        try (CamelContext camel = route(n -> n == 1)) {
             await().atMost(Duration.ofSeconds(10)).until(() -> listed.get() >= 1);
             Files.writeString(inbox.resolve("second.csv"), "b\n");
             await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 2);
@@ -70,24 +66,13 @@ class PollsThroughErrorsTest {
     }
 
     @Test
-    void aFileListedByAPollThatFailedWithAnErrorIsTakenAfterTheClaimLease() throws Exception {
-        // the first file listed is marked in progress, then the second's listing fails: Camel lets go of no mark
-        Files.writeString(inbox.resolve("one.csv"), "a\n");
-        Files.writeString(inbox.resolve("two.csv"), "b\n");
-        try (CamelContext camel = route(n -> n == 2, Duration.ofSeconds(1))) {
-            await().atMost(Duration.ofSeconds(15)).until(() -> taken.size() == 2);
-        }
-        assertThat(taken).containsExactlyInAnyOrder("one.csv", "two.csv");
-    }
-
-    @Test
     void aPollThatFailsWithAnErrorEveryTimeBacksOff() throws Exception {
         Files.writeString(inbox.resolve("poison.csv"), "a\n");
         long started = System.nanoTime();
-        try (CamelContext camel = route(n -> true, Duration.ofMinutes(10))) {
+        try (CamelContext camel = route(n -> true)) {
             Thread.sleep(3000);
         }
-        // polls at 0, 1, 3, 7, 15, 31 and 63 turns of 50 ms: 7 in 3.2 s, where every turn would be 64
+        // polls at 0, 1, 3, 7, 15, 31, 47 and 63 turns of 50 ms: 8 in 3.2 s, where every turn would be 64
         long turns = (System.nanoTime() - started) / 50_000_000;
         assertThat(listed.get()).isBetween(1, 8 + (int) (turns / 32));
     }
