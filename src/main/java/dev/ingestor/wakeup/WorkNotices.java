@@ -115,15 +115,15 @@ public class WorkNotices {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
-                // the database is away: the other instances' polls find the work; nothing here waits on it
+            } catch (RuntimeException | Error e) {
+                // the database is away: the other instances' polls find the work; nothing here waits on it. An Error
+                // too, so this thread goes on: without it the other instances would hear of nothing more
                 pending.clear();
-                LOG.debug("could not tell the other instances of new work: {}", e.getMessage());
-                sleepQuietly();
-            } catch (Error e) {
-                // as above, and this thread goes on: without it the other instances would hear of nothing more
-                pending.clear();
-                LOG.error("could not tell the other instances of new work; their polls find it", e);
+                if (e instanceof Error) {
+                    LOG.error("could not tell the other instances of new work; their polls find it", e);
+                } else {
+                    LOG.debug("could not tell the other instances of new work: {}", e.getMessage());
+                }
                 sleepQuietly();
             }
         }
