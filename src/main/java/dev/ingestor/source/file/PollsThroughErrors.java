@@ -1,6 +1,9 @@
 package dev.ingestor.source.file;
 
+import java.util.function.Predicate;
+
 import org.apache.camel.Consumer;
+import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.support.DefaultScheduledPollConsumerScheduler;
 import org.apache.camel.support.ScheduledPollConsumer;
 import org.slf4j.Logger;
@@ -17,9 +20,20 @@ import org.springframework.stereotype.Component;
  * the route still shows as started. Exceptions are the poll strategy's, as before; they never reach here.
  * <p>
  * An Error bypasses the consumer's own backoff and error count, so it has a backoff of its own: after {@code n}
- * Errors in a row the next poll skips {@code 2^(n-1) - 1} turns, up to {@link #MOST_SKIPPED}. The files the failed
- * poll had listed keep Camel's in-progress marks (Camel lets go of them only on an exception), so this instance
- * skips them until a restart; the other instances take them (their claims are not held, or held until the lease).
+ * Errors in a row the next poll skips {@code 2^(n-1) - 1} turns, up to {@link #MOST_SKIPPED}.
+ * <p>
+ * Camel lets go of the in-progress marks a poll set only after an exception. After an Error, the marks the failed
+ * poll set on files no exchange is still taking are let go of here, when the route's marks are {@link
+ * InProgressMarks}, so the next poll lists those files again:
+ * <ul>
+ * <li>SFTP (and any endpoint Camel runs synchronously): each file's exchange ends before the poll goes on to the
+ * next, so after the Error none is under way, and every mark the poll set goes. A claim the Error left taken is
+ * taken anew when the file is listed again ({@link SftpClaimReadLock}).</li>
+ * <li>A file drop hands its files to the supplier's threads: a file whose claim this instance holds ({@link
+ * FileClaimRepository}) may be under way there, and keeps its mark until its exchange is done. So does one whose
+ * claim was taken just before the Error; this instance then skips it until a restart, and the other instances take
+ * it after the claim's lease.</li>
+ * </ul>
  * <p>
  * A prototype, so each endpoint gets an instance of its own (Camel looks the scheduler up once per endpoint; the
  * templates' endpoints differ per supplier); named in the templates by {@code scheduler: "#pollsThroughErrors"}. The
@@ -35,6 +49,10 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
     private static final Logger LOG = LoggerFactory.getLogger(PollsThroughErrors.class);
 
     private String routeId;
+    /** The route's marks when they are {@link InProgressMarks}, else null. */
+    private InProgressMarks marks;
+    /** Whether a file may still be under way after a failed poll, by the path its mark names. */
+    private Predicate<String> underWay;
     /** Touched by the one scheduled task only (one consumer per route). */
     private int errorsInARow;
     private int toSkip;
@@ -54,6 +72,12 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             setScheduledExecutorService(polling.getScheduledExecutorService());
         }
         routeId = polling.getRouteId();
+        marks = null;
+        if (polling.getEndpoint() instanceof GenericFileEndpoint<?> files
+                && files.getInProgressRepository() instanceof InProgressMarks own) {
+            marks = own;
+            underWay = mayBeUnderWay(files);
+        }
         // a route started again starts afresh
         errorsInARow = 0;
         toSkip = 0;
@@ -70,15 +94,39 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             toSkip--;
             return;
         }
+        if (marks != null) {
+            marks.pollStarts();
+        }
         try {
             task.run();
             errorsInARow = 0;
+            if (marks != null) {
+                marks.pollEnds();
+            }
         } catch (Error e) {
             // Camel's poll logged it with its stack
             errorsInARow++;
             toSkip = (int) Math.min(MOST_SKIPPED, (1L << Math.min(errorsInARow - 1, 30)) - 1);
+            int released = marks != null ? marks.releaseNotUnderWay(underWay) : 0;
             LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of its"
-                    + " delay", routeId, e.toString(), errorsInARow, toSkip);
+                    + " delay; {} file(s) it had listed are free again", routeId, e.toString(),
+                    errorsInARow, toSkip, released);
         }
+    }
+
+    /**
+     * Whether a file may still be under way after a poll failed: never on a synchronous endpoint; on another, while
+     * this instance holds the claim its read lock took. With a read lock of another kind every file may be, and every
+     * mark stays.
+     */
+    private static Predicate<String> mayBeUnderWay(GenericFileEndpoint<?> files) {
+        if (files.isSynchronous()) {
+            return path -> false;
+        }
+        if (files.getIdempotentRepository() instanceof FileClaimRepository claims) {
+            // Camel's idempotent read locks claim a file by its absolute path, the key of its in-progress mark
+            return claims::holds;
+        }
+        return path -> true;
     }
 }

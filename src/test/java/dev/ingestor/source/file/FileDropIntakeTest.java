@@ -228,7 +228,7 @@ class FileDropIntakeTest extends IngestorTestSupport {
 
     /** Each supplier's route has a scheduler of its own: shared, a route after the first would never poll. */
     @Test
-    void eachFileRouteHasASchedulerOfItsOwn() {
+    void eachFileRouteHasASchedulerAndMarksOfItsOwn() {
         List<ScheduledPollConsumer> consumers = camelContext.getRoutes().stream()
                 .map(route -> route.getConsumer())
                 .filter(consumer -> consumer.getEndpoint() instanceof GenericFileEndpoint)
@@ -237,6 +237,8 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(consumers).hasSizeGreaterThan(1);
         assertThat(consumers).extracting(ScheduledPollConsumer::getScheduler)
                 .hasOnlyElementsOfType(PollsThroughErrors.class).doesNotHaveDuplicates();
+        assertThat(consumers).extracting(consumer -> ((GenericFileEndpoint<?>) consumer.getEndpoint())
+                .getInProgressRepository()).hasOnlyElementsOfType(InProgressMarks.class).doesNotHaveDuplicates();
     }
 
     @Test

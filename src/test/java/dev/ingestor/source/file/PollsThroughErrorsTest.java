@@ -8,21 +8,51 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
+import com.jcraft.jsch.ChannelSftp;
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.InstanceId;
+import dev.ingestor.intake.IntakeSettings;
+import dev.ingestor.support.TestPostgres;
+import dev.ingestor.support.TestSftpServer;
 import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileFilter;
+import org.apache.camel.component.file.GenericFileOperations;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * A file route under {@link PollsThroughErrors}: Camel's file consumer, a real folder, no
- * database. The listing fails with an Error where a filter says, as a stack overflow or memory run out would.
+ * A file route under {@link PollsThroughErrors}: Camel's file consumer and a real folder; with the routes' marks
+ * ({@link InProgressMarks}) and claims ({@link FileClaimRepository}, on a real PostgreSQL) where the marks a failed
+ * poll leaves matter. The listing fails with an Error where a filter says, as a stack overflow or memory run out would;
+ * a claim, where the claims say.
  */
 class PollsThroughErrorsTest {
+
+    private static JdbcTemplate jdbc;
+
+    @BeforeAll
+    static void database() {
+        jdbc = TestPostgres.migrated("polls_through_errors");
+    }
+
+    @BeforeEach
+    void noClaims() {
+        jdbc.execute("TRUNCATE file_claim");
+    }
 
     @TempDir
     Path inbox;
@@ -63,6 +93,134 @@ class PollsThroughErrorsTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 2);
         }
         assertThat(taken).containsExactlyInAnyOrder("first.csv", "second.csv");
+    }
+
+    /** This run's claims, as the file-drop routes take them; the {@code failing}th claim fails with an Error. */
+    private static FileClaimRepository claims(int failing) {
+        IngestorProperties properties = new IngestorProperties();
+        properties.setInstanceId("polls");
+        AtomicInteger claimed = new AtomicInteger();
+        return new FileClaimRepository(jdbc, new InstanceId(properties), new IntakeSettings()) {
+            @Override
+            public boolean add(String key) {
+                if (claimed.incrementAndGet() == failing) {
+                    throw new StackOverflowError("on purpose");
+                }
+                return super.add(key);
+            }
+        };
+    }
+
+    /**
+     * A route as the file-drop routes are: claims as read lock, {@link InProgressMarks}, and its files handed to two
+     * threads after they start (each start counted) where they wait for {@code finish}.
+     */
+    private CamelContext claimingRoute(GenericFileFilter<Object> filter, FileClaimRepository claims,
+            CountDownLatch finish) throws Exception {
+        CamelContext camel = new DefaultCamelContext();
+        camel.getRegistry().bind(PollsThroughErrors.NAME, new PollsThroughErrors());
+        camel.getRegistry().bind(InProgressMarks.NAME, new InProgressMarks());
+        camel.getRegistry().bind("claims", claims);
+        camel.getRegistry().bind("filter", filter);
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("file:" + inbox + "?scheduler=#" + PollsThroughErrors.NAME + "&inProgressRepository=#"
+                        + InProgressMarks.NAME + "&readLock=idempotent&idempotentRepository=#claims&idempotent=false"
+                        + "&readLockRemoveOnCommit=true&readLockRemoveOnRollback=true"
+                        + "&filter=#filter&initialDelay=0&delay=50&delete=true")
+                        .routeId("drops")
+                        .process(exchange -> taken.add(exchange.getMessage().getHeader("CamelFileName", String.class)))
+                        .threads(2)
+                        .process(exchange -> finish.await(30, TimeUnit.SECONDS));
+            }
+        });
+        camel.start();
+        return camel;
+    }
+
+    @Test
+    void theFilesAFailedListingHadMarkedAreTakenAtTheNextPoll() throws Exception {
+        for (String name : List.of("a.csv", "b.csv", "c.csv")) {
+            Files.writeString(inbox.resolve(name), name + "\n");
+        }
+        GenericFileFilter<Object> thirdFails = file -> {
+            if (listed.incrementAndGet() == 3) {
+                throw new StackOverflowError("on purpose");
+            }
+            return true;
+        };
+        try (CamelContext camel = claimingRoute(thirdFails, claims(0), new CountDownLatch(0))) {
+            // the two files listed before the Error were marked, and never started
+            await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 3);
+        }
+        assertThat(taken).containsExactlyInAnyOrder("a.csv", "b.csv", "c.csv");
+    }
+
+    @Test
+    void aFileUnderWayWhenThePollFailedIsNotTakenAgain() throws Exception {
+        Files.writeString(inbox.resolve("a.csv"), "a\n");
+        Files.writeString(inbox.resolve("b.csv"), "b\n");
+        CountDownLatch finish = new CountDownLatch(1);
+        // the first file listed is claimed and started; the second's claim fails with an Error
+        try (CamelContext camel = claimingRoute(file -> true, claims(2), finish)) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 2);
+            // many more polls while both are under way: the first keeps its mark, so it is not listed again
+            Thread.sleep(1000);
+            assertThat(taken).as("each file started once").containsExactlyInAnyOrder("a.csv", "b.csv");
+            finish.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("a.csv"))
+                    && !Files.exists(inbox.resolve("b.csv")));
+        }
+        assertThat(taken).containsExactlyInAnyOrder("a.csv", "b.csv");
+    }
+
+    @Test
+    void anSftpFileWhoseClaimTheErrorLeftTakenIsTakenAtTheNextPoll() throws Exception {
+        TestSftpServer sftp = new TestSftpServer("acme", "polls-pw");
+        ScheduledExecutorService releases = Executors.newSingleThreadScheduledExecutor();
+        AtomicInteger locks = new AtomicInteger();
+        // the second file's claim is taken, then the poll fails with an Error before its exchange starts
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims(0), releases, 0, null) {
+            @Override
+            public boolean acquireExclusiveReadLock(GenericFileOperations<ChannelSftp.LsEntry> operations,
+                    GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {
+                boolean claimed = super.acquireExclusiveReadLock(operations, file, exchange);
+                if (locks.incrementAndGet() == 2) {
+                    throw new StackOverflowError("on purpose");
+                }
+                return claimed;
+            }
+        };
+        try (CamelContext camel = new DefaultCamelContext()) {
+            Path upload = Files.createDirectories(sftp.root().resolve("upload"));
+            Files.writeString(upload.resolve("a.csv"), "a\n");
+            Files.writeString(upload.resolve("b.csv"), "b\n");
+            camel.getRegistry().bind(PollsThroughErrors.NAME, new PollsThroughErrors());
+            camel.getRegistry().bind(InProgressMarks.NAME, new InProgressMarks());
+            camel.getRegistry().bind("lock", lock);
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("sftp://127.0.0.1:" + sftp.port() + "/upload?username=acme&password=polls-pw"
+                            + "&strictHostKeyChecking=no&useUserKnownHostsFile=false&stepwise=false&binary=true"
+                            + "&scheduler=#" + PollsThroughErrors.NAME + "&inProgressRepository=#"
+                            + InProgressMarks.NAME + "&exclusiveReadLockStrategy=#lock"
+                            + "&initialDelay=0&delay=50&delete=true")
+                            .routeId("pulls")
+                            .process(exchange -> taken.add(exchange.getMessage().getHeader("CamelFileName",
+                                    String.class)));
+                }
+            });
+            camel.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(upload.resolve("a.csv"))
+                    && !Files.exists(upload.resolve("b.csv")));
+        } finally {
+            releases.shutdownNow();
+            sftp.stop();
+        }
+        assertThat(taken).containsExactlyInAnyOrder("a.csv", "b.csv");
+        assertThat(lock.openClaims()).isZero();
     }
 
     @Test

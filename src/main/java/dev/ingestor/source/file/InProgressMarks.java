@@ -1,0 +1,96 @@
+package dev.ingestor.source.file;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Predicate;
+
+import org.apache.camel.spi.IdempotentRepository;
+import org.apache.camel.support.service.ServiceSupport;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.context.annotation.Scope;
+import org.springframework.stereotype.Component;
+
+/**
+ * One file route's marks of its files in progress (Camel's {@code inProgressRepository}, one per endpoint), which
+ * also know the marks the poll under way has set. Camel marks a file as it lists it, and lets go of the mark when the
+ * file's exchange is done, when the file is not taken, and after a poll that failed with an exception. After a poll
+ * that failed with an {@link Error} it lets go of none, so {@link PollsThroughErrors} asks this class to let go of
+ * the marks that poll set on files no exchange is still taking; a mark left behind would keep its file from this
+ * instance until a restart. A file still under way keeps its mark until its exchange is done, as in Camel: let go
+ * earlier, the file would be listed again while it is still being taken.
+ * <p>
+ * Unbounded, where Camel's default holds 50,000 marks and drops the oldest: a mark dropped while its file is still in
+ * progress lets the file be listed again. The marks are as many as the files listed and not yet done, at most a poll's
+ * {@code maxMessagesPerPoll} more than the files queued on the route.
+ */
+@Component(InProgressMarks.NAME)
+@Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
+public class InProgressMarks extends ServiceSupport implements IdempotentRepository {
+
+    static final String NAME = "inProgressMarks";
+
+    private final Set<String> marks = ConcurrentHashMap.newKeySet();
+    /** The marks set since the poll under way started (one poll at a time per route: one consumer, one scheduler). */
+    private final ConcurrentLinkedQueue<String> setThisPoll = new ConcurrentLinkedQueue<>();
+    /** Whether a poll is under way, so that marks are not kept track of for a route scheduled otherwise. */
+    private volatile boolean polling;
+
+    /** A poll starts: the marks set from here on are its own. */
+    void pollStarts() {
+        setThisPoll.clear();
+        polling = true;
+    }
+
+    /** The poll ended as it should: Camel let go of the marks it had to. */
+    void pollEnds() {
+        polling = false;
+        setThisPoll.clear();
+    }
+
+    /**
+     * After a poll that failed with an Error: lets go of the marks it set on files that {@code underWay} says no
+     * exchange is still taking, as Camel does after an exception.
+     *
+     * @return how many marks were let go of
+     */
+    int releaseNotUnderWay(Predicate<String> underWay) {
+        polling = false;
+        int released = 0;
+        for (String key; (key = setThisPoll.poll()) != null;) {
+            if (marks.contains(key) && !underWay.test(key) && marks.remove(key)) {
+                released++;
+            }
+        }
+        return released;
+    }
+
+    @Override
+    public boolean add(String key) {
+        boolean added = marks.add(key);
+        if (added && polling) {
+            setThisPoll.add(key);
+        }
+        return added;
+    }
+
+    @Override
+    public boolean contains(String key) {
+        return marks.contains(key);
+    }
+
+    @Override
+    public boolean remove(String key) {
+        return marks.remove(key);
+    }
+
+    @Override
+    public boolean confirm(String key) {
+        return true;
+    }
+
+    @Override
+    public void clear() {
+        marks.clear();
+    }
+}
