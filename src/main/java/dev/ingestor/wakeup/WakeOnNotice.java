@@ -32,6 +32,8 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
     private static final Logger LOG = LoggerFactory.getLogger(WakeOnNotice.class);
     /** The least pause after a poll that failed with an Error, whatever the route's delay. */
     static final long MIN_PAUSE_AFTER_ERROR_MS = 1000;
+    /** The pause doubles with each Error in a row, up to this many times the first: 16 s at the least pause. */
+    static final int MOST_DOUBLINGS = 4;
 
     private final WorkSignals signals;
     private String channel;
@@ -126,13 +128,19 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
             if (consumer.getInitialDelay() > 0) {
                 unit.sleep(consumer.getInitialDelay());
             }
+            int errorsInARow = 0;
             while (!Thread.currentThread().isInterrupted() && runs == run) {
                 long seen = signal.raises();
-                if (runOnce()) {
+                Error failed = runOnce();
+                if (failed == null) {
+                    errorsInARow = 0;
                     signal.awaitRaisedSince(seen, delay, unit);
                 } else {
-                    // not woken early: a poll that fails so every time must not spin
-                    Thread.sleep(Math.max(MIN_PAUSE_AFTER_ERROR_MS, unit.toMillis(delay)));
+                    // not woken early: a poll that fails so every time must not spin, nor log an ERROR a second
+                    long pause = pauseAfterErrors(++errorsInARow, unit.toMillis(delay));
+                    LOG.error("a poll of route {} failed with {} ({} in a row); it polls again in {} ms",
+                            consumer.getRouteId(), failed.toString(), errorsInARow, pause);
+                    Thread.sleep(pause);
                 }
             }
         } catch (InterruptedException stopped) {
@@ -140,20 +148,24 @@ public class WakeOnNotice extends ServiceSupport implements ScheduledPollConsume
         }
     }
 
+    /** The pause after {@code inARow} failed polls: the route's delay, at least a second, doubled for each. */
+    static long pauseAfterErrors(int inARow, long delayMillis) {
+        return Math.max(MIN_PAUSE_AFTER_ERROR_MS, delayMillis) << Math.min(inARow - 1, MOST_DOUBLINGS);
+    }
+
     /**
-     * One poll; false when it failed with an {@link Error} (a stack overflow, memory run out in one poll). Camel's
+     * One poll; the {@link Error} it failed with (a stack overflow, memory run out in one poll), else null. Camel's
      * poll logs such an Error and throws it on, which would end this loop, and with it the stage's polls on this
-     * instance for good while the route still shows as started: the next poll comes after the delay (at least
-     * {@link #MIN_PAUSE_AFTER_ERROR_MS}), and no notification brings it sooner.
+     * instance for good while the route still shows as started: the next poll comes after a pause ({@link
+     * #pauseAfterErrors}), and no notification brings it sooner.
      */
-    private boolean runOnce() {
+    private Error runOnce() {
         try {
             task.run();
-            return true;
+            return null;
         } catch (Error e) {
-            LOG.error("a poll of route {} failed with {}; it polls again after its delay", consumer.getRouteId(),
-                    e.toString());
-            return false;
+            // Camel's poll logged it with its stack
+            return e;
         }
     }
 

@@ -70,6 +70,26 @@ class WakeOnNoticeTest {
         }
     }
 
+    @Test
+    void aPollThatFailsWithAnErrorEveryTimeWaitsTwiceAsLongEachTime() throws Exception {
+        AtomicInteger polls = new AtomicInteger();
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.start();
+            FailsFirst consumer = polling(camel, new FailsFirst(camel, polls, Integer.MAX_VALUE), 0);
+            try {
+                await().atMost(Duration.ofSeconds(5)).until(() -> polls.get() >= 1);
+                Thread.sleep(WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS * 9 / 2);
+            } finally {
+                consumer.stop();
+            }
+            // polls at 0, 1, 3 (and 7) pauses, where a pause every time would be 5 in 4.5
+            assertThat(polls.get()).isBetween(1, 3);
+        }
+        assertThat(WakeOnNotice.pauseAfterErrors(1, 0)).isEqualTo(WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS);
+        assertThat(WakeOnNotice.pauseAfterErrors(2, 5000)).isEqualTo(10_000);
+        assertThat(WakeOnNotice.pauseAfterErrors(1000, 0)).isEqualTo(16 * WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS);
+    }
+
     /** A polling consumer whose poll takes a while and swallows an interrupt meanwhile, as some drivers do. */
     private static final class SwallowsInterrupts extends ScheduledPollConsumer {
 
