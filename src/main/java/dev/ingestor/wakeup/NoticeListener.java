@@ -32,8 +32,10 @@ import org.springframework.stereotype.Component;
  * and stopped with it, so before the embedded database stops).
  * <p>
  * When its connection is lost (the database restarts, the backend is terminated, the network drops it) it
- * connects again, waiting {@code reconnect-delay} doubled up to {@code reconnect-max-delay} between attempts; the
- * loss is logged once (WARN) and the return once (INFO), whatever the number of attempts between. Notifications
+ * connects again, waiting {@code reconnect-delay} doubled up to {@code reconnect-max-delay} between attempts (the
+ * delay starts again from {@code reconnect-delay} only after a connection that listened for {@code
+ * reconnect-max-delay}, so one lost right after each connect is not tried again every first delay); the loss is
+ * logged once (WARN) and the return once (INFO), whatever the number of attempts between. Notifications
  * sent meanwhile are lost, so on every (re)connect it wakes every route; until then the polls alone serve. Gauge
  * {@code ingestor_wakeups_listening}: 1 while it listens.
  * <p>
@@ -118,6 +120,8 @@ public class NoticeListener extends ServiceSupport {
     private void listenUntilStopped() {
         long backoff = settings.getReconnectDelay().toMillis();
         int failedAttempts = 0;
+        // when the connection of this turn began to listen (System.nanoTime), 0 before
+        long listeningSince = 0;
         while (running) {
             try (Connection c = connect()) {
                 connection = c;
@@ -129,6 +133,7 @@ public class NoticeListener extends ServiceSupport {
                 // after the LISTENs: from now on the triggers notify, and nothing they send is missed
                 renew(c);
                 listening.set(1);
+                listeningSince = System.nanoTime();
                 if (failedAttempts > 0) {
                     LOG.info(
                             "wakeup listener is listening again ({} failed attempt(s) since it lost its connection); stages are woken by"
@@ -138,7 +143,6 @@ public class NoticeListener extends ServiceSupport {
                     LOG.debug("wakeup listener listening on {}", WorkChannels.ALL);
                 }
                 failedAttempts = 0;
-                backoff = settings.getReconnectDelay().toMillis();
                 // whatever was notified while nobody listened: every route looks for work now
                 signals.raiseAll();
                 receive(c);
@@ -158,6 +162,13 @@ public class NoticeListener extends ServiceSupport {
                     LOG.debug("wakeup listener still cannot connect: {}", e.getMessage());
                 }
                 failedAttempts++;
+                if (listeningSince != 0
+                        && System.nanoTime() - listeningSince >= settings.getReconnectMaxDelay().toNanos()) {
+                    // a connection that served a while: the next is tried after the first delay again. One that
+                    // fails right after each connect is tried ever less often, not every first delay
+                    backoff = settings.getReconnectDelay().toMillis();
+                }
+                listeningSince = 0;
                 sleep(backoff);
                 backoff = Math.min(backoff * 2, settings.getReconnectMaxDelay().toMillis());
             } finally {

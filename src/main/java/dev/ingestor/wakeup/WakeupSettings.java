@@ -28,7 +28,7 @@ public class WakeupSettings {
     private String listenerUrl = "";
     /**
      * The listener's first wait before it connects again after losing its connection; doubled up to
-     * reconnect-max-delay.
+     * reconnect-max-delay, and back to this only after a connection that listened for reconnect-max-delay.
      */
     private Duration reconnectDelay = Duration.ofSeconds(1);
     /** The longest wait between the listener's attempts to connect again. */

@@ -1,5 +1,6 @@
 package dev.ingestor.wakeup;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -50,5 +51,33 @@ class NoticeListenerTest {
             db.execute("NOTIFY " + WorkChannels.VALIDATION);
             await().atMost(Duration.ofSeconds(10)).until(() -> validation.raises() > seen);
         }
+    }
+
+    @Test
+    void aListenerThatFailsRightAfterEachConnectWaitsTwiceAsLongEachTime() throws Exception {
+        TestPostgres.migrated(DATABASE);
+        AtomicInteger wakeAlls = new AtomicInteger();
+        // every wake-up after connecting fails
+        WorkSignals signals = new WorkSignals() {
+            @Override
+            public void raiseAll() {
+                wakeAlls.incrementAndGet();
+                throw new IllegalStateException("on purpose");
+            }
+        };
+        WakeupSettings settings = new WakeupSettings();
+        settings.setReconnectDelay(Duration.ofMillis(100));
+        settings.setReconnectMaxDelay(Duration.ofSeconds(10));
+        try (HikariDataSource pool = new HikariDataSource(); CamelContext camel = new DefaultCamelContext()) {
+            pool.setJdbcUrl(TestPostgres.jdbcUrl(DATABASE));
+            camel.start();
+            NoticeListener listener = new NoticeListener(settings, signals, pool, camel, new SimpleMeterRegistry(),
+                    new DatabaseSettings(), WorkNoticesTest.instance("failing-listener"));
+            listener.register();
+            await().atMost(Duration.ofSeconds(10)).until(() -> wakeAlls.get() >= 1);
+            Thread.sleep(2500);
+        }
+        // connects at 0, 0.1, 0.3, 0.7 and 1.5 s (the next at 3.1), where the first delay every time would be 20
+        assertThat(wakeAlls.get()).isBetween(2, 6);
     }
 }
