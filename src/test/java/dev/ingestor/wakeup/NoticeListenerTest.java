@@ -39,11 +39,7 @@ class NoticeListenerTest {
         WakeupSettings settings = new WakeupSettings();
         settings.setReconnectDelay(Duration.ofMillis(100));
         try (HikariDataSource pool = new HikariDataSource(); CamelContext camel = new DefaultCamelContext()) {
-            pool.setJdbcUrl(TestPostgres.jdbcUrl(DATABASE));
-            camel.start();
-            NoticeListener listener = new NoticeListener(settings, signals, pool, camel, new SimpleMeterRegistry(),
-                    new DatabaseSettings(), WorkNoticesTest.instance("listener"));
-            listener.register();
+            NoticeListener listener = listening(settings, signals, pool, camel, "listener");
             WorkSignals.Signal validation = signals.signal(WorkChannels.VALIDATION, "");
             await().atMost(Duration.ofSeconds(10)).until(() -> wokeAll.get() >= 1 && listener.isListening());
             // after the wake-up of the connection that followed the Error: only a notification raises it now
@@ -69,15 +65,22 @@ class NoticeListenerTest {
         settings.setReconnectDelay(Duration.ofMillis(100));
         settings.setReconnectMaxDelay(Duration.ofSeconds(10));
         try (HikariDataSource pool = new HikariDataSource(); CamelContext camel = new DefaultCamelContext()) {
-            pool.setJdbcUrl(TestPostgres.jdbcUrl(DATABASE));
-            camel.start();
-            NoticeListener listener = new NoticeListener(settings, signals, pool, camel, new SimpleMeterRegistry(),
-                    new DatabaseSettings(), WorkNoticesTest.instance("failing-listener"));
-            listener.register();
+            listening(settings, signals, pool, camel, "failing-listener");
             await().atMost(Duration.ofSeconds(10)).until(() -> wakeAlls.get() >= 1);
             Thread.sleep(2500);
         }
         // connects at 0, 0.1, 0.3, 0.7 and 1.5 s (the next at 3.1), where the first delay every time would be 20
         assertThat(wakeAlls.get()).isBetween(2, 6);
+    }
+
+    /** A listener of instance {@code name} on the test database, started with {@code camel}. */
+    private static NoticeListener listening(WakeupSettings settings, WorkSignals signals, HikariDataSource pool,
+            CamelContext camel, String name) throws Exception {
+        pool.setJdbcUrl(TestPostgres.jdbcUrl(DATABASE));
+        camel.start();
+        NoticeListener listener = new NoticeListener(settings, signals, pool, camel, new SimpleMeterRegistry(),
+                new DatabaseSettings(), WorkNoticesTest.instance(name));
+        listener.register();
+        return listener;
     }
 }
