@@ -22,7 +22,8 @@ import org.springframework.stereotype.Component;
  * <p>
  * Unbounded, where Camel's default holds 50,000 marks and drops the oldest: a mark dropped while its file is still in
  * progress lets the file be listed again. The marks are as many as the files listed and not yet done, at most a poll's
- * {@code maxMessagesPerPoll} more than the files queued on the route.
+ * {@code maxMessagesPerPoll} more than the files queued on the route, and those a failed poll left marked because
+ * their files might still be under way ({@link PollsThroughErrors}).
  */
 @Component(InProgressMarks.NAME)
 @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
@@ -35,6 +36,18 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
     private final ConcurrentLinkedQueue<String> setThisPoll = new ConcurrentLinkedQueue<>();
     /** Whether a poll is under way, so that marks are not kept track of for a route scheduled otherwise. */
     private volatile boolean polling;
+
+    /** The one scheduler whose polls set these marks. */
+    private Object owner;
+
+    /** Ties these marks to {@code scheduler}; refused for a second one (the bean is a prototype, one per endpoint). */
+    synchronized void belongTo(Object scheduler) {
+        if (owner != null && owner != scheduler) {
+            throw new IllegalStateException("these in-progress marks belong to another route's scheduler already:"
+                    + " name #" + NAME + " once per endpoint, as a prototype");
+        }
+        owner = scheduler;
+    }
 
     /** A poll starts: the marks set from here on are its own. */
     void pollStarts() {

@@ -31,8 +31,9 @@ import org.springframework.stereotype.Component;
  * taken anew when the file is listed again ({@link SftpClaimReadLock}).</li>
  * <li>A file drop hands its files to the supplier's threads: a file whose claim this instance holds ({@link
  * FileClaimRepository}) may be under way there, and keeps its mark until its exchange is done. So does one whose
- * claim was taken just before the Error; this instance then skips it until a restart, and the other instances take
- * it after the claim's lease.</li>
+ * claim was taken just before the Error (the idempotent-changed read lock waits for the file to stop changing after
+ * it claims, up to its timeout), or is still held for the delayed release of a finished file of the same name; this
+ * instance then skips that name until a restart, and the other instances take the file after the claim's lease.</li>
  * </ul>
  * <p>
  * A prototype, so each endpoint gets an instance of its own (Camel looks the scheduler up once per endpoint; the
@@ -75,6 +76,8 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
         marks = null;
         if (polling.getEndpoint() instanceof GenericFileEndpoint<?> files
                 && files.getInProgressRepository() instanceof InProgressMarks own) {
+            // one scheduler per set of marks: another's polls would mix theirs in
+            own.belongTo(this);
             marks = own;
             underWay = mayBeUnderWay(files);
         }
@@ -107,23 +110,37 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             // Camel's poll logged it with its stack
             errorsInARow++;
             toSkip = (int) Math.min(MOST_SKIPPED, (1L << Math.min(errorsInARow - 1, 30)) - 1);
-            int released = marks != null ? marks.releaseNotUnderWay(underWay) : 0;
+            int released = releaseMarks();
             LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of its"
                     + " delay; {} file(s) it had listed are free again", routeId, e.toString(),
                     errorsInARow, toSkip, released);
         }
     }
 
+    /** The failed poll's marks let go of; none when that fails too, so this task is never ended by it. */
+    private int releaseMarks() {
+        if (marks == null) {
+            return 0;
+        }
+        try {
+            return marks.releaseNotUnderWay(underWay);
+        } catch (RuntimeException | Error e) {
+            LOG.error("the marks of route {}'s failed poll could not be let go of: {}", routeId, e.toString());
+            return 0;
+        }
+    }
+
     /**
      * Whether a file may still be under way after a poll failed: never on a synchronous endpoint; on another, while
-     * this instance holds the claim its read lock took. With a read lock of another kind every file may be, and every
-     * mark stays.
+     * this instance holds the claim its idempotent read lock took. With a read lock of another kind every file may
+     * be, and every mark stays.
      */
     private static Predicate<String> mayBeUnderWay(GenericFileEndpoint<?> files) {
         if (files.isSynchronous()) {
             return path -> false;
         }
-        if (files.getIdempotentRepository() instanceof FileClaimRepository claims) {
+        if (files.getReadLock() != null && files.getReadLock().startsWith("idempotent")
+                && files.getIdempotentRepository() instanceof FileClaimRepository claims) {
             // Camel's idempotent read locks claim a file by its absolute path, the key of its in-progress mark
             return claims::holds;
         }

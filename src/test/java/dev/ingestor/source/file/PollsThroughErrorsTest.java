@@ -1,6 +1,7 @@
 package dev.ingestor.source.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
@@ -164,11 +165,14 @@ class PollsThroughErrorsTest {
         CountDownLatch finish = new CountDownLatch(1);
         // the first file listed is claimed and started; the second's claim fails with an Error
         try (CamelContext camel = claimingRoute(file -> true, claims(2), finish)) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 2);
-            // many more polls while both are under way: the first keeps its mark, so it is not listed again
-            Thread.sleep(1000);
-            assertThat(taken).as("each file started once").containsExactlyInAnyOrder("a.csv", "b.csv");
-            finish.countDown();
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 2);
+                // many more polls while both are under way: the first keeps its mark, so it is not listed again
+                Thread.sleep(1000);
+                assertThat(taken).as("each file started once").containsExactlyInAnyOrder("a.csv", "b.csv");
+            } finally {
+                finish.countDown();
+            }
             await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("a.csv"))
                     && !Files.exists(inbox.resolve("b.csv")));
         }
@@ -233,6 +237,16 @@ class PollsThroughErrorsTest {
         // polls at 0, 1, 3, 7, 15, 31, 47 and 63 turns of 50 ms: 8 in 3.2 s, where every turn would be 64
         long turns = (System.nanoTime() - started) / 50_000_000;
         assertThat(listed.get()).isBetween(1, 8 + (int) (turns / 32));
+    }
+
+    @Test
+    void marksSharedByTwoSchedulersAreRefused() {
+        InProgressMarks shared = new InProgressMarks();
+        PollsThroughErrors one = new PollsThroughErrors();
+        shared.belongTo(one);
+        shared.belongTo(one);
+        assertThatThrownBy(() -> shared.belongTo(new PollsThroughErrors()))
+                .hasMessageContaining("belong to another route's scheduler");
     }
 
     @Test
