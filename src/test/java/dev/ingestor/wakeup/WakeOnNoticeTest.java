@@ -52,39 +52,18 @@ class WakeOnNoticeTest {
 
     @Test
     void aPollThatFailsWithAnErrorEveryTimeDoesNotSpin() throws Exception {
-        AtomicInteger polls = new AtomicInteger();
-        try (CamelContext camel = new DefaultCamelContext()) {
-            camel.start();
-            // no delay at all: after a failed poll the pause is still the least one
-            long started = System.nanoTime();
-            FailsFirst consumer = polling(camel, new FailsFirst(camel, polls, Integer.MAX_VALUE), 0);
-            try {
-                await().atMost(Duration.ofSeconds(5)).until(() -> polls.get() >= 1);
-                Thread.sleep(WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS * 3 / 2);
-            } finally {
-                consumer.stop();
-            }
-            // one poll, then one a pause later at most (a late wake-up on a busy machine may allow one more)
-            long pauses = (System.nanoTime() - started) / 1_000_000 / WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS;
-            assertThat(polls.get()).isBetween(1, (int) pauses + 1);
-        }
+        // no delay at all: after a failed poll the pause is still the least one
+        long started = System.nanoTime();
+        int polls = pollsFailingEveryTime(WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS * 3 / 2);
+        // one poll, then one a pause later at most (a late wake-up on a busy machine may allow one more)
+        long pauses = (System.nanoTime() - started) / 1_000_000 / WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS;
+        assertThat(polls).isBetween(1, (int) pauses + 1);
     }
 
     @Test
     void aPollThatFailsWithAnErrorEveryTimeWaitsTwiceAsLongEachTime() throws Exception {
-        AtomicInteger polls = new AtomicInteger();
-        try (CamelContext camel = new DefaultCamelContext()) {
-            camel.start();
-            FailsFirst consumer = polling(camel, new FailsFirst(camel, polls, Integer.MAX_VALUE), 0);
-            try {
-                await().atMost(Duration.ofSeconds(5)).until(() -> polls.get() >= 1);
-                Thread.sleep(WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS * 9 / 2);
-            } finally {
-                consumer.stop();
-            }
-            // polls at 0, 1, 3 (and 7) pauses, where a pause every time would be 5 in 4.5
-            assertThat(polls.get()).isBetween(1, 3);
-        }
+        // polls at 0, 1, 3 (and 7) pauses, where a pause every time would be 5 in 4.5
+        assertThat(pollsFailingEveryTime(WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS * 9 / 2)).isBetween(1, 3);
         assertThat(WakeOnNotice.pauseAfterErrors(1, 0)).isEqualTo(WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS);
         assertThat(WakeOnNotice.pauseAfterErrors(2, 5000)).isEqualTo(10_000);
         assertThat(WakeOnNotice.pauseAfterErrors(1000, 0)).isEqualTo(16 * WakeOnNotice.MIN_PAUSE_AFTER_ERROR_MS);
@@ -126,6 +105,22 @@ class WakeOnNoticeTest {
             await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
                     .noneMatch(t -> t.isAlive() && t.getName().contains("wakeup direct://swallowing")));
         }
+    }
+
+    /** How often a route with no delay whose every poll fails with an Error polls in {@code watchMillis}. */
+    private static int pollsFailingEveryTime(long watchMillis) throws Exception {
+        AtomicInteger polls = new AtomicInteger();
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.start();
+            FailsFirst consumer = polling(camel, new FailsFirst(camel, polls, Integer.MAX_VALUE), 0);
+            try {
+                await().atMost(Duration.ofSeconds(5)).until(() -> polls.get() >= 1);
+                Thread.sleep(watchMillis);
+            } finally {
+                consumer.stop();
+            }
+        }
+        return polls.get();
     }
 
     /** The consumer under a WakeOnNotice of the validation channel, polling every {@code delayMs}, started. */

@@ -71,7 +71,7 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
         polling = false;
         int released = 0;
         for (String key; (key = setThisPoll.poll()) != null;) {
-            if (marks.contains(key) && !underWay.test(key) && marks.remove(key)) {
+            if (!underWay.test(key) && marks.remove(key)) {
                 released++;
             }
         }

@@ -226,7 +226,8 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(pending).hasSize(1500);
     }
 
-    /** Each supplier's route has a scheduler of its own: shared, a route after the first would never poll. */
+    /** Each supplier's route has a scheduler and marks of its own: a shared scheduler, a route after the first never
+     * polls; shared marks would mix two routes' polls. */
     @Test
     void eachFileRouteHasASchedulerAndMarksOfItsOwn() {
         List<ScheduledPollConsumer> consumers = camelContext.getRoutes().stream()
