@@ -70,6 +70,15 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         return held.containsKey(key);
     }
 
+    /**
+     * Whether this run holds a claim of {@code key} that it took at {@code nanos} ({@link System#nanoTime}) or later:
+     * a claim taken before belongs to an earlier take of the key, such as a finished file's delayed release.
+     */
+    boolean holdsSince(String key, long nanos) {
+        Hold hold = held.get(key);
+        return hold != null && hold.since() - nanos >= 0;
+    }
+
     /** This run's name on its claims. */
     String owner() {
         return owner;

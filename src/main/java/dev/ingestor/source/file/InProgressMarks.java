@@ -1,8 +1,8 @@
 package dev.ingestor.source.file;
 
+import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Predicate;
 
 import org.apache.camel.spi.IdempotentRepository;
@@ -18,7 +18,9 @@ import org.springframework.stereotype.Component;
  * that failed with an {@link Error} it lets go of none, so {@link PollsThroughErrors} asks this class to let go of
  * the marks that poll set on files no exchange is still taking; a mark left behind would keep its file from this
  * instance until a restart. A file still under way keeps its mark until its exchange is done, as in Camel: let go
- * earlier, the file would be listed again while it is still being taken.
+ * earlier, the file would be listed again while it is still being taken. A route that hands its files to other
+ * threads says so for each file ({@link FileHandOff}, on the poll thread just before), so the marks know which of
+ * the poll's files went on and which the Error stopped.
  * <p>
  * Unbounded, where Camel's default holds 50,000 marks and drops the oldest: a mark dropped while its file is still in
  * progress lets the file be listed again. The marks are as many as the files listed and not yet done, at most a poll's
@@ -32,10 +34,17 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
     static final String NAME = "inProgressMarks";
 
     private final Set<String> marks = ConcurrentHashMap.newKeySet();
-    /** The marks set since the poll under way started (one poll at a time per route: one consumer, one scheduler). */
-    private final ConcurrentLinkedQueue<String> setThisPoll = new ConcurrentLinkedQueue<>();
+    /**
+     * The marks set since the poll under way started and not handed off to other threads (one poll at a time per
+     * route: one consumer, one scheduler).
+     */
+    private final Set<String> setThisPoll = ConcurrentHashMap.newKeySet();
     /** Whether a poll is under way, so that marks are not kept track of for a route scheduled otherwise. */
     private volatile boolean polling;
+    /** When the poll under way started ({@link System#nanoTime}). */
+    private volatile long pollStartedAt;
+    /** Whether the route says when it hands a file off: from its first hand-off on. */
+    private volatile boolean recordsHandOffs;
 
     /** The one scheduler whose polls set these marks. */
     private Object owner;
@@ -52,7 +61,30 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
     /** A poll starts: the marks set from here on are its own. */
     void pollStarts() {
         setThisPoll.clear();
+        pollStartedAt = System.nanoTime();
         polling = true;
+    }
+
+    /** When the poll under way, or the last one, started ({@link System#nanoTime}). */
+    long pollStartedAt() {
+        return pollStartedAt;
+    }
+
+    /**
+     * The exchange of the file marked {@code key} goes on to other threads: if the poll fails now, it may still be
+     * under way. Called on the poll thread, before the hand-off.
+     */
+    void handedOff(String key) {
+        recordsHandOffs = true;
+        setThisPoll.remove(key);
+    }
+
+    /**
+     * Whether the route has said when it hands files off, so that a file of a failed poll that was not handed off is
+     * known not to be under way. Before the route's first hand-off, it is not known.
+     */
+    boolean recordsHandOffs() {
+        return recordsHandOffs;
     }
 
     /** The poll ended as it should: Camel let go of the marks it had to. */
@@ -62,15 +94,17 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
     }
 
     /**
-     * After a poll that failed with an Error: lets go of the marks it set on files that {@code underWay} says no
-     * exchange is still taking, as Camel does after an exception.
+     * After a poll that failed with an Error: lets go of the marks it set on files it did not hand off and that {@code
+     * underWay} says no exchange is still taking, as Camel does after an exception.
      *
      * @return how many marks were let go of
      */
     int releaseNotUnderWay(Predicate<String> underWay) {
         polling = false;
         int released = 0;
-        for (String key; (key = setThisPoll.poll()) != null;) {
+        for (Iterator<String> keys = setThisPoll.iterator(); keys.hasNext();) {
+            String key = keys.next();
+            keys.remove();
             if (!underWay.test(key) && marks.remove(key)) {
                 released++;
             }

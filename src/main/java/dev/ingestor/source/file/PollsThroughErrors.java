@@ -29,11 +29,14 @@ import org.springframework.stereotype.Component;
  * <li>SFTP (and any endpoint Camel runs synchronously): each file's exchange ends before the poll goes on to the
  * next, so after the Error none is under way, and every mark the poll set goes. A claim the Error left taken is
  * taken anew when the file is listed again ({@link SftpClaimReadLock}).</li>
- * <li>A file drop hands its files to the supplier's threads: a file whose claim this instance holds ({@link
- * FileClaimRepository}) may be under way there, and keeps its mark until its exchange is done. So does one whose
- * claim was taken just before the Error (the idempotent-changed read lock waits for the file to stop changing after
- * it claims, up to its timeout), or is still held for the delayed release of a finished file of the same name; this
- * instance then skips that name until a restart, and the other instances take the file after the claim's lease.</li>
+ * <li>A file drop hands its files to the supplier's threads, and says so for each on the poll thread just before
+ * ({@link FileHandOff}). A file handed off may be queued or running there, and keeps its mark and claim until its
+ * exchange is done. A file the poll listed and did not hand off is not under way: its mark goes, and so does the claim
+ * the poll took for it ({@link FileClaimRepository}), where the Error came after the claim (the idempotent-changed
+ * read lock claims, then waits up to its timeout for the file to stop changing). A claim taken before the poll is a
+ * finished file's of the same name, held for its delayed release, and stays. Until the route's first hand-off it is
+ * not known that the route says so: a file whose claim the poll took keeps its mark, and this instance skips that
+ * name until a restart (the other instances take the file after the claim's lease).</li>
  * </ul>
  * <p>
  * A prototype, so each endpoint gets an instance of its own (Camel looks the scheduler up once per endpoint; the
@@ -79,7 +82,7 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             // one scheduler per set of marks: another's polls would mix theirs in
             own.belongTo(this);
             marks = own;
-            underWay = mayBeUnderWay(files);
+            underWay = mayBeUnderWay(files, own);
         }
         // a route started again starts afresh
         errorsInARow = 0;
@@ -131,19 +134,43 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
     }
 
     /**
-     * Whether a file may still be under way after a poll failed: never on a synchronous endpoint; on another, while
-     * this instance holds the claim its idempotent read lock took. With a read lock of another kind every file may
-     * be, and every mark stays.
+     * Whether a file of a failed poll, listed and not handed off, may still be under way: never on a synchronous
+     * endpoint. On another with an idempotent read lock, while this instance holds a claim of it that this poll took,
+     * until the route has said when it hands its files off ({@link FileHandOff}); from then on such a file is known
+     * to have been stopped by the Error, and its claim is let go of with its mark. A claim taken before this poll is
+     * a finished file's, held for its delayed release: this listing never began. With a read lock of another kind,
+     * or files moved before they are taken (the hand-off would name them otherwise), every file may be under way, and
+     * every mark stays.
      */
-    private static Predicate<String> mayBeUnderWay(GenericFileEndpoint<?> files) {
+    private Predicate<String> mayBeUnderWay(GenericFileEndpoint<?> files, InProgressMarks own) {
         if (files.isSynchronous()) {
             return path -> false;
         }
-        if (files.getReadLock() != null && files.getReadLock().startsWith("idempotent")
-                && files.getIdempotentRepository() instanceof FileClaimRepository claims) {
-            // Camel's idempotent read locks claim a file by its absolute path, the key of its in-progress mark
-            return claims::holds;
+        if (files.getReadLock() == null || !files.getReadLock().startsWith("idempotent")
+                || !(files.getIdempotentRepository() instanceof FileClaimRepository claims)) {
+            return path -> true;
         }
-        return path -> true;
+        boolean handOffsNameTheMark = files.getPreMove() == null;
+        // Camel's idempotent read locks claim a file by its absolute path, the key of its in-progress mark
+        return path -> {
+            if (!claims.holdsSince(path, own.pollStartedAt())) {
+                return false;
+            }
+            if (!handOffsNameTheMark || !own.recordsHandOffs()) {
+                return true;
+            }
+            letGoOfClaim(claims, path);
+            return false;
+        };
+    }
+
+    /** Lets go of a claim the failed poll took and never handed off; a failed delete leaves a row this run retakes. */
+    private void letGoOfClaim(FileClaimRepository claims, String path) {
+        try {
+            claims.remove(path);
+        } catch (RuntimeException e) {
+            LOG.warn("route {} let go of its hold on the claim of {}, but the claim's row stays until this instance"
+                    + " claims the file again or its lease ends: {}", routeId, path, e.toString());
+        }
     }
 }

@@ -242,6 +242,16 @@ class FileDropIntakeTest extends IngestorTestSupport {
                 .getInProgressRepository()).hasOnlyElementsOfType(InProgressMarks.class).doesNotHaveDuplicates();
     }
 
+    /** The template says when it hands a file to the supplier's threads, so a failed poll's other files go free. */
+    @Test
+    void theFileDropRouteSaysWhenItHandsAFileOff() throws Exception {
+        drop("ACME", "advice.csv", ADVICE);
+        awaitFiles(INBOX.resolve("ACME/.done"), 1);
+        InProgressMarks marks = (InProgressMarks) ((GenericFileEndpoint<?>) camelContext.getRoute("file-drop-ACME")
+                .getEndpoint()).getInProgressRepository();
+        assertThat(marks.recordsHandOffs()).isTrue();
+    }
+
     @Test
     void aFileWrittenSlowlyIsNotTakenHalfWritten() throws Exception {
         Path file = INBOX.resolve("ACME/slow.csv");

@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
@@ -98,26 +99,45 @@ class PollsThroughErrorsTest {
 
     /** This run's claims, as the file-drop routes take them; the {@code failing}th claim fails with an Error. */
     private static FileClaimRepository claims(int failing) {
+        return claims(failing, false);
+    }
+
+    /**
+     * This run's claims, as the file-drop routes take them; the {@code failing}th claim fails with an Error, before
+     * the claim is taken or, {@code afterTaking}, once it is, as in the idempotent-changed read lock's wait.
+     */
+    private static FileClaimRepository claims(int failing, boolean afterTaking) {
         IngestorProperties properties = new IngestorProperties();
         properties.setInstanceId("polls");
         AtomicInteger claimed = new AtomicInteger();
         return new FileClaimRepository(jdbc, new InstanceId(properties), new IntakeSettings()) {
             @Override
             public boolean add(String key) {
-                if (claimed.incrementAndGet() == failing) {
+                boolean fails = claimed.incrementAndGet() == failing;
+                if (fails && !afterTaking) {
                     throw new StackOverflowError("on purpose");
                 }
-                return super.add(key);
+                boolean taken = super.add(key);
+                if (fails) {
+                    throw new StackOverflowError("on purpose, the claim taken");
+                }
+                return taken;
             }
         };
     }
 
     /**
-     * A route as the file-drop routes are: claims as read lock, {@link InProgressMarks}, and its files handed to two
-     * threads after they start (each start counted) where they wait for {@code finish}.
+     * A route as the file-drop routes are: claims as read lock, {@link InProgressMarks}, and its files handed
+     * ({@link FileHandOff}) to two threads after they start (each start counted) where they wait for {@code finish}.
      */
     private CamelContext claimingRoute(GenericFileFilter<Object> filter, FileClaimRepository claims,
             CountDownLatch finish) throws Exception {
+        return claimingRoute(filter, claims, finish, "");
+    }
+
+    /** {@link #claimingRoute(GenericFileFilter, FileClaimRepository, CountDownLatch)} with more endpoint options. */
+    private CamelContext claimingRoute(GenericFileFilter<Object> filter, FileClaimRepository claims,
+            CountDownLatch finish, String options) throws Exception {
         CamelContext camel = new DefaultCamelContext();
         camel.getRegistry().bind(PollsThroughErrors.NAME, new PollsThroughErrors());
         camel.getRegistry().bind(InProgressMarks.NAME, new InProgressMarks());
@@ -129,9 +149,10 @@ class PollsThroughErrorsTest {
                 from("file:" + inbox + "?scheduler=#" + PollsThroughErrors.NAME + "&inProgressRepository=#"
                         + InProgressMarks.NAME + "&readLock=idempotent&idempotentRepository=#claims&idempotent=false"
                         + "&readLockRemoveOnCommit=true&readLockRemoveOnRollback=true"
-                        + "&filter=#filter&initialDelay=0&delay=50&delete=true")
+                        + "&filter=#filter&initialDelay=0&delay=50&delete=true" + options)
                         .routeId("drops")
                         .process(exchange -> taken.add(exchange.getMessage().getHeader("CamelFileName", String.class)))
+                        .process(new FileHandOff())
                         .threads(2)
                         .process(exchange -> finish.await(30, TimeUnit.SECONDS));
             }
@@ -177,6 +198,40 @@ class PollsThroughErrorsTest {
                     && !Files.exists(inbox.resolve("b.csv")));
         }
         assertThat(taken).containsExactlyInAnyOrder("a.csv", "b.csv");
+    }
+
+    @Test
+    void aFileClaimedJustBeforeTheErrorIsTakenAtTheNextPoll() throws Exception {
+        Files.writeString(inbox.resolve("first.csv"), "first\n");
+        // the second claim is taken, then the poll fails with an Error before its file is handed off
+        FileClaimRepository claims = claims(2, true);
+        try (CamelContext camel = claimingRoute(file -> true, claims, new CountDownLatch(0))) {
+            // the route has handed a file off: from here on, one it did not hand off is not under way
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("first.csv")));
+            Files.writeString(inbox.resolve("a.csv"), "a\n");
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("a.csv")));
+        }
+        assertThat(taken).containsExactlyInAnyOrder("first.csv", "a.csv");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim", Integer.class)).as("no claim left").isZero();
+    }
+
+    @Test
+    void aFileListedWhileItsNameIsStillClaimedIsTakenAfterAFailedPoll() throws Exception {
+        AtomicBoolean listing = new AtomicBoolean(true);
+        Files.writeString(inbox.resolve("a.csv"), "a\n");
+        // a finished file's claim is let go of 3 s after it is done; the second claim fails with an Error
+        try (CamelContext camel = claimingRoute(file -> listing.get(), claims(2), new CountDownLatch(0),
+                "&sortBy=file:name&readLockIdempotentReleaseAsync=true&readLockIdempotentReleaseDelay=3000")) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("a.csv")));
+            listing.set(false);
+            // listed together, 0.csv first: its claim fails, while a.csv's name is still claimed by the first
+            Files.writeString(inbox.resolve("0.csv"), "0\n");
+            Files.writeString(inbox.resolve("a.csv"), "a again\n");
+            listing.set(true);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("a.csv"))
+                    && !Files.exists(inbox.resolve("0.csv")));
+        }
+        assertThat(taken).containsExactlyInAnyOrder("a.csv", "0.csv", "a.csv");
     }
 
     @Test
