@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.IntakeSettings;
+import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.service.ServiceSupport;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -35,9 +36,24 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     /** The claims this run holds, taken and not yet released. */
     private final Map<String, Hold> held = new ConcurrentHashMap<>();
 
-    /** A claim this run holds, since {@code since} ({@link System#nanoTime}); each hold its own object. */
-    private record Hold(long since) {
+    /**
+     * A claim this run holds, since {@code since} ({@link System#nanoTime}); each hold its own object, told apart by
+     * identity.
+     */
+    private static final class Hold {
+        private final long since;
+
+        Hold(long since) {
+            this.since = since;
+        }
+
+        long since() {
+            return since;
+        }
     }
+
+    /** The exchange property naming the hold a file's exchange took, so that only its own release lets go of it. */
+    static final String HOLD_PROPERTY = "IngestorFileClaimHold";
 
     public FileClaimRepository(JdbcTemplate jdbc, InstanceId instanceId, IntakeSettings intake) {
         this.jdbc = jdbc;
@@ -86,11 +102,32 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
 
     @Override
     public boolean add(String key) {
+        return take(key) != null;
+    }
+
+    /**
+     * Camel's idempotent read locks claim a file with the exchange that will take it, and let go of the claim with the
+     * same exchange: at the file's end (delayed for a moment), and also after a take that did not begin, refused or
+     * not. The exchange keeps its hold, so that a refused take lets go of nothing: a finished file's claim, waiting for
+     * its delayed release, stays until that release, and that release cannot let go of a later take's claim.
+     */
+    @Override
+    public boolean add(Exchange exchange, String key) {
+        Hold hold = take(key);
+        if (hold == null) {
+            return false;
+        }
+        exchange.setProperty(HOLD_PROPERTY, hold);
+        return true;
+    }
+
+    /** The claim of {@code key} taken for this run, or null when it is held (by this run or another). */
+    private Hold take(String key) {
         Hold mine = new Hold(System.nanoTime());
         Hold holding = held.compute(key,
                 (k, hold) -> hold == null || mine.since() - hold.since() > lease.toNanos() ? mine : hold);
         if (holding != mine) {
-            return false;
+            return null;
         }
         boolean claimed = false;
         try {
@@ -99,7 +136,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
                     + " WHERE file_claim.owner = EXCLUDED.owner"
                     + " OR file_claim.claimed_at < now() - make_interval(secs => ?)", key, owner,
                     lease.toMillis() / 1000.0) == 1;
-            return claimed;
+            return claimed ? mine : null;
         } finally {
             if (!claimed) {
                 held.remove(key, mine);
@@ -121,6 +158,22 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
             return jdbc.update("DELETE FROM file_claim WHERE claim_key = ? AND owner = ?", key, owner) == 1;
         } finally {
             held.remove(key);
+        }
+    }
+
+    /**
+     * Lets go of the claim {@code exchange} took ({@link #add(Exchange, String)}), once; nothing when it took none (a
+     * refused take) or when its hold is no longer this run's hold of the key (forgotten or taken anew after the lease).
+     */
+    @Override
+    public boolean remove(Exchange exchange, String key) {
+        if (!(exchange.removeProperty(HOLD_PROPERTY) instanceof Hold hold) || held.get(key) != hold) {
+            return false;
+        }
+        try {
+            return jdbc.update("DELETE FROM file_claim WHERE claim_key = ? AND owner = ?", key, owner) == 1;
+        } finally {
+            held.remove(key, hold);
         }
     }
 

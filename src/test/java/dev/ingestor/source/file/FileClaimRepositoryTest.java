@@ -4,18 +4,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.support.TestPostgres;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -134,6 +146,91 @@ class FileClaimRepositoryTest {
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
                 .until(() -> one.add("/inbox/ACME/a.csv"));
         assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
+    }
+
+    @Test
+    void aRefusedTakeLetsGoOfNoClaim() {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
+        FileClaimRepository two = instance("two", Duration.ofMinutes(10));
+        Exchange first = exchange();
+        Exchange refused = exchange();
+        assertThat(one.add(first, "/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.add(refused, "/inbox/ACME/a.csv")).isFalse();
+
+        // Camel's read lock lets go of the claim of every take that did not begin, refused or not
+        assertThat(one.remove(refused, "/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.add("/inbox/ACME/a.csv")).as("the first take's claim stands").isFalse();
+        assertThat(one.holds("/inbox/ACME/a.csv")).isTrue();
+
+        assertThat(one.remove(first, "/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.remove(first, "/inbox/ACME/a.csv")).as("once").isFalse();
+        assertThat(two.add("/inbox/ACME/a.csv")).isTrue();
+    }
+
+    @Test
+    void aTakeWhoseHoldWasTakenOverLetsGoOfNoClaim() throws InterruptedException {
+        FileClaimRepository one = instance("one", Duration.ofMillis(200));
+        Exchange lapsed = exchange();
+        Exchange next = exchange();
+        assertThat(one.add(lapsed, "/inbox/ACME/a.csv")).isTrue();
+        Thread.sleep(300);
+        // a hold older than the lease is one Camel never let go: the key is taken anew
+        assertThat(one.add(next, "/inbox/ACME/a.csv")).isTrue();
+
+        assertThat(one.remove(lapsed, "/inbox/ACME/a.csv")).isFalse();
+        assertThat(instance("two", Duration.ofMinutes(10)).add("/inbox/ACME/a.csv")).as("the next take's claim stands")
+                .isFalse();
+        assertThat(one.remove(next, "/inbox/ACME/a.csv")).isTrue();
+    }
+
+    /**
+     * A file dropped again under the same name while the finished one's claim waits for its delayed release: the new
+     * file's take is refused, then taken once the release is done, and that release does not let go of the new take's
+     * claim, which another instance would then take while this one is still reading the file.
+     */
+    @Test
+    void aFileDroppedAgainDuringTheDelayedReleaseKeepsItsClaimWhileItIsTaken(@TempDir Path inbox) throws Exception {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
+        FileClaimRepository two = instance("two", Duration.ofMinutes(10));
+        List<String> taken = new CopyOnWriteArrayList<>();
+        CountDownLatch secondRead = new CountDownLatch(1);
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.getRegistry().bind("claims", one);
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("file:" + inbox + "?readLock=idempotent&idempotentRepository=#claims&idempotent=false"
+                            + "&readLockRemoveOnCommit=true&readLockRemoveOnRollback=true"
+                            + "&readLockIdempotentReleaseAsync=true&readLockIdempotentReleaseDelay=1500"
+                            + "&initialDelay=0&delay=50&delete=true")
+                            .process(exchange -> {
+                                taken.add(exchange.getMessage().getHeader("CamelFileAbsolutePath", String.class));
+                                if (taken.size() == 2) {
+                                    secondRead.await(30, TimeUnit.SECONDS);
+                                }
+                            });
+                }
+            });
+            camel.start();
+            Path file = inbox.resolve("a.csv");
+            Files.writeString(file, "first\n");
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(file));
+            long done = System.nanoTime();
+            Files.writeString(file, "second\n");
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 2);
+                // past the first file's delayed release, the second is still being read
+                Thread.sleep(Math.max(0, 2500 - (System.nanoTime() - done) / 1_000_000));
+                assertThat(two.add(taken.get(1))).as("the second take's claim stands").isFalse();
+            } finally {
+                secondRead.countDown();
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(file));
+        }
+    }
+
+    private static Exchange exchange() {
+        return new DefaultExchange(new DefaultCamelContext());
     }
 
     /** A real outage of this test's database for new connections; each call of the repository opens its own. */
