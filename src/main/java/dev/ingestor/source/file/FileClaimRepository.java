@@ -26,6 +26,10 @@ import org.springframework.stereotype.Component;
  * would hold that file, or the next file of that name, back for minutes. A hold older than the lease is one Camel
  * never let go (a download that failed after the read lock was taken): the database decides again, as it does for
  * another instance's claim after the lease.
+ *
+ * <p>A file drop's exchange keeps the hold it took, and only that exchange's release lets go of it ({@link
+ * #remove(Exchange, String)}): Camel also lets go after takes that were refused and for files it never started, and
+ * those must not end another take's claim of the same name.
  */
 @Component("fileClaimRepository")
 class FileClaimRepository extends ServiceSupport implements IdempotentRepository {
@@ -150,15 +154,33 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
                 "SELECT EXISTS (SELECT 1 FROM file_claim WHERE claim_key = ?)", Boolean.class, key));
     }
 
-    @Override
-    public boolean remove(String key) {
-        // only our own claim: after a lease takeover the file belongs to someone else. Not held from here on, even
-        // when the delete fails: the row left behind is then taken over at this instance's next claim of the key
+    /**
+     * Lets go of this run's claim of {@code key}, whichever take holds it: for the SFTP read lock, which keeps its own
+     * account of its takes, and for a take the poll stopped.
+     */
+    boolean release(String key) {
+        // not held from here on, even when the delete fails: the row left behind is then taken over at this
+        // instance's next claim of the key
         try {
-            return jdbc.update("DELETE FROM file_claim WHERE claim_key = ? AND owner = ?", key, owner) == 1;
+            return deleteOwn(key);
         } finally {
             held.remove(key);
         }
+    }
+
+    /** Deletes the claim of {@code key} if it is this run's: after a lease takeover the file is someone else's. */
+    private boolean deleteOwn(String key) {
+        return jdbc.update("DELETE FROM file_claim WHERE claim_key = ? AND owner = ?", key, owner) == 1;
+    }
+
+    /**
+     * Lets go of nothing. Camel's file consumer calls this, without the exchange, for each file of a poll that it did
+     * not start (a refused take among them) or that was past the poll's limit: none took a claim, and a claim of the
+     * key that this run holds is another take's, such as a finished file's waiting for its delayed release.
+     */
+    @Override
+    public boolean remove(String key) {
+        return false;
     }
 
     /**
@@ -171,7 +193,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
             return false;
         }
         try {
-            return jdbc.update("DELETE FROM file_claim WHERE claim_key = ? AND owner = ?", key, owner) == 1;
+            return deleteOwn(key);
         } finally {
             held.remove(key, hold);
         }

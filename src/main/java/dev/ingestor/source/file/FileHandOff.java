@@ -12,7 +12,11 @@ import org.springframework.stereotype.Component;
  * route's {@link InProgressMarks} that the file goes on. It runs on the poll thread, so when a poll fails with an
  * {@link Error}, a file it had listed and that never passed here is known not to be under way, and {@link
  * PollsThroughErrors} lets go of its mark and of the claim the poll took for it: the next poll takes it again. A file
- * that passed here keeps both until its exchange is done. With marks of another kind, a step that does nothing.
+ * that passed here keeps both until its exchange is done (an {@link Error} that ends the exchange outside a bean step,
+ * on a pool thread or on the poll thread when the pool is full and the poll thread runs it, leaves both: the file is
+ * then this instance's no more until a restart, and the other instances' after the claim's lease). With marks of
+ * another kind, or on a synchronous route (where {@link PollsThroughErrors} lets go of every mark of a failed poll), a
+ * step that does nothing.
  */
 @Component(FileHandOff.NAME)
 public class FileHandOff implements Processor {
@@ -21,7 +25,7 @@ public class FileHandOff implements Processor {
 
     @Override
     public void process(Exchange exchange) {
-        if (exchange.getFromEndpoint() instanceof GenericFileEndpoint<?> files
+        if (exchange.getFromEndpoint() instanceof GenericFileEndpoint<?> files && !files.isSynchronous()
                 && files.getInProgressRepository() instanceof InProgressMarks marks
                 && exchange.getProperty(ExchangePropertyKey.FILE_EXCHANGE_FILE) instanceof GenericFile<?> file) {
             // the key Camel marked the file by, its absolute path when listed (the routes move no file before)

@@ -95,7 +95,8 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
 
     /**
      * After a poll that failed with an Error: lets go of the marks it set on files it did not hand off and that {@code
-     * underWay} says no exchange is still taking, as Camel does after an exception.
+     * underWay} says no exchange is still taking, as Camel does after an exception. {@code underWay} may let go of
+     * what else holds such a file (its claim); it must not throw.
      *
      * @return how many marks were let go of
      */

@@ -55,8 +55,13 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
     private String routeId;
     /** The route's marks when they are {@link InProgressMarks}, else null. */
     private InProgressMarks marks;
-    /** Whether a file may still be under way after a failed poll, by the path its mark names. */
+    /**
+     * Whether a file a failed poll listed and did not hand off may still be under way, by the path its mark names;
+     * it lets go of the claim the poll took for a file that is not.
+     */
     private Predicate<String> underWay;
+    /** Claims let go of after the failed poll under way. */
+    private int claimsLetGo;
     /** Touched by the one scheduled task only (one consumer per route). */
     private int errorsInARow;
     private int toSkip;
@@ -113,10 +118,11 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             // Camel's poll logged it with its stack
             errorsInARow++;
             toSkip = (int) Math.min(MOST_SKIPPED, (1L << Math.min(errorsInARow - 1, 30)) - 1);
+            claimsLetGo = 0;
             int released = releaseMarks();
             LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of its"
-                    + " delay; {} file(s) it had listed are free again", routeId, e.toString(),
-                    errorsInARow, toSkip, released);
+                    + " delay; {} file(s) it had listed are free again ({} claim(s) it had taken let go of)", routeId,
+                    e.toString(), errorsInARow, toSkip, released, claimsLetGo);
         }
     }
 
@@ -146,12 +152,14 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
         if (files.isSynchronous()) {
             return path -> false;
         }
+        // Camel's idempotent read locks claim a file by its absolute path, the key of its in-progress mark, unless the
+        // endpoint names another key
         if (files.getReadLock() == null || !files.getReadLock().startsWith("idempotent")
-                || !(files.getIdempotentRepository() instanceof FileClaimRepository claims)) {
+                || !(files.getIdempotentRepository() instanceof FileClaimRepository claims)
+                || files.getIdempotentKey() != null) {
             return path -> true;
         }
         boolean handOffsNameTheMark = files.getPreMove() == null;
-        // Camel's idempotent read locks claim a file by its absolute path, the key of its in-progress mark
         return path -> {
             if (!claims.holdsSince(path, own.pollStartedAt())) {
                 return false;
@@ -164,11 +172,15 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
         };
     }
 
-    /** Lets go of a claim the failed poll took and never handed off; a failed delete leaves a row this run retakes. */
+    /**
+     * Lets go of a claim the failed poll took and never handed off. A failed delete leaves a row this run takes over
+     * at its next claim of the file (the hold goes either way), and does not keep the other marks from going.
+     */
     private void letGoOfClaim(FileClaimRepository claims, String path) {
         try {
-            claims.remove(path);
-        } catch (RuntimeException e) {
+            claims.release(path);
+            claimsLetGo++;
+        } catch (RuntimeException | Error e) {
             LOG.warn("route {} let go of its hold on the claim of {}, but the claim's row stays until this instance"
                     + " claims the file again or its lease ends: {}", routeId, path, e.toString());
         }

@@ -71,9 +71,9 @@ class FileClaimRepositoryTest {
         FileClaimRepository two = instance("two", Duration.ofMinutes(10));
         one.add("/inbox/ACME/a.csv");
 
-        assertThat(two.remove("/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.release("/inbox/ACME/a.csv")).isFalse();
         assertThat(two.add("/inbox/ACME/a.csv")).isFalse();
-        assertThat(one.remove("/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.release("/inbox/ACME/a.csv")).isTrue();
         assertThat(two.add("/inbox/ACME/a.csv")).isTrue();
     }
 
@@ -88,7 +88,7 @@ class FileClaimRepositoryTest {
         assertThat(alive.add("/inbox/ACME/a.csv")).isTrue();
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(alive.owner());
         // the dead instance, should it wake up, no longer owns the claim
-        assertThat(dead.remove("/inbox/ACME/a.csv")).isFalse();
+        assertThat(dead.release("/inbox/ACME/a.csv")).isFalse();
     }
 
     @Test
@@ -100,7 +100,7 @@ class FileClaimRepositoryTest {
         // the database away at the release: the claim stays behind
         allowConnections(false);
         try {
-            assertThatThrownBy(() -> one.remove("/inbox/ACME/a.csv")).isInstanceOf(DataAccessException.class);
+            assertThatThrownBy(() -> one.release("/inbox/ACME/a.csv")).isInstanceOf(DataAccessException.class);
         } finally {
             allowConnections(true);
         }
@@ -131,7 +131,7 @@ class FileClaimRepositoryTest {
         assertThat(running.add("/inbox/ACME/a.csv")).isTrue();
 
         assertThat(started.add("/inbox/ACME/a.csv")).isFalse();
-        assertThat(started.remove("/inbox/ACME/a.csv")).isFalse();
+        assertThat(started.release("/inbox/ACME/a.csv")).isFalse();
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(running.owner());
     }
 
@@ -157,8 +157,10 @@ class FileClaimRepositoryTest {
         assertThat(one.add(first, "/inbox/ACME/a.csv")).isTrue();
         assertThat(one.add(refused, "/inbox/ACME/a.csv")).isFalse();
 
-        // Camel's read lock lets go of the claim of every take that did not begin, refused or not
+        // Camel's read lock lets go of the claim of every take that did not begin, refused or not; then its consumer
+        // of every file of the poll it did not start, by the key alone
         assertThat(one.remove(refused, "/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.remove("/inbox/ACME/a.csv")).isFalse();
         assertThat(two.add("/inbox/ACME/a.csv")).as("the first take's claim stands").isFalse();
         assertThat(one.holds("/inbox/ACME/a.csv")).isTrue();
 
@@ -185,14 +187,15 @@ class FileClaimRepositoryTest {
 
     /**
      * A file dropped again under the same name while the finished one's claim waits for its delayed release: the new
-     * file's take is refused, then taken once the release is done, and that release does not let go of the new take's
-     * claim, which another instance would then take while this one is still reading the file.
+     * file's takes are refused until that release (they let go of nothing), and the release does not let go of the
+     * new take's claim, which another instance would then take while this one is still reading the file.
      */
     @Test
     void aFileDroppedAgainDuringTheDelayedReleaseKeepsItsClaimWhileItIsTaken(@TempDir Path inbox) throws Exception {
         FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         FileClaimRepository two = instance("two", Duration.ofMinutes(10));
         List<String> taken = new CopyOnWriteArrayList<>();
+        List<Long> takenAt = new CopyOnWriteArrayList<>();
         CountDownLatch secondRead = new CountDownLatch(1);
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.getRegistry().bind("claims", one);
@@ -205,6 +208,7 @@ class FileClaimRepositoryTest {
                             + "&initialDelay=0&delay=50&delete=true")
                             .process(exchange -> {
                                 taken.add(exchange.getMessage().getHeader("CamelFileAbsolutePath", String.class));
+                                takenAt.add(System.nanoTime());
                                 if (taken.size() == 2) {
                                     secondRead.await(30, TimeUnit.SECONDS);
                                 }
@@ -219,6 +223,8 @@ class FileClaimRepositoryTest {
             Files.writeString(file, "second\n");
             try {
                 await().atMost(Duration.ofSeconds(10)).until(() -> taken.size() == 2);
+                assertThat((takenAt.get(1) - done) / 1_000_000).as("ms from the first file's end to the second's take,"
+                        + " where the release comes 1,500 ms after the end").isGreaterThan(1000);
                 // past the first file's delayed release, the second is still being read
                 Thread.sleep(Math.max(0, 2500 - (System.nanoTime() - done) / 1_000_000));
                 assertThat(two.add(taken.get(1))).as("the second take's claim stands").isFalse();

@@ -32,6 +32,10 @@ import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.file.GenericFileEndpoint;
+import org.apache.camel.model.Model;
+import org.apache.camel.model.ProcessDefinition;
+import org.apache.camel.model.ProcessorDefinition;
+import org.apache.camel.model.ThreadsDefinition;
 import org.apache.camel.support.DefaultExchange;
 import org.apache.camel.support.ScheduledPollConsumer;
 import org.junit.jupiter.api.Test;
@@ -242,9 +246,20 @@ class FileDropIntakeTest extends IngestorTestSupport {
                 .getInProgressRepository()).hasOnlyElementsOfType(InProgressMarks.class).doesNotHaveDuplicates();
     }
 
-    /** The template says when it hands a file to the supplier's threads, so a failed poll's other files go free. */
+    /**
+     * The template says when it hands a file to the supplier's threads, so a failed poll's other files go free: first
+     * thing, on the poll thread, and just before the hand-off (after it, a queued file would count as not handed off).
+     */
     @Test
     void theFileDropRouteSaysWhenItHandsAFileOff() throws Exception {
+        List<ProcessorDefinition<?>> steps = camelContext.getCamelContextExtension().getContextPlugin(Model.class)
+                .getRouteDefinition("file-drop-ACME").getOutputs().stream()
+                // the route configuration's onException and the like are not steps of the flow
+                .filter(step -> !step.isAbstract()).toList();
+        assertThat(steps.get(0)).isInstanceOfSatisfying(ProcessDefinition.class,
+                step -> assertThat(step.getRef()).isEqualTo(FileHandOff.NAME));
+        assertThat(steps.get(1)).isInstanceOf(ThreadsDefinition.class);
+
         drop("ACME", "advice.csv", ADVICE);
         awaitFiles(INBOX.resolve("ACME/.done"), 1);
         InProgressMarks marks = (InProgressMarks) ((GenericFileEndpoint<?>) camelContext.getRoute("file-drop-ACME")

@@ -61,6 +61,8 @@ class PollsThroughErrorsTest {
 
     private final AtomicInteger listed = new AtomicInteger();
     private final List<String> taken = new CopyOnWriteArrayList<>();
+    /** The Errors the claims threw on purpose. */
+    private final AtomicInteger errors = new AtomicInteger();
 
     /** Lists the inbox every 50 ms, the {@code n}th file listed failing with an Error where {@code fails} says. */
     private CamelContext route(IntPredicate fails) throws Exception {
@@ -98,27 +100,30 @@ class PollsThroughErrorsTest {
     }
 
     /** This run's claims, as the file-drop routes take them; the {@code failing}th claim fails with an Error. */
-    private static FileClaimRepository claims(int failing) {
+    private FileClaimRepository claims(int failing) {
         return claims(failing, false);
     }
 
     /**
-     * This run's claims, as the file-drop routes take them; the {@code failing}th claim fails with an Error, before
-     * the claim is taken or, {@code afterTaking}, once it is, as in the idempotent-changed read lock's wait.
+     * This run's claims, as the file-drop routes take them (Camel's read lock claims with the exchange); the {@code
+     * failing}th claim fails with an Error, before the claim is taken or, {@code afterTaking}, once it is, as in the
+     * idempotent-changed read lock's wait. {@link #errors} counts the Errors thrown.
      */
-    private static FileClaimRepository claims(int failing, boolean afterTaking) {
+    private FileClaimRepository claims(int failing, boolean afterTaking) {
         IngestorProperties properties = new IngestorProperties();
         properties.setInstanceId("polls");
         AtomicInteger claimed = new AtomicInteger();
         return new FileClaimRepository(jdbc, new InstanceId(properties), new IntakeSettings()) {
             @Override
-            public boolean add(String key) {
+            public boolean add(Exchange exchange, String key) {
                 boolean fails = claimed.incrementAndGet() == failing;
                 if (fails && !afterTaking) {
+                    errors.incrementAndGet();
                     throw new StackOverflowError("on purpose");
                 }
-                boolean taken = super.add(key);
+                boolean taken = super.add(exchange, key);
                 if (fails) {
+                    errors.incrementAndGet();
                     throw new StackOverflowError("on purpose, the claim taken");
                 }
                 return taken;
@@ -198,6 +203,7 @@ class PollsThroughErrorsTest {
                     && !Files.exists(inbox.resolve("b.csv")));
         }
         assertThat(taken).containsExactlyInAnyOrder("a.csv", "b.csv");
+        assertThat(errors).as("the Error thrown").hasValue(1);
     }
 
     @Test
@@ -212,6 +218,7 @@ class PollsThroughErrorsTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("a.csv")));
         }
         assertThat(taken).containsExactlyInAnyOrder("first.csv", "a.csv");
+        assertThat(errors).as("the Error thrown").hasValue(1);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim", Integer.class)).as("no claim left").isZero();
     }
 
@@ -232,6 +239,7 @@ class PollsThroughErrorsTest {
                     && !Files.exists(inbox.resolve("0.csv")));
         }
         assertThat(taken).containsExactlyInAnyOrder("a.csv", "0.csv", "a.csv");
+        assertThat(errors).as("the Error thrown").hasValue(1);
     }
 
     @Test
