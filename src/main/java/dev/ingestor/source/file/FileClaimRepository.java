@@ -104,8 +104,20 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         return owner;
     }
 
+    /**
+     * Refused: a claim taken by the key alone would be let go of by the key alone, which this repository ignores
+     * ({@link #remove(String)}), and would then hold its file for the lease. Camel takes a claim by the key alone as
+     * an idempotent consumer ({@code idempotent=true}, which {@code noop=true} implies); a route names this repository
+     * only as its idempotent read lock's, with {@code idempotent=false}.
+     */
     @Override
     public boolean add(String key) {
+        throw new IllegalStateException("fileClaimRepository holds claims for an idempotent read lock and is not an"
+                + " idempotent consumer's repository: set idempotent=false on the file endpoint that names it");
+    }
+
+    /** Claims {@code key} for this run, outside an exchange (the SFTP read lock's own account, and tests). */
+    boolean claim(String key) {
         return take(key) != null;
     }
 
@@ -155,8 +167,9 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     }
 
     /**
-     * Lets go of this run's claim of {@code key}, whichever take holds it: for the SFTP read lock, which keeps its own
-     * account of its takes, and for a take the poll stopped.
+     * Lets go of this run's claim of {@code key}, whichever take holds it: for a take whose exchange was abandoned
+     * (the SFTP read lock's file listed again after a failed download, a file drop's take that a failed poll
+     * stopped).
      */
     boolean release(String key) {
         // not held from here on, even when the delete fails: the row left behind is then taken over at this
@@ -175,8 +188,9 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
 
     /**
      * Lets go of nothing. Camel's file consumer calls this, without the exchange, for each file of a poll that it did
-     * not start (a refused take among them) or that was past the poll's limit: none took a claim, and a claim of the
-     * key that this run holds is another take's, such as a finished file's waiting for its delayed release.
+     * not start (a refused take among them, a take whose file was still changing, the files left when a listing failed
+     * or the route stopped) or that was past the poll's limit: none holds a claim by then, and a claim of the key that
+     * this run holds is another take's, such as a finished file's waiting for its delayed release.
      */
     @Override
     public boolean remove(String key) {

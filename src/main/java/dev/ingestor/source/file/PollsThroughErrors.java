@@ -28,7 +28,7 @@ import org.springframework.stereotype.Component;
  * <ul>
  * <li>SFTP (and any endpoint Camel runs synchronously): each file's exchange ends before the poll goes on to the
  * next, so after the Error none is under way, and every mark the poll set goes. A claim the Error left taken is
- * taken anew when the file is listed again ({@link SftpClaimReadLock}).</li>
+ * taken anew when the file is listed again, by {@link SftpClaimReadLock} (the SFTP routes' read lock).</li>
  * <li>A file drop hands its files to the supplier's threads, and says so for each on the poll thread just before
  * ({@link FileHandOff}). A file handed off may be queued or running there, and keeps its mark and claim until its
  * exchange is done. A file the poll listed and did not hand off is not under way: its mark goes, and so does the claim

@@ -121,7 +121,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             LOG.debug("{} is listed again after a download that did not finish; its claim is taken anew", key);
             claims.release(key);
         }
-        if (!claims.add(key)) {
+        if (!claims.add(exchange, key)) {
             LOG.debug("{} is claimed by another instance", key);
             return false;
         }
@@ -134,7 +134,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
                 open.put(key, System.nanoTime());
                 exchange.setProperty(CLAIMED, key);
             } else {
-                claims.release(key);
+                claims.remove(exchange, key);
             }
         }
         return complete;
@@ -148,7 +148,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
         String key = key(file, exchange);
         if (key.equals(exchange.getProperty(CLAIMED))) {
             open.remove(key);
-            claims.release(key);
+            claims.remove(exchange, key);
         }
     }
 
@@ -158,7 +158,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
         // the file stays where it is and is tried again at a later poll, by any instance
         String key = key(file, exchange);
         open.remove(key);
-        claims.release(key);
+        claims.remove(exchange, key);
     }
 
     @Override
@@ -168,7 +168,8 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
         open.remove(key);
         releases.schedule(() -> {
             try {
-                claims.release(key);
+                // only this exchange's take: not a later one of the same key
+                claims.remove(exchange, key);
             } catch (RuntimeException e) {
                 // this instance takes the claim again at its next poll; the others, after the claim's lease
                 LOG.warn("cannot release claim {}: {}", key, e.getMessage());

@@ -59,33 +59,33 @@ class FileClaimRepositoryTest {
         FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         FileClaimRepository two = instance("two", Duration.ofMinutes(10));
 
-        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
-        assertThat(two.add("/inbox/ACME/a.csv")).isFalse();
-        assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
-        assertThat(two.add("/inbox/ACME/b.csv")).isTrue();
+        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(two.claim("/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.claim("/inbox/ACME/b.csv")).isTrue();
     }
 
     @Test
     void onlyTheOwnerReleasesAClaim() {
         FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         FileClaimRepository two = instance("two", Duration.ofMinutes(10));
-        one.add("/inbox/ACME/a.csv");
+        one.claim("/inbox/ACME/a.csv");
 
         assertThat(two.release("/inbox/ACME/a.csv")).isFalse();
-        assertThat(two.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.claim("/inbox/ACME/a.csv")).isFalse();
         assertThat(one.release("/inbox/ACME/a.csv")).isTrue();
-        assertThat(two.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(two.claim("/inbox/ACME/a.csv")).isTrue();
     }
 
     @Test
     void aClaimOlderThanTheLeaseIsTakenOverFromADeadInstance() {
         FileClaimRepository dead = instance("dead", Duration.ofMinutes(10));
         FileClaimRepository alive = instance("alive", Duration.ofSeconds(30));
-        dead.add("/inbox/ACME/a.csv");
-        assertThat(alive.add("/inbox/ACME/a.csv")).isFalse();
+        dead.claim("/inbox/ACME/a.csv");
+        assertThat(alive.claim("/inbox/ACME/a.csv")).isFalse();
 
         jdbc.update("UPDATE file_claim SET claimed_at = now() - interval '31 seconds'");
-        assertThat(alive.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(alive.claim("/inbox/ACME/a.csv")).isTrue();
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(alive.owner());
         // the dead instance, should it wake up, no longer owns the claim
         assertThat(dead.release("/inbox/ACME/a.csv")).isFalse();
@@ -95,7 +95,7 @@ class FileClaimRepositoryTest {
     void aClaimWhoseReleaseFailedIsTakenAgainByItsOwnerAtOnceAndByOthersAfterTheLease() throws SQLException {
         FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         FileClaimRepository two = instance("two", Duration.ofMinutes(10));
-        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
 
         // the database away at the release: the claim stays behind
         allowConnections(false);
@@ -107,11 +107,11 @@ class FileClaimRepositoryTest {
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(one.owner());
 
         // another instance cannot tell it from a file still being read, so it waits for the lease
-        assertThat(two.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.claim("/inbox/ACME/a.csv")).isFalse();
         // its owner knows it let the file go, so the file (or the next of that name) is not held back for the lease
-        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
         // and holds it again until it releases it
-        assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
     }
 
     @Test
@@ -120,17 +120,17 @@ class FileClaimRepositoryTest {
         // the insert committed, then the connection broke before its answer: the owner never held it
         jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES ('/inbox/ACME/a.csv', ?)", one.owner());
 
-        assertThat(instance("two", Duration.ofMinutes(10)).add("/inbox/ACME/a.csv")).isFalse();
-        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(instance("two", Duration.ofMinutes(10)).claim("/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
     }
 
     @Test
     void anotherRunWithTheSameIdWaitsForTheLeaseLikeAnyOtherInstance() {
         FileClaimRepository running = instance("one", Duration.ofMinutes(10));
         FileClaimRepository started = instance("one", Duration.ofMinutes(10));
-        assertThat(running.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(running.claim("/inbox/ACME/a.csv")).isTrue();
 
-        assertThat(started.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(started.claim("/inbox/ACME/a.csv")).isFalse();
         assertThat(started.release("/inbox/ACME/a.csv")).isFalse();
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(running.owner());
     }
@@ -139,13 +139,19 @@ class FileClaimRepositoryTest {
     void aHoldCamelNeverLetGoIsDecidedByTheDatabaseAgainAfterTheLease() {
         FileClaimRepository one = instance("one", Duration.ofMillis(500));
         // taken, then never released (a download that failed after the read lock); the lapsed row is recovered
-        assertThat(one.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
         jdbc.update("DELETE FROM file_claim");
-        assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
 
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
-                .until(() -> one.add("/inbox/ACME/a.csv"));
-        assertThat(one.add("/inbox/ACME/a.csv")).isFalse();
+                .until(() -> one.claim("/inbox/ACME/a.csv"));
+        assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
+    }
+
+    @Test
+    void anIdempotentConsumersClaimByTheKeyAloneIsRefused() {
+        assertThatThrownBy(() -> instance("one", Duration.ofMinutes(10)).add("/inbox/ACME/a.csv"))
+                .hasMessageContaining("set idempotent=false");
     }
 
     @Test
@@ -161,12 +167,12 @@ class FileClaimRepositoryTest {
         // of every file of the poll it did not start, by the key alone
         assertThat(one.remove(refused, "/inbox/ACME/a.csv")).isFalse();
         assertThat(one.remove("/inbox/ACME/a.csv")).isFalse();
-        assertThat(two.add("/inbox/ACME/a.csv")).as("the first take's claim stands").isFalse();
+        assertThat(two.claim("/inbox/ACME/a.csv")).as("the first take's claim stands").isFalse();
         assertThat(one.holds("/inbox/ACME/a.csv")).isTrue();
 
         assertThat(one.remove(first, "/inbox/ACME/a.csv")).isTrue();
         assertThat(one.remove(first, "/inbox/ACME/a.csv")).as("once").isFalse();
-        assertThat(two.add("/inbox/ACME/a.csv")).isTrue();
+        assertThat(two.claim("/inbox/ACME/a.csv")).isTrue();
     }
 
     @Test
@@ -180,7 +186,8 @@ class FileClaimRepositoryTest {
         assertThat(one.add(next, "/inbox/ACME/a.csv")).isTrue();
 
         assertThat(one.remove(lapsed, "/inbox/ACME/a.csv")).isFalse();
-        assertThat(instance("two", Duration.ofMinutes(10)).add("/inbox/ACME/a.csv")).as("the next take's claim stands")
+        assertThat(instance("two", Duration.ofMinutes(10)).claim("/inbox/ACME/a.csv"))
+                .as("the next take's claim stands")
                 .isFalse();
         assertThat(one.remove(next, "/inbox/ACME/a.csv")).isTrue();
     }
@@ -218,7 +225,7 @@ class FileClaimRepositoryTest {
             camel.start();
             Path file = inbox.resolve("a.csv");
             Files.writeString(file, "first\n");
-            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(file));
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> !Files.exists(file));
             long done = System.nanoTime();
             Files.writeString(file, "second\n");
             try {
@@ -227,7 +234,7 @@ class FileClaimRepositoryTest {
                         + " where the release comes 1,500 ms after the end").isGreaterThan(1000);
                 // past the first file's delayed release, the second is still being read
                 Thread.sleep(Math.max(0, 2500 - (System.nanoTime() - done) / 1_000_000));
-                assertThat(two.add(taken.get(1))).as("the second take's claim stands").isFalse();
+                assertThat(two.claim(taken.get(1))).as("the second take's claim stands").isFalse();
             } finally {
                 secondRead.countDown();
             }

@@ -61,6 +61,8 @@ class PollsThroughErrorsTest {
 
     private final AtomicInteger listed = new AtomicInteger();
     private final List<String> taken = new CopyOnWriteArrayList<>();
+    /** When each of {@link #taken} was taken ({@link System#nanoTime}), for the claiming route. */
+    private final List<Long> takenAt = new CopyOnWriteArrayList<>();
     /** The Errors the claims threw on purpose. */
     private final AtomicInteger errors = new AtomicInteger();
 
@@ -156,7 +158,10 @@ class PollsThroughErrorsTest {
                         + "&readLockRemoveOnCommit=true&readLockRemoveOnRollback=true"
                         + "&filter=#filter&initialDelay=0&delay=50&delete=true" + options)
                         .routeId("drops")
-                        .process(exchange -> taken.add(exchange.getMessage().getHeader("CamelFileName", String.class)))
+                        .process(exchange -> {
+                            takenAt.add(System.nanoTime());
+                            taken.add(exchange.getMessage().getHeader("CamelFileName", String.class));
+                        })
                         .process(new FileHandOff())
                         .threads(2)
                         .process(exchange -> finish.await(30, TimeUnit.SECONDS));
@@ -229,7 +234,9 @@ class PollsThroughErrorsTest {
         // a finished file's claim is let go of 3 s after it is done; the second claim fails with an Error
         try (CamelContext camel = claimingRoute(file -> listing.get(), claims(2), new CountDownLatch(0),
                 "&sortBy=file:name&readLockIdempotentReleaseAsync=true&readLockIdempotentReleaseDelay=3000")) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("a.csv")));
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> !Files.exists(inbox.resolve("a.csv")));
+            long done = System.nanoTime();
             listing.set(false);
             // listed together, 0.csv first: its claim fails, while a.csv's name is still claimed by the first
             Files.writeString(inbox.resolve("0.csv"), "0\n");
@@ -237,6 +244,10 @@ class PollsThroughErrorsTest {
             listing.set(true);
             await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(inbox.resolve("a.csv"))
                     && !Files.exists(inbox.resolve("0.csv")));
+            // the second a.csv waited for the first's claim, let go of 3 s after its end: neither the failed poll
+            // nor the refused takes let go of it
+            assertThat((takenAt.get(taken.lastIndexOf("a.csv")) - done) / 1_000_000).as("ms from the first a.csv's"
+                    + " end to the second's take").isGreaterThan(2500);
         }
         assertThat(taken).containsExactlyInAnyOrder("a.csv", "0.csv", "a.csv");
         assertThat(errors).as("the Error thrown").hasValue(1);

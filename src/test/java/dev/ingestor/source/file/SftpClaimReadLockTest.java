@@ -126,7 +126,7 @@ class SftpClaimReadLockTest {
         other.releaseExclusiveReadLockOnAbort(null, file("/upload/orders.csv"), refused);
 
         assertThat(claimsOf(key)).as("the holder's claim").isEqualTo(1);
-        assertThat(claims.add(key)).as("still held by this run").isFalse();
+        assertThat(claims.claim(key)).as("still held by this run").isFalse();
 
         holder.releaseExclusiveReadLockOnAbort(null, file("/upload/orders.csv"), holding);
         assertThat(claimsOf(key)).as("let go by the exchange that took it").isZero();
