@@ -16,7 +16,11 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties(prefix = "ingestor.intake")
 public class IntakeSettings {
 
-    /** How long a claim on an inbox file holds before another instance may take over a dead instance's file. */
+    /**
+     * How long a claim on an inbox or SFTP file holds without being renewed; the instance that holds it renews it every
+     * third of this, so only the claims of an instance that is gone (or cut off from the database) lapse, and another
+     * instance takes the file over.
+     */
     private Duration claimLease = Duration.ofMinutes(10);
     /**
      * Whether raw files, and the folder entry of their rename, are forced to disk before their job commits
@@ -66,6 +70,10 @@ public class IntakeSettings {
     public int getMaxFieldsPerRecord() { return maxFieldsPerRecord; }
     public void setMaxFieldsPerRecord(int maxFieldsPerRecord) { this.maxFieldsPerRecord = maxFieldsPerRecord; }
     public Duration getClaimLease() { return claimLease; }
+    /** How often the claims an instance holds are renewed: a third of {@link #getClaimLease()}. */
+    public Duration getClaimRenewal() {
+        return claimLease.dividedBy(3);
+    }
     public void setClaimLease(Duration claimLease) { this.claimLease = claimLease; }
     public boolean isFsync() { return fsync; }
     public void setFsync(boolean fsync) { this.fsync = fsync; }

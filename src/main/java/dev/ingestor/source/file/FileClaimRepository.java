@@ -10,6 +10,9 @@ import dev.ingestor.intake.IntakeSettings;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -27,12 +30,20 @@ import org.springframework.stereotype.Component;
  * never let go (a download that failed after the read lock was taken): the database decides again, as it does for
  * another instance's claim after the lease.
  *
- * <p>A file drop's exchange keeps the hold it took, and only that exchange's release lets go of it ({@link
- * #remove(Exchange, String)}): Camel also lets go after takes that were refused and for files it never started, and
- * those must not end another take's claim of the same name.
+ * <p>The claims this run holds are renewed every third of the lease ({@link #renewHeld}), so a claim lapses only when
+ * its instance is gone or cut off from the database: not while its file waits in the supplier's queue behind many
+ * others (for hours while the database is away and each file before it waits out its redeliveries), nor while a
+ * large file is read.
+ *
+ * <p>The exchange that took a claim (a file drop's or an SFTP route's) keeps its hold, and only its release lets go
+ * of it ({@link #remove(Exchange, String)}): Camel also lets go after takes that were refused and for files it never
+ * started, and those must not end another take's claim of the same name. (Camel's default exchange factory, which
+ * makes a new exchange each time, is assumed: a pooled one would reuse the exchange before its delayed release.)
  */
 @Component("fileClaimRepository")
 class FileClaimRepository extends ServiceSupport implements IdempotentRepository {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FileClaimRepository.class);
 
     private final JdbcTemplate jdbc;
     private final String owner;
@@ -45,9 +56,11 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
      * identity.
      */
     private static final class Hold {
+        private final String key;
         private final long since;
 
-        Hold(long since) {
+        Hold(String key, long since) {
+            this.key = key;
             this.since = since;
         }
 
@@ -99,6 +112,35 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         return hold != null && hold.since() - nanos >= 0;
     }
 
+    /**
+     * Renews the claims this run holds, taken and not yet let go of (routes/source-file-drop.camel.yaml runs it every
+     * {@link IntakeSettings#getClaimRenewal()}). A hold whose exchange an Error abandoned is renewed too, until this
+     * instance restarts: it logged the Error, and its restart lets go of its earlier runs' claims.
+     *
+     * @return how many claims were renewed; 0 when the database is away (the next round renews them)
+     */
+    public int renewHeld() {
+        String[] keys = held.keySet().toArray(String[]::new);
+        if (keys.length == 0) {
+            return 0;
+        }
+        try {
+            int renewed = jdbc.update(connection -> {
+                var statement = connection.prepareStatement(
+                        "UPDATE file_claim SET claimed_at = now() WHERE owner = ? AND claim_key = ANY (?)");
+                statement.setString(1, owner);
+                statement.setArray(2, connection.createArrayOf("text", keys));
+                return statement;
+            });
+            LOG.debug("renewed {} of the {} file claims this instance holds", renewed, keys.length);
+            return renewed;
+        } catch (DataAccessException e) {
+            LOG.warn("the {} file claims this instance holds could not be renewed; the next round tries again before"
+                    + " they lapse: {}", keys.length, e.getMessage());
+            return 0;
+        }
+    }
+
     /** This run's name on its claims. */
     String owner() {
         return owner;
@@ -116,7 +158,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
                 + " idempotent consumer's repository: set idempotent=false on the file endpoint that names it");
     }
 
-    /** Claims {@code key} for this run, outside an exchange (the SFTP read lock's own account, and tests). */
+    /** Claims {@code key} for this run, outside an exchange (tests, and checks by hand). */
     boolean claim(String key) {
         return take(key) != null;
     }
@@ -139,7 +181,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
 
     /** The claim of {@code key} taken for this run, or null when it is held (by this run or another). */
     private Hold take(String key) {
-        Hold mine = new Hold(System.nanoTime());
+        Hold mine = new Hold(key, System.nanoTime());
         Hold holding = held.compute(key,
                 (k, hold) -> hold == null || mine.since() - hold.since() > lease.toNanos() ? mine : hold);
         if (holding != mine) {
@@ -203,7 +245,11 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
      */
     @Override
     public boolean remove(Exchange exchange, String key) {
-        if (!(exchange.removeProperty(HOLD_PROPERTY) instanceof Hold hold) || held.get(key) != hold) {
+        if (!(exchange.getProperty(HOLD_PROPERTY) instanceof Hold hold) || !hold.key.equals(key)) {
+            return false;
+        }
+        exchange.removeProperty(HOLD_PROPERTY);
+        if (held.get(key) != hold) {
             return false;
         }
         try {

@@ -36,7 +36,7 @@ import org.springframework.stereotype.Component;
  * read lock claims, then waits up to its timeout for the file to stop changing). A claim taken before the poll is a
  * finished file's of the same name, held for its delayed release, and stays. Until the route's first hand-off it is
  * not known that the route says so: a file whose claim the poll took keeps its mark, and this instance skips that
- * name until a restart (the other instances take the file after the claim's lease).</li>
+ * name until a restart, and so do the other instances (the claim is renewed while this instance holds it).</li>
  * </ul>
  * <p>
  * A prototype, so each endpoint gets an instance of its own (Camel looks the scheduler up once per endpoint; the

@@ -115,6 +115,23 @@ class FileClaimRepositoryTest {
     }
 
     @Test
+    void aTakeWhoseReleaseFailedIsTakenAgainByItsOwnerAtOnce() throws SQLException {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
+        Exchange taking = exchange();
+        assertThat(one.add(taking, "/inbox/ACME/a.csv")).isTrue();
+
+        allowConnections(false);
+        try {
+            assertThatThrownBy(() -> one.remove(taking, "/inbox/ACME/a.csv")).isInstanceOf(DataAccessException.class);
+        } finally {
+            allowConnections(true);
+        }
+        assertThat(one.holds("/inbox/ACME/a.csv")).as("let go of in memory").isFalse();
+        assertThat(instance("two", Duration.ofMinutes(10)).claim("/inbox/ACME/a.csv")).as("the row left").isFalse();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).as("taken again by its owner").isTrue();
+    }
+
+    @Test
     void aClaimStoredWhoseAnswerWasLostIsTakenByItsOwnerAtOnce() {
         FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         // the insert committed, then the connection broke before its answer: the owner never held it
@@ -146,6 +163,24 @@ class FileClaimRepositoryTest {
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
                 .until(() -> one.claim("/inbox/ACME/a.csv"));
         assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
+    }
+
+    @Test
+    void aClaimHeldLongerThanTheLeaseIsRenewedAndNotTakenOver() throws InterruptedException {
+        FileClaimRepository one = instance("one", Duration.ofMillis(900));
+        FileClaimRepository two = instance("two", Duration.ofMillis(900));
+        assertThat(one.add(exchange(), "/inbox/ACME/queued.csv")).isTrue();
+        assertThat(one.claim("/inbox/ACME/done.csv")).isTrue();
+        assertThat(one.release("/inbox/ACME/done.csv")).isTrue();
+
+        // two leases long, renewed every third of one, as the file-claim-renewal route does
+        for (int round = 0; round < 6; round++) {
+            Thread.sleep(300);
+            assertThat(one.renewHeld()).isEqualTo(1);
+        }
+        assertThat(two.claim("/inbox/ACME/queued.csv")).as("still being taken by one").isFalse();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim WHERE claimed_at < now() - interval '0.9 s'",
+                Integer.class)).as("nothing for the recovery to delete").isZero();
     }
 
     @Test

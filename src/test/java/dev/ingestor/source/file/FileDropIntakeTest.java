@@ -27,11 +27,13 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.intake.IntakeResult;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.file.GenericFileEndpoint;
+import org.apache.camel.component.timer.TimerEndpoint;
 import org.apache.camel.model.Model;
 import org.apache.camel.model.ProcessDefinition;
 import org.apache.camel.model.ProcessorDefinition;
@@ -39,6 +41,7 @@ import org.apache.camel.model.ThreadsDefinition;
 import org.apache.camel.support.DefaultExchange;
 import org.apache.camel.support.ScheduledPollConsumer;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 class FileDropIntakeTest extends IngestorTestSupport {
 
@@ -265,6 +268,13 @@ class FileDropIntakeTest extends IngestorTestSupport {
         InProgressMarks marks = (InProgressMarks) ((GenericFileEndpoint<?>) camelContext.getRoute("file-drop-ACME")
                 .getEndpoint()).getInProgressRepository();
         assertThat(marks.recordsHandOffs()).isTrue();
+    }
+
+    /** The claims this instance holds are renewed every third of their lease. */
+    @Test
+    void theClaimsHeldAreRenewedEveryThirdOfTheLease(@Autowired IntakeSettings intake) {
+        TimerEndpoint renewal = (TimerEndpoint) camelContext.getRoute("file-claim-renewal").getEndpoint();
+        assertThat(renewal.getPeriod()).isEqualTo(intake.getClaimLease().toMillis() / 3);
     }
 
     @Test

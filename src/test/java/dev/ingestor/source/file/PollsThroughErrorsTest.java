@@ -299,6 +299,7 @@ class PollsThroughErrorsTest {
         }
         assertThat(taken).containsExactlyInAnyOrder("a.csv", "b.csv");
         assertThat(lock.openClaims()).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim", Integer.class)).as("no claim left").isZero();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.ingestor.source.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -112,6 +113,20 @@ class SftpClaimReadLockTest {
     }
 
     @Test
+    void aFileDoneIsLetGoOfAfterTheReleaseDelay() throws Exception {
+        FileClaimRepository claims = claims();
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 300, null);
+        Exchange done = polledBy("acme");
+        String key = SftpClaimReadLock.key(file("/upload/orders.csv"), done);
+
+        assertThat(lock.acquireExclusiveReadLock(null, file("/upload/orders.csv"), done)).isTrue();
+        lock.releaseExclusiveReadLockOnCommit(null, file("/upload/orders.csv"), done);
+        assertThat(claimsOf(key)).as("kept for the release delay").isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> claimsOf(key) == 0);
+        assertThat(claims.holds(key)).isFalse();
+    }
+
+    @Test
     void anAbortAfterARefusedLockLeavesTheHoldersClaim() throws Exception {
         FileClaimRepository claims = claims();
         SftpClaimReadLock holder = new SftpClaimReadLock(claims, releases, 0, null);
@@ -126,7 +141,7 @@ class SftpClaimReadLockTest {
         other.releaseExclusiveReadLockOnAbort(null, file("/upload/orders.csv"), refused);
 
         assertThat(claimsOf(key)).as("the holder's claim").isEqualTo(1);
-        assertThat(claims.claim(key)).as("still held by this run").isFalse();
+        assertThat(claims.holds(key)).as("still held by this run").isTrue();
 
         holder.releaseExclusiveReadLockOnAbort(null, file("/upload/orders.csv"), holding);
         assertThat(claimsOf(key)).as("let go by the exchange that took it").isZero();
