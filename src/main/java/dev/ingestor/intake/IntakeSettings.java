@@ -3,6 +3,7 @@ package dev.ingestor.intake;
 import java.time.Duration;
 
 import jakarta.validation.constraints.Positive;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
@@ -19,8 +20,9 @@ public class IntakeSettings {
     /**
      * How long a claim on an inbox or SFTP file holds without being renewed; the instance that holds it renews it every
      * third of this, so only the claims of an instance that is gone (or cut off from the database) lapse, and another
-     * instance takes the file over.
+     * instance takes the file over. At least 3 s.
      */
+    @DurationMin(seconds = 3)
     private Duration claimLease = Duration.ofMinutes(10);
     /**
      * Whether raw files, and the folder entry of their rename, are forced to disk before their job commits
@@ -70,11 +72,11 @@ public class IntakeSettings {
     public int getMaxFieldsPerRecord() { return maxFieldsPerRecord; }
     public void setMaxFieldsPerRecord(int maxFieldsPerRecord) { this.maxFieldsPerRecord = maxFieldsPerRecord; }
     public Duration getClaimLease() { return claimLease; }
+    public void setClaimLease(Duration claimLease) { this.claimLease = claimLease; }
     /** How often the claims an instance holds are renewed: a third of {@link #getClaimLease()}. */
     public Duration getClaimRenewal() {
         return claimLease.dividedBy(3);
     }
-    public void setClaimLease(Duration claimLease) { this.claimLease = claimLease; }
     public boolean isFsync() { return fsync; }
     public void setFsync(boolean fsync) { this.fsync = fsync; }
     public Duration getStrayScanInterval() { return strayScanInterval; }

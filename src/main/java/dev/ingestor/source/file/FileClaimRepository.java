@@ -1,39 +1,48 @@
 package dev.ingestor.source.file;
 
+import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.IntakeSettings;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
+import org.apache.camel.ServiceStatus;
 import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Claims on inbox files, used as the file consumer's idempotent read lock so that several instances polling
- * the same folder never take the same file. A claim carries its owner and time; one older than the lease
- * belongs to an instance that died mid-file and is taken over, so no file is blocked for ever.
+ * Claims on inbox and SFTP files, used as the file consumer's idempotent read lock (and by {@link
+ * SftpClaimReadLock}) so that several instances polling the same folder never take the same file. A claim carries its
+ * owner and the time it was taken or last renewed; one older than the lease belongs to an instance that died mid-file
+ * (or is cut off from the database) and is taken over, so no file is blocked for ever.
  *
  * <p>A claim's owner is this instance's id and a token of this run, so a run never mistakes another process's
  * claim for its own (not even one started with the same id while this one still runs); at start an instance lets
  * go of what its earlier runs held ({@code Housekeeping.releaseOwn}). This run's own claim is taken over at once
  * unless this run holds it (between a claim and its release). Such a claim is left over: its release failed while
  * the database was away, or the database stored the claim but the answer never came back. Waiting out the lease
- * would hold that file, or the next file of that name, back for minutes. A hold older than the lease is one Camel
- * never let go (a download that failed after the read lock was taken): the database decides again, as it does for
- * another instance's claim after the lease.
+ * would hold that file, or the next file of that name, back for minutes. A hold neither let go of nor renewed for
+ * the lease is one Camel never let go (a download that failed after the read lock was taken, on a route stopped
+ * since): the database decides again, as it does for another instance's claim after the lease.
  *
- * <p>The claims this run holds are renewed every third of the lease ({@link #renewHeld}), so a claim lapses only when
- * its instance is gone or cut off from the database: not while its file waits in the supplier's queue behind many
- * others (for hours while the database is away and each file before it waits out its redeliveries), nor while a
- * large file is read.
+ * <p>The claims this run holds for a started route are renewed every third of the lease ({@link #renewHeld}), so a
+ * claim lapses only when its instance is gone or cut off from the database, or its route stopped: not while its file
+ * waits in the supplier's queue behind many others (for hours while the database is away and each file before it
+ * waits out its redeliveries), nor while a large file is read.
  *
  * <p>The exchange that took a claim (a file drop's or an SFTP route's) keeps its hold, and only its release lets go
  * of it ({@link #remove(Exchange, String)}): Camel also lets go after takes that were refused and for files it never
@@ -50,6 +59,10 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     private final Duration lease;
     /** The claims this run holds, taken and not yet released. */
     private final Map<String, Hold> held = new ConcurrentHashMap<>();
+    /** Whether a route is started, by its id; every route is, without a CamelContext (tests). */
+    private Predicate<String> routeStarted = routeId -> true;
+    /** When the last round of renewals started ({@link System#nanoTime}), or null before the first. */
+    private Long lastRound;
 
     /**
      * A claim this run holds, since {@code since} ({@link System#nanoTime}); each hold its own object, told apart by
@@ -58,10 +71,16 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     private static final class Hold {
         private final String key;
         private final long since;
+        /** The route whose exchange took it, or null when taken outside an exchange. */
+        private final String routeId;
+        /** When its row was last renewed, or taken ({@link System#nanoTime}). */
+        private volatile long renewed;
 
-        Hold(String key, long since) {
+        Hold(String key, long since, String routeId) {
             this.key = key;
             this.since = since;
+            this.routeId = routeId;
+            this.renewed = since;
         }
 
         long since() {
@@ -78,6 +97,15 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         this.lease = intake.getClaimLease();
     }
 
+    /** Holds are renewed only while the route whose exchange took them is started. */
+    @Autowired
+    void renewWhileRoutesRun(CamelContext camel) {
+        routeStarted = routeId -> {
+            ServiceStatus status = camel.getRouteController().getRouteStatus(routeId);
+            return status != null && status.isStarted();
+        };
+    }
+
     /** The owner this run's claims carry: the instance's id, a slash, this run's token. */
     static String ownerOf(String instance) {
         return instance + "/" + UUID.randomUUID();
@@ -89,9 +117,9 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     }
 
     /**
-     * Forgets a hold of this run older than the lease, in memory only: a claim whose file went without a release
-     * (a failed download, then the file taken elsewhere or deleted). Its row is any run's to take over, and
-     * recovery removes it.
+     * Forgets a hold of this run taken longer ago than the lease, in memory only: a claim whose file went without a
+     * release (a failed download, then the file taken elsewhere or deleted). Its row, no longer renewed, is any run's
+     * to take over once it is older than the lease, and recovery removes it.
      */
     void forgetExpired(String key) {
         long now = System.nanoTime();
@@ -113,32 +141,55 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     }
 
     /**
-     * Renews the claims this run holds, taken and not yet let go of (routes/source-file-drop.camel.yaml runs it every
-     * {@link IntakeSettings#getClaimRenewal()}). A hold whose exchange an Error abandoned is renewed too, until this
-     * instance restarts: it logged the Error, and its restart lets go of its earlier runs' claims.
+     * Renews the claims this run holds for a route that is started (routes/source-file-drop.camel.yaml runs it every
+     * {@link IntakeSettings#getClaimRenewal()}): taken and not yet let go of, queued or being read. A hold whose route
+     * stopped (removed, or an SFTP route whose lead went elsewhere) is no longer renewed, and lapses after the lease. A
+     * hold whose exchange an Error abandoned on a running route is renewed until this instance restarts: it logged the
+     * Error, and its restart lets go of its earlier runs' claims. A hold held since before the last round whose row
+     * is no longer this run's is reported at WARN: another instance took the file over while this one could not renew.
      *
      * @return how many claims were renewed; 0 when the database is away (the next round renews them)
      */
     public int renewHeld() {
-        String[] keys = held.keySet().toArray(String[]::new);
-        if (keys.length == 0) {
+        long round = System.nanoTime();
+        Long previous = lastRound;
+        lastRound = round;
+        List<Hold> live = held.values().stream()
+                .filter(hold -> hold.routeId == null || routeStarted.test(hold.routeId)).toList();
+        if (live.isEmpty()) {
             return 0;
         }
+        String[] keys = live.stream().map(hold -> hold.key).toArray(String[]::new);
+        Set<String> renewed;
         try {
-            int renewed = jdbc.update(connection -> {
-                var statement = connection.prepareStatement(
-                        "UPDATE file_claim SET claimed_at = now() WHERE owner = ? AND claim_key = ANY (?)");
+            renewed = new HashSet<>(jdbc.query(connection -> {
+                PreparedStatement statement = connection.prepareStatement("UPDATE file_claim SET claimed_at = now()"
+                        + " WHERE owner = ? AND claim_key = ANY (?) RETURNING claim_key");
                 statement.setString(1, owner);
                 statement.setArray(2, connection.createArrayOf("text", keys));
                 return statement;
-            });
-            LOG.debug("renewed {} of the {} file claims this instance holds", renewed, keys.length);
-            return renewed;
+            }, (row, n) -> row.getString(1)));
         } catch (DataAccessException e) {
             LOG.warn("the {} file claims this instance holds could not be renewed; the next round tries again before"
                     + " they lapse: {}", keys.length, e.getMessage());
             return 0;
         }
+        int lost = 0;
+        for (Hold hold : live) {
+            if (renewed.contains(hold.key)) {
+                hold.renewed = round;
+            } else if (previous != null && hold.since - previous < 0 && held.get(hold.key) == hold) {
+                lost++;
+            }
+        }
+        if (lost > 0) {
+            LOG.warn("{} file claim(s) this instance still holds are no longer its own: another instance took them over"
+                    + " while they could not be renewed (the database away for most of ingestor.intake.claim-lease),"
+                    + " or they were deleted by hand; such a file may be taken twice, and its content key keeps it one"
+                    + " job", lost);
+        }
+        LOG.debug("renewed {} of the {} file claims this instance holds", renewed.size(), keys.length);
+        return renewed.size();
     }
 
     /** This run's name on its claims. */
@@ -160,7 +211,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
 
     /** Claims {@code key} for this run, outside an exchange (tests, and checks by hand). */
     boolean claim(String key) {
-        return take(key) != null;
+        return take(key, null) != null;
     }
 
     /**
@@ -171,7 +222,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
      */
     @Override
     public boolean add(Exchange exchange, String key) {
-        Hold hold = take(key);
+        Hold hold = take(key, exchange.getFromRouteId());
         if (hold == null) {
             return false;
         }
@@ -179,11 +230,15 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         return true;
     }
 
-    /** The claim of {@code key} taken for this run, or null when it is held (by this run or another). */
-    private Hold take(String key) {
-        Hold mine = new Hold(key, System.nanoTime());
+    /**
+     * The claim of {@code key} taken for this run (for an exchange of {@code routeId}, or null), or null when it is
+     * held, by this run or another. This run's hold that has been neither released nor renewed for the lease is one
+     * Camel never let go, and is taken anew.
+     */
+    private Hold take(String key, String routeId) {
+        Hold mine = new Hold(key, System.nanoTime(), routeId);
         Hold holding = held.compute(key,
-                (k, hold) -> hold == null || mine.since() - hold.since() > lease.toNanos() ? mine : hold);
+                (k, hold) -> hold == null || mine.since() - hold.renewed > lease.toNanos() ? mine : hold);
         if (holding != mine) {
             return null;
         }

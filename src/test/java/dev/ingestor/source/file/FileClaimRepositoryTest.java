@@ -15,10 +15,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.InstanceId;
 import dev.ingestor.intake.IntakeSettings;
+import dev.ingestor.support.CapturedLogs;
 import dev.ingestor.support.TestPostgres;
+import jakarta.validation.Validation;
+import jakarta.validation.ValidatorFactory;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
@@ -179,8 +183,57 @@ class FileClaimRepositoryTest {
             assertThat(one.renewHeld()).isEqualTo(1);
         }
         assertThat(two.claim("/inbox/ACME/queued.csv")).as("still being taken by one").isFalse();
+        assertThat(one.add(exchange(), "/inbox/ACME/queued.csv")).as("nor taken anew by one itself").isFalse();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim WHERE claimed_at < now() - interval '0.9 s'",
                 Integer.class)).as("nothing for the recovery to delete").isZero();
+    }
+
+    @Test
+    void aClaimOfARouteThatStoppedIsNoLongerRenewed() throws Exception {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("direct:drops").routeId("drops").log("taken");
+                }
+            });
+            camel.start();
+            one.renewWhileRoutesRun(camel);
+            Exchange taking = exchange();
+            taking.getExchangeExtension().setFromRouteId("drops");
+            assertThat(one.add(taking, "/inbox/ACME/a.csv")).isTrue();
+            assertThat(one.renewHeld()).isEqualTo(1);
+
+            // an SFTP route whose lead went elsewhere, or a supplier's route removed, with a claim Camel never let go
+            camel.getRouteController().stopRoute("drops");
+            assertThat(one.renewHeld()).as("left to lapse").isZero();
+        }
+    }
+
+    @Test
+    void aClaimTakenOverWhileItCouldNotBeRenewedIsReported() {
+        FileClaimRepository one = instance("one", Duration.ofMinutes(10));
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
+        one.renewHeld();
+        // another instance took it over after the lease (here: the row deleted)
+        jdbc.update("DELETE FROM file_claim");
+        try (CapturedLogs logs = CapturedLogs.of(FileClaimRepository.class.getName())) {
+            assertThat(one.renewHeld()).isZero();
+            assertThat(logs.events()).extracting(ILoggingEvent::getFormattedMessage)
+                    .anyMatch(
+                            line -> line.startsWith("1 file claim(s) this instance still holds are no longer its own"));
+        }
+    }
+
+    @Test
+    void aClaimLeaseUnderThreeSecondsIsRefused() {
+        IntakeSettings intake = new IntakeSettings();
+        intake.setClaimLease(Duration.ofSeconds(2));
+        try (ValidatorFactory validation = Validation.buildDefaultValidatorFactory()) {
+            assertThat(validation.getValidator().validate(intake)).extracting(v -> v.getPropertyPath().toString())
+                    .containsExactly("claimLease");
+        }
     }
 
     @Test

@@ -34,6 +34,7 @@ import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.component.timer.TimerEndpoint;
+import org.apache.camel.model.BeanDefinition;
 import org.apache.camel.model.Model;
 import org.apache.camel.model.ProcessDefinition;
 import org.apache.camel.model.ProcessorDefinition;
@@ -275,6 +276,13 @@ class FileDropIntakeTest extends IngestorTestSupport {
     void theClaimsHeldAreRenewedEveryThirdOfTheLease(@Autowired IntakeSettings intake) {
         TimerEndpoint renewal = (TimerEndpoint) camelContext.getRoute("file-claim-renewal").getEndpoint();
         assertThat(renewal.getPeriod()).isEqualTo(intake.getClaimLease().toMillis() / 3);
+        assertThat(camelContext.getRouteController().getRouteStatus("file-claim-renewal").isStarted()).isTrue();
+        assertThat(camelContext.getCamelContextExtension().getContextPlugin(Model.class)
+                .getRouteDefinition("file-claim-renewal").getOutputs()).filteredOn(step -> !step.isAbstract())
+                .singleElement().isInstanceOfSatisfying(BeanDefinition.class, step -> {
+                    assertThat(step.getRef()).isEqualTo("fileClaimRepository");
+                    assertThat(step.getMethod()).isEqualTo("renewHeld");
+                });
     }
 
     @Test
