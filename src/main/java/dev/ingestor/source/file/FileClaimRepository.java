@@ -131,6 +131,12 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         return held.containsKey(key);
     }
 
+    /** The route whose exchange holds this run's claim of {@code key}, or null. */
+    String routeHolding(String key) {
+        Hold hold = held.get(key);
+        return hold == null ? null : hold.routeId;
+    }
+
     /**
      * Whether this run holds a claim of {@code key} that it took at {@code nanos} ({@link System#nanoTime}) or later:
      * a claim taken before belongs to an earlier take of the key, such as a finished file's delayed release.

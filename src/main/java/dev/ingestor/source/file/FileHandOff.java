@@ -14,9 +14,9 @@ import org.springframework.stereotype.Component;
  * PollsThroughErrors} lets go of its mark and of the claim the poll took for it: the next poll takes it again. A file
  * that passed here keeps both until its exchange is done (an {@link Error} that ends the exchange outside a bean step,
  * on a pool thread or on the poll thread when the pool is full and the poll thread runs it, leaves both: the file is
- * then no instance's until this one restarts, for it renews the claims it holds). With marks of
- * another kind, or on a synchronous route (where {@link PollsThroughErrors} lets go of every mark of a failed poll), a
- * step that does nothing.
+ * then no instance's until this one restarts, for it renews the claims it holds). With marks of another kind, or on a
+ * synchronous route (where {@link PollsThroughErrors} lets go of every mark of a failed poll), a step that does
+ * nothing.
  */
 @Component(FileHandOff.NAME)
 public class FileHandOff implements Processor {

@@ -42,8 +42,9 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     private final FileClaimRepository claims;
     /**
      * The claims this route took whose exchange has not let go of them (by commit, rollback or abort), with when
-     * ({@link System#nanoTime}). Forgotten after the claims' lease, when any run may take them over anyway: a file
-     * whose download failed and that then went (taken by another instance, deleted by the supplier) is not kept.
+     * ({@link System#nanoTime}). Forgotten once taken longer ago than the claims' lease, at this route's next take: a
+     * file whose download failed and that then went (taken by another instance, deleted by the supplier) is not kept.
+     * Until then the repository renews its claim while this route runs; its row then lapses after another lease.
      */
     private final Map<String, Long> open = new ConcurrentHashMap<>();
     private final ScheduledExecutorService releases;

@@ -301,6 +301,7 @@ class FileClaimRepositoryTest {
                             + "&readLockRemoveOnCommit=true&readLockRemoveOnRollback=true"
                             + "&readLockIdempotentReleaseAsync=true&readLockIdempotentReleaseDelay=1500"
                             + "&initialDelay=0&delay=50&delete=true")
+                            .routeId("drops")
                             .process(exchange -> {
                                 taken.add(exchange.getMessage().getHeader("CamelFileAbsolutePath", String.class));
                                 takenAt.add(System.nanoTime());
@@ -323,6 +324,7 @@ class FileClaimRepositoryTest {
                 // past the first file's delayed release, the second is still being read
                 Thread.sleep(Math.max(0, 2500 - (System.nanoTime() - done) / 1_000_000));
                 assertThat(two.claim(taken.get(1))).as("the second take's claim stands").isFalse();
+                assertThat(one.routeHolding(taken.get(1))).as("renewed while its route runs").isEqualTo("drops");
             } finally {
                 secondRead.countDown();
             }
