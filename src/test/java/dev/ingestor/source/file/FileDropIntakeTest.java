@@ -285,6 +285,23 @@ class FileDropIntakeTest extends IngestorTestSupport {
                 });
     }
 
+    /** Renewal reads the route of the exchange that took a claim: one that does not run is left to lapse. */
+    @Test
+    void aClaimOfARouteThatDoesNotRunIsNotRenewed(@Autowired FileClaimRepository claims) {
+        Exchange taking = new DefaultExchange(camelContext);
+        taking.getExchangeExtension().setFromRouteId("no-such-route");
+        String key = INBOX.resolve("ACME/never-run.csv").toAbsolutePath().toString();
+        assertThat(claims.add(taking, key)).isTrue();
+        try {
+            jdbc.update("UPDATE file_claim SET claimed_at = now() - interval '1 hour' WHERE claim_key = ?", key);
+            claims.renewHeld();
+            assertThat(jdbc.queryForObject("SELECT claimed_at < now() - interval '59 minutes' FROM file_claim"
+                    + " WHERE claim_key = ?", Boolean.class, key)).as("not renewed").isTrue();
+        } finally {
+            claims.remove(taking, key);
+        }
+    }
+
     @Test
     void aFileWrittenSlowlyIsNotTakenHalfWritten() throws Exception {
         Path file = INBOX.resolve("ACME/slow.csv");
