@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -224,6 +225,8 @@ public class RawStore {
                             && Files.deleteIfExists(part)) {
                         removed++;
                     }
+                } catch (NoSuchFileException e) {
+                    // its write ended (put in place or discarded) between the listing and this look: nothing left
                 } catch (IOException e) {
                     LOG.warn("cannot remove the partial file {}: {}", part, e.getMessage());
                 }
