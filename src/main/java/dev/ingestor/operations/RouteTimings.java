@@ -44,7 +44,7 @@ public class RouteTimings {
     }
 
     public long strayScanInterval() { return millis(intake.getStrayScanInterval()); }
-    public long claimRenewalInterval() { return Math.max(1, millis(intake.getClaimRenewal())); }
+    public long claimRenewalInterval() { return millis(intake.getClaimRenewal()); }
     public long intakeRedeliveryDelay() { return millis(intakeRedelivery.delay()); }
     public long intakeRedeliveryMaximumDelay() { return millis(intakeRedelivery.maximumDelay()); }
     public long pipelinePollInterval() { return millis(pipeline.getPollInterval()); }

@@ -82,10 +82,6 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
             this.routeId = routeId;
             this.renewed = since;
         }
-
-        long since() {
-            return since;
-        }
     }
 
     /** The exchange property naming the hold a file's exchange took, so that only its own release lets go of it. */
@@ -123,7 +119,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
      */
     void forgetExpired(String key) {
         long now = System.nanoTime();
-        held.computeIfPresent(key, (k, hold) -> now - hold.since() > lease.toNanos() ? null : hold);
+        held.computeIfPresent(key, (k, hold) -> now - hold.since > lease.toNanos() ? null : hold);
     }
 
     /** Whether this run holds {@code key}: taken, and not yet released or forgotten. */
@@ -143,7 +139,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
      */
     boolean holdsSince(String key, long nanos) {
         Hold hold = held.get(key);
-        return hold != null && hold.since() - nanos >= 0;
+        return hold != null && hold.since - nanos >= 0;
     }
 
     /**
@@ -215,11 +211,6 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
                 + " idempotent consumer's repository: set idempotent=false on the file endpoint that names it");
     }
 
-    /** Claims {@code key} for this run, outside an exchange (tests, and checks by hand). */
-    boolean claim(String key) {
-        return take(key, null) != null;
-    }
-
     /**
      * Camel's idempotent read locks claim a file with the exchange that will take it, and let go of the claim with the
      * same exchange: at the file's end (delayed for a moment), and also after a take that did not begin, refused or
@@ -244,7 +235,7 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
     private Hold take(String key, String routeId) {
         Hold mine = new Hold(key, System.nanoTime(), routeId);
         Hold holding = held.compute(key,
-                (k, hold) -> hold == null || mine.since() - hold.renewed > lease.toNanos() ? mine : hold);
+                (k, hold) -> hold == null || mine.since - hold.renewed > lease.toNanos() ? mine : hold);
         if (holding != mine) {
             return null;
         }
@@ -300,16 +291,21 @@ class FileClaimRepository extends ServiceSupport implements IdempotentRepository
         return false;
     }
 
+    /** Whether {@code exchange} took this run's claim of {@code key} and has not let go of it. */
+    boolean took(Exchange exchange, String key) {
+        return exchange.getProperty(HOLD_PROPERTY) instanceof Hold hold && hold.key.equals(key);
+    }
+
     /**
      * Lets go of the claim {@code exchange} took ({@link #add(Exchange, String)}), once; nothing when it took none (a
      * refused take) or when its hold is no longer this run's hold of the key (forgotten or taken anew after the lease).
      */
     @Override
     public boolean remove(Exchange exchange, String key) {
-        if (!(exchange.getProperty(HOLD_PROPERTY) instanceof Hold hold) || !hold.key.equals(key)) {
+        if (!took(exchange, key)) {
             return false;
         }
-        exchange.removeProperty(HOLD_PROPERTY);
+        Hold hold = (Hold) exchange.removeProperty(HOLD_PROPERTY);
         if (held.get(key) != hold) {
             return false;
         }

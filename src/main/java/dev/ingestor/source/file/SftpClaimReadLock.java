@@ -36,8 +36,6 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.sftp");
     private static final String SCHEME = "sftp://";
-    /** The exchange property naming the claim this exchange took. */
-    static final String CLAIMED = "IngestorSftpClaim";
 
     private final FileClaimRepository claims;
     /**
@@ -133,7 +131,6 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             if (complete) {
                 // taken after the claims' own hold: never forgotten here before the repository lets it go
                 open.put(key, System.nanoTime());
-                exchange.setProperty(CLAIMED, key);
             } else {
                 claims.remove(exchange, key);
             }
@@ -147,7 +144,7 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
         // after a refused lock too: the claim is then another's (another instance's, or still this route's for a
         // file finished moments ago, its release delayed), and stays
         String key = key(file, exchange);
-        if (key.equals(exchange.getProperty(CLAIMED))) {
+        if (claims.took(exchange, key)) {
             open.remove(key);
             claims.remove(exchange, key);
         }

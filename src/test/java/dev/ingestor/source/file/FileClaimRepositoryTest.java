@@ -39,6 +39,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class FileClaimRepositoryTest {
 
     private static JdbcTemplate jdbc;
+    /** The context the takes' exchanges belong to; never started. */
+    private static final CamelContext EXCHANGES = new DefaultCamelContext();
 
     @BeforeAll
     static void database() {
@@ -63,33 +65,33 @@ class FileClaimRepositoryTest {
         FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         FileClaimRepository two = instance("two", Duration.ofMinutes(10));
 
-        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
-        assertThat(two.claim("/inbox/ACME/a.csv")).isFalse();
-        assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
-        assertThat(two.claim("/inbox/ACME/b.csv")).isTrue();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
+        assertThat(two.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.add(exchange(), "/inbox/ACME/b.csv")).isTrue();
     }
 
     @Test
     void onlyTheOwnerReleasesAClaim() {
         FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         FileClaimRepository two = instance("two", Duration.ofMinutes(10));
-        one.claim("/inbox/ACME/a.csv");
+        one.add(exchange(), "/inbox/ACME/a.csv");
 
         assertThat(two.release("/inbox/ACME/a.csv")).isFalse();
-        assertThat(two.claim("/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
         assertThat(one.release("/inbox/ACME/a.csv")).isTrue();
-        assertThat(two.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(two.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
     }
 
     @Test
     void aClaimOlderThanTheLeaseIsTakenOverFromADeadInstance() {
         FileClaimRepository dead = instance("dead", Duration.ofMinutes(10));
         FileClaimRepository alive = instance("alive", Duration.ofSeconds(30));
-        dead.claim("/inbox/ACME/a.csv");
-        assertThat(alive.claim("/inbox/ACME/a.csv")).isFalse();
+        dead.add(exchange(), "/inbox/ACME/a.csv");
+        assertThat(alive.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
 
         jdbc.update("UPDATE file_claim SET claimed_at = now() - interval '31 seconds'");
-        assertThat(alive.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(alive.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(alive.owner());
         // the dead instance, should it wake up, no longer owns the claim
         assertThat(dead.release("/inbox/ACME/a.csv")).isFalse();
@@ -99,7 +101,7 @@ class FileClaimRepositoryTest {
     void aClaimWhoseReleaseFailedIsTakenAgainByItsOwnerAtOnceAndByOthersAfterTheLease() throws SQLException {
         FileClaimRepository one = instance("one", Duration.ofMinutes(10));
         FileClaimRepository two = instance("two", Duration.ofMinutes(10));
-        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
 
         // the database away at the release: the claim stays behind
         allowConnections(false);
@@ -111,11 +113,11 @@ class FileClaimRepositoryTest {
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(one.owner());
 
         // another instance cannot tell it from a file still being read, so it waits for the lease
-        assertThat(two.claim("/inbox/ACME/a.csv")).isFalse();
+        assertThat(two.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
         // its owner knows it let the file go, so the file (or the next of that name) is not held back for the lease
-        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
         // and holds it again until it releases it
-        assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
     }
 
     @Test
@@ -131,7 +133,8 @@ class FileClaimRepositoryTest {
             allowConnections(true);
         }
         assertThat(one.holds("/inbox/ACME/a.csv")).as("let go of in memory").isFalse();
-        assertThat(instance("two", Duration.ofMinutes(10)).claim("/inbox/ACME/a.csv")).as("the row left").isFalse();
+        assertThat(instance("two", Duration.ofMinutes(10)).add(exchange(), "/inbox/ACME/a.csv")).as("the row left")
+                .isFalse();
         assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).as("taken again by its owner").isTrue();
     }
 
@@ -141,17 +144,17 @@ class FileClaimRepositoryTest {
         // the insert committed, then the connection broke before its answer: the owner never held it
         jdbc.update("INSERT INTO file_claim (claim_key, owner) VALUES ('/inbox/ACME/a.csv', ?)", one.owner());
 
-        assertThat(instance("two", Duration.ofMinutes(10)).claim("/inbox/ACME/a.csv")).isFalse();
-        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(instance("two", Duration.ofMinutes(10)).add(exchange(), "/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
     }
 
     @Test
     void anotherRunWithTheSameIdWaitsForTheLeaseLikeAnyOtherInstance() {
         FileClaimRepository running = instance("one", Duration.ofMinutes(10));
         FileClaimRepository started = instance("one", Duration.ofMinutes(10));
-        assertThat(running.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(running.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
 
-        assertThat(started.claim("/inbox/ACME/a.csv")).isFalse();
+        assertThat(started.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
         assertThat(started.release("/inbox/ACME/a.csv")).isFalse();
         assertThat(jdbc.queryForObject("SELECT owner FROM file_claim", String.class)).isEqualTo(running.owner());
     }
@@ -160,13 +163,13 @@ class FileClaimRepositoryTest {
     void aHoldCamelNeverLetGoIsDecidedByTheDatabaseAgainAfterTheLease() {
         FileClaimRepository one = instance("one", Duration.ofMillis(500));
         // taken, then never released (a download that failed after the read lock); the lapsed row is recovered
-        assertThat(one.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
         jdbc.update("DELETE FROM file_claim");
-        assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
 
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
-                .until(() -> one.claim("/inbox/ACME/a.csv"));
-        assertThat(one.claim("/inbox/ACME/a.csv")).isFalse();
+                .until(() -> one.add(exchange(), "/inbox/ACME/a.csv"));
+        assertThat(one.add(exchange(), "/inbox/ACME/a.csv")).isFalse();
     }
 
     @Test
@@ -174,7 +177,7 @@ class FileClaimRepositoryTest {
         FileClaimRepository one = instance("one", Duration.ofMillis(900));
         FileClaimRepository two = instance("two", Duration.ofMillis(900));
         assertThat(one.add(exchange(), "/inbox/ACME/queued.csv")).isTrue();
-        assertThat(one.claim("/inbox/ACME/done.csv")).isTrue();
+        assertThat(one.add(exchange(), "/inbox/ACME/done.csv")).isTrue();
         assertThat(one.release("/inbox/ACME/done.csv")).isTrue();
 
         // two leases long, renewed every third of one, as the file-claim-renewal route does
@@ -182,7 +185,7 @@ class FileClaimRepositoryTest {
             Thread.sleep(300);
             assertThat(one.renewHeld()).isEqualTo(1);
         }
-        assertThat(two.claim("/inbox/ACME/queued.csv")).as("still being taken by one").isFalse();
+        assertThat(two.add(exchange(), "/inbox/ACME/queued.csv")).as("still being taken by one").isFalse();
         assertThat(one.add(exchange(), "/inbox/ACME/queued.csv")).as("nor taken anew by one itself").isFalse();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim WHERE claimed_at < now() - interval '0.9 s'",
                 Integer.class)).as("nothing for the recovery to delete").isZero();
@@ -255,12 +258,12 @@ class FileClaimRepositoryTest {
         // of every file of the poll it did not start, by the key alone
         assertThat(one.remove(refused, "/inbox/ACME/a.csv")).isFalse();
         assertThat(one.remove("/inbox/ACME/a.csv")).isFalse();
-        assertThat(two.claim("/inbox/ACME/a.csv")).as("the first take's claim stands").isFalse();
+        assertThat(two.add(exchange(), "/inbox/ACME/a.csv")).as("the first take's claim stands").isFalse();
         assertThat(one.holds("/inbox/ACME/a.csv")).isTrue();
 
         assertThat(one.remove(first, "/inbox/ACME/a.csv")).isTrue();
         assertThat(one.remove(first, "/inbox/ACME/a.csv")).as("once").isFalse();
-        assertThat(two.claim("/inbox/ACME/a.csv")).isTrue();
+        assertThat(two.add(exchange(), "/inbox/ACME/a.csv")).isTrue();
     }
 
     @Test
@@ -274,7 +277,7 @@ class FileClaimRepositoryTest {
         assertThat(one.add(next, "/inbox/ACME/a.csv")).isTrue();
 
         assertThat(one.remove(lapsed, "/inbox/ACME/a.csv")).isFalse();
-        assertThat(instance("two", Duration.ofMinutes(10)).claim("/inbox/ACME/a.csv"))
+        assertThat(instance("two", Duration.ofMinutes(10)).add(exchange(), "/inbox/ACME/a.csv"))
                 .as("the next take's claim stands")
                 .isFalse();
         assertThat(one.remove(next, "/inbox/ACME/a.csv")).isTrue();
@@ -323,7 +326,7 @@ class FileClaimRepositoryTest {
                         + " where the release comes 1,500 ms after the end").isGreaterThan(1000);
                 // past the first file's delayed release, the second is still being read
                 Thread.sleep(Math.max(0, 2500 - (System.nanoTime() - done) / 1_000_000));
-                assertThat(two.claim(taken.get(1))).as("the second take's claim stands").isFalse();
+                assertThat(two.add(exchange(), taken.get(1))).as("the second take's claim stands").isFalse();
                 assertThat(one.routeHolding(taken.get(1))).as("renewed while its route runs").isEqualTo("drops");
             } finally {
                 secondRead.countDown();
@@ -332,8 +335,9 @@ class FileClaimRepositoryTest {
         }
     }
 
+    /** A take's exchange, outside any route (its claim is renewed like a started route's). */
     private static Exchange exchange() {
-        return new DefaultExchange(new DefaultCamelContext());
+        return new DefaultExchange(EXCHANGES);
     }
 
     /** A real outage of this test's database for new connections; each call of the repository opens its own. */
