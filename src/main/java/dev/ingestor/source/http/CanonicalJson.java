@@ -12,6 +12,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.StreamConstraintsException;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.json.JsonWriteFeature;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -26,15 +28,19 @@ import tools.jackson.databind.node.StringNode;
  */
 final class CanonicalJson {
 
-    private static final JsonMapper MAPPER = JsonMapper.builder(JsonNesting.factory())
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .configure(JsonNodeFeature.WRITE_PROPERTIES_SORTED, true)
-            // the canonical form is stored (request fingerprints) and must not change with the library: these two
-            // keep what Jackson 2 wrote (1.50 as 1.5, characters beyond U+FFFF as escaped surrogate pairs)
-            .enable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-            .disable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
-            .build();
+    private static final JsonMapper MAPPER = mapper(JsonNesting.factory());
+
+    private static JsonMapper mapper(JsonFactory factory) {
+        return JsonMapper.builder(factory)
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .configure(JsonNodeFeature.WRITE_PROPERTIES_SORTED, true)
+                // the canonical form is stored (request fingerprints) and must not change with the library: these two
+                // keep what Jackson 2 wrote (1.50 as 1.5, characters beyond U+FFFF as escaped surrogate pairs)
+                .enable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+                .disable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
+                .build();
+    }
 
     private CanonicalJson() {
     }
@@ -58,9 +64,23 @@ final class CanonicalJson {
         }
     }
 
-    /** A strict streaming parser over a request body (duplicate keys refused, as {@link #parse} does). */
-    static JsonParser parser(java.io.InputStream in) throws IOException {
-        return MAPPER.createParser(in);
+    /**
+     * Strict streaming parsers over request bodies (duplicate keys refused, as {@link #parse} does) whose strings and
+     * property names are at most {@code maxChars} characters long: a longer one is refused while it is read (a {@link
+     * StreamConstraintsException} that {@link #isTooLongString} tells apart), so a body of one huge string is never
+     * held whole in memory, however its length is counted afterwards.
+     */
+    static JsonMapper parsersWithStringsUpTo(long maxChars) {
+        int max = (int) Math.min(maxChars, Integer.MAX_VALUE);
+        return mapper(JsonNesting.factory().rebuild()
+                .streamReadConstraints(JsonNesting.READ.rebuild().maxStringLength(max).maxNameLength(max).build())
+                .build());
+    }
+
+    /** Whether Jackson refused a string or a property name as longer than its parser allows. */
+    static boolean isTooLongString(StreamConstraintsException e) {
+        String message = String.valueOf(e.getOriginalMessage());
+        return message.contains("getMaxStringLength") || message.contains("getMaxNameLength");
     }
 
     /** Reads the value at the parser's current token as a tree, with the same settings as {@link #parse}. */

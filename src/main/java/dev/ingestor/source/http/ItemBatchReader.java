@@ -5,6 +5,7 @@ import java.io.CharArrayWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PushbackInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,9 @@ import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Reads the body of an item batch {@code {"items": [...]}} item by item, so a batch is never held whole in
@@ -39,26 +42,38 @@ final class ItemBatchReader {
     private final int maxItems;
     private final long maxRecordSize;
     private final Path spoolDir;
+    /** Parsers whose strings stop at the record size: a character takes at least one byte of UTF-8. */
+    private final JsonMapper parsers;
 
     ItemBatchReader(int maxItems, long maxRecordSize, Path spoolDir) {
         this.maxItems = maxItems;
         this.maxRecordSize = maxRecordSize;
         this.spoolDir = spoolDir;
+        this.parsers = CanonicalJson.parsersWithStringsUpTo(maxRecordSize);
     }
 
     Batch read(InputStream body, String fingerprintPrefix) throws IOException {
         if (body == null) {
             throw ApiProblemException.badRequest("malformed-json", "the request has no body; expected a JSON object");
         }
+        InputStream utf8 = utf8(body);
         Files.createDirectories(spoolDir);
         Path lines = Files.createTempFile(spoolDir, "items-", ".jsonl");
-        try (InputStream in = body;
-                JsonParser parser = CanonicalJson.parser(in);
+        try (InputStream in = utf8;
+                JsonParser parser = parsers.createParser(in);
                 OutputStream out = new BufferedOutputStream(Files.newOutputStream(lines), 64 * 1024)) {
             Map<String, JsonNode> others = new TreeMap<>();
             int count = readObject(parser, out, others);
             out.flush();
             return new Batch(lines, count, fingerprint(fingerprintPrefix, others, lines));
+        } catch (StreamConstraintsException e) {
+            Files.deleteIfExists(lines);
+            if (CanonicalJson.isTooLongString(e)) {
+                throw ApiProblemException.badRequest("record-too-large", "a string in the body is larger than the"
+                        + " limit of " + maxRecordSize + " bytes (ingestor.http.max-record-size); reading stopped"
+                        + (e.getLocation() == null ? "" : " at byte " + e.getLocation().getByteOffset()));
+            }
+            throw CanonicalJson.malformed(e);
         } catch (JacksonIOException e) {
             // the body could not be read (a client gone, a limit reached): not a JSON mistake
             Files.deleteIfExists(lines);
@@ -70,6 +85,30 @@ final class ItemBatchReader {
             Files.deleteIfExists(lines);
             throw e;
         }
+    }
+
+    /**
+     * The body, refused unless it is UTF-8: JSON between systems is UTF-8 (RFC 8259), and Jackson would otherwise
+     * detect UTF-16 and UTF-32, read them through a reader that counts no bytes (so no record size limit would hold)
+     * and report their malformed bytes as a failure to read the body. A JSON text begins with an ASCII character or
+     * a UTF-8 byte-order mark, which Jackson skips; a zero byte or a UTF-16 byte-order mark in its first four bytes is
+     * another encoding.
+     */
+    private static InputStream utf8(InputStream body) throws IOException {
+        PushbackInputStream in = new PushbackInputStream(body, 4);
+        byte[] head = in.readNBytes(4);
+        in.unread(head);
+        boolean utf16Mark = head.length >= 2 && ((head[0] & 0xff) == 0xfe && (head[1] & 0xff) == 0xff
+                || (head[0] & 0xff) == 0xff && (head[1] & 0xff) == 0xfe);
+        boolean zero = false;
+        for (byte b : head) {
+            zero |= b == 0;
+        }
+        if (utf16Mark || zero) {
+            throw ApiProblemException.badRequest("malformed-json", "the body is not UTF-8 (its first bytes are those"
+                    + " of UTF-16 or UTF-32): send JSON as UTF-8, as RFC 8259 requires");
+        }
+        return in;
     }
 
     private int readObject(JsonParser parser, OutputStream out, Map<String, JsonNode> others) throws IOException {
@@ -159,6 +198,12 @@ final class ItemBatchReader {
                             + " bytes of JSON");
                 }
             } while (depth > 0 && parser.nextToken() != null);
+        } catch (StreamConstraintsException e) {
+            if (CanonicalJson.isTooLongString(e)) {
+                throw ApiProblemException.badRequest("record-too-large", what.get() + " larger than the limit of "
+                        + maxRecordSize + " bytes (ingestor.http.max-record-size): one of its strings is longer");
+            }
+            throw e;
         }
         return CanonicalJson.readValue(copy.toString());
     }

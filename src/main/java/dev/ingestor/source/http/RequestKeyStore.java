@@ -162,8 +162,18 @@ public class RequestKeyStore {
             answer(exchange, request, existing.get(0));
             return;
         }
-        throw new IllegalStateException(
-                "the key of request " + request.idempotencyKey() + " changed hands three times in a row");
+        // the key was claimed and let go of by others three times between this request's two statements (a retry
+        // storm of fast failures): still in flight, as far as this request can tell
+        LOG.info("request key supplier={} key={} changed hands three times while this request looked; answered as"
+                + " in flight", request.supplier(), SafeText.of(request.idempotencyKey()));
+        throw inFlight(request);
+    }
+
+    private ApiProblemException inFlight(ItemBatchRequest request) {
+        return new ApiProblemException(Problem.of(409, "request-in-flight", "Conflict",
+                "a request with Idempotency-Key '" + request.idempotencyKey() + "' is still being processed;"
+                        + " retry after " + replies.retryAfterSeconds() + " seconds to get its response"),
+                Map.of("Retry-After", replies.retryAfterSeconds()));
     }
 
     private void answer(Exchange exchange, ItemBatchRequest request, Stored stored) {
@@ -178,10 +188,7 @@ public class RequestKeyStore {
             headers.put(REPLAYED_HEADER, "true");
             replies.raw(exchange, stored.status(), headers, stored.body());
         } else {
-            throw new ApiProblemException(Problem.of(409, "request-in-flight", "Conflict",
-                    "a request with Idempotency-Key '" + request.idempotencyKey() + "' is still being processed;"
-                            + " retry after " + replies.retryAfterSeconds() + " seconds to get its response"),
-                    Map.of("Retry-After", replies.retryAfterSeconds()));
+            throw inFlight(request);
         }
     }
 

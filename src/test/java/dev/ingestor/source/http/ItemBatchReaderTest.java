@@ -132,6 +132,51 @@ class ItemBatchReaderTest {
                         CanonicalJson.fingerprint(PREFIX, CanonicalJson.parse(body.getBytes(StandardCharsets.UTF_8))));
     }
 
+    /** One string of 10 MB: refused while Jackson reads it, not after it has been read, copied and counted. */
+    @Test
+    void aHugeStringOrNameIsRefusedHavingReadLittleMoreThanTheLimit() {
+        String huge = "x".repeat(10 * 1024 * 1024);
+        for (String body : List.of("{\"items\": [{\"a\": 1}, {\"note\": \"" + huge + "\"}]}",
+                "{\"items\": [\"" + huge + "\"]}", "{\"items\": [{\"" + huge + "\": 1}]}",
+                "{\"items\": [{}], \"note\": \"" + huge + "\"}", "{\"" + huge + "\": 1, \"items\": [{}]}")) {
+            CountingStream in = new CountingStream(body.getBytes(StandardCharsets.UTF_8));
+            assertThatThrownBy(() -> new ItemBatchReader(10, 1000, spool).read(in, PREFIX)).as(body.substring(0, 30))
+                    .isInstanceOfSatisfying(ApiProblemException.class, e -> {
+                        assertThat(e.problem().status()).isEqualTo(400);
+                        assertThat(e.problem().detail()).contains("larger than the limit of 1000 bytes"
+                                + " (ingestor.http.max-record-size)");
+                    });
+            // Jackson checks a string's length as its buffer grows, in segments of up to 64K characters
+            assertThat(in.read).as(body.substring(0, 30)).isLessThan(1000 + 256 * 1024);
+        }
+        assertThat(spool).isEmptyDirectory();
+    }
+
+    /** JSON between systems is UTF-8: another encoding is a 400, never a retry, and never outside the size limits. */
+    @Test
+    void aBodyInUtf16OrUtf32Is400AndAUtf8ByteOrderMarkIsTaken() throws Exception {
+        String body = "{\"items\": [{\"a\": \"" + "x".repeat(200) + "\"}]}";
+        byte[] utf32 = body.getBytes("UTF-32BE");
+        byte[] utf32OneByteTooMany = java.util.Arrays.copyOf(utf32, utf32.length + 1);
+        for (byte[] bytes : List.of(body.getBytes(StandardCharsets.UTF_16LE), body.getBytes(StandardCharsets.UTF_16BE),
+                body.getBytes(StandardCharsets.UTF_16), utf32, utf32OneByteTooMany, body.getBytes("UTF-32LE"),
+                new byte[] {'{', 0})) {
+            assertThatThrownBy(() -> new ItemBatchReader(10, 1000, spool).read(new ByteArrayInputStream(bytes), PREFIX))
+                    .isInstanceOfSatisfying(ApiProblemException.class, e -> {
+                        assertThat(e.problem().status()).isEqualTo(400);
+                        assertThat(e.problem().detail()).contains("not UTF-8").contains("RFC 8259");
+                    });
+        }
+        byte[] marked = ("\ufeff" + body).getBytes(StandardCharsets.UTF_8);
+        ItemBatchReader.Batch batch = new ItemBatchReader(10, 1000, spool).read(new ByteArrayInputStream(marked),
+                PREFIX);
+        assertThat(batch.fingerprint())
+                .isEqualTo(
+                        CanonicalJson.fingerprint(PREFIX, CanonicalJson.parse(body.getBytes(StandardCharsets.UTF_8))));
+        Files.delete(batch.jsonLines());
+        assertThat(spool).isEmptyDirectory();
+    }
+
     private static final class CountingStream extends java.io.InputStream {
         private final byte[] bytes;
         int read;

@@ -71,4 +71,26 @@ class RequestKeyLeaseTest extends IngestorTestSupport {
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(replay.body()).isEqualTo(done.body());
     }
+
+    /**
+     * A key that is claimed and let go of by others each time between this request's claim and its look at the row
+     * (here a trigger makes every claim of the key vanish): 409 with Retry-After, as in flight, never a 500.
+     */
+    @Test
+    void aKeyThatKeepsChangingHandsIs409NotA500() throws Exception {
+        jdbc.execute("CREATE FUNCTION pg_temp_vanishing_key() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                + " IF NEW.idempotency_key = 'vanishing' THEN RETURN NULL; END IF; RETURN NEW; END $$");
+        jdbc.execute("CREATE TRIGGER vanishing_key BEFORE INSERT ON http_request FOR EACH ROW"
+                + " EXECUTE FUNCTION pg_temp_vanishing_key()");
+        try {
+            HttpResponse<String> answer = http.send(request("vanishing", batch("V-1", 1)),
+                    HttpResponse.BodyHandlers.ofString());
+            assertProblem(answer, 409, "still being processed");
+            assertThat(answer.headers().firstValue("Retry-After")).isPresent();
+        } finally {
+            jdbc.execute("DROP TRIGGER vanishing_key ON http_request");
+            jdbc.execute("DROP FUNCTION pg_temp_vanishing_key()");
+        }
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id = 'V-1'", Integer.class)).isZero();
+    }
 }
