@@ -252,12 +252,21 @@ public class RawStore {
         return root.resolve(key.supplier()).resolve(key.sha256().substring(0, 2)).resolve(key.sha256());
     }
 
+    /**
+     * The stored bytes of {@code key}. A failure to read them is a {@link RawFileReadException}: the storage's, not the
+     * file's.
+     */
     public InputStream open(ContentKey key) {
         try {
-            return Files.newInputStream(pathOf(key));
+            return new RawFileInput(openFile(pathOf(key)), key);
         } catch (IOException e) {
             throw new UncheckedIOException("raw file of " + key + " cannot be read", e);
         }
+    }
+
+    /** Opens a stored file for reading; a seam for tests that make the storage fail. */
+    protected InputStream openFile(Path file) throws IOException {
+        return Files.newInputStream(file);
     }
 
     private static MessageDigest newSha256() {

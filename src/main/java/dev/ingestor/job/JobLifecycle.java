@@ -280,9 +280,14 @@ public class JobLifecycle {
                 owner) == 1;
     }
 
-    /** The file cannot be read as a whole: REJECTED, final. False when the lease was lost. */
+    /**
+     * The file cannot be read as a whole: VALIDATING → REJECTED, final. False when the lease was lost, or the job is
+     * past validation.
+     */
     public boolean rejected(UUID jobId, String owner, String reason) {
-        return toRest(jobId, owner, JobState.REJECTED, reason);
+        // only in validation: a job in processing may have applied batches, and REJECTED says none were
+        return jdbc.update("UPDATE import_job SET state = 'REJECTED', error = ?, " + COMES_TO_REST
+                + " WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING'", reason, jobId, owner) == 1;
     }
 
     /** A failure outlasted its redelivery (the dead-letter channel): FAILED. False when the lease was lost. */
@@ -301,12 +306,6 @@ public class JobLifecycle {
     }
 
     /** Brings the job {@code owner} holds to rest in {@code end} and gives up the lease; false when it was lost. */
-    private boolean toRest(UUID jobId, String owner, JobState end, String error) {
-        return jdbc.update(
-                "UPDATE import_job SET state = ?, error = ?, " + COMES_TO_REST + " WHERE id = ? AND lease_owner = ?",
-                end.name(), error, jobId, owner) == 1;
-    }
-
     /**
      * At an orderly shutdown, the jobs {@code owner} holds go back to waiting, not to lapsed leases, so claiming
      * them again is no takeover: validation starts again (it always reads the whole file), processing resumes

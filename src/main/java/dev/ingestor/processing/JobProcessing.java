@@ -12,6 +12,7 @@ import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.validation.JobRecords;
 import dev.ingestor.validation.ReadRecords;
 import dev.ingestor.validation.RecordReader;
+import dev.ingestor.validation.UnreadableFileException;
 import io.micrometer.core.instrument.Timer;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
@@ -66,6 +67,9 @@ class JobProcessing {
         try (RecordReader records = handedOn != null ? handedOn : jobRecords.open(job)) {
             applied = applier.applyJob(job, checkpoint, records, pipeline.getBatchSize(),
                     (apply, from, position, last) -> commit(job, apply, from, position, last ? end : null));
+        } catch (UnreadableFileException e) {
+            // validation read it: not a rejection now, after effects may have been applied
+            throw new UnreadableSinceValidationException(job.id(), e);
         }
         long position = applied.position();
         timing.stop(metrics.stage("processing", job.supplier()));

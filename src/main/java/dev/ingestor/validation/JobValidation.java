@@ -114,8 +114,9 @@ class JobValidation {
 
     /** The route's answer to an {@link UnreadableFileException}: a final error, no retry. */
     public void reject(@Body ImportJob job, @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception cause) {
-        quarantine.clear(job.id());
+        // moved first: a job this worker no longer holds keeps its quarantine
         if (lifecycle.rejected(job.id(), claims.owner(), cause.getMessage())) {
+            quarantine.clear(job.id());
             LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(),
                     cause.getMessage());
         }
