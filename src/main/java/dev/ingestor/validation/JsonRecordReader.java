@@ -299,6 +299,25 @@ final class JsonRecordReader implements RecordReader {
         }
     }
 
+    /**
+     * {@code record}, unless its line goes on after it: a line is one record, and a second value on it (two lines run
+     * together, as a file joined to one whose last line had no line break) or anything else after it would otherwise
+     * be passed over unseen. Then the record is quarantined, its number kept.
+     */
+    private RawRecord onlyValueOf(JsonParser parser, RawRecord record, long line) {
+        String after;
+        try {
+            if (parser.nextToken() == null) {
+                return record;
+            }
+            after = "another JSON value";
+        } catch (JacksonException e) {
+            after = "text that is not JSON";
+        }
+        return RawRecord.broken(record.index(), line, "holds " + after + " after its record, at column "
+                + parser.currentTokenLocation().getColumnNr() + ": a line of JSON Lines is one record");
+    }
+
     private final class LineRecords implements Iterator<RawRecord> {
         private final BoundedLines lines;
         private BoundedLines.Line pending;
@@ -339,7 +358,8 @@ final class JsonRecordReader implements RecordReader {
             }
             try (JsonParser parser = factory.createParser(ObjectReadContext.empty(), text.text())) {
                 parser.nextToken();
-                return boundedRecord(parser, line, text.text());
+                RawRecord record = boundedRecord(parser, line, text.text());
+                return onlyValueOf(parser, record, line);
             } catch (JacksonIOException e) {
                 // the text itself could not be read (its charset), not one record's JSON
                 throw unreadable(e, "at line " + line);

@@ -64,6 +64,27 @@ class RecordReaderTest {
         assertThat(records.get(0).reason()).contains("source_id: 129 characters, at most 128 allowed");
     }
 
+    /**
+     * A line of JSON Lines is one record: two lines run together (a file joined to one whose last line had no line
+     * break) or text after a record is that record quarantined, never a second record passed over unseen.
+     */
+    @Test
+    void aJsonLineThatGoesOnAfterItsRecordIsQuarantinedNotCutShort() {
+        String a = "{\"source_id\": \"A\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"}";
+        String b = a.replace("\"A\"", "\"B\"");
+        String c = a.replace("\"A\"", "\"C\"");
+        List<Validated> records = read(RecordFormat.JSON,
+                a + b + "\n" + c + "\n" + a + " xyz\n" + a + "}\n" + b + "  \n",
+                ',');
+        assertThat(records).hasSize(5);
+        assertThat(records.get(0).reason()).isEqualTo("line 1 holds another JSON value after its record, at column "
+                + (a.length() + 1) + ": a line of JSON Lines is one record");
+        assertThat(records.get(1).advice().sourceId()).isEqualTo("C");
+        assertThat(records.get(2).reason()).startsWith("line 3 holds text that is not JSON after its record");
+        assertThat(records.get(3).reason()).startsWith("line 4 holds text that is not JSON after its record");
+        assertThat(records.get(4).advice().sourceId()).isEqualTo("B");
+    }
+
     @Test
     void garbageIsUnreadableNotEndless() {
         byte[] garbage = new String(new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, 0x41, (byte) 0xc3},
