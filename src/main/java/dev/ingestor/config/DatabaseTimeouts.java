@@ -1,5 +1,8 @@
 package dev.ingestor.config;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -7,6 +10,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
@@ -29,11 +34,27 @@ import org.springframework.stereotype.Component;
 public class DatabaseTimeouts implements BeanPostProcessor {
 
     /**
-     * Lifts the statement time limit for the rest of the current transaction: for the few statements whose work
-     * grows with what a supplier sent rather than with a batch size (deleting the quarantine of a file of millions
-     * of bad records, a retention batch of such jobs), which must finish however long they take.
+     * Lifts the time limits for the rest of the transaction under way on {@code jdbc}: for the few statements whose
+     * work grows with what a supplier sent rather than with a batch size (deleting the quarantine of a file of
+     * millions of bad records, a retention batch of such jobs), which must finish however long they take. Both limits:
+     * the server's statement time limit, and the driver's socket time limit, which would otherwise close the
+     * connection under the statement after {@code ingestor.database.socket-timeout} and roll it back, every time. The
+     * pool puts the socket limit back when the connection returns to it.
      */
-    public static final String NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION = "SET LOCAL statement_timeout = 0";
+    public static void noTimeLimitInThisTransaction(JdbcTemplate jdbc) {
+        jdbc.execute((ConnectionCallback<Void>) connection -> {
+            noTimeLimitInThisTransaction(connection);
+            return null;
+        });
+    }
+
+    /** The same, on a connection in a transaction. */
+    public static void noTimeLimitInThisTransaction(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET LOCAL statement_timeout = 0");
+        }
+        connection.setNetworkTimeout(Runnable::run, 0);
+    }
 
     static final String STATEMENT_TIMEOUT = "ingestor.database.statement-timeout";
     static final String LOCK_TIMEOUT = "ingestor.database.lock-timeout";

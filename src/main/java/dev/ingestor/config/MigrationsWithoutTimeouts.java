@@ -33,9 +33,8 @@ class MigrationsWithoutTimeouts implements Callback {
     public void handle(Event event, Context context) {
         Connection connection = context.getConnection();
         try (Statement statement = connection.createStatement()) {
-            statement.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
+            DatabaseTimeouts.noTimeLimitInThisTransaction(connection);
             statement.execute("SET LOCAL lock_timeout = 0");
-            connection.setNetworkTimeout(Runnable::run, 0);
         } catch (SQLException e) {
             throw new IllegalStateException("could not lift the database time limits for migration "
                     + context.getMigrationInfo().getVersion(), e);

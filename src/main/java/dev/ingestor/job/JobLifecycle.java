@@ -358,7 +358,7 @@ public class JobLifecycle {
                     + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state IN " + AT_REST, jobId);
             if (moved == 1) {
                 // a file of millions of bad records has that many quarantined
-                jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
+                DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
                 jdbc.update("DELETE FROM job_record WHERE job_id = ?", jobId);
             }
             return sentBack(moved == 1);

@@ -58,7 +58,10 @@ class Housekeeping implements CamelContextConfiguration {
      * scan of the table, which grows with the keys kept.
      */
     static final String EXPIRED_HTTP_KEYS = "DELETE FROM http_request WHERE ctid = ANY (ARRAY("
-            + "SELECT ctid FROM http_request WHERE expires_at < now() LIMIT ?))";
+            + "SELECT ctid FROM http_request WHERE expires_at < now() LIMIT ?))"
+            // checked again on the row as it is when deleted: a retry may have taken the expired key over meanwhile
+            // (RequestKeyStore), and a row address alone would delete its fresh claim
+            + " AND expires_at < now()";
 
     /**
      * Intake failures past their retention, at most a batch, by id through the primary key (as above, not
@@ -171,7 +174,7 @@ class Housekeeping implements CamelContextConfiguration {
         List<String> candidateKeys = expired.stream().map(row -> (String) row.get("key")).toList();
         return transactions.execute(status -> {
             // a job's quarantine goes with it, and a file of millions of bad records has that many
-            jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
+            DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
             // lockAll takes them in one order for every batch: two retention runs never wait on each other in a circle
             contentKeyLock.lockAll(candidateKeys);
             statements[0] += 3;

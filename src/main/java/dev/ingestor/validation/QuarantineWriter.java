@@ -35,7 +35,7 @@ public class QuarantineWriter {
      */
     public void clear(UUID jobId) {
         transactions.executeWithoutResult(status -> {
-            jdbc.execute(DatabaseTimeouts.NO_STATEMENT_LIMIT_IN_THIS_TRANSACTION);
+            DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
             jdbc.update("DELETE FROM job_record WHERE job_id = ?", jobId);
         });
     }

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.postgresql.util.PSQLException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The time limits of ingestor.database.* on a real PostgreSQL, through a pool as the app builds it: a statement
@@ -102,6 +104,36 @@ class DatabaseTimeoutsTest {
         assertThat(TransientFailures.isTransient(failure)).isTrue();
         assertThat(new JdbcTemplate(pool).queryForObject("SELECT 1", Integer.class)).as("a new connection in its place")
                 .isEqualTo(1);
+    }
+
+    /**
+     * A transaction whose work grows with what a supplier sent (a retention batch, a quarantine's delete) runs without
+     * either limit, the socket's too, which would otherwise close its connection and roll it back every time; the
+     * next transaction on the same pooled connection has both again.
+     */
+    // slow tier: a socket timeout waited out
+    @SlowTest
+    @Test
+    void aTransactionWithoutTimeLimitsOutlastsTheSocketTimeoutAndTheNextHasItAgain() {
+        HikariDataSource pool = pool("ingestor_timeouts", limits("1s", "0s", "2s"), 1);
+        JdbcTemplate jdbc = new JdbcTemplate(pool);
+        TransactionTemplate transactions = new TransactionTemplate(new JdbcTransactionManager(pool));
+
+        String slept = transactions.execute(status -> {
+            DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
+            return jdbc.queryForObject("SELECT pg_sleep(3)::text", String.class);
+        });
+        assertThat(slept).as("past both limits").isEmpty();
+
+        long start = System.nanoTime();
+        Throwable failure = catchThrowable(() -> transactions.executeWithoutResult(status -> {
+            jdbc.execute("SET LOCAL statement_timeout = 0");
+            jdbc.queryForObject("SELECT pg_sleep(4)::text", String.class);
+        }));
+        // the socket closed under the statement (its rollback then fails too, which is what Spring throws)
+        assertThat(failure).as("the socket limit back on the same connection").isNotNull();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(1900))
+                .isLessThan(Duration.ofMillis(3500));
     }
 
     @Test
