@@ -49,16 +49,50 @@ public class QuarantineWriter {
         }
     }
 
+    /**
+     * The most characters of JSON a quarantined record keeps of its fields. A record is bounded in characters of its
+     * text, but each control character in it is kept as an escape of six or seven: without this bound the thousand
+     * rows a validation writes at once could hold hundreds of megabytes for one crafted file.
+     */
+    static final int FIELDS_KEPT = 32 * 1024;
+    /** The key of the note that says how many of a record's fields were not kept. */
+    static final String MORE_FIELDS = "\u2026";
+
     public static Object[] row(UUID jobId, Validated record) {
         RawRecord raw = record.raw();
         String sourceId = raw.fields().get("source_id");
         Map<String, String> fields = new LinkedHashMap<>();
-        raw.fields().forEach((name, value) -> fields.put(SafeText.of(name, 200), SafeText.of(value, 2000)));
+        long kept = 0;
+        int left = raw.fields().size();
+        for (Map.Entry<String, String> field : raw.fields().entrySet()) {
+            String name = SafeText.of(field.getKey(), 200);
+            String value = SafeText.of(field.getValue(), 2000);
+            kept += jsonLength(name) + jsonLength(value) + 6;
+            if (kept > FIELDS_KEPT) {
+                fields.put(MORE_FIELDS, left + " more field(s) not kept: a quarantined record keeps " + FIELDS_KEPT
+                        + " characters of its fields");
+                break;
+            }
+            fields.put(name, value);
+            left--;
+        }
         try {
             return new Object[] {jobId, raw.index(), Math.max(raw.line(), 0), SafeText.of(sourceId, 128),
                     SafeText.of(record.reason()), JSON.writeValueAsString(fields)};
         } catch (JacksonException e) {
             throw new IllegalStateException("a map of strings is always JSON", e);
         }
+    }
+
+    /** How long {@code text} is as a JSON string's content: a quote and a backslash are escaped. */
+    private static long jsonLength(String text) {
+        long length = text.length();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                length++;
+            }
+        }
+        return length;
     }
 }
