@@ -6,7 +6,11 @@ import java.io.InputStream;
 
 import dev.ingestor.job.ContentKey;
 
-/** A stored file's bytes, whose read failures are {@link RawFileReadException}s naming the file. */
+/**
+ * A stored file's bytes, whose read failures are {@link RawFileReadException}s naming the file. {@code available()} is
+ * a hint: a file that cannot say (a pipe, a volume that fails) answers 0, "not known", and the read that follows
+ * reports a failure of the storage.
+ */
 final class RawFileInput extends FilterInputStream {
 
     private final ContentKey key;
@@ -48,7 +52,7 @@ final class RawFileInput extends FilterInputStream {
         try {
             return super.available();
         } catch (IOException e) {
-            throw new RawFileReadException(key, e);
+            return 0;
         }
     }
 }

@@ -270,4 +270,24 @@ public class JobClaims {
             throw new LeaseLostException(jobId);
         }
     }
+
+    /**
+     * Keeps this instance's lease of {@code jobId} while a stage reads its file: run it for each record read, and
+     * every third of the lease it renews the lease ({@link #requireLease}, which throws when the job was taken over).
+     * A lease is otherwise renewed by a stage's writes (a processing checkpoint, a validation's thousand quarantined
+     * rows), and a file read longer than the lease between two of them (a large clean file, a slow volume, a hook
+     * that calls out for each record) would be taken over while it is still read, and again, until its takeovers
+     * ran out. Call it outside a transaction that holds the job's row.
+     */
+    public Runnable leaseKeeper(UUID jobId) {
+        long every = (long) (leaseSeconds * 1e9 / 3);
+        long[] renewed = {System.nanoTime()};
+        return () -> {
+            long now = System.nanoTime();
+            if (now - renewed[0] >= every) {
+                requireLease(jobId);
+                renewed[0] = now;
+            }
+        };
+    }
 }

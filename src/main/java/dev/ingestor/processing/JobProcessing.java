@@ -1,5 +1,6 @@
 package dev.ingestor.processing;
 
+import java.util.Iterator;
 import java.util.function.Supplier;
 
 import dev.ingestor.job.Attempts;
@@ -10,6 +11,7 @@ import dev.ingestor.job.LeaseLostException;
 import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.validation.JobRecords;
+import dev.ingestor.validation.RawRecord;
 import dev.ingestor.validation.ReadRecords;
 import dev.ingestor.validation.RecordReader;
 import dev.ingestor.validation.UnreadableFileException;
@@ -64,8 +66,23 @@ class JobProcessing {
         long checkpoint = claims.resumePoint(job.id());
         // a small file comes with the records its validation read, by the same worker: not read again
         RecordReader handedOn = ReadRecords.of(exchange);
+        Runnable keepLease = claims.leaseKeeper(job.id());
         try (RecordReader records = handedOn != null ? handedOn : jobRecords.open(job)) {
-            applied = applier.applyJob(job, checkpoint, records, pipeline.getBatchSize(),
+            // records are read between the batches' transactions, where the lease may be renewed
+            Iterator<RawRecord> keepingTheLease = new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return records.hasNext();
+                }
+
+                @Override
+                public RawRecord next() {
+                    RawRecord record = records.next();
+                    keepLease.run();
+                    return record;
+                }
+            };
+            applied = applier.applyJob(job, checkpoint, keepingTheLease, pipeline.getBatchSize(),
                     (apply, from, position, last) -> commit(job, apply, from, position, last ? end : null));
         } catch (UnreadableFileException e) {
             // validation read it: not a rejection now, after effects may have been applied

@@ -70,9 +70,11 @@ class JobValidation {
         List<Object[]> pending = new ArrayList<>();
         // the records read, while they fit in one processing batch and the file is small; null once they do not
         List<RawRecord> read = job.size() <= handOnMaxBytes ? new ArrayList<>() : null;
+        Runnable keepLease = claims.leaseKeeper(job.id());
         try (RecordReader records = jobRecords.open(job)) {
             while (records.hasNext()) {
                 RawRecord raw = records.next();
+                keepLease.run();
                 if (read != null && read.size() == handOnAtMost) {
                     read = null; // more than one batch: processing reads the file itself
                 }
