@@ -198,17 +198,29 @@ public class JobLifecycle {
     /**
      * Processing applied every record: COMPLETED or COMPLETED_WITH_ERRORS, with the last batch's checkpoint
      * ({@code from} to {@code recordsDone}, the counts it adds) in the same statement. False when the lease was lost
-     * or the checkpoint no longer stands at {@code from} (another run of the job committed that range).
+     * or the checkpoint no longer stands at {@code from} (another run of the job committed that range). Throws {@link
+     * CountsDisagreeException}, for the caller's transaction to roll back, when processing's records do not add up to
+     * validation's: every record validation counted is applied or quarantined, never passed over unseen.
      */
     public boolean completed(UUID jobId, String owner, JobState end, long from, long recordsDone, long accepted,
             long updated, long replayed) {
         if (end != JobState.COMPLETED && end != JobState.COMPLETED_WITH_ERRORS) {
             throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + end);
         }
-        return jdbc.update("UPDATE import_job SET state = ?, error = NULL, " + COMES_TO_REST + ", records_done = ?,"
-                + " accepted = accepted + ?, updated = updated + ?, replayed = replayed + ?"
-                + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' AND records_done = ?",
-                end.name(), recordsDone, accepted, updated, replayed, jobId, owner, from) == 1;
+        List<long[]> counts = jdbc.query("UPDATE import_job SET state = ?, error = NULL, " + COMES_TO_REST
+                + ", records_done = ?, accepted = accepted + ?, updated = updated + ?, replayed = replayed + ?"
+                + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' AND records_done = ?"
+                + " RETURNING total, quarantined, accepted + updated + replayed, records_done",
+                (rs, n) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)},
+                end.name(), recordsDone, accepted, updated, replayed, jobId, owner, from);
+        if (counts.isEmpty()) {
+            return false;
+        }
+        long[] c = counts.get(0);
+        if (c[1] + c[2] != c[0] || c[3] != c[0]) {
+            throw new CountsDisagreeException(jobId, c[0], c[1], c[2], c[3]);
+        }
+        return true;
     }
 
     /** What a group's validation and processing came to for one of its jobs. */

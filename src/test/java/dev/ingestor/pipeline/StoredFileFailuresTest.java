@@ -138,4 +138,50 @@ class StoredFileFailuresTest extends IngestorTestSupport {
                 .containsEntry("records_done", (long) records);
         assertEachRecordOnce(id, records);
     }
+
+    /**
+     * A record validation took that processing finds invalid (here its quantity changed in the stored bytes, as a
+     * supplier's hook that fails on processing's reading does): processing would pass it over, neither applied nor
+     * quarantined, and complete the job one record short. The counts must add up, so the job fails instead, and a
+     * reprocess after the file is put back applies every record.
+     */
+    @Test
+    void aRecordThatProcessingFindsInvalidAfterValidationTookItFailsTheJobNotPassedOver() throws Exception {
+        int records = 1500;
+        StringBuilder csv = new StringBuilder(HEADER);
+        for (int i = 1; i <= records; i++) {
+            csv.append("SF-").append(i).append(",1,SKU,1,2026-12-01\n");
+        }
+        byte[] original = csv.toString().getBytes(StandardCharsets.UTF_8);
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back"
+                + " CHECK (lease_owner IS NULL OR state <> 'PROCESSING') NOT VALID");
+        UUID id = intake("ACME", "counted.csv", csv.toString());
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT state = 'PROCESSING' AND lease_owner IS NULL AND total = ? AND quarantined = 0"
+                        + " FROM import_job WHERE id = ?",
+                Boolean.class, records, id));
+        Path raw = rawFileOf(id);
+        byte[] changed = original.clone();
+        // SF-1200's quantity 1 becomes x: the same length, an invalid record
+        changed[csv.indexOf("SF-1200,1,SKU,1") + "SF-1200,1,SKU,".length()] = 'x';
+        Files.write(raw, changed);
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+
+        Map<String, Object> failed = awaitState(id, "FAILED");
+        assertThat((String) failed.get("error")).contains("does not add up").contains("validation counted 1500 records")
+                .contains("applied 1499");
+        assertThat(jdbc.queryForObject("SELECT stage FROM dead_letter WHERE job_id = ?", String.class, id))
+                .isEqualTo("processing");
+
+        Files.write(raw, original);
+        HttpResponse<String> reprocess = http.send(
+                HttpRequest.newBuilder(uri("/api/v1/admin/jobs/" + id + "/reprocess"))
+                        .header("X-Api-Key", ADMIN_KEY).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(reprocess.statusCode()).as(reprocess.body()).isEqualTo(202);
+        Map<String, Object> done = awaitState(id, "COMPLETED");
+        assertThat(((Long) done.get("accepted")) + ((Long) done.get("replayed"))).isEqualTo(records);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id LIKE 'SF-%'", Long.class))
+                .isEqualTo(records);
+    }
 }
