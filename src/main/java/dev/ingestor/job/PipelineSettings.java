@@ -17,7 +17,11 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties(prefix = "ingestor.pipeline")
 public class PipelineSettings {
 
-    /** A worker's hold on a job; after it runs out without renewal, another worker takes the job over. */
+    /**
+     * A worker's hold on a job, renewed every third of it while the worker reads the job's file and at each batch;
+     * after it runs out without renewal (the worker's instance died or lost the database), another worker takes the
+     * job over.
+     */
     private Duration lease = Duration.ofMinutes(10);
     /**
      * Records per processing transaction (effects, outbox rows and checkpoint commit together); a file of at
