@@ -393,6 +393,17 @@ public class JobLifecycle {
     public record FailedJob(UUID jobId, String stage) {
     }
 
+    /**
+     * Locks the job of dead letter {@code deadLetterId} for the caller's transaction, before the letter itself: the
+     * order in which retrying a supplier's failed jobs ({@link #lockFailed}, then their letters) and retention (the
+     * job, then its letters by cascade) take them, so that none of them waits on another in a circle. False when
+     * the letter or its job is gone.
+     */
+    public boolean lockJobOfDeadLetter(long deadLetterId) {
+        return !jdbc.queryForList("SELECT j.id FROM import_job j JOIN dead_letter d ON d.job_id = j.id"
+                + " WHERE d.id = ? FOR UPDATE OF j", UUID.class, deadLetterId).isEmpty();
+    }
+
     /** The FAILED jobs of {@code supplier}, locked in the caller's transaction, each with the stage that failed. */
     public List<FailedJob> lockFailed(String supplier) {
         return jdbc.query("SELECT j.id, (SELECT d.stage FROM dead_letter d WHERE d.job_id = j.id"

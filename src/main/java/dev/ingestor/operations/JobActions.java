@@ -1,5 +1,6 @@
 package dev.ingestor.operations;
 
+import java.util.Optional;
 import java.util.UUID;
 
 import dev.ingestor.job.DeadLetterStore;
@@ -53,7 +54,9 @@ class JobActions {
      * validation starts again. The dead letter is kept, marked replayed.
      */
     public boolean replayDeadLetter(long deadLetterId, String who) {
-        boolean done = Boolean.TRUE.equals(transactions.execute(status -> deadLetters.lockWaiting(deadLetterId)
+        boolean done = Boolean.TRUE.equals(transactions.execute(status -> Optional.of(deadLetterId)
+                .filter(lifecycle::lockJobOfDeadLetter)
+                .flatMap(deadLetters::lockWaiting)
                 .filter(letter -> lifecycle.resumeAfterDeadLetter(letter.jobId(), letter.stage()))
                 .map(letter -> {
                     deadLetters.markReplayed(letter.id(), who);

@@ -46,6 +46,44 @@ class AdminConflictsTest extends IngestorTestSupport {
                 .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    @org.springframework.beans.factory.annotation.Autowired
+    JobActions actions;
+    @org.springframework.beans.factory.annotation.Autowired
+    javax.sql.DataSource dataSource;
+
+    /**
+     * A replay of a dead letter takes the job's row before the letter's, as retrying a supplier's failed jobs and
+     * retention do: another transaction that holds the job and then touches its letter does not make a circle with
+     * it (a deadlock, which PostgreSQL ends by aborting one of them).
+     */
+    @Test
+    void aReplayTakesTheJobBeforeItsLetterAsRetryAndRetentionDo() throws Exception {
+        UUID id = ingest(HEADER + "DL-1,1,SKU,1,2026-12-01\n");
+        awaitJob(id, "COMPLETED");
+        jdbc.update("UPDATE import_job SET state = 'FAILED' WHERE id = ?", id);
+        long letter = jdbc.queryForObject("INSERT INTO dead_letter (job_id, stage, exception, attempts)"
+                + " VALUES (?, 'validation', 'java.lang.IllegalStateException', 3) RETURNING id", Long.class, id);
+        try (java.sql.Connection other = dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            try (java.sql.PreparedStatement job = other.prepareStatement(
+                    "SELECT id FROM import_job WHERE id = ? FOR UPDATE")) {
+                job.setObject(1, id);
+                job.executeQuery().close();
+            }
+            java.util.concurrent.CompletableFuture<Boolean> replay = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> actions.replayDeadLetter(letter, "test"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject("SELECT count(*) FROM"
+                    + " pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%import_job%'",
+                    Long.class) == 1);
+            // the job held, its letter next, as retrying a supplier's failed jobs takes them
+            other.createStatement()
+                    .executeUpdate("UPDATE dead_letter SET replayed_by = replayed_by WHERE id = " + letter);
+            other.commit();
+            assertThat(replay.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(job(id).get("state")).isEqualTo("RECEIVED");
+    }
+
     @Test
     void aJobAWorkerHoldsIsNeitherRevalidatedNorReprocessed() throws Exception {
         UUID id = ingest(HEADER + "H-1,1,SKU,1,2026-12-01\n");
