@@ -57,6 +57,30 @@ class StoredFileFailuresTest extends IngestorTestSupport {
         assertThat(replay.statusCode()).as(replay.body()).isEqualTo(202);
     }
 
+    /** A CSV of {@code n} records SF-1 to SF-n, each valid. */
+    private static String records(int n) {
+        StringBuilder csv = new StringBuilder(HEADER);
+        for (int i = 1; i <= n; i++) {
+            csv.append("SF-").append(i).append(",1,SKU,1,2026-12-01\n");
+        }
+        return csv.toString();
+    }
+
+    /**
+     * Takes {@code csv} in and waits until validation has counted its {@code records}, none quarantined: the job then
+     * waits for processing, which no worker may take until the test drops the constraint hold_back.
+     */
+    private UUID validatedAndHeldBackFromProcessing(String name, String csv, int records) {
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back"
+                + " CHECK (lease_owner IS NULL OR state <> 'PROCESSING') NOT VALID");
+        UUID id = intake("ACME", name, csv);
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT state = 'PROCESSING' AND lease_owner IS NULL AND total = ? AND quarantined = 0"
+                        + " FROM import_job WHERE id = ?",
+                Boolean.class, records, id));
+        return id;
+    }
+
     /** Each record applied once: one item, one version and one event for each, however many runs it took. */
     private void assertEachRecordOnce(UUID job, int records) {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id LIKE 'SF-%'", Long.class))
@@ -105,18 +129,9 @@ class StoredFileFailuresTest extends IngestorTestSupport {
     @Test
     void aFileThatChangesUnderProcessingFailsItsJobKeepingItsBatchesAndAReplayResumesIt() throws Exception {
         int records = 3000;
-        StringBuilder csv = new StringBuilder(HEADER);
-        for (int i = 1; i <= records; i++) {
-            csv.append("SF-").append(i).append(",1,SKU,1,2026-12-01\n");
-        }
-        byte[] original = csv.toString().getBytes(StandardCharsets.UTF_8);
-        // validated, then waiting for processing: no processing worker may take it yet
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back"
-                + " CHECK (lease_owner IS NULL OR state <> 'PROCESSING') NOT VALID");
-        UUID id = intake("ACME", "changing.csv", csv.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                "SELECT state = 'PROCESSING' AND lease_owner IS NULL AND total = ? FROM import_job WHERE id = ?",
-                Boolean.class, records, id));
+        String csv = records(records);
+        byte[] original = csv.getBytes(StandardCharsets.UTF_8);
+        UUID id = validatedAndHeldBackFromProcessing("changing.csv", csv, records);
         Path raw = rawFileOf(id);
         byte[] changed = original.clone();
         int near = csv.indexOf("SF-" + (records - 50) + ",");
@@ -148,18 +163,9 @@ class StoredFileFailuresTest extends IngestorTestSupport {
     @Test
     void aRecordThatProcessingFindsInvalidAfterValidationTookItFailsTheJobNotPassedOver() throws Exception {
         int records = 1500;
-        StringBuilder csv = new StringBuilder(HEADER);
-        for (int i = 1; i <= records; i++) {
-            csv.append("SF-").append(i).append(",1,SKU,1,2026-12-01\n");
-        }
-        byte[] original = csv.toString().getBytes(StandardCharsets.UTF_8);
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back"
-                + " CHECK (lease_owner IS NULL OR state <> 'PROCESSING') NOT VALID");
-        UUID id = intake("ACME", "counted.csv", csv.toString());
-        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                "SELECT state = 'PROCESSING' AND lease_owner IS NULL AND total = ? AND quarantined = 0"
-                        + " FROM import_job WHERE id = ?",
-                Boolean.class, records, id));
+        String csv = records(records);
+        byte[] original = csv.getBytes(StandardCharsets.UTF_8);
+        UUID id = validatedAndHeldBackFromProcessing("counted.csv", csv, records);
         Path raw = rawFileOf(id);
         byte[] changed = original.clone();
         // SF-1200's quantity 1 becomes x: the same length, an invalid record
