@@ -84,8 +84,11 @@ public class QuarantineWriter {
         }
     }
 
-    /** How long {@code text} is as a JSON string's content: a quote and a backslash are escaped. */
+    /** How long {@code text} is as a JSON string's content (a quote and a backslash are escaped), or as null. */
     private static long jsonLength(String text) {
+        if (text == null) {
+            return 4;
+        }
         long length = text.length();
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

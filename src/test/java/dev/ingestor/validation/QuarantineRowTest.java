@@ -41,8 +41,11 @@ class QuarantineRowTest {
         Map<String, String> fields = new LinkedHashMap<>();
         fields.put("source_id", "Q-1");
         fields.put("quantity", "x \"quoted\" \\ ");
+        // a JSON null, as a JSON record or a hook gives it
+        fields.put("source_version", null);
         JsonNode kept = JsonMapper.builder().build().readTree(fieldsOf(new RawRecord(1, 2, fields, null)));
-        assertThat(kept.size()).isEqualTo(2);
+        assertThat(kept.size()).isEqualTo(3);
+        assertThat(kept.get("source_version").isNull()).isTrue();
         assertThat(kept.get("quantity").asString()).isEqualTo("x \"quoted\" \\ ");
     }
 }
