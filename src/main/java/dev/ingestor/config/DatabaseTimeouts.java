@@ -39,7 +39,8 @@ public class DatabaseTimeouts implements BeanPostProcessor {
      * millions of bad records, a retention batch of such jobs), which must finish however long they take. Both limits:
      * the server's statement time limit, and the driver's socket time limit, which would otherwise close the
      * connection under the statement after {@code ingestor.database.socket-timeout} and roll it back, every time. The
-     * pool puts the socket limit back when the connection returns to it.
+     * socket's becomes {@link #LONG_WORK_SOCKET_TIMEOUT}, not none: a server that stops answering is still given up
+     * on. The pool puts the socket limit back when the connection returns to it.
      */
     public static void noTimeLimitInThisTransaction(JdbcTemplate jdbc) {
         jdbc.execute((ConnectionCallback<Void>) connection -> {
@@ -48,13 +49,19 @@ public class DatabaseTimeouts implements BeanPostProcessor {
         });
     }
 
-    /** The same, on a connection in a transaction. */
-    public static void noTimeLimitInThisTransaction(Connection connection) throws SQLException {
+    private static void noTimeLimitInThisTransaction(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.execute("SET LOCAL statement_timeout = 0");
         }
-        connection.setNetworkTimeout(Runnable::run, 0);
+        connection.setNetworkTimeout(Runnable::run, (int) LONG_WORK_SOCKET_TIMEOUT.toMillis());
     }
+
+    /**
+     * How long the driver waits for the server in a transaction whose time limits are lifted: far beyond any delete
+     * of a supplier's records, and still an end for a connection whose server stopped answering (pgjdbc keeps no TCP
+     * keepalive by default).
+     */
+    public static final Duration LONG_WORK_SOCKET_TIMEOUT = Duration.ofHours(1);
 
     static final String STATEMENT_TIMEOUT = "ingestor.database.statement-timeout";
     static final String LOCK_TIMEOUT = "ingestor.database.lock-timeout";

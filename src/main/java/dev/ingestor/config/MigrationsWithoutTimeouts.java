@@ -33,8 +33,10 @@ class MigrationsWithoutTimeouts implements Callback {
     public void handle(Event event, Context context) {
         Connection connection = context.getConnection();
         try (Statement statement = connection.createStatement()) {
-            DatabaseTimeouts.noTimeLimitInThisTransaction(connection);
+            statement.execute("SET LOCAL statement_timeout = 0");
             statement.execute("SET LOCAL lock_timeout = 0");
+            // none at all: a migration over a large table may take longer than a supplier's records ever do
+            connection.setNetworkTimeout(Runnable::run, 0);
         } catch (SQLException e) {
             throw new IllegalStateException("could not lift the database time limits for migration "
                     + context.getMigrationInfo().getVersion(), e);

@@ -60,7 +60,8 @@ class Housekeeping implements CamelContextConfiguration {
     static final String EXPIRED_HTTP_KEYS = "DELETE FROM http_request WHERE ctid = ANY (ARRAY("
             + "SELECT ctid FROM http_request WHERE expires_at < now() LIMIT ?))"
             // checked again on the row as it is when deleted: a retry may have taken the expired key over meanwhile
-            // (RequestKeyStore), and a row address alone would delete its fresh claim
+            // (RequestKeyStore), and a row address alone may not be checked again (PostgreSQL 18 checks it; older
+            // majors are reported not to)
             + " AND expires_at < now()";
 
     /**

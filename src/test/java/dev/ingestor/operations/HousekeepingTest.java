@@ -76,33 +76,6 @@ class HousekeepingTest extends IngestorTestSupport {
         }
     }
 
-    @Autowired
-    javax.sql.DataSource dataSource;
-
-    /**
-     * An expired key that a retry takes over while retention is deleting it (the retry's update holds the row when
-     * retention's delete reaches it) keeps the retry's fresh claim: the delete checks the row as it then is.
-     */
-    @Test
-    void anExpiredKeyTakenOverWhileRetentionDeletesItKeepsItsNewClaim() throws Exception {
-        request("taken-over", "-1 day");
-        try (java.sql.Connection retry = dataSource.getConnection()) {
-            retry.setAutoCommit(false);
-            retry.createStatement().executeUpdate("UPDATE http_request SET state = 'IN_PROGRESS', owner = 'the-retry',"
-                    + " expires_at = now() + interval '1 day' WHERE idempotency_key = 'taken-over'");
-            java.util.concurrent.CompletableFuture<Integer> deleting = java.util.concurrent.CompletableFuture
-                    .supplyAsync(() -> jdbc.update(Housekeeping.EXPIRED_HTTP_KEYS, 10));
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> jdbc.queryForObject("SELECT count(*) FROM pg_stat_activity"
-                            + " WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM http_request%'",
-                            Long.class) == 1);
-            retry.commit();
-            assertThat(deleting.get(10, java.util.concurrent.TimeUnit.SECONDS)).isZero();
-        }
-        assertThat(jdbc.queryForObject("SELECT owner FROM http_request WHERE idempotency_key = 'taken-over'",
-                String.class)).isEqualTo("the-retry");
-    }
-
     private void request(String key, String expires) {
         jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, expires_at)"
                 + " VALUES ('ACME', ?, repeat('a', 64), 'COMPLETED', 'test', now() + ?::interval)", key, expires);
