@@ -18,7 +18,7 @@ import org.springframework.validation.annotation.Validated;
 public class PipelineSettings {
 
     /**
-     * A worker's hold on a job, renewed every third of it while the worker reads the job's file and at each batch;
+     * A worker's hold on a job, renewed every third of it while the worker reads the job's records and at each batch;
      * after it runs out without renewal (the worker's instance died or lost the database), another worker takes the
      * job over.
      */

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.intake.RawStore;
 import dev.ingestor.job.ContentKey;
+import dev.ingestor.job.JobClaims;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.AfterEach;
@@ -28,11 +29,12 @@ import org.springframework.test.annotation.DirtiesContext;
 /**
  * A stage that reads its file for longer than the lease keeps the job: the lease is renewed while the records are
  * read, not only at the stage's writes, so no other worker takes the job over while it is read. The stored file is a
- * named pipe here, fed a few records a second for twice the lease (3 s), as a slow volume or a hook that calls out
- * for each record reads.
+ * named pipe here, fed a few records a second for longer than the lease (4 s), as a slow volume or a hook that calls
+ * out for each record reads. Only this context's workers may take the job (other contexts of the test run share the
+ * database, with a lease of ten minutes): a takeover is one of its own workers taking it from another.
  */
 @DirtiesContext
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "ingestor.pipeline.lease=3s")
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = "ingestor.pipeline.lease=4s")
 // slow tier: a context of its own, reads that last twice its lease
 @SlowTest
 class LongReadsKeepTheirLeaseTest extends IngestorTestSupport {
@@ -41,6 +43,20 @@ class LongReadsKeepTheirLeaseTest extends IngestorTestSupport {
 
     @Autowired
     RawStore rawStore;
+    @Autowired
+    JobClaims claims;
+
+    /** Lets {@code check} alone decide which worker may hold a job, in place of the hold_back before. */
+    private void holdBack(String check) {
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT IF EXISTS hold_back, ADD CONSTRAINT hold_back CHECK ("
+                + check + ") NOT VALID");
+    }
+
+    /** Only this context's workers may validate or process a job. */
+    private String onlyThisContext() {
+        return "state NOT IN ('VALIDATING', 'PROCESSING') OR lease_owner IS NULL OR lease_owner = '" + claims.owner()
+                + "'";
+    }
 
     private Path pipe;
     private byte[] content;
@@ -74,6 +90,7 @@ class LongReadsKeepTheirLeaseTest extends IngestorTestSupport {
 
     /** Writes each of {@code reads} to the pipe in its pieces, a second apart. */
     private CompletableFuture<Void> feed(List<List<String>> reads) {
+        // a thread of its own: a writer that no stage ever reads from stays blocked, and must not hold a shared pool
         return CompletableFuture.runAsync(() -> {
             try {
                 for (List<String> pieces : reads) {
@@ -89,6 +106,10 @@ class LongReadsKeepTheirLeaseTest extends IngestorTestSupport {
             } catch (IOException | InterruptedException e) {
                 throw new IllegalStateException(e);
             }
+        }, task -> {
+            Thread writer = new Thread(task, "pipe-writer");
+            writer.setDaemon(true);
+            writer.start();
         });
     }
 
@@ -101,13 +122,13 @@ class LongReadsKeepTheirLeaseTest extends IngestorTestSupport {
     @Test
     void aValidationReadLongerThanTheLeaseKeepsTheJob() throws Exception {
         jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (state <> 'VALIDATING') NOT VALID");
-        UUID id = intake("ACME", "slow.csv", HEADER + records(1, 6));
+        UUID id = intake("ACME", "slow.csv", HEADER + records(1, 7));
         CompletableFuture<Void> fed = feed(id, List.of(List.of(HEADER + records(1, 1), records(2, 2), records(3, 3),
-                records(4, 4), records(5, 5), records(6, 6))));
-        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+                records(4, 4), records(5, 5), records(6, 6), records(7, 7))));
+        holdBack(onlyThisContext());
 
         fed.get(30, TimeUnit.SECONDS);
-        assertThat(awaitCompleted(id)).containsEntry("accepted", 6L).containsEntry("takeovers", 0);
+        assertThat(awaitCompleted(id)).containsEntry("accepted", 7L).containsEntry("takeovers", 0);
     }
 
     @Test
@@ -116,16 +137,16 @@ class LongReadsKeepTheirLeaseTest extends IngestorTestSupport {
         jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (state <> 'VALIDATING') NOT VALID");
         UUID id = intake("ACME", "slow-processing.csv", HEADER + records(1, 1500));
         CompletableFuture<Void> validationRead = feed(id, List.of(List.of(HEADER + records(1, 1500))));
-        // validated, then waiting for processing: no processing worker may take it until the pipe's next reading
-        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back, ADD CONSTRAINT hold_back"
-                + " CHECK (lease_owner IS NULL OR state <> 'PROCESSING') NOT VALID");
+        // validated by this context, then waiting for processing: no worker may take it until the pipe's next reading
+        holdBack("(" + onlyThisContext() + ") AND (state <> 'PROCESSING' OR lease_owner IS NULL)");
         validationRead.get(30, TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
                 "SELECT state = 'PROCESSING' AND lease_owner IS NULL AND total = 1500 FROM import_job WHERE id = ?",
                 Boolean.class, id));
-        CompletableFuture<Void> fed = feed(List.of(List.of(HEADER + records(1, 250), records(251, 500),
-                records(501, 750), records(751, 999), records(1000, 1500))));
-        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+        // the first batch (1,000 records) read over six seconds, past the lease, before its checkpoint renews it
+        CompletableFuture<Void> fed = feed(List.of(List.of(HEADER + records(1, 150), records(151, 300),
+                records(301, 450), records(451, 600), records(601, 750), records(751, 900), records(901, 1500))));
+        holdBack(onlyThisContext());
 
         fed.get(30, TimeUnit.SECONDS);
         assertThat(awaitCompleted(id)).containsEntry("accepted", 1500L).containsEntry("takeovers", 0);
