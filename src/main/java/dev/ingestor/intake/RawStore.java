@@ -168,6 +168,14 @@ public class RawStore {
         Path target = pathOf(received.key());
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             Files.deleteIfExists(received.temp());
+            if (fsync && placedRecently(target)) {
+                // its placer may have died between the rename and forcing the folder (a kill there leaves the name
+                // in the page cache only): forced now, before a job that needs the name commits. Cheap when the
+                // placer did force it; a name older than the kernel's writeback is on disk already
+                syncDirectory(root);
+                syncDirectory(target.getParent().getParent());
+                syncDirectory(target.getParent());
+            }
         } else {
             if (fsync && !received.synced()) {
                 try (FileChannel channel = FileChannel.open(received.temp(), StandardOpenOption.WRITE)) {
@@ -193,6 +201,18 @@ public class RawStore {
         }
         return new StoredContent(received.key(), received.size(), target);
     }
+
+    /**
+     * Whether a stored file was put in place within {@link #WRITEBACK}: its bytes are written just before their
+     * rename, so their time is the name's.
+     */
+    private static boolean placedRecently(Path file) throws IOException {
+        return Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toInstant()
+                .isAfter(Instant.now().minus(WRITEBACK));
+    }
+
+    /** Longer than Linux writes a changed folder back to disk by itself (its dirty data expires after 30 s). */
+    private static final Duration WRITEBACK = Duration.ofMinutes(2);
 
     /** Removes what {@link #place} did not use (intake failed before it, or the bytes were known). */
     public void discard(@ExchangeProperty(IntakeHeaders.RECEIVED) ReceivedContent received) throws IOException {

@@ -134,8 +134,37 @@ class RawStoreTest {
         StoredContent second = store.store(new ByteArrayInputStream("durable too".getBytes()), "ACME", null);
         assertThat(synced).contains(second.path().getParent());
         synced.clear();
+        Files.setLastModifiedTime(first.path(), java.nio.file.attribute.FileTime
+                .from(java.time.Instant.now().minus(java.time.Duration.ofHours(2))));
         store.store(new ByteArrayInputStream("durable".getBytes()), "ACME", null);
-        assertThat(synced).as("known bytes: nothing renamed").isEmpty();
+        assertThat(synced).as("known bytes placed long ago: nothing renamed, the name on disk").isEmpty();
+    }
+
+    /**
+     * A run killed between its rename and forcing the folder left a name that only the page cache holds: the next
+     * arrival of the same bytes finds the file in place and forces its folders before its job can commit.
+     */
+    @Test
+    void knownBytesPutInPlaceJustNowHaveTheirFoldersForced() throws Exception {
+        RawStore killed = new RawStore(root, true) {
+            @Override
+            protected void syncDirectory(Path folder) throws IOException {
+                throw new IOException("killed before the folder was forced");
+            }
+        };
+        assertThatThrownBy(() -> killed.store(new ByteArrayInputStream("in place".getBytes()), "ACME", null))
+                .hasMessageContaining("killed");
+        java.util.List<Path> synced = new java.util.ArrayList<>();
+        RawStore next = new RawStore(root, true) {
+            @Override
+            protected void syncDirectory(Path folder) throws IOException {
+                super.syncDirectory(folder);
+                synced.add(folder);
+            }
+        };
+        StoredContent found = next.store(new ByteArrayInputStream("in place".getBytes()), "ACME", null);
+        assertThat(synced).containsExactly(root.toAbsolutePath(), found.path().getParent().getParent(),
+                found.path().getParent());
     }
 
     @Test
