@@ -44,16 +44,20 @@ public class DatabaseTimeouts implements BeanPostProcessor {
      */
     public static void noTimeLimitInThisTransaction(JdbcTemplate jdbc) {
         jdbc.execute((ConnectionCallback<Void>) connection -> {
-            noTimeLimitInThisTransaction(connection);
+            noTimeLimitInThisTransaction(connection, LONG_WORK_SOCKET_TIMEOUT);
             return null;
         });
     }
 
-    private static void noTimeLimitInThisTransaction(Connection connection) throws SQLException {
+    /**
+     * The same on {@code connection}, in a transaction, with {@code socket} as the driver's limit (zero: none, as
+     * migrations have).
+     */
+    static void noTimeLimitInThisTransaction(Connection connection, Duration socket) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.execute("SET LOCAL statement_timeout = 0");
         }
-        connection.setNetworkTimeout(Runnable::run, (int) LONG_WORK_SOCKET_TIMEOUT.toMillis());
+        connection.setNetworkTimeout(Runnable::run, (int) socket.toMillis());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.ingestor.config;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 
 import org.flywaydb.core.api.callback.Callback;
 import org.flywaydb.core.api.callback.Context;
@@ -33,10 +34,9 @@ class MigrationsWithoutTimeouts implements Callback {
     public void handle(Event event, Context context) {
         Connection connection = context.getConnection();
         try (Statement statement = connection.createStatement()) {
-            statement.execute("SET LOCAL statement_timeout = 0");
+            // no socket limit at all: a migration over a large table may take longer than a supplier's records ever do
+            DatabaseTimeouts.noTimeLimitInThisTransaction(connection, Duration.ZERO);
             statement.execute("SET LOCAL lock_timeout = 0");
-            // none at all: a migration over a large table may take longer than a supplier's records ever do
-            connection.setNetworkTimeout(Runnable::run, 0);
         } catch (SQLException e) {
             throw new IllegalStateException("could not lift the database time limits for migration "
                     + context.getMigrationInfo().getVersion(), e);

@@ -172,9 +172,7 @@ public class RawStore {
                 // its placer may have died between the rename and forcing the folder (a kill there leaves the name
                 // in the page cache only): forced now, before a job that needs the name commits. Cheap when the
                 // placer did force it; a name older than the kernel's writeback is on disk already
-                syncDirectory(root);
-                syncDirectory(target.getParent().getParent());
-                syncDirectory(target.getParent());
+                forceFolders(target.getParent(), true);
             }
         } else {
             if (fsync && !received.synced()) {
@@ -192,14 +190,22 @@ public class RawStore {
             if (fsync) {
                 // the rename is durable only once its folder is: without this a power cut may lose the name
                 // of a file whose job has committed
-                if (newFolders) {
-                    syncDirectory(root);
-                    syncDirectory(folder.getParent());
-                }
-                syncDirectory(folder);
+                forceFolders(folder, newFolders);
             }
         }
         return new StoredContent(received.key(), received.size(), target);
+    }
+
+    /**
+     * Forces {@code folder} to disk, which holds a stored file's name; with {@code andParents}, also the folders that
+     * hold its name and its parent's (the supplier's folder, the root), for folders that may be new.
+     */
+    private void forceFolders(Path folder, boolean andParents) throws IOException {
+        if (andParents) {
+            syncDirectory(root);
+            syncDirectory(folder.getParent());
+        }
+        syncDirectory(folder);
     }
 
     /**

@@ -207,18 +207,21 @@ public class JobLifecycle {
         if (end != JobState.COMPLETED && end != JobState.COMPLETED_WITH_ERRORS) {
             throw new IllegalArgumentException("a job completes as COMPLETED or COMPLETED_WITH_ERRORS, not " + end);
         }
-        List<long[]> counts = jdbc.query("UPDATE import_job SET state = ?, error = NULL, " + COMES_TO_REST
+        record Counted(long total, long quarantined, long applied, long read) {
+        }
+        List<Counted> counts = jdbc.query("UPDATE import_job SET state = ?, error = NULL, " + COMES_TO_REST
                 + ", records_done = ?, accepted = accepted + ?, updated = updated + ?, replayed = replayed + ?"
                 + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' AND records_done = ?"
                 + " RETURNING total, quarantined, accepted + updated + replayed, records_done",
-                (rs, n) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)},
+                (rs, n) -> new Counted(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4)),
                 end.name(), recordsDone, accepted, updated, replayed, jobId, owner, from);
         if (counts.isEmpty()) {
             return false;
         }
-        long[] c = counts.get(0);
-        if (c[1] + c[2] != c[0] || c[3] != c[0]) {
-            throw new CountsDisagreeException(jobId, c[0], c[1], c[2], c[3]);
+        Counted counted = counts.get(0);
+        if (counted.quarantined() + counted.applied() != counted.total() || counted.read() != counted.total()) {
+            throw new CountsDisagreeException(jobId, counted.total(), counted.quarantined(), counted.applied(),
+                    counted.read());
         }
         return true;
     }
