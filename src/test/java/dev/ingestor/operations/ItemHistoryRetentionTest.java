@@ -112,6 +112,38 @@ class ItemHistoryRetentionTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT sum(jobs) FROM job_count", Long.class)).isEqualTo(5);
     }
 
+    /**
+     * The housekeeping route's steps are independent: a retention round the database refuses every time (here a
+     * trigger that refuses to delete a job) is logged, and the steps after it (the items' history) still run.
+     */
+    @Test
+    void aRetentionRoundThatFailsDoesNotStopTheStepsAfterIt() throws Exception {
+        item("behind-a-failing-round", 500, 10);
+        jdbc.update(
+                "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, updated_at)"
+                        + " VALUES (gen_random_uuid(), 'ACME', 'COMPLETED', 'ACME:' || md5('due') || md5('due'), 'f.csv', 1,"
+                        + " 'test', 'r-due', now() - interval '400 days')");
+        jdbc.execute("CREATE FUNCTION pg_temp.refuse() RETURNS trigger LANGUAGE plpgsql AS"
+                + " $$BEGIN RAISE EXCEPTION 'test: retention refused'; END$$");
+        jdbc.execute("CREATE TRIGGER refuse_retention BEFORE DELETE ON import_job FOR EACH ROW"
+                + " EXECUTE FUNCTION pg_temp.refuse()");
+        try {
+            // one run of the route's steps, as its timer runs them (whose first run is 10 s after the start)
+            camelContext.getRouteController().startRoute("housekeeping");
+            org.apache.camel.Exchange run = new org.apache.camel.support.DefaultExchange(camelContext);
+            camelContext.getRoute("housekeeping").getConsumer().getProcessor().process(run);
+            camelContext.getRouteController().stopRoute("housekeeping");
+
+            assertThat(run.getException()).as("each step's failure is handled").isNull();
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM import_job WHERE request_key = 'r-due'", Long.class))
+                    .as("the refused round deleted nothing").isEqualTo(1);
+            assertThat(revisions("behind-a-failing-round")).as("the items' history ran after it").containsExactly(2L);
+        } finally {
+            jdbc.execute("DROP TRIGGER refuse_retention ON import_job");
+            jdbc.update("DELETE FROM import_job WHERE request_key = 'r-due'");
+        }
+    }
+
     /** A batch reads the old versions through item_version_recorded from where the one before ended. */
     @Test
     void aBatchReadsThroughTheIndexOfTimeRecorded() {
