@@ -24,16 +24,14 @@ public class DeadLetters {
     public static final String STAGE = "IngestorStage";
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.deadletter");
 
-    private final JobClaims claims;
     private final JobLifecycle lifecycle;
     private final DeadLetterWriter writer;
     private final TransactionTemplate transactions;
     private final IngestorMetrics metrics;
 
-    public DeadLetters(JobClaims claims, JobLifecycle lifecycle, DeadLetterWriter writer,
+    public DeadLetters(JobLifecycle lifecycle, DeadLetterWriter writer,
             PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
         this.metrics = metrics;
-        this.claims = claims;
         this.lifecycle = lifecycle;
         this.writer = writer;
         this.transactions = new TransactionTemplate(transactionManager);
@@ -56,7 +54,7 @@ public class DeadLetters {
         boolean recorded = Boolean.TRUE.equals(transactions.execute(status -> {
             // the letter first: the job's error names it
             long letter = writer.write(failure, true);
-            if (jobId != null && !lifecycle.failed(jobId, claims.owner(), FailedJobError.of(stage, letter, message))) {
+            if (jobId != null && !lifecycle.failed(jobId, job.lease(), FailedJobError.of(stage, letter, message))) {
                 status.setRollbackOnly(); // another worker owns the job now; its outcome is its own
                 return false;
             }

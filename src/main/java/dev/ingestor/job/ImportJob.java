@@ -7,7 +7,9 @@ import dev.ingestor.config.RecordFormat;
 
 /**
  * One distinct file of one supplier, and what became of it. {@code submittedBy} is who handed it in first (a
- * duplicate does not change it); null for jobs made before it was recorded.
+ * duplicate does not change it); null for jobs made before it was recorded. {@code lease} is the lease its worker
+ * held when it was read (null: none): for a job a worker just claimed, that claim's own, which every write the worker
+ * makes to the job names ({@link JobClaims}).
  */
 public record ImportJob(
         UUID id,
@@ -26,7 +28,8 @@ public record ImportJob(
         long recordsDone,
         String requestKey,
         RecordFormat format,
-        String submittedBy) {
+        String submittedBy,
+        String lease) {
 
     /** The format of the stored content: the job's own (an items batch is JSON Lines) or the supplier's. */
     public RecordFormat formatOr(RecordFormat supplierFormat) {

@@ -25,7 +25,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Which worker owns which job. A stage claims the oldest waiting job with {@code FOR UPDATE SKIP LOCKED}, so
  * workers in any number of instances never take the same job, and holds it under a lease; a job whose lease
  * ran out belongs to a dead worker and is claimed again. Every write a worker makes to its job is guarded by
- * the lease, so a worker that lost its job can no longer change it. The state changes themselves (claim,
+ * the lease, so a worker that lost its job can no longer change it. A lease is a claim's own, not the instance's:
+ * {@code lease_owner} is the instance id, a slash and a token of that claim ({@link ImportJob#lease}), so that of two
+ * workers of one instance, the one whose lease lapsed and the sibling that took the job over, only the second can
+ * write to it. The state changes themselves (claim,
  * release, completion, failure past the takeover limit) are {@link JobLifecycle}'s; this class holds the lease.
  * <p>
  * A job whose lease ran out is taken over at most {@code ingestor.pipeline.max-takeovers} times: a job that keeps
@@ -71,8 +74,14 @@ public class JobClaims {
         this.groupLingerNanos = pipeline.getGroupLinger().toNanos();
     }
 
+    /** This instance's part of the leases its workers hold: each is this id, a slash and the claim's token. */
     public String owner() {
         return owner;
+    }
+
+    /** A new claim's lease: this instance's id and a token no other claim has. */
+    private String newLease() {
+        return owner + "/" + UUID.randomUUID();
     }
 
     /** Validation takes RECEIVED jobs, and VALIDATING ones whose worker died. */
@@ -87,8 +96,10 @@ public class JobClaims {
      * group is validated and processed in one transaction (routes/validation.camel.yaml); null when nothing waits.
      */
     public List<ImportJob> claimJobsForValidation() {
+        // one lease for the group: one worker holds all of its jobs
+        String lease = newLease();
         Optional<JobLifecycle.Claimed> claimed = claimChecked(JobState.RECEIVED, JobState.VALIDATING,
-                () -> lifecycle.claimOne(JobState.RECEIVED, JobState.VALIDATING, owner));
+                () -> lifecycle.claimOne(JobState.RECEIVED, JobState.VALIDATING, lease));
         if (claimed.isEmpty()) {
             return null;
         }
@@ -100,7 +111,7 @@ public class JobClaims {
         group.add(first);
         lingerUntilGathered(first);
         try {
-            group.addAll(lifecycle.claimSmallAfter(owner, groupSize - 1, groupMaxBytes, groupMaxBytes - first.size()));
+            group.addAll(lifecycle.claimSmallAfter(lease, groupSize - 1, groupMaxBytes, groupMaxBytes - first.size()));
         } catch (RuntimeException e) {
             // the first job is claimed and committed: it goes on alone rather than wait for its lease to lapse
             PIPELINE.warn("could not claim more small files after job {}: {}", first.id(), e.getMessage());
@@ -125,14 +136,14 @@ public class JobClaims {
     public static final String GROUPED = "IngestorGrouped";
 
     /**
-     * Before a job of a group goes on alone: true, with its lease extended, when this instance still holds it as
+     * Before a job of a group goes on alone: true, with its lease extended, when the group's lease still holds it as
      * claimed (see {@link JobLifecycle#renewedFromGroup}); false when it was taken over while it waited its turn. A
      * job claimed alone goes on at once (it may be a takeover, and its lease was just given).
      */
     public boolean stillHeldFromGroup(@org.apache.camel.Body ImportJob job,
             @org.apache.camel.ExchangeProperty(GROUPED) Boolean grouped) {
         try {
-            if (!Boolean.TRUE.equals(grouped) || lifecycle.renewedFromGroup(job.id(), owner)) {
+            if (!Boolean.TRUE.equals(grouped) || lifecycle.renewedFromGroup(job.id(), job.lease())) {
                 return true;
             }
         } catch (RuntimeException e) {
@@ -150,7 +161,7 @@ public class JobClaims {
     }
 
     private Optional<ImportJob> claim(JobState waiting, JobState working) {
-        return claimChecked(waiting, working, () -> lifecycle.claim(waiting, working, owner));
+        return claimChecked(waiting, working, () -> lifecycle.claim(waiting, working, newLease()));
     }
 
     /** {@code claim}, after this stage's look for a job past the takeover limit when one is due. */
@@ -215,24 +226,24 @@ public class JobClaims {
         }
     }
 
-    /** Extends the lease; false when another worker has taken the job over. */
-    public boolean renew(UUID jobId) {
+    /** Extends the job's lease; false when another worker has taken the job over. */
+    public boolean renew(ImportJob job) {
         return jdbc.update("UPDATE import_job SET lease_until = now() + make_interval(secs => ?)"
-                + " WHERE id = ? AND lease_owner = ?", leaseSeconds, jobId, owner) == 1;
+                + " WHERE id = ? AND lease_owner = ?", leaseSeconds, job.id(), job.lease()) == 1;
     }
 
     /**
-     * Where a processing run of a job this instance holds starts: the committed checkpoint, read again under the
+     * Where a processing run of a job this worker holds starts: the committed checkpoint, read again under the
      * lease (which it extends). Every run and every retry of the stage starts here, never from the job as it was
      * claimed, so the batches an earlier attempt committed are never applied again. Throws
-     * {@link LeaseLostException} when the job is no longer this instance's to process.
+     * {@link LeaseLostException} when the job is no longer this worker's to process.
      */
-    public long resumePoint(UUID jobId) {
+    public long resumePoint(ImportJob job) {
         List<Long> done = jdbc.queryForList("UPDATE import_job SET lease_until = now() + make_interval(secs => ?)"
                 + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' RETURNING records_done",
-                Long.class, leaseSeconds, jobId, owner);
+                Long.class, leaseSeconds, job.id(), job.lease());
         if (done.isEmpty()) {
-            throw new LeaseLostException(jobId);
+            throw new LeaseLostException(job.id());
         }
         return done.get(0);
     }
@@ -244,48 +255,48 @@ public class JobClaims {
      * (a retry, a sibling worker's takeover) got there first. Otherwise, or with the lease lost, it throws and
      * the batch rolls back.
      */
-    public void checkpoint(UUID jobId, long from, long recordsDone, long accepted, long updated, long replayed) {
+    public void checkpoint(ImportJob job, long from, long recordsDone, long accepted, long updated, long replayed) {
         int written = jdbc.update(
                 "UPDATE import_job SET records_done = ?, accepted = accepted + ?, updated = updated + ?,"
                         + " replayed = replayed + ?, lease_until = now() + make_interval(secs => ?), updated_at = now()"
                         + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING' AND records_done = ?",
-                recordsDone, accepted, updated, replayed, leaseSeconds, jobId, owner, from);
+                recordsDone, accepted, updated, replayed, leaseSeconds, job.id(), job.lease(), from);
         if (written != 1) {
-            throw new LeaseLostException(jobId);
+            throw new LeaseLostException(job.id());
         }
     }
 
     /**
      * The processing stage applied the last batch of the job it holds: its checkpoint (from {@code from}, as
-     * {@link #checkpoint}) and {@link JobLifecycle#completed}, guarded by this instance's lease, in the batch's
+     * {@link #checkpoint}) and {@link JobLifecycle#completed}, guarded by the job's lease, in the batch's
      * transaction. False when the lease was lost or the checkpoint moved.
      */
-    public boolean completed(UUID jobId, JobState end, long from, long recordsDone, long accepted, long updated,
+    public boolean completed(ImportJob job, JobState end, long from, long recordsDone, long accepted, long updated,
             long replayed) {
-        return lifecycle.completed(jobId, owner, end, from, recordsDone, accepted, updated, replayed);
+        return lifecycle.completed(job.id(), job.lease(), end, from, recordsDone, accepted, updated, replayed);
     }
 
-    public void requireLease(UUID jobId) {
-        if (!renew(jobId)) {
-            throw new LeaseLostException(jobId);
+    public void requireLease(ImportJob job) {
+        if (!renew(job)) {
+            throw new LeaseLostException(job.id());
         }
     }
 
     /**
-     * Keeps this instance's lease of {@code jobId} while a stage reads its file: run it for each record read, and
+     * Keeps the lease of {@code job} while a stage reads its file: run it for each record read, and
      * every third of the lease it renews the lease ({@link #requireLease}, which throws when the job was taken over).
      * A lease is otherwise renewed by a stage's writes (a processing checkpoint, a validation's thousand quarantined
      * rows), and a file read longer than the lease between two of them (a large clean file, a slow volume, a hook
      * that calls out for each record) would be taken over while it is still read, and again, until its takeovers
      * ran out. Call it outside a transaction that holds the job's row.
      */
-    public Runnable leaseKeeper(UUID jobId) {
+    public Runnable leaseKeeper(ImportJob job) {
         long every = (long) (leaseSeconds * 1e9 / 3);
         long[] renewed = {System.nanoTime()};
         return () -> {
             long now = System.nanoTime();
             if (now - renewed[0] >= every) {
-                requireLease(jobId);
+                requireLease(job);
                 renewed[0] = now;
             }
         };

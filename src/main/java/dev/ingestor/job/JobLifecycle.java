@@ -235,9 +235,8 @@ public class JobLifecycle {
      * A group of small files {@code owner} validated and processed in the caller's transaction: each comes to rest,
      * COMPLETED or COMPLETED_WITH_ERRORS, with all its counts and every record done, as {@link #validatedAndHeld}
      * and {@link #completed} together would leave it (one attempt of each stage). Guarded as both (the jobs must
-     * still be this owner's and in validation) and by takeovers still 0: a group is only ever claimed without a
-     * takeover, so a sibling worker of the same instance (the same lease owner) that took a job over after its lease
-     * lapsed is seen too. Answers the jobs it completed; fewer than given means a lease was lost.
+     * still be held by the group's lease and in validation) and by takeovers still 0, as a group is claimed. Answers
+     * the jobs it completed; fewer than given means a lease was lost.
      */
     public List<UUID> completedGroup(String owner, List<GroupResult> results) {
         int n = results.size();
@@ -286,8 +285,8 @@ public class JobLifecycle {
 
     /**
      * Extends the lease on a job {@code owner} claimed for a group and has not finished, when it is still held as
-     * claimed: in validation, this owner's, and never taken over since (takeovers 0), so that a job whose lease
-     * lapsed while it waited its turn, and that a sibling worker of the same instance took over, is left to it.
+     * claimed: in validation, by the group's lease, and never taken over (takeovers 0, as a group is claimed). A job
+     * whose lease lapsed while it waited its turn, and that another worker took over, is left to that worker.
      */
     public boolean renewedFromGroup(UUID jobId, String owner) {
         return jdbc.update("UPDATE import_job SET lease_until = now() + make_interval(secs => ?)"
@@ -320,17 +319,19 @@ public class JobLifecycle {
         return failed;
     }
 
-    /** Brings the job {@code owner} holds to rest in {@code end} and gives up the lease; false when it was lost. */
     /**
-     * At an orderly shutdown, the jobs {@code owner} holds go back to waiting, not to lapsed leases, so claiming
-     * them again is no takeover: validation starts again (it always reads the whole file), processing resumes
-     * from its checkpoint. Returns how many jobs were handed back.
+     * At an orderly shutdown, the jobs the workers of {@code instance} hold (their leases are the instance id, a
+     * slash and a claim's token) go back to waiting, not to lapsed leases, so claiming them again is no takeover:
+     * validation starts again (it always reads the whole file), processing resumes from its checkpoint. Returns how
+     * many jobs were handed back.
      */
-    public int releasedOnShutdown(String owner) {
+    public int releasedOnShutdown(String instance) {
+        // starts_with, not LIKE, which would read an id's '_' or '%' as a wildcard
         return jdbc
                 .update("UPDATE import_job SET state = CASE WHEN state = 'VALIDATING' THEN 'RECEIVED' ELSE state END,"
                         + " lease_owner = NULL, lease_until = NULL, updated_at = now()"
-                        + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", owner);
+                        + " WHERE starts_with(lease_owner, ? || '/') AND state IN ('VALIDATING', 'PROCESSING')",
+                        instance);
     }
 
     // ---- lapsed leases

@@ -260,8 +260,10 @@ class Housekeeping implements CamelContextConfiguration {
                 instance);
         long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS'"
                 + " AND starts_with(owner, ? || '/')", instance);
+        // jobs: the id, a slash and the claim's token (the id alone before leases were a claim's own)
         long leases = jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second'"
-                + " WHERE lease_owner = ? AND state IN ('VALIDATING', 'PROCESSING')", instance);
+                + " WHERE (lease_owner = ? OR starts_with(lease_owner, ? || '/'))"
+                + " AND state IN ('VALIDATING', 'PROCESSING')", instance, instance);
         // that run is over, and so are its sends to Kafka: its slices may be taken at once
         long slices = jdbc.update("UPDATE outbox_lease SET expires_at = NULL WHERE starts_with(owner, ? || '/')"
                 + " AND expires_at IS NOT NULL", instance);

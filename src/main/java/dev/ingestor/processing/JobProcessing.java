@@ -63,10 +63,10 @@ class JobProcessing {
         JobState end = job.counts().quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED;
         ItemApplier.Applied applied;
         // what is committed decides where this run starts, not the job as claimed: this may be a retry
-        long checkpoint = claims.resumePoint(job.id());
+        long checkpoint = claims.resumePoint(job);
         // a small file comes with the records its validation read, by the same worker: not read again
         RecordReader handedOn = ReadRecords.of(exchange);
-        Runnable keepLease = claims.leaseKeeper(job.id());
+        Runnable keepLease = claims.leaseKeeper(job);
         try (RecordReader records = handedOn != null ? handedOn : jobRecords.open(job)) {
             // records are read between the batches' transactions, where the lease may be renewed
             Iterator<RawRecord> keepingTheLease = new Iterator<>() {
@@ -106,8 +106,8 @@ class JobProcessing {
             // a lost lease or a moved checkpoint throws here and rolls the batch back: the run that holds the job
             // applies it itself
             if (end == null) {
-                claims.checkpoint(job.id(), from, position, result.accepted(), result.updated(), result.replayed());
-            } else if (!claims.completed(job.id(), end, from, position, result.accepted(), result.updated(),
+                claims.checkpoint(job, from, position, result.accepted(), result.updated(), result.replayed());
+            } else if (!claims.completed(job, end, from, position, result.accepted(), result.updated(),
                     result.replayed())) {
                 throw new LeaseLostException(job.id());
             }

@@ -58,21 +58,18 @@ public class SmallFileGroup {
     private final JobRecords jobRecords;
     private final ItemApplier applier;
     private final ItemStore items;
-    private final JobClaims claims;
     private final JobLifecycle lifecycle;
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final IngestorMetrics metrics;
     private final int batchSize;
 
-    public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, ItemStore items, JobClaims claims,
-            JobLifecycle lifecycle,
+    public SmallFileGroup(JobRecords jobRecords, ItemApplier applier, ItemStore items, JobLifecycle lifecycle,
             JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
             IngestorMetrics metrics, PipelineSettings pipeline) {
         this.jobRecords = jobRecords;
         this.applier = applier;
         this.items = items;
-        this.claims = claims;
         this.lifecycle = lifecycle;
         this.jdbc = jdbc;
         this.transactions = new TransactionTemplate(transactionManager);
@@ -194,7 +191,7 @@ public class SmallFileGroup {
                     c.quarantined() > 0 ? JobState.COMPLETED_WITH_ERRORS : JobState.COMPLETED, c.total(),
                     c.quarantined(), c.accepted(), c.updated(), c.replayed()));
         }
-        List<UUID> completed = lifecycle.completedGroup(claims.owner(), results);
+        List<UUID> completed = lifecycle.completedGroup(group.get(0).job().lease(), results);
         if (completed.size() != group.size()) {
             // a job of the group was taken over meanwhile: nothing of the group stands
             throw new LeaseLostException(

@@ -70,7 +70,7 @@ class JobValidation {
         List<Object[]> pending = new ArrayList<>();
         // the records read, while they fit in one processing batch and the file is small; null once they do not
         List<RawRecord> read = job.size() <= handOnMaxBytes ? new ArrayList<>() : null;
-        Runnable keepLease = claims.leaseKeeper(job.id());
+        Runnable keepLease = claims.leaseKeeper(job);
         try (RecordReader records = jobRecords.open(job)) {
             while (records.hasNext()) {
                 RawRecord raw = records.next();
@@ -88,7 +88,7 @@ class JobValidation {
                     pending.add(row(job, record));
                     if (pending.size() >= INSERT_BATCH) {
                         insert(pending);
-                        claims.requireLease(job.id());
+                        claims.requireLease(job);
                     }
                 }
             }
@@ -99,10 +99,10 @@ class JobValidation {
         }
         ImportJob next;
         if (read != null) {
-            next = lifecycle.validatedAndHeld(job.id(), claims.owner(), total, quarantined)
+            next = lifecycle.validatedAndHeld(job.id(), job.lease(), total, quarantined)
                     .orElseThrow(() -> new LeaseLostException(job.id()));
             ReadRecords.handOn(exchange, read);
-        } else if (lifecycle.validated(job.id(), claims.owner(), total, quarantined)) {
+        } else if (lifecycle.validated(job.id(), job.lease(), total, quarantined)) {
             next = job;
         } else {
             throw new LeaseLostException(job.id());
@@ -117,7 +117,7 @@ class JobValidation {
     /** The route's answer to an {@link UnreadableFileException}: a final error, no retry. */
     public void reject(@Body ImportJob job, @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception cause) {
         // moved first: a job this worker no longer holds keeps its quarantine
-        if (lifecycle.rejected(job.id(), claims.owner(), cause.getMessage())) {
+        if (lifecycle.rejected(job.id(), job.lease(), cause.getMessage())) {
             quarantine.clear(job.id());
             LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(),
                     cause.getMessage());

@@ -82,7 +82,7 @@ class QuietStopTest {
                     "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, records_done,"
                             + " lease_owner, lease_until, attempts, takeovers) VALUES (?, 'ACME', 'PROCESSING', ?, 'held.csv', 10,"
                             + " 'test', 5, 2, ?, now() + interval '10 minutes', 1, 0)",
-                    held, "held-" + held, instance);
+                    held, "held-" + held, instance + "/a-claim");
 
             int before = lines(log).size();
             long signalled = System.nanoTime();

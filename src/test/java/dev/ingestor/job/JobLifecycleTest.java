@@ -26,7 +26,9 @@ class JobLifecycleTest extends IngestorTestSupport {
 
     private static final Set<JobState> AT_REST = Set.of(JobState.COMPLETED, JobState.COMPLETED_WITH_ERRORS,
             JobState.REJECTED, JobState.FAILED);
-    private static final String WORKER = "worker-holding-the-job";
+    private static final String INSTANCE = "instance-of-the-worker";
+    /** A claim's lease: its instance's id, a slash and the claim's token. */
+    private static final String WORKER = INSTANCE + "/claim-holding-the-job";
 
     @Autowired
     JobLifecycle lifecycle;
@@ -142,8 +144,7 @@ class JobLifecycleTest extends IngestorTestSupport {
 
     /**
      * A worker hands a small file on to its own processing only while it holds the job in validation: not for
-     * another owner, and not once the job is in another state (a sibling worker of the same instance, which shares
-     * the lease owner, took it over and moved it on). Handed on, the job is PROCESSING and still held.
+     * another lease, and not once the job is in another state. Handed on, the job is PROCESSING and still held.
      */
     @Test
     void aWorkerHandsOnToItsOwnProcessingOnlyAJobItHoldsInValidation() {
@@ -164,7 +165,7 @@ class JobLifecycleTest extends IngestorTestSupport {
                 }
             });
         }
-        // and the plain hand-off to waiting is refused too once a sibling moved the job on
+        // and the plain hand-off to waiting is refused too once the job moved on
         new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
             status.setRollbackOnly();
             UUID id = insert(new Start(JobState.PROCESSING, WORKER, 5));
@@ -283,8 +284,8 @@ class JobLifecycleTest extends IngestorTestSupport {
     }
 
     /**
-     * A job of a group goes on alone with its lease extended only while it is held as the group claimed it: taken
-     * over meanwhile (by a sibling worker of the same instance, the same owner), it is left to its holder.
+     * A job of a group goes on alone with its lease extended only while it is held as the group claimed it: by the
+     * group's lease, never taken over, still in validation.
      */
     @Test
     void aGroupsJobGoesOnAloneOnlyWhileItIsHeldAsClaimed() {
@@ -320,7 +321,7 @@ class JobLifecycleTest extends IngestorTestSupport {
     void aShutdownHandsBackOnlyTheJobsOfItsOwnInstance() {
         for (Start start : everyStart()) {
             boolean expected = WORKER.equals(start.owner());
-            Map<String, Object> after = run(start, id -> lifecycle.releasedOnShutdown(WORKER) == 1, expected);
+            Map<String, Object> after = run(start, id -> lifecycle.releasedOnShutdown(INSTANCE) == 1, expected);
             if (expected) {
                 // handed back, not lapsed: the takeover count stays as it was, claiming it again adds none
                 assertThat(after).as("shutdown " + start).containsEntry("takeovers", 1).containsEntry("state",

@@ -8,6 +8,7 @@ import java.io.ByteArrayInputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -271,27 +272,40 @@ class HousekeepingTest extends IngestorTestSupport {
 
     @Test
     void aJobLeasedByThisInstancesPreviousRunIsTakenOverAtOnce() throws Exception {
-        // the previous run of this instance validated the job, began processing it and was killed; its lease has
-        // ten minutes to go, so without recovery the job would wait that long
-        StoredContent content = rawStore
-                .store(new ByteArrayInputStream(("source_id,sku,quantity,delivery_date\nL-1,SKU,1,2026-12-01\n"
-                        + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8)), "ACME", null);
-        jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')",
-                content.key().toString(), content.sha256());
-        UUID id = UUID.randomUUID();
-        jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, quarantined,"
-                + " lease_owner, lease_until) VALUES (?, 'ACME', 'PROCESSING', ?, 'l.csv', ?, 'test', 2, 1, ?,"
-                + " now() + interval '10 minutes')", id, content.key().toString(), content.size(), instanceId.value());
-        // on purpose: the workers poll (100 ms) several times, and must leave the leased job alone
+        // the previous run of this instance validated the jobs, began processing them and was killed; their leases
+        // have ten minutes to go, so without recovery the jobs would wait that long. A lease is the id, a slash and
+        // the claim's token; the id alone, as leases were before that, is its previous run's too
+        String me = instanceId.value();
+        List<UUID> ids = new java.util.ArrayList<>();
+        for (String lease : List.of(me + "/a-claim-of-the-previous-run", me)) {
+            StoredContent content = rawStore
+                    .store(new ByteArrayInputStream(
+                            ("source_id,sku,quantity,delivery_date\nL-" + ids.size() + ",SKU,1,2026-12-01\n"
+                                    + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8)),
+                            "ACME", null);
+            jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')",
+                    content.key().toString(), content.sha256());
+            UUID id = UUID.randomUUID();
+            jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, quarantined,"
+                    + " lease_owner, lease_until) VALUES (?, 'ACME', 'PROCESSING', ?, 'l.csv', ?, 'test', 2, 1, ?,"
+                    + " now() + interval '10 minutes')", id, content.key().toString(), content.size(), lease);
+            ids.add(id);
+        }
+        // on purpose: the workers poll (100 ms) several times, and must leave the leased jobs alone
         Thread.sleep(1000);
-        assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id))
-                .isEqualTo("PROCESSING");
+        for (UUID id : ids) {
+            assertThat(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id))
+                    .isEqualTo("PROCESSING");
+        }
 
-        assertThat(housekeeping.releaseOwn().jobLeases()).isEqualTo(1);
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)
-                        .equals("COMPLETED_WITH_ERRORS"));
-        assertThat(jdbc.queryForObject("SELECT accepted FROM import_job WHERE id = ?", Long.class, id)).isEqualTo(1);
+        assertThat(housekeeping.releaseOwn().jobLeases()).isEqualTo(2);
+        for (UUID id : ids) {
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)
+                            .equals("COMPLETED_WITH_ERRORS"));
+            assertThat(jdbc.queryForObject("SELECT accepted FROM import_job WHERE id = ?", Long.class, id))
+                    .isEqualTo(1);
+        }
     }
 
     @Test

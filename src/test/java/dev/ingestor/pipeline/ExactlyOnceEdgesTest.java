@@ -56,6 +56,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
     PlatformTransactionManager transactionManager;
     @Autowired
     IngestorMetrics metrics;
+    @Autowired
+    dev.ingestor.job.DeadLetters deadLetters;
 
     private static boolean topicLimited;
 
@@ -206,8 +208,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
     @Test
     void everyTakeoverCountsAndTheOneAfterTheLimitFailsTheJob() throws Exception {
         // this instance's workers may not claim; a worker of another instance claims and "dies" again and again
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
-                + claims.owner() + "') NOT VALID");
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
+                + " NOT VALID");
         IngestorProperties named = new IngestorProperties();
         named.setInstanceId("dying-worker");
         JobClaims dying = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter,
@@ -229,6 +231,44 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, id))
                 .isEqualTo(1);
         assertThat(jdbc.queryForObject("SELECT takeovers FROM import_job WHERE id = ?", Integer.class, id)).isZero();
+    }
+
+    /**
+     * Two workers of one instance are told apart by their leases: a worker whose lease lapsed while it was stuck (a
+     * hook that hangs, redelivery's back-off) and the sibling of the same instance that took the job over. The stale
+     * one can neither renew, nor fail the job with a dead letter, nor hand it on; the one that holds it can.
+     */
+    @Test
+    void siblingWorkersOfOneInstanceAreToldApartByTheirLeases() throws Exception {
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
+                + " NOT VALID");
+        IngestorProperties named = new IngestorProperties();
+        named.setInstanceId("one-instance");
+        JobClaims workers = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter,
+                transactionManager, metrics);
+        UUID id = ingest("siblings.csv", HEADER + "S-1,1,SKU,1,2026-12-01,x\n");
+        ImportJob stale = await().atMost(Duration.ofSeconds(10)).until(workers::claimForValidation, j -> j != null);
+        assertThat(stale.id()).isEqualTo(id);
+        jdbc.update("UPDATE import_job SET lease_until = now() - interval '1 second' WHERE id = ?", id); // it hangs
+        ImportJob holder = await().atMost(Duration.ofSeconds(10)).until(workers::claimForValidation, j -> j != null);
+        assertThat(holder.id()).isEqualTo(id);
+        assertThat(stale.lease()).startsWith("one-instance/");
+        assertThat(holder.lease()).startsWith("one-instance/").isNotEqualTo(stale.lease());
+
+        assertThat(workers.renew(stale)).as("the stale worker renews").isFalse();
+        org.apache.camel.Exchange failing = new org.apache.camel.support.DefaultExchange(camelContext);
+        failing.getMessage().setBody(stale);
+        failing.setProperty(org.apache.camel.Exchange.EXCEPTION_CAUGHT, new IllegalStateException("stuck"));
+        failing.setProperty(dev.ingestor.job.DeadLetters.STAGE, "validation");
+        deadLetters.record(failing);
+        assertThat(lifecycle.validated(id, stale.lease(), 1, 0)).as("the stale worker hands it on").isFalse();
+        assertThat(jdbc.queryForMap("SELECT state, lease_owner FROM import_job WHERE id = ?", id))
+                .containsEntry("state", "VALIDATING").containsEntry("lease_owner", holder.lease());
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, id))
+                .as("the stale worker's dead letter").isZero();
+
+        assertThat(workers.renew(holder)).isTrue();
+        assertThat(lifecycle.validated(id, holder.lease(), 1, 0)).isTrue();
     }
 
     /**
@@ -272,8 +312,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     /** This instance's workers cannot claim a job until the constraint is dropped (@AfterEach drops it too). */
     private void holdBackWorkers() {
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
-                + claims.owner() + "') NOT VALID");
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
+                + " NOT VALID");
     }
 
     /** An instance that stops in order hands its jobs back: claimed again, they are not counted as takeovers. */
@@ -362,8 +402,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     /** A job in validation whose worker died after {@code takeovers} takeovers: its lease has just run out. */
     private UUID poisonJob(int takeovers) {
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
-                + claims.owner() + "') NOT VALID");
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
+                + " NOT VALID");
         try {
             UUID id = ingest("poison-" + UUID.randomUUID() + ".csv",
                     HEADER + "K-" + UUID.randomUUID() + ",1,SKU,1,2026-12-01,x\n");

@@ -190,8 +190,8 @@ class PipelineTest extends IngestorTestSupport {
         // a worker of another instance claimed the job, wrote part of its validation (the quarantined record)
         // and died: its lease runs out in a moment. This instance's workers are kept off the job meanwhile.
         UUID id;
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK (lease_owner IS DISTINCT FROM '"
-                + claims.owner() + "') NOT VALID");
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
+                + " NOT VALID");
         try {
             id = ingest("ACME", "advice.csv", HEADER + "W-1,1,SKU,1,2026-12-01,x\nW-2,1,SKU,2,2026-12-01,x\n"
                     + "W-3,1,SKU,0,2026-12-01,x\n");
@@ -211,8 +211,8 @@ class PipelineTest extends IngestorTestSupport {
         Map<String, Object> takeover = jdbc
                 .queryForMap("SELECT new_owner, takeovers, changed_at >= old_until AS after_lease"
                         + " FROM lease_change WHERE job_id = ? AND old_owner = 'dead-instance'", id);
-        assertThat(takeover).containsEntry("new_owner", claims.owner()).containsEntry("takeovers", 1)
-                .containsEntry("after_lease", true);
+        assertThat(takeover).containsEntry("takeovers", 1).containsEntry("after_lease", true);
+        assertThat((String) takeover.get("new_owner")).startsWith(claims.owner() + "/");
         // the dead worker's claim, the takeover, and processing
         assertThat(job).containsEntry("attempts", 3).containsEntry("accepted", 2L).containsEntry("quarantined", 1L)
                 .containsEntry("updated", 0L).containsEntry("replayed", 0L);
@@ -260,11 +260,10 @@ class PipelineTest extends IngestorTestSupport {
                 .containsEntry("attempts", 2);
         assertThat(awaitJob(big, "COMPLETED")).containsEntry("accepted", (long) records).containsEntry("attempts", 2);
         assertThat(awaitJob(heavy, "COMPLETED")).containsEntry("accepted", 40L);
-        // claimed, then let go at rest: never let go in between
-        assertThat(leaseOwners(small)).containsExactly("- > " + claims.owner(), claims.owner() + " > -");
-        // claimed for validation, let go to wait, claimed for processing, let go at rest
-        assertThat(leaseOwners(big)).containsExactly("- > " + claims.owner(), claims.owner() + " > -",
-                "- > " + claims.owner(), claims.owner() + " > -");
+        // claimed, then let go at rest: never let go in between, one claim's lease throughout
+        assertThat(leaseOwners(small)).containsExactly("- > lease 1", "lease 1 > -");
+        // claimed for validation, let go to wait, claimed for processing (a lease of its own), let go at rest
+        assertThat(leaseOwners(big)).containsExactly("- > lease 1", "lease 1 > -", "- > lease 2", "lease 2 > -");
         assertThat(eventsOf("ingestor.items", small)).extracting(e -> e.get("source_id").asString())
                 .containsExactly("H-1");
         // the small file's records came from validation, the larger file was read again
@@ -278,10 +277,21 @@ class PipelineTest extends IngestorTestSupport {
     @Autowired
     dev.ingestor.job.PipelineSettings pipeline;
 
+    /**
+     * The job's changes of lease owner, each lease named by the order it first appears in ("lease 1"): every one of
+     * them this instance's.
+     */
     private List<String> leaseOwners(UUID job) {
-        return jdbc
-                .queryForList("SELECT coalesce(old_owner, '-') || ' > ' || coalesce(new_owner, '-') FROM lease_change"
-                        + " WHERE job_id = ? ORDER BY changed_at", String.class, job);
+        Map<String, String> names = new java.util.LinkedHashMap<>();
+        java.util.function.Function<String, String> name = lease -> {
+            if (lease == null) {
+                return "-";
+            }
+            assertThat(lease).startsWith(claims.owner() + "/");
+            return names.computeIfAbsent(lease, l -> "lease " + (names.size() + 1));
+        };
+        return jdbc.query("SELECT old_owner, new_owner FROM lease_change WHERE job_id = ? ORDER BY changed_at",
+                (rs, n) -> name.apply(rs.getString(1)) + " > " + name.apply(rs.getString(2)), job);
     }
 
     /** Every change of a job's lease owner, kept in lease_change until the test ends. */

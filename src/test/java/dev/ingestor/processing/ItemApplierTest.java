@@ -286,7 +286,7 @@ class ItemApplierTest extends IngestorTestSupport {
 
     private static ImportJob job(UUID id, String supplier, long recordsDone) {
         return new ImportJob(id, supplier, JobState.PROCESSING, null, "f", 0, "test", null, null, 0, null,
-                RecordCounts.NONE, null, recordsDone, null, null, null);
+                RecordCounts.NONE, null, recordsDone, null, null, null, null);
     }
 
     private static RawRecord record(long index, String sourceId) {

@@ -317,6 +317,14 @@ public abstract class IngestorTestSupport {
         jdbc.execute("DROP FUNCTION IF EXISTS " + fault + "()");
     }
 
+    /**
+     * A condition true of every job row no worker of {@code instance} leases (a lease is the instance id, a slash and
+     * the claim's token): as a {@code CHECK ... NOT VALID} constraint it keeps that instance's workers off the jobs.
+     */
+    protected static String notLeasedBy(String instance) {
+        return "(lease_owner IS NULL OR NOT starts_with(lease_owner, '" + instance + "/'))";
+    }
+
     /** The backend that waits for a lock the backend {@code holder} holds, or null while none does. */
     protected Integer blockedBy(int holder) {
         return jdbc.queryForList("SELECT pid FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid)) LIMIT 1",
