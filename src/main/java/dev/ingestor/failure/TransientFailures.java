@@ -19,9 +19,9 @@ import org.springframework.transaction.TransactionSystemException;
 /**
  * The one answer to "will the same thing work if tried again later?": a lost or refused database connection,
  * a deadlock or serialization failure, a statement past its time limit, an I/O error, a Kafka timeout, a commit or
- * rollback that did not
- * complete. The stages redeliver these (error-handling.camel.yaml asks {@link #test(Exchange)} from an onWhen),
- * and the HTTP API answers them with 503 + Retry-After and never stores them as a request's outcome.
+ * rollback that did not complete, and the product's own {@link TryAgainLaterException}s. The stages redeliver
+ * these (error-handling.camel.yaml asks {@link #test(Exchange)} from an onWhen), and the HTTP API answers them with
+ * 503 + Retry-After and never stores them as a request's outcome.
  *
  * <p>A failed commit leaves the outcome unknown (the server may have committed before the connection broke).
  * Retrying is still safe, because every write is keyed: a file by its content key, a batch by its
@@ -41,7 +41,7 @@ public class TransientFailures {
                     || t instanceof RecoverableDataAccessException || t instanceof CannotGetJdbcConnectionException
                     || t instanceof CannotCreateTransactionException || t instanceof SQLTransientException
                     || t instanceof SQLRecoverableException || t instanceof SQLNonTransientConnectionException
-                    || t instanceof ConnectException || t instanceof IOException
+                    || t instanceof ConnectException || t instanceof IOException || t instanceof TryAgainLaterException
                     || isKafkaRetriable(t) || isTransientSqlState(t) || isClosedPoolConnection(t)) {
                 return true;
             }

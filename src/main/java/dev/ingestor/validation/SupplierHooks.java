@@ -1,12 +1,15 @@
 package dev.ingestor.validation;
 
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.Endpoint;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.Route;
+import org.apache.camel.spi.Resource;
 import org.springframework.stereotype.Component;
 
 /**
@@ -14,12 +17,23 @@ import org.springframework.stereotype.Component;
  * job (a cheap route lookup) so a route added or reloaded while the app runs is seen by the next job. A file larger
  * than a processing batch is read by both stages, so a hook runs for each of its records once per stage: it must be
  * deterministic (a small file's records are read once and handed on, {@link ReadRecords}).
+ * <p>
+ * A reload takes a route away before it adds it again, and an edit that does not load leaves it away. So the file
+ * each hook route was loaded from is remembered: a hook missing while that file is still there throws {@link
+ * HookNotRunningException}, which the stage tries again, rather than read the records as if the supplier had no hook.
+ * A hook whose file was deleted is gone on purpose. Hooks are remembered from the first lookup of the run on, every
+ * hook route at each lookup, so a reload before the first job of the run is not told from a hook never there.
  */
 @Component
 class SupplierHooks {
 
+    /** How Camel writes a hook route's endpoint uri ({@code direct:map-X} normalized). */
+    private static final String HOOK_URI_PREFIX = "direct://map-";
+
     private final CamelContext camelContext;
     private final ProducerTemplate producer;
+    /** The file each supplier's hook route was loaded from, from the first lookup of the run on. */
+    private final Map<String, Resource> loadedFrom = new ConcurrentHashMap<>();
 
     public SupplierHooks(CamelContext camelContext) {
         this.camelContext = camelContext;
@@ -38,7 +52,10 @@ class SupplierHooks {
                 .orElse(reader);
     }
 
-    /** The supplier's hook, when a running route consumes its endpoint; {@code jobId} null for a preview. */
+    /**
+     * The supplier's hook, when a running route consumes its endpoint; {@code jobId} null for a preview. Throws
+     * {@link HookNotRunningException} when the hook route is away while its file is there.
+     */
     Optional<RecordHook> hook(String supplier, UUID jobId) {
         String uri = endpointOf(supplier);
         // the registry normalizes this short uri once and answers the endpoint if anything made it; the routes'
@@ -46,8 +63,27 @@ class SupplierHooks {
         // each route's uri as a pattern normalized every route's uri, query and all, for every job and stage:
         // 1.7 ms of CPU per job, more than half of what the stages cost for a file of one record.)
         Endpoint endpoint = camelContext.hasEndpoint(uri);
-        boolean hooked = endpoint != null && camelContext.getRoutes().stream().map(Route::getEndpoint)
-                .anyMatch(e -> e == endpoint || e != null && e.getEndpointUri().equals(endpoint.getEndpointUri()));
-        return hooked ? Optional.of(new RecordHook(producer, uri, supplier, jobId)) : Optional.empty();
+        boolean hooked = false;
+        for (Route route : camelContext.getRoutes()) {
+            Endpoint from = route.getEndpoint();
+            if (from == null) {
+                continue;
+            }
+            String fromUri = from.getEndpointUri();
+            if (fromUri.startsWith(HOOK_URI_PREFIX) && route.getSourceResource() != null) {
+                String hookOf = fromUri.substring(HOOK_URI_PREFIX.length()).split("\\?", 2)[0];
+                loadedFrom.put(hookOf, route.getSourceResource());
+            }
+            hooked |= endpoint != null && (from == endpoint || fromUri.equals(endpoint.getEndpointUri()));
+        }
+        if (hooked) {
+            return Optional.of(new RecordHook(producer, uri, supplier, jobId));
+        }
+        Resource file = loadedFrom.get(supplier);
+        if (file != null && file.exists()) {
+            throw new HookNotRunningException(supplier, uri, file.getLocation());
+        }
+        loadedFrom.remove(supplier);
+        return Optional.empty();
     }
 }

@@ -1,18 +1,25 @@
 package dev.ingestor.validation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.ingestor.failure.TransientFailures;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.PluginHelper;
+import org.apache.camel.support.ResourceHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SupplierHooksTest {
 
@@ -96,6 +103,40 @@ class SupplierHooksTest {
         camel.getEndpoint("direct:map-LATECO");
         RecordReader again = reader(record(1, "SKU-1/7"));
         assertThat(hooks.wrap("LATECO", UUID.randomUUID(), again)).isSameAs(again);
+    }
+
+    /**
+     * A reload takes a hook route away before it adds it again, and an edit that does not load leaves it away: while
+     * the file it was loaded from is there, the records wait (a failure the stage tries again) rather than be read
+     * without the hook. A hook whose file was deleted is gone on purpose.
+     */
+    @Test
+    void aHookAwayWhileItsFileIsThereIsWaitedForAndOneWhoseFileWasDeletedIsGone(@TempDir Path folder)
+            throws Exception {
+        Path file = Files.writeString(folder.resolve("RELOADCO.camel.yaml"), """
+                - route:
+                    id: reloaded-hook
+                    from:
+                      uri: direct:map-RELOADCO
+                      steps:
+                        - setBody:
+                            constant: "not a map"
+                """);
+        PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveResource(camel, "file:" + file));
+        assertThat(readAll(hooks.wrap("RELOADCO", UUID.randomUUID(), reader(record(1, "x")))).get(0).problem())
+                .isEqualTo("hook map-RELOADCO returned a String, not a map of fields");
+
+        // a reload: the route is taken away before it is added again
+        camel.getRouteController().stopRoute("reloaded-hook");
+        camel.removeRoute("reloaded-hook");
+        assertThatThrownBy(() -> hooks.wrap("RELOADCO", UUID.randomUUID(), reader(record(1, "x"))))
+                .isInstanceOf(HookNotRunningException.class)
+                .hasMessageContaining("direct:map-RELOADCO").hasMessageContaining(file.toString())
+                .satisfies(e -> assertThat(TransientFailures.isTransient(e)).as("tried again").isTrue());
+
+        Files.delete(file);
+        RecordReader plain = reader(record(1, "SKU-1/7"));
+        assertThat(hooks.wrap("RELOADCO", UUID.randomUUID(), plain)).as("taken away on purpose").isSameAs(plain);
     }
 
     private static RawRecord record(long line, String article) {
