@@ -18,6 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The validation stage: reads the stored file once, checks every record and quarantines the bad ones with
@@ -41,11 +43,14 @@ class JobValidation {
     private final JobClaims claims;
     private final JobLifecycle lifecycle;
     private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
     private final int handOnAtMost;
     private final long handOnMaxBytes;
 
     public JobValidation(JobRecords jobRecords, JobClaims claims, JobLifecycle lifecycle, JdbcTemplate jdbc,
-            QuarantineWriter quarantine, IngestorMetrics metrics, PipelineSettings pipeline) {
+            QuarantineWriter quarantine, IngestorMetrics metrics, PipelineSettings pipeline,
+            PlatformTransactionManager transactionManager) {
+        this.transactions = new TransactionTemplate(transactionManager);
         this.handOnAtMost = Math.max(1, pipeline.getBatchSize());
         this.handOnMaxBytes = pipeline.getOnePassMaxSize().toBytes();
         this.metrics = metrics;
@@ -116,9 +121,15 @@ class JobValidation {
 
     /** The route's answer to an {@link UnreadableFileException}: a final error, no retry. */
     public void reject(@Body ImportJob job, @ExchangeProperty(Exchange.EXCEPTION_CAUGHT) Exception cause) {
-        // moved first: a job this worker no longer holds keeps its quarantine
-        if (lifecycle.rejected(job.id(), job.lease(), cause.getMessage())) {
+        // one transaction: a REJECTED job never keeps the rows of the run that found it unreadable, and a job this
+        // worker no longer holds keeps its quarantine
+        if (Boolean.TRUE.equals(transactions.execute(status -> {
+            if (!lifecycle.rejected(job.id(), job.lease(), cause.getMessage())) {
+                return false;
+            }
             quarantine.clear(job.id());
+            return true;
+        }))) {
             LOG.warn("rejected supplier={} job={} key={} reason=\"{}\"", job.supplier(), job.id(), job.key(),
                     cause.getMessage());
         }

@@ -123,10 +123,11 @@ class ItemHistoryRetentionTest extends IngestorTestSupport {
                 "INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, updated_at)"
                         + " VALUES (gen_random_uuid(), 'ACME', 'COMPLETED', 'ACME:' || md5('due') || md5('due'), 'f.csv', 1,"
                         + " 'test', 'r-due', now() - interval '400 days')");
-        jdbc.execute("CREATE FUNCTION pg_temp.refuse() RETURNS trigger LANGUAGE plpgsql AS"
+        // not in pg_temp: the route's statements may run on another pooled connection than this one
+        jdbc.execute("CREATE FUNCTION refuse_retention() RETURNS trigger LANGUAGE plpgsql AS"
                 + " $$BEGIN RAISE EXCEPTION 'test: retention refused'; END$$");
         jdbc.execute("CREATE TRIGGER refuse_retention BEFORE DELETE ON import_job FOR EACH ROW"
-                + " EXECUTE FUNCTION pg_temp.refuse()");
+                + " EXECUTE FUNCTION refuse_retention()");
         try {
             // one run of the route's steps, as its timer runs them (whose first run is 10 s after the start)
             camelContext.getRouteController().startRoute("housekeeping");
@@ -140,6 +141,7 @@ class ItemHistoryRetentionTest extends IngestorTestSupport {
             assertThat(revisions("behind-a-failing-round")).as("the items' history ran after it").containsExactly(2L);
         } finally {
             jdbc.execute("DROP TRIGGER refuse_retention ON import_job");
+            jdbc.execute("DROP FUNCTION refuse_retention()");
             jdbc.update("DELETE FROM import_job WHERE request_key = 'r-due'");
         }
     }
