@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.LongPredicate;
 import java.util.function.Supplier;
 
 import dev.ingestor.config.KafkaSettings;
@@ -71,10 +72,13 @@ public class ItemApplier {
      * the caller, never taken from the job as it was claimed: a retry must not apply an earlier attempt's batches
      * again), {@code batchSize} valid records at most per batch, each batch made durable by {@code commit} with
      * the records done; the last commit (possibly of no record) carries the position of the last record.
-     * Quarantine is not written here: the validation stage kept the invalid records already.
+     * Quarantine is not written here: the validation stage kept the invalid records already, and its verdict
+     * stands for every record ({@code quarantined} answers it by record number): a record it quarantined is passed
+     * over whatever it reads like now, and one it took that is invalid now throws {@link VerdictsDisagreeException}
+     * before its batch commits, so that no record is passed over unseen.
      */
     public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
-            BatchCommit commit) {
+            LongPredicate quarantined, BatchCommit commit) {
         Run run = new Run(batchSize, commit, false, false, checkpoint);
         run.file(job.supplier(), job.id());
         long skip = checkpoint;
@@ -83,8 +87,10 @@ public class ItemApplier {
             if (skip > 0) {
                 skip--;
                 run.skip(); // committed by an earlier run of this job
+            } else if (quarantined.test(record.index())) {
+                run.quarantinedBefore(); // validation's verdict
             } else {
-                run.add(record);
+                run.addTaken(record);
             }
         }
         return run.finish();
@@ -213,7 +219,10 @@ public class ItemApplier {
         }
 
         void add(RawRecord raw) {
-            Validated record = DeliveryAdviceValidator.validate(raw);
+            add(DeliveryAdviceValidator.validate(raw));
+        }
+
+        private void add(Validated record) {
             position++;
             file.total++;
             int slot = -1;
@@ -243,6 +252,21 @@ public class ItemApplier {
 
         void skip() {
             position++;
+        }
+
+        /** A record validation quarantined: counted, and not applied whatever it reads like now. */
+        void quarantinedBefore() {
+            position++;
+            file.total++;
+        }
+
+        /** {@link #add}, for a record validation took: invalid now, it throws {@link VerdictsDisagreeException}. */
+        void addTaken(RawRecord raw) {
+            Validated record = DeliveryAdviceValidator.validate(raw);
+            if (!record.isValid()) {
+                throw new VerdictsDisagreeException(file.jobId, raw.line(), record.reason());
+            }
+            add(record);
         }
 
         /** Applies what is left; the counts are the last file's (a group's caller keeps each file's own tally). */

@@ -20,6 +20,7 @@ import org.apache.camel.Body;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -44,10 +45,12 @@ class JobProcessing {
     private final TransactionTemplate transactions;
     private final PipelineSettings pipeline;
     private final IngestorMetrics metrics;
+    private final JdbcTemplate jdbc;
 
     public JobProcessing(JobRecords jobRecords, ItemApplier applier, JobClaims claims,
             PlatformTransactionManager transactionManager, PipelineSettings pipeline,
-            IngestorMetrics metrics) {
+            IngestorMetrics metrics, JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
         this.metrics = metrics;
         this.jobRecords = jobRecords;
         this.applier = applier;
@@ -83,6 +86,8 @@ class JobProcessing {
                 }
             };
             applied = applier.applyJob(job, checkpoint, keepingTheLease, pipeline.getBatchSize(),
+                    // validation's verdict on each record stands; without a quarantine there is nothing to look up
+                    job.counts().quarantined() == 0 ? recordNo -> false : new QuarantinedByValidation(jdbc, job.id()),
                     (apply, from, position, last) -> commit(job, apply, from, position, last ? end : null));
         } catch (UnreadableFileException e) {
             // validation read it: not a rejection now, after effects may have been applied

@@ -59,9 +59,17 @@ class StoredFileFailuresTest extends IngestorTestSupport {
 
     /** A CSV of {@code n} records SF-1 to SF-n, each valid. */
     private static String records(int n) {
+        return records(n, "2026-12-01");
+    }
+
+    /**
+     * {@link #records(int)} delivered on {@code date}: a test that changes the stored bytes uses a date of its own, so
+     * that its content is no other test's (whose stored file it would find in place, as it left it).
+     */
+    private static String records(int n, String date) {
         StringBuilder csv = new StringBuilder(HEADER);
         for (int i = 1; i <= n; i++) {
-            csv.append("SF-").append(i).append(",1,SKU,1,2026-12-01\n");
+            csv.append("SF-").append(i).append(",1,SKU,1,").append(date).append("\n");
         }
         return csv.toString();
     }
@@ -71,14 +79,26 @@ class StoredFileFailuresTest extends IngestorTestSupport {
      * waits for processing, which no worker may take until the test drops the constraint hold_back.
      */
     private UUID validatedAndHeldBackFromProcessing(String name, String csv, int records) {
+        return validatedAndHeldBackFromProcessing(name, csv, records, 0);
+    }
+
+    private UUID validatedAndHeldBackFromProcessing(String name, String csv, int records, int quarantined) {
         jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back"
                 + " CHECK (lease_owner IS NULL OR state <> 'PROCESSING') NOT VALID");
         UUID id = intake("ACME", name, csv);
         await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
-                "SELECT state = 'PROCESSING' AND lease_owner IS NULL AND total = ? AND quarantined = 0"
+                "SELECT state = 'PROCESSING' AND lease_owner IS NULL AND total = ? AND quarantined = ?"
                         + " FROM import_job WHERE id = ?",
-                Boolean.class, records, id));
+                Boolean.class, records, quarantined, id));
         return id;
+    }
+
+    /** {@code csv} with the quantity of record {@code sourceId} (a single digit) made {@code quantity}. */
+    private static byte[] withQuantity(byte[] csv, String sourceId, char quantity) {
+        String text = new String(csv, StandardCharsets.UTF_8);
+        byte[] changed = csv.clone();
+        changed[text.indexOf(sourceId + ",1,SKU,") + (sourceId + ",1,SKU,").length()] = (byte) quantity;
+        return changed;
     }
 
     /** Each record applied once: one item, one version and one event for each, however many runs it took. */
@@ -157,37 +177,82 @@ class StoredFileFailuresTest extends IngestorTestSupport {
     /**
      * A record validation took that processing finds invalid (here its quantity changed in the stored bytes, as a
      * supplier's hook that fails on processing's reading does): processing would pass it over, neither applied nor
-     * quarantined, and complete the job one record short. The counts must add up, so the job fails instead, and a
-     * reprocess after the file is put back applies every record.
+     * quarantined. It fails the job instead, keeping the batches before it, and a replay after the file is put back
+     * applies the rest, each record once.
      */
     @Test
     void aRecordThatProcessingFindsInvalidAfterValidationTookItFailsTheJobNotPassedOver() throws Exception {
         int records = 1500;
-        String csv = records(records);
+        String csv = records(records, "2026-12-02");
         byte[] original = csv.getBytes(StandardCharsets.UTF_8);
         UUID id = validatedAndHeldBackFromProcessing("counted.csv", csv, records);
         Path raw = rawFileOf(id);
-        byte[] changed = original.clone();
-        // SF-1200's quantity 1 becomes x: the same length, an invalid record
-        changed[csv.indexOf("SF-1200,1,SKU,1") + "SF-1200,1,SKU,".length()] = 'x';
-        Files.write(raw, changed);
+        Files.write(raw, withQuantity(original, "SF-1200", 'x'));
         jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
 
         Map<String, Object> failed = awaitState(id, "FAILED");
-        assertThat((String) failed.get("error")).contains("does not add up").contains("validation counted 1500 records")
-                .contains("applied 1499");
+        assertThat((String) failed.get("error")).contains("the record at line 1201 was valid when validation read it");
+        assertThat((Long) failed.get("records_done")).as("the batches before it").isEqualTo(1000L);
         assertThat(jdbc.queryForObject("SELECT stage FROM dead_letter WHERE job_id = ?", String.class, id))
                 .isEqualTo("processing");
 
         Files.write(raw, original);
-        HttpResponse<String> reprocess = http.send(
-                HttpRequest.newBuilder(uri("/api/v1/admin/jobs/" + id + "/reprocess"))
-                        .header("X-Api-Key", ADMIN_KEY).POST(HttpRequest.BodyPublishers.noBody()).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(reprocess.statusCode()).as(reprocess.body()).isEqualTo(202);
-        Map<String, Object> done = awaitState(id, "COMPLETED");
-        assertThat(((Long) done.get("accepted")) + ((Long) done.get("replayed"))).isEqualTo(records);
+        replayTheDeadLetterOf(id);
+        awaitState(id, "COMPLETED");
+        assertEachRecordOnce(id, records);
+    }
+
+    /**
+     * Validation's verdict stands for every record, also when records flip both ways and the counts would still add
+     * up: SF-1100 was quarantined and reads valid now, SF-1200 was taken and reads invalid now. The first is passed
+     * over, never applied; the second fails the job.
+     */
+    @Test
+    void validationsVerdictStandsForEachRecordWhenRecordsFlipBothWays() throws Exception {
+        int records = 1500;
+        byte[] original = withQuantity(records(records, "2026-12-03").getBytes(StandardCharsets.UTF_8), "SF-1100",
+                'x');
+        UUID id = validatedAndHeldBackFromProcessing("flipped.csv", new String(original, StandardCharsets.UTF_8),
+                records, 1);
+        Path raw = rawFileOf(id);
+        Files.write(raw, withQuantity(withQuantity(original, "SF-1100", '1'), "SF-1200", 'x'));
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+
+        assertThat((String) awaitState(id, "FAILED").get("error")).contains("line 1201");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id = 'SF-1100'", Long.class))
+                .as("quarantined by validation, passed over by processing").isZero();
+
+        Files.write(raw, original);
+        replayTheDeadLetterOf(id);
+        Map<String, Object> done = awaitState(id, "COMPLETED_WITH_ERRORS");
+        assertThat(done).containsEntry("quarantined", 1L).containsEntry("records_done", (long) records);
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id LIKE 'SF-%'", Long.class))
-                .isEqualTo(records);
+                .isEqualTo(records - 1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id = 'SF-1100'", Long.class)).isZero();
+    }
+
+    /**
+     * A stored file that holds more records than validation counted (a record added to its bytes) does not add up
+     * when processing ends: the last batch rolls back and the job fails; a replay after the file is put back completes
+     * it, each record once.
+     */
+    @Test
+    void aFileWithMoreRecordsThanValidationCountedDoesNotAddUp() throws Exception {
+        int records = 1500;
+        String csv = records(records, "2026-12-04");
+        UUID id = validatedAndHeldBackFromProcessing("grown.csv", csv, records);
+        Path raw = rawFileOf(id);
+        Files.writeString(raw, csv + "SF-extra,1,SKU,1,2026-12-01\n");
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
+
+        Map<String, Object> failed = awaitState(id, "FAILED");
+        assertThat((String) failed.get("error")).contains("does not add up").contains("processing read 1501");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM item WHERE source_id = 'SF-extra'", Long.class))
+                .as("its batch rolled back").isZero();
+
+        Files.writeString(raw, csv);
+        replayTheDeadLetterOf(id);
+        awaitState(id, "COMPLETED");
+        assertEachRecordOnce(id, records);
     }
 }

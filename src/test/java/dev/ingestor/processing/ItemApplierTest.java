@@ -106,7 +106,9 @@ class ItemApplierTest extends IngestorTestSupport {
         List<RawRecord> records = List.of(record(1, "B-1"), record(2, "B-1"), record(3, "B-2"), bad(4),
                 record(5, "B-3"), bad(6));
         List<String> commits = new ArrayList<>();
-        ItemApplier.Applied applied = applier.applyJob(job(id, supplier, 0), 0, records.iterator(), 2,
+        // the records validation quarantined: bad(4) and bad(6)
+        java.util.function.LongPredicate quarantined = recordNo -> recordNo == 4 || recordNo == 6;
+        ItemApplier.Applied applied = applier.applyJob(job(id, supplier, 0), 0, records.iterator(), 2, quarantined,
                 (apply, from, position, last) -> {
                     AppliedBatch batch = apply.get();
                     commits.add(from + "-" + position + ":" + batch.sent().size() + (last ? " last" : ""));
@@ -122,11 +124,12 @@ class ItemApplierTest extends IngestorTestSupport {
         // a run after a checkpoint of 3 skips what was done and applies the rest: B-3 once more is a REPLAY. The
         // checkpoint given decides, not the job's recordsDone as it was claimed (a retry's job is the first attempt's)
         commits.clear();
-        applied = applier.applyJob(job(id, supplier, 0), 3, records.iterator(), 2, (apply, from, position, last) -> {
-            AppliedBatch batch = apply.get();
-            commits.add(from + "-" + position + ":" + batch.sent().size() + (last ? " last" : ""));
-            return batch;
-        });
+        applied = applier.applyJob(job(id, supplier, 0), 3, records.iterator(), 2, quarantined,
+                (apply, from, position, last) -> {
+                    AppliedBatch batch = apply.get();
+                    commits.add(from + "-" + position + ":" + batch.sent().size() + (last ? " last" : ""));
+                    return batch;
+                });
         assertThat(commits).containsExactly("3-6:1 last");
         assertThat(applied.counts()).isEqualTo(new RecordCounts(3, 0, 0, 1, 2));
         assertThat(
