@@ -13,17 +13,26 @@ import org.apache.kafka.common.errors.SerializationException;
  * relay sets none, so the producer stamps each record with its own clock, and a refused stamp means that clock is
  * off from the broker's by more than the topic allows ({@code message.timestamp.after.max.ms}, an hour by default),
  * which every event meets alike until the clock is put right.
+ * <p>
+ * The broker checks a batch record by record. One record refused gets the broker's own error (a refused timestamp
+ * as such); several refused in one batch each get a bare {@code InvalidRecordException}, whatever the reason, so in a
+ * batch it says nothing about the record itself. It is a refusal only for an event sent alone (the relay's one-alone
+ * round, under the producer's write lock); in a batch it passes, and the event's next round sends it alone to hear
+ * the broker's own answer.
  */
 final class KafkaRefusals {
 
     private KafkaRefusals() {
     }
 
-    /** The refusal in {@code failure}'s causes, or null when the failure may pass. */
-    public static Throwable refusal(Throwable failure) {
+    /**
+     * The refusal in {@code failure}'s causes, or null when the failure may pass; {@code alone}: the event was the
+     * only record of its batch.
+     */
+    public static Throwable refusal(Throwable failure, boolean alone) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof RecordTooLargeException || t instanceof InvalidRecordException
-                    || t instanceof SerializationException) {
+            if (t instanceof RecordTooLargeException || t instanceof SerializationException
+                    || alone && t instanceof InvalidRecordException) {
                 return t;
             }
         }

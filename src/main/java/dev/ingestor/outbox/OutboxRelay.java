@@ -118,7 +118,8 @@ public class OutboxRelay {
                     exchange.getMessage().setBody(event.payload());
                     sent.add(exchange);
                     producer.process(exchange, doneSync -> {
-                        if (exchange.getException() != null && KafkaRefusals.refusal(exchange.getException()) == null) {
+                        if (exchange.getException() != null
+                                && KafkaRefusals.refusal(exchange.getException(), round.oneAlone()) == null) {
                             passingFailure.set(true);
                         }
                         answers.set(index, 1);
@@ -148,7 +149,7 @@ public class OutboxRelay {
             // an event still without an answer counts as a failure that passes: it is sent again later
             boolean answer = answers.get(i) == 1;
             Throwable failure = answer ? exchange.getException() : null;
-            Throwable refusal = failure == null ? null : KafkaRefusals.refusal(failure);
+            Throwable refusal = failure == null ? null : KafkaRefusals.refusal(failure, round.oneAlone());
             if (answer && failure == null) {
                 published.add(event);
             } else if (refusal != null) {

@@ -25,9 +25,13 @@ class KafkaRefusalsTest {
     @Test
     void whatIsWrongWithTheRecordItselfIsARefusal() {
         for (Throwable record : new Throwable[] {new RecordTooLargeException("too large"),
-                new InvalidRecordException("invalid"), new SerializationException("unserialisable")}) {
-            assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(record))).isSameAs(record);
+                new SerializationException("unserialisable")}) {
+            assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(record), false)).isSameAs(record);
+            assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(record), true)).isSameAs(record);
         }
+        // the broker's word on a record sent alone
+        Throwable invalid = new InvalidRecordException("invalid");
+        assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(invalid), true)).isSameAs(invalid);
     }
 
     @Test
@@ -35,7 +39,15 @@ class KafkaRefusalsTest {
         // a producer's clock an hour off the broker's refuses every event's timestamp, not one event's
         for (Throwable alike : new Throwable[] {new InvalidTimestampException("timestamp out of range"),
                 new TimeoutException("expired"), new TopicAuthorizationException("not authorised")}) {
-            assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(alike))).as(alike.toString()).isNull();
+            assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(alike), false)).as(alike.toString()).isNull();
+            assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(alike), true)).as(alike.toString()).isNull();
         }
+    }
+
+    @Test
+    void anInvalidRecordInABatchSaysNothingAboutTheRecordItself() {
+        // what each record of a batch with several refused records gets, whatever the reason
+        assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(new InvalidRecordException("one of several")), false))
+                .isNull();
     }
 }
