@@ -10,4 +10,8 @@ public abstract class TryAgainLaterException extends RuntimeException {
     protected TryAgainLaterException(String message) {
         super(message);
     }
+
+    protected TryAgainLaterException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -4,16 +4,20 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.intake.IntakeHeaders;
 import dev.ingestor.logging.SafeText;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
 import org.apache.camel.ProducerTemplate;
+import org.apache.camel.component.direct.DirectConsumerNotAvailableException;
 
 /**
  * Sends one record's fields to a supplier's hook route and takes back the fields it returns. Anything the hook does
  * wrong (throws, returns something that is not a map) becomes a broken record, which validation quarantines with
- * this reason; it never fails the job.
+ * this reason. A failure that passes (the hook's route away, what it calls out to unreachable: {@link
+ * TransientFailures}) is no verdict on the record: it throws {@link HookFailedForNowException}, and the stage tries
+ * the job again.
  */
 final class RecordHook {
 
@@ -49,8 +53,12 @@ final class RecordHook {
             exchange.getMessage().setHeader(IntakeHeaders.JOB_ID, jobId == null ? null : jobId.toString());
             exchange.getMessage().setHeader(LINE, record.line());
         });
-        if (result.getException() != null) {
-            String message = String.valueOf(result.getException().getMessage());
+        Exception failure = result.getException();
+        if (failure instanceof DirectConsumerNotAvailableException || TransientFailures.isTransient(failure)) {
+            throw new HookFailedForNowException(name, record.line(), failure);
+        }
+        if (failure != null) {
+            String message = String.valueOf(failure.getMessage());
             return RawRecord.broken(record.index(), record.line(),
                     "hook " + name + " failed: " + SafeText.of(message, MAX_MESSAGE));
         }

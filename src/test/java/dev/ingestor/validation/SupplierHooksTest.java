@@ -45,6 +45,10 @@ class SupplierHooksTest {
                     fields.put("supplier", e.getMessage().getHeader("IngestorSupplier", String.class));
                 });
                 from("direct:map-STRINGCO").setBody(constant("not a map"));
+                // a hook that looks each record up elsewhere, which is away
+                from("direct:map-LOOKUPCO").routeId("lookup-hook").process(e -> {
+                    throw new java.net.ConnectException("the lookup service refused the connection");
+                });
             }
         });
         camel.start();
@@ -137,6 +141,30 @@ class SupplierHooksTest {
         Files.delete(file);
         RecordReader plain = reader(record(1, "SKU-1/7"));
         assertThat(hooks.wrap("RELOADCO", UUID.randomUUID(), plain)).as("taken away on purpose").isSameAs(plain);
+    }
+
+    /**
+     * A hook's failure that passes (what it calls out to is away, its route went away while the records were read) is
+     * no verdict on the record: the job is tried again, no record quarantined for it.
+     */
+    @Test
+    void aHookFailureThatPassesFailsTheReadNotTheRecord() throws Exception {
+        RecordReader looked = hooks.wrap("LOOKUPCO", UUID.randomUUID(), reader(record(1, "SKU-1/7")));
+        assertThatThrownBy(() -> readAll(looked)).isInstanceOf(HookFailedForNowException.class)
+                .hasMessageContaining("hook map-LOOKUPCO failed at line 1")
+                .hasMessageContaining("the lookup service refused the connection")
+                .satisfies(e -> assertThat(TransientFailures.isTransient(e)).isTrue());
+
+        // the route goes away between two records (a reload): the direct endpoint waits for it, then gives up
+        camel.getEndpoint("direct:map-SPLITCO", org.apache.camel.component.direct.DirectEndpoint.class).setTimeout(200);
+        RecordReader split = hooks.wrap("SPLITCO", UUID.randomUUID(),
+                reader(record(1, "SKU-1/7"), record(2, "SKU-2/1")));
+        assertThat(split.next().isBroken()).isFalse();
+        camel.getRouteController().stopRoute(camel.getRoutes().stream()
+                .filter(r -> r.getEndpoint().getEndpointUri().equals("direct://map-SPLITCO")).findFirst().orElseThrow()
+                .getRouteId());
+        assertThatThrownBy(split::next).isInstanceOf(HookFailedForNowException.class)
+                .hasMessageContaining("line 2");
     }
 
     private static RawRecord record(long line, String article) {
