@@ -55,7 +55,7 @@ public class JobApi {
             @Header("page") String page, @Header("after") String after, @Header("size") String size,
             Exchange exchange) {
         Caller caller = TenantGuard.caller(exchange);
-        String scope = blankToNull(supplier);
+        String scope = QueryParams.text("supplier", supplier);
         if (!caller.admin()) {
             if (scope != null && !caller.mayActFor(scope)) {
                 throw ApiProblemException.notFound("no supplier '" + scope + "'");
@@ -118,7 +118,4 @@ public class JobApi {
         return after == null || after.isBlank();
     }
 
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s.trim();
-    }
 }

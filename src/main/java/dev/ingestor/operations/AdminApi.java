@@ -120,13 +120,14 @@ public class AdminApi {
         int pageNo = QueryParams.number("page", page, 0);
         int pageSize = QueryParams.number("size", size, DEFAULT_SIZE);
         QueryParams.page(pageNo, pageSize);
-        String search = blankToNull(q);
+        // JobQuery.searchRefusal says what a search may not hold
+        String search = q == null || q.isBlank() ? null : q.trim();
         String refusal = JobQuery.searchRefusal(search);
         if (refusal != null) {
             throw QueryParams.invalid(refusal);
         }
         boolean numbered = QueryParams.byPageNumber(page, after);
-        JobPage result = jobs.list(new JobQuery(blankToNull(supplier), QueryParams.state(state),
+        JobPage result = jobs.list(new JobQuery(QueryParams.text("supplier", supplier), QueryParams.state(state),
                 instant("since", since), instant("until", until), search, pageNo, pageSize,
                 QueryParams.jobCursor(after), numbered));
         replies.json(exchange, 200,
@@ -176,7 +177,7 @@ public class AdminApi {
     public void failedJobs(@Header("supplier") String supplier, @Header("page") String page,
             @Header("after") String after, @Header("size") String size, Exchange exchange) {
         PageRequest request = pageRequest(page, after, size);
-        replies.json(exchange, 200, deadLetters.failedJobs(blankToNull(supplier),
+        replies.json(exchange, 200, deadLetters.failedJobs(QueryParams.text("supplier", supplier),
                 new PageRequest(request.numbered(), request.page(), request.size(), QueryParams.jobCursor(after))));
     }
 
@@ -197,8 +198,9 @@ public class AdminApi {
         PageCursor cursor = QueryParams.timedCursor(after);
         // an intake failure's id is a number
         QueryParams.idCursor(after);
-        replies.json(exchange, 200, intakeFailures.page(blankToNull(supplier), blankToNull(source),
-                new PageRequest(request.numbered(), request.page(), request.size(), cursor)));
+        replies.json(exchange, 200,
+                intakeFailures.page(QueryParams.text("supplier", supplier), QueryParams.text("source", source),
+                        new PageRequest(request.numbered(), request.page(), request.size(), cursor)));
     }
 
     /** Page number or cursor, and size, checked as every list does; the cursor is read by each list. */
@@ -287,10 +289,6 @@ public class AdminApi {
         } catch (NumberFormatException e) {
             throw ApiProblemException.badRequest("bad-path", what + " id '" + id + "' is not a number");
         }
-    }
-
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s.trim();
     }
 
     private static Instant instant(String name, String value) {

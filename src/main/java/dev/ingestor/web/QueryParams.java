@@ -97,6 +97,21 @@ public final class QueryParams {
         }
     }
 
+    /**
+     * A text filter of a list ({@code supplier}, {@code source}): trimmed, null when absent or blank. One holding a
+     * control character is a 400 naming it: the database refuses a NUL in text, which would otherwise be a 500, and
+     * no supplier code or source holds one. (A path that holds one is refused before any route.)
+     */
+    public static String text(String name, String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        if (value.chars().anyMatch(Character::isISOControl)) {
+            throw invalid(name + " holds a control character");
+        }
+        return value.trim();
+    }
+
     /** A job id from a path; anything but a UUID is a 400 naming it. */
     public static java.util.UUID jobId(String id) {
         try {

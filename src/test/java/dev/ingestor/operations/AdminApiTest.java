@@ -327,6 +327,16 @@ class AdminApiTest extends IngestorTestSupport {
         assertProblem(admin("GET", "/jobs?q=a%00b"), 400, "q must not contain a NUL character");
     }
 
+    /** A NUL in a list's text filter is a 400 naming it, never a statement PostgreSQL refuses. */
+    @Test
+    void aControlCharacterInAFilterIsA400() throws Exception {
+        assertProblem(admin("GET", "/jobs?supplier=AC%00ME"), 400, "supplier holds a control character");
+        assertProblem(admin("GET", "/failed-jobs?supplier=AC%00ME"), 400, "supplier holds a control character");
+        assertProblem(admin("GET", "/intake-failures?source=fi%00le"), 400, "source holds a control character");
+        assertProblem(admin("GET", "/intake-failures?supplier=AC%00ME"), 400, "supplier holds a control character");
+        assertProblem(get("/api/v1/jobs?supplier=AC%00ME", ADMIN_KEY), 400, "supplier holds a control character");
+    }
+
     static String enc(String s) {
         return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
