@@ -116,7 +116,9 @@ public class NotificationWriter {
 
     /**
      * An arrival that did not become a job; {@code outcome} rejected (final) or failed (transient). Notices of one
-     * kind (type, supplier, source, reason) coalesce: see {@link #write}.
+     * kind (type, supplier, source, reason) coalesce: see {@link #write}. A rejection's reason is about the file and
+     * the supplier is told it; a failure's is ours (a database or disk error, an exception's class), so a supplier's
+     * own webhook is told only that it failed on our side, as of a FAILED job.
      */
     public void intakeFailure(long intakeFailureId, String supplier, String source, String fileName, String outcome,
             String reason) {
@@ -127,7 +129,10 @@ public class NotificationWriter {
         data.put("outcome", outcome);
         data.put("reason", reason);
         String type = "rejected".equals(outcome) ? INTAKE_REJECTED : INTAKE_FAILED;
-        write(type, supplier, data, shown -> {}, kind(type, supplier, source, reason));
+        Consumer<Map<String, Object>> forSupplier = INTAKE_FAILED.equals(type)
+                ? shown -> shown.put("reason", FailedJobError.UNNAMED)
+                : shown -> {};
+        write(type, supplier, data, forSupplier, kind(type, supplier, source, reason));
     }
 
     /** The oldest unpublished Kafka event is older than the configured limit. */

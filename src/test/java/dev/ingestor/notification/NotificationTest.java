@@ -227,6 +227,25 @@ class NotificationTest extends IngestorTestSupport {
         assertThat(own.path("dead_letter_id").asLong()).isEqualTo(42L);
     }
 
+    /** An intake failure's reason is ours (a disk, a database): a supplier's own webhook is told only it failed. */
+    @Test
+    void aSuppliersOwnWebhookIsNotToldTheReasonOfAnIntakeFailure() throws Exception {
+        String reason = "org.springframework.dao.DataAccessResourceFailureException:"
+                + " java.nio.file.FileSystemException: /var/lib/ingestor/raw: No space left on device";
+        new TransactionTemplate(transactionManager).executeWithoutResult(
+                status -> notifications.intakeFailure(7L, "GLOBEX", "file-drop", "stock.json", "failed", reason));
+
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> RECEIVER.received("/globex", "intake.failed").size() == 1
+                        && RECEIVER.received("/hook", "intake.failed").size() == 1);
+        JsonNode own = json.readTree(RECEIVER.received("/globex", "intake.failed").get(0).body()).path("data");
+        JsonNode operators = json.readTree(RECEIVER.received("/hook", "intake.failed").get(0).body()).path("data");
+        assertThat(operators.path("reason").asString()).isEqualTo(reason);
+        assertThat(own.path("reason").asString()).isEqualTo(dev.ingestor.outbox.FailedJobError.UNNAMED);
+        assertThat(own.path("file_name").asString()).isEqualTo("stock.json");
+        assertThat(own.path("intake_failure_id").asLong()).isEqualTo(7L);
+    }
+
     // slow tier: 300 pushes and their coalescing windows
     @SlowTest
     @Test
