@@ -116,28 +116,53 @@ public class FailedDropRetry {
         if (!attributes.isRegularFile()) {
             throw new RetryRefusedException("the file is no regular file (a link or a folder took its place)");
         }
+        // the marker first: a marker alone is never taken, while a file moved back without its marker would never
+        // be, and the mark's rollback would leave it there with no retry left
+        Path marker = doneMarker(target, supplier);
         try {
             // not atomic on purpose: an atomic rename would silently replace a file of the same name in the inbox
             Files.move(file, target, LinkOption.NOFOLLOW_LINKS);
-            doneMarker(target, supplier);
-        } catch (FileAlreadyExistsException e) {
-            throw new RetryRefusedException("a file named " + FileNameRule.printable(target.getFileName().toString())
-                    + " is in the inbox already");
-        } catch (NoSuchFileException e) {
-            throw new RetryRefusedException("the file is gone from " + failedFolder);
         } catch (IOException e) {
+            removeQuietly(marker);
+            if (e instanceof FileAlreadyExistsException) {
+                throw new RetryRefusedException("a file named "
+                        + FileNameRule.printable(target.getFileName().toString()) + " is in the inbox already");
+            }
+            if (e instanceof NoSuchFileException) {
+                throw new RetryRefusedException("the file is gone from " + failedFolder);
+            }
             throw new UncheckedIOException(e);
         }
         return new Result(target, null);
     }
 
-    /** A supplier whose files are taken once their marker exists gets the marker too: the file is complete. */
-    private void doneMarker(Path target, String supplier) throws IOException {
+    /**
+     * A supplier whose files are taken once their marker exists gets the marker too: the file is complete. Answers
+     * the marker this made (null: none was needed, or the supplier's own is there); refuses the retry when it cannot
+     * be made.
+     */
+    private Path doneMarker(Path target, String supplier) {
         SupplierProperties.FileDrop drop = properties.getSuppliers().get(supplier).getFileDrop();
-        if (drop.getReadLock() == SupplierProperties.ReadLock.DONE_FILE) {
-            Path marker = target.resolveSibling(target.getFileName() + drop.getDoneFileSuffix());
-            if (!Files.exists(marker, LinkOption.NOFOLLOW_LINKS)) {
-                Files.createFile(marker);
+        if (drop.getReadLock() != SupplierProperties.ReadLock.DONE_FILE) {
+            return null;
+        }
+        Path marker = target.resolveSibling(target.getFileName() + drop.getDoneFileSuffix());
+        try {
+            return Files.createFile(marker);
+        } catch (FileAlreadyExistsException e) {
+            return null; // the supplier's own, or one a retry before left: the file is complete either way
+        } catch (IOException e) {
+            throw new RetryRefusedException("its done marker cannot be made in the inbox ("
+                    + e.getClass().getSimpleName() + "), so the file would never be taken; nothing is moved");
+        }
+    }
+
+    private static void removeQuietly(Path marker) {
+        if (marker != null) {
+            try {
+                Files.deleteIfExists(marker);
+            } catch (IOException e) {
+                // a marker without its file is never taken; the next retry finds it there
             }
         }
     }

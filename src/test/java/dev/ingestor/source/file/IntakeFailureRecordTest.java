@@ -187,6 +187,27 @@ class IntakeFailureRecordTest extends IngestorTestSupport {
                 409, "retried already");
     }
 
+    /**
+     * A supplier whose files are taken once their done marker is there gets the marker with the file moved back; when
+     * the marker cannot be made (here its name is too long for the file system), nothing is moved: a file back in the
+     * inbox without its marker would never be taken, and the retry's mark rolled back would leave no second try.
+     */
+    @Test
+    void aFailedDropWhoseDoneMarkerCannotBeMadeStaysWhereItIsForTheNextTry() throws Exception {
+        Path failedFolder = Files.createDirectories(INBOX.resolve("GLOBEX/.failed"));
+        String name = "m".repeat(250) + ".json"; // 255 bytes: its marker's name, 260, is longer than the system allows
+        Path failed = Files.write(failedFolder.resolve(name), "{}".getBytes(StandardCharsets.UTF_8));
+        long id = jdbc.queryForObject("INSERT INTO intake_failure (supplier, source, file_name, size, outcome, reason,"
+                + " location) VALUES ('GLOBEX', 'file-drop', ?, 2, 'failed', 'disk full', ?) RETURNING id", Long.class,
+                name, failed.toAbsolutePath().toString());
+
+        assertProblem(post("/api/v1/admin/intake-failures/" + id + "/retry", ADMIN_KEY, null, new byte[0]), 409,
+                "its done marker cannot be made");
+        assertThat(failed).as("still in .failed/").exists();
+        assertThat(INBOX.resolve("GLOBEX").resolve(name)).doesNotExist();
+        assertThat(rows().get(0).get("retried_at")).as("no retry marked").isNull();
+    }
+
     @Test
     void aRejectedFileOrAFailedFileThatIsGoneIsNotRetried() throws Exception {
         drop("ACME", "bad|name.csv", ADVICE);
