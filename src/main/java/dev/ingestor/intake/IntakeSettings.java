@@ -32,6 +32,13 @@ public class IntakeSettings {
     /** How often files outside any supplier folder (the inbox root, unknown supplier folders) are answered. */
     private Duration strayScanInterval = Duration.ofSeconds(30);
     /**
+     * How old a file in a folder that is no configured supplier must be before it is answered (moved to .rejected/).
+     * During a rolling deploy that adds a supplier, the instances still on the old configuration see its folder as
+     * unknown: they leave its files this long to the instances that know it. Files at the inbox root are answered
+     * once they have settled (2 s).
+     */
+    private Duration unknownFolderGrace = Duration.ofMinutes(15);
+    /**
      * The largest file a supplier may send by any source (file drop, SFTP, HTTP); a larger one is rejected naming
      * this property (413 over HTTP), never stored. Per supplier: {@code ingestor.suppliers.<CODE>.max-file-size}.
      */
@@ -79,6 +86,8 @@ public class IntakeSettings {
     }
     public boolean isFsync() { return fsync; }
     public void setFsync(boolean fsync) { this.fsync = fsync; }
+    public Duration getUnknownFolderGrace() { return unknownFolderGrace; }
+    public void setUnknownFolderGrace(Duration unknownFolderGrace) { this.unknownFolderGrace = unknownFolderGrace; }
     public Duration getStrayScanInterval() { return strayScanInterval; }
     public void setStrayScanInterval(Duration strayScanInterval) { this.strayScanInterval = strayScanInterval; }
     public Duration getFailureCoalesceWindow() { return failureCoalesceWindow; }

@@ -87,6 +87,7 @@ public abstract class IngestorTestSupport {
         registry.add("ingestor.intake.redelivery.delay", () -> "50ms");
         registry.add("ingestor.intake.redelivery.maximum-delay", () -> "200ms");
         registry.add("ingestor.intake.stray-scan-interval", () -> "300ms");
+        registry.add("ingestor.intake.unknown-folder-grace", () -> "2s");
         registry.add("ingestor.intake.fsync", () -> "false");
         registry.add("ingestor.kafka.bootstrap-servers", TestKafka::bootstrapServers);
         // a database that went away is noticed in seconds, not Hikari's default 30

@@ -15,6 +15,7 @@ import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.IntakeFailureLog;
 import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.intake.IntakeGate;
+import dev.ingestor.intake.IntakeSettings;
 import dev.ingestor.logging.SafeText;
 import dev.ingestor.metrics.IngestorMetrics;
 import org.slf4j.Logger;
@@ -24,9 +25,11 @@ import org.springframework.stereotype.Component;
 /**
  * Files in the inbox that no supplier route will ever take: at the inbox root, or in a folder that is no
  * configured supplier. They are moved to a {@code .rejected/} folder beside them with a log line saying
- * why, so a supplier with a misnamed folder sees its files answered instead of silently ignored. Symbolic
- * links are never followed: a linked file or folder, or a linked {@code .rejected/}, is left in place; a sweep
- * counts them as a poll does and reports a count per folder when it changes ({@link LinkRefusals}).
+ * why, so a supplier with a misnamed folder sees its files answered instead of silently ignored. A file of an
+ * unknown folder only once it is {@code ingestor.intake.unknown-folder-grace} old: in a rolling deploy that adds
+ * a supplier, its folder is unknown to the instances not yet deployed, and its files are the new instances' to
+ * take. Symbolic links are never followed: a linked file or folder, or a linked {@code .rejected/}, is left in
+ * place; a sweep counts them as a poll does and reports a count per folder when it changes ({@link LinkRefusals}).
  */
 @Component
 class StrayFileSweeper {
@@ -46,10 +49,12 @@ class StrayFileSweeper {
     private final LinkRefusals refusals;
     private final IntakeFailureLog failures;
     private final IngestorMetrics metrics;
+    private final long unknownFolderMillis;
 
     public StrayFileSweeper(IngestorProperties properties, IntakeGate gate, LinkRefusals refusals,
-            IntakeFailureLog failures, IngestorMetrics metrics) {
+            IntakeFailureLog failures, IngestorMetrics metrics, IntakeSettings intake) {
         this.inbox = properties.getInboxDir().toAbsolutePath();
+        this.unknownFolderMillis = Math.max(SETTLE_MILLIS, intake.getUnknownFolderGrace().toMillis());
         this.gate = gate;
         this.refusals = refusals;
         this.failures = failures;
@@ -95,7 +100,7 @@ class StrayFileSweeper {
                     }
                 } else if (attributes.isRegularFile()) {
                     moved += reject(entry, "it is at the inbox root; files belong in a supplier folder "
-                            + gate.suppliers().stream().sorted().toList());
+                            + gate.suppliers().stream().sorted().toList(), SETTLE_MILLIS);
                 } else if (attributes.isDirectory() && !gate.isSupplier(name)) {
                     moved += rejectFolder(entry, name);
                 }
@@ -122,16 +127,17 @@ class StrayFileSweeper {
                 if (attributes.isSymbolicLink()) {
                     refusals.refuse(folder.toString(), LINK_IN_INBOX, file.getFileName().toString());
                 } else if (attributes.isRegularFile()) {
-                    moved += reject(file, reason);
+                    moved += reject(file, reason, unknownFolderMillis);
                 }
             }
         }
         return moved;
     }
 
-    private int reject(Path file, String reason) throws IOException {
+    /** Moves {@code file} to .rejected/ once it is {@code ageMillis} old; returns how many files were moved. */
+    private int reject(Path file, String reason, long ageMillis) throws IOException {
         FileTime modified = Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS);
-        if (modified.toMillis() > Instant.now().toEpochMilli() - SETTLE_MILLIS) {
+        if (modified.toMillis() > Instant.now().toEpochMilli() - ageMillis) {
             return 0;
         }
         Path folder = file.resolveSibling(".rejected");
