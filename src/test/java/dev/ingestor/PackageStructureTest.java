@@ -65,7 +65,7 @@ class PackageStructureTest {
         // content keys, the raw store, the idempotent repository, the job a new key opens
         allowed.put("intake", Set.of("config", "job", "metrics", "notification"));
         // record readers and rules, quarantine
-        allowed.put("validation", Set.of("config", "intake", "job", "logging", "metrics"));
+        allowed.put("validation", Set.of("config", "failure", "intake", "job", "logging", "metrics"));
         // the item applier
         allowed.put("processing", Set.of("config", "job", "logging", "metrics", "outbox", "validation"));
         // what every HTTP route shares: keys, problems, bodies, paging, filters

@@ -289,6 +289,9 @@ class HousekeepingTest extends IngestorTestSupport {
             jdbc.update("INSERT INTO import_job (id, supplier, state, key, file_name, size, source, total, quarantined,"
                     + " lease_owner, lease_until) VALUES (?, 'ACME', 'PROCESSING', ?, 'l.csv', ?, 'test', 2, 1, ?,"
                     + " now() + interval '10 minutes')", id, content.key().toString(), content.size(), lease);
+            // validation quarantined the second record, the line that is no record
+            jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, reason)"
+                    + " VALUES (?, 2, 3, 'QUARANTINED', 'not a record')", id);
             ids.add(id);
         }
         // on purpose: the workers poll (100 ms) several times, and must leave the leased jobs alone
