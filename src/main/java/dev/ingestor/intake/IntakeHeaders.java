@@ -22,6 +22,8 @@ public final class IntakeHeaders {
     public static final String MAX_SIZE_PROPERTY = "IngestorMaxSizeProperty";
     /** Exchange property set by intake: the {@link ReceivedContent} not yet in place. */
     public static final String RECEIVED = "IngestorReceived";
+    /** Exchange property: the {@link FileState} a dropped file was read in, for the move after intake. */
+    public static final String READ_AS = "IngestorReadAs";
     /** Exchange property set by intake: done, duplicate or rejected; file sources move the file by it. */
     public static final String OUTCOME = "IngestorOutcome";
     /**

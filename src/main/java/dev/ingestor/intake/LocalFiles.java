@@ -1,7 +1,6 @@
 package dev.ingestor.intake;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -18,8 +17,11 @@ final class LocalFiles {
     private LocalFiles() {
     }
 
-    /** Opens {@code file} without following links; a link or anything but a regular file is rejected. */
-    static InputStream openRegularFile(Path file) throws IOException {
+    /**
+     * Opens {@code file} without following links; a link or anything but a regular file is rejected. The stream
+     * checks at its end that the file did not change while it was read ({@link LocalFileInput}).
+     */
+    static LocalFileInput openRegularFile(Path file) throws IOException {
         Path folder = file.getParent();
         if (folder != null && Files.isSymbolicLink(folder)) {
             throw new RejectedDropException("file=" + FileNameRule.printable(file.toString()),
@@ -33,7 +35,8 @@ final class LocalFiles {
         }
         try {
             // O_NOFOLLOW: a link put in its place since the check above is refused by the system
-            return Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
+            return new LocalFileInput(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS), file,
+                    FileState.of(attributes));
         } catch (FileSystemException e) {
             BasicFileAttributes now = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!now.isRegularFile()) {

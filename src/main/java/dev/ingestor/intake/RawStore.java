@@ -100,11 +100,20 @@ public class RawStore {
         Object body = exchange.getMessage().getBody();
         InputStream in;
         if (body instanceof GenericFile<?> generic && generic.getFile() instanceof File local) {
-            in = LocalFiles.openRegularFile(local.toPath());
+            LocalFileInput file = LocalFiles.openRegularFile(local.toPath());
+            exchange.setProperty(IntakeHeaders.READ_AS, file.opened());
+            in = file;
         } else {
             in = body == null ? null : exchange.getMessage().getBody(InputStream.class);
         }
         ReceivedContent received = receive(in, supplier, maxSize, limitProperty);
+        if (body instanceof GenericFile<?> remote && !(remote.getFile() instanceof File)
+                && remote.getFileLength() > 0 && received.size() != remote.getFileLength()) {
+            // a remote file has no state to ask again cheaply: its length as listed is what it was taken as
+            discard(received);
+            throw new FileChangedWhileReadException(FileNameRule.printable(remote.getFileNameOnly()),
+                    remote.getFileLength() + " bytes when listed, " + received.size() + " read");
+        }
         exchange.setProperty(IntakeHeaders.RECEIVED, received);
         exchange.getMessage().setHeader(IntakeHeaders.KEY, received.key());
         return received;

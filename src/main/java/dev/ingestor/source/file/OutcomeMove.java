@@ -7,20 +7,26 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 
 import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.FileState;
 import dev.ingestor.intake.IntakeHeaders;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.file.FileComponent;
 import org.apache.camel.component.file.GenericFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
  * Where the file sources move an answered file, evaluated by Camel right before each move (the routes' move
  * and moveFailed options): {@code .<outcome>/<stamped name>}, the name shortened to fit ({@link KeptName}). For
  * a dropped file the folders are checked first: a supplier or outcome folder that is a symbolic link is
- * refused, so no file is ever moved through a link (the file stays in place).
+ * refused, so no file is ever moved through a link (the file stays in place); and so is a file that changed since
+ * intake read it ({@link IntakeHeaders#READ_AS}), which is taken again as it is now.
  */
 @Component("outcomeMove")
 class OutcomeMove {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.intake");
 
     /** Exchange property: the move planned before the file is moved, so a record of it names the right place. */
     static final String PLANNED = "IngestorPlannedMove";
@@ -68,6 +74,13 @@ class OutcomeMove {
     private String local(Exchange exchange, String outcome) {
         GenericFile<?> file = file(exchange);
         Path path = ((File) file.getFile()).toPath().toAbsolutePath();
+        FileState readAs = exchange.getProperty(IntakeHeaders.READ_AS, FileState.class);
+        if (readAs != null && !readAs.equals(FileState.now(path))) {
+            // written again or replaced since intake read it: what is there now was never read; taken again
+            LOG.warn("intake file={} changed after it was read; left in place to be taken again",
+                    FileNameRule.printable(path.toString()));
+            throw notMoved(path, "it changed after it was read");
+        }
         Path folder = path.getParent();
         Path target = folder.resolve("." + outcome);
         refuseLinks(path, folder, target);

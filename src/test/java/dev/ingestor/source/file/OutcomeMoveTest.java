@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import dev.ingestor.intake.FileState;
 import dev.ingestor.intake.IntakeHeaders;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -106,5 +107,23 @@ class OutcomeMoveTest {
         assertThat(move.fileDrop(answered("bad.csv", "rejected"))).startsWith(".rejected/");
         assertThat(Files.isRegularFile(supplierFolder.resolve(".rejected"), LinkOption.NOFOLLOW_LINKS)).isTrue();
         assertThat(supplierFolder.resolve(".rejected")).hasContent("not a folder");
+    }
+
+    /**
+     * A dropped file written again or replaced since intake read it is not moved: what is there now was never read,
+     * and is taken again as it is.
+     */
+    @Test
+    void aFileThatChangedAfterItWasReadStaysInPlace() throws Exception {
+        Exchange unchanged = answered("same.csv", "done");
+        unchanged.setProperty(IntakeHeaders.READ_AS, FileState.now(supplierFolder.resolve("same.csv")));
+        assertThat(move.fileDrop(unchanged)).startsWith(".done/");
+
+        Exchange changed = answered("changed.csv", "done");
+        Path file = supplierFolder.resolve("changed.csv");
+        changed.setProperty(IntakeHeaders.READ_AS, FileState.now(file));
+        Files.writeString(file, "source_id\nA-1\n"); // the supplier's next version
+        assertThatThrownBy(() -> move.fileDrop(changed)).hasMessageContaining("changed after it was read");
+        assertThatThrownBy(() -> move.fileDropFailed(changed)).hasMessageContaining("changed after it was read");
     }
 }
