@@ -107,13 +107,6 @@ public class RawStore {
             in = body == null ? null : exchange.getMessage().getBody(InputStream.class);
         }
         ReceivedContent received = receive(in, supplier, maxSize, limitProperty);
-        if (body instanceof GenericFile<?> remote && !(remote.getFile() instanceof File)
-                && remote.getFileLength() > 0 && received.size() != remote.getFileLength()) {
-            // a remote file has no state to ask again cheaply: its length as listed is what it was taken as
-            discard(received);
-            throw new FileChangedWhileReadException(FileNameRule.printable(remote.getFileNameOnly()),
-                    remote.getFileLength() + " bytes when listed, " + received.size() + " read");
-        }
         exchange.setProperty(IntakeHeaders.RECEIVED, received);
         exchange.getMessage().setHeader(IntakeHeaders.KEY, received.key());
         return received;

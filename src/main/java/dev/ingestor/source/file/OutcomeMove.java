@@ -12,6 +12,7 @@ import dev.ingestor.intake.IntakeHeaders;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.file.FileComponent;
 import org.apache.camel.component.file.GenericFile;
+import org.apache.camel.component.file.GenericFileEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -20,8 +21,10 @@ import org.springframework.stereotype.Component;
  * Where the file sources move an answered file, evaluated by Camel right before each move (the routes' move
  * and moveFailed options): {@code .<outcome>/<stamped name>}, the name shortened to fit ({@link KeptName}). For
  * a dropped file the folders are checked first: a supplier or outcome folder that is a symbolic link is
- * refused, so no file is ever moved through a link (the file stays in place); and so is a file that changed since
- * intake read it ({@link IntakeHeaders#READ_AS}), which is taken again as it is now.
+ * refused, so no file is ever moved through a link (the file stays in place); and so is an answered file that changed
+ * since intake read it ({@link IntakeHeaders#READ_AS}), which is taken again as it is now. Not a file of a supplier
+ * with a done file, whose marker says the file is complete and which Camel removes before the move (a file left
+ * without it would never be taken), nor one whose intake failed, which goes to .failed/ as its record says.
  */
 @Component("outcomeMove")
 class OutcomeMove {
@@ -39,6 +42,9 @@ class OutcomeMove {
 
     /** A dropped file after intake: {@code .done/}, {@code .duplicate/} or {@code .rejected/}. */
     public String fileDrop(Exchange exchange) {
+        if (!(exchange.getFromEndpoint() instanceof GenericFileEndpoint<?> from) || from.getDoneFileName() == null) {
+            refuseChangedSinceRead(exchange);
+        }
         return local(exchange, exchange.getProperty(IntakeHeaders.OUTCOME, "done", String.class));
     }
 
@@ -71,16 +77,20 @@ class OutcomeMove {
         return plan;
     }
 
-    private String local(Exchange exchange, String outcome) {
-        GenericFile<?> file = file(exchange);
-        Path path = ((File) file.getFile()).toPath().toAbsolutePath();
+    /** A file written again or replaced since intake read it: what is there now was never read; taken again. */
+    private static void refuseChangedSinceRead(Exchange exchange) {
         FileState readAs = exchange.getProperty(IntakeHeaders.READ_AS, FileState.class);
+        Path path = ((File) file(exchange).getFile()).toPath().toAbsolutePath();
         if (readAs != null && !readAs.equals(FileState.now(path))) {
-            // written again or replaced since intake read it: what is there now was never read; taken again
             LOG.warn("intake file={} changed after it was read; left in place to be taken again",
                     FileNameRule.printable(path.toString()));
             throw notMoved(path, "it changed after it was read");
         }
+    }
+
+    private String local(Exchange exchange, String outcome) {
+        GenericFile<?> file = file(exchange);
+        Path path = ((File) file.getFile()).toPath().toAbsolutePath();
         Path folder = path.getParent();
         Path target = folder.resolve("." + outcome);
         refuseLinks(path, folder, target);

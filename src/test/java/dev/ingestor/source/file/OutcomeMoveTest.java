@@ -110,8 +110,8 @@ class OutcomeMoveTest {
     }
 
     /**
-     * A dropped file written again or replaced since intake read it is not moved: what is there now was never read,
-     * and is taken again as it is.
+     * A dropped file written again or replaced since intake read it is not moved to .done/: what is there now was
+     * never read, and is taken again as it is.
      */
     @Test
     void aFileThatChangedAfterItWasReadStaysInPlace() throws Exception {
@@ -124,6 +124,16 @@ class OutcomeMoveTest {
         changed.setProperty(IntakeHeaders.READ_AS, FileState.now(file));
         Files.writeString(file, "source_id\nA-1\n"); // the supplier's next version
         assertThatThrownBy(() -> move.fileDrop(changed)).hasMessageContaining("changed after it was read");
-        assertThatThrownBy(() -> move.fileDropFailed(changed)).hasMessageContaining("changed after it was read");
+        // a failed intake goes to .failed/ all the same, where its record says it is
+        assertThat(move.fileDropFailed(changed)).startsWith(".failed/");
+
+        // a supplier with a done file: its marker said the file is complete, and Camel removes it before the move
+        Exchange marked = answered("marked.csv", "done");
+        Path markedFile = supplierFolder.resolve("marked.csv");
+        marked.setProperty(IntakeHeaders.READ_AS, FileState.now(markedFile));
+        marked.getExchangeExtension().setFromEndpoint(
+                camel.getEndpoint("file:" + supplierFolder + "?doneFileName=${file:name}.done"));
+        Files.writeString(markedFile, "source_id\nA-1\n");
+        assertThat(move.fileDrop(marked)).startsWith(".done/");
     }
 }
