@@ -58,6 +58,26 @@ public class TransientFailures {
         return false;
     }
 
+    /**
+     * The narrower answer for code that calls out to others on a record's behalf (a supplier's hook): the other side
+     * is away (a connection refused, reset or timed out, a host not found, no database connection), or it is the
+     * product's own {@link TryAgainLaterException}. An I/O error in general is not: it may as well be about what was
+     * sent or read, and fail the same way every time.
+     */
+    public static boolean isConnectionLoss(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.SocketException || t instanceof java.net.SocketTimeoutException
+                    || t instanceof java.net.http.HttpTimeoutException || t instanceof java.net.UnknownHostException
+                    || t instanceof CannotGetJdbcConnectionException
+                    || t instanceof java.sql.SQLTransientConnectionException
+                    || t instanceof SQLNonTransientConnectionException || isClosedPoolConnection(t)
+                    || t instanceof TryAgainLaterException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** For Camel predicates: the exception being handled, whether still on the exchange or already caught. */
     public boolean test(Exchange exchange) {
         Throwable error = exchange.getException();

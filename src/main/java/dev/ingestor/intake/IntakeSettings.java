@@ -32,10 +32,10 @@ public class IntakeSettings {
     /** How often files outside any supplier folder (the inbox root, unknown supplier folders) are answered. */
     private Duration strayScanInterval = Duration.ofSeconds(30);
     /**
-     * How old a file in a folder that is no configured supplier must be before it is answered (moved to .rejected/).
-     * During a rolling deploy that adds a supplier, the instances still on the old configuration see its folder as
-     * unknown: they leave its files this long to the instances that know it. Files at the inbox root are answered
-     * once they have settled (2 s).
+     * How long an instance leaves a file in a folder that is no configured supplier before it answers it (moves it
+     * to .rejected/), counted from when it first saw the file there. During a rolling deploy that adds a supplier, the
+     * instances still on the old configuration see its folder as unknown: they leave its files this long to the
+     * instances that know it. Files at the inbox root are answered once they have settled (2 s).
      */
     private Duration unknownFolderGrace = Duration.ofMinutes(15);
     /**

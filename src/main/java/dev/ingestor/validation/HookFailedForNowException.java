@@ -4,10 +4,10 @@ import dev.ingestor.failure.TryAgainLaterException;
 import dev.ingestor.logging.SafeText;
 
 /**
- * A supplier's hook failed in a way that passes: what it calls out to is away (a lost connection, a time-out), or its
- * route went away while a job's records were read (a reload). That is no verdict on the record, which would be
- * quarantined for good and its effect lost: the stage tries the job again, and once its redeliveries are spent the job
- * is FAILED with a dead letter that a replay resumes.
+ * A supplier's hook failed in a way that passes: what it calls out to is away (a connection refused or lost, a
+ * time-out, a host not found), or its route went away while a job's records were read (a reload). That is no
+ * verdict on the record, which would be quarantined for good and its effect lost: the stage tries the job again,
+ * and once its redeliveries are spent the job is FAILED with a dead letter that a replay resumes.
  */
 class HookFailedForNowException extends TryAgainLaterException {
 

@@ -16,8 +16,8 @@ import org.apache.camel.component.direct.DirectConsumerNotAvailableException;
  * Sends one record's fields to a supplier's hook route and takes back the fields it returns. Anything the hook does
  * wrong (throws, returns something that is not a map) becomes a broken record, which validation quarantines with
  * this reason. A failure that passes (the hook's route away, what it calls out to unreachable: {@link
- * TransientFailures}) is no verdict on the record: it throws {@link HookFailedForNowException}, and the stage tries
- * the job again.
+ * TransientFailures#isConnectionLoss}) is no verdict on the record: it throws {@link HookFailedForNowException}, and
+ * the stage tries the job again.
  */
 final class RecordHook {
 
@@ -54,7 +54,7 @@ final class RecordHook {
             exchange.getMessage().setHeader(LINE, record.line());
         });
         Exception failure = result.getException();
-        if (failure instanceof DirectConsumerNotAvailableException || TransientFailures.isTransient(failure)) {
+        if (failure instanceof DirectConsumerNotAvailableException || TransientFailures.isConnectionLoss(failure)) {
             throw new HookFailedForNowException(name, record.line(), failure);
         }
         if (failure != null) {

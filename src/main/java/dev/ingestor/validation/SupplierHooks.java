@@ -1,5 +1,6 @@
 package dev.ingestor.validation;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -10,6 +11,8 @@ import org.apache.camel.Endpoint;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.Route;
 import org.apache.camel.spi.Resource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
@@ -21,7 +24,9 @@ import org.springframework.stereotype.Component;
  * A reload takes a route away before it adds it again, and an edit that does not load leaves it away. So the file
  * each hook route was loaded from is remembered: a hook missing while that file is still there throws {@link
  * HookNotRunningException}, which the stage tries again, rather than read the records as if the supplier had no hook.
- * A hook whose file was deleted is gone on purpose. Hooks are remembered from the first lookup of the run on, every
+ * A hook whose file was deleted is gone on purpose, and so is one away for longer than {@link #AWAY_AT_MOST} while
+ * its file is there (an edit that took the route out, which a reload loads without it): its jobs then go on without
+ * it, as a route reload is over in moments. Hooks are remembered from the first lookup of the run on, every
  * hook route at each lookup, so a reload before the first job of the run is not told from a hook never there.
  */
 @Component
@@ -32,10 +37,23 @@ class SupplierHooks {
 
     private final CamelContext camelContext;
     private final ProducerTemplate producer;
+    /** How long a hook whose file is there is waited for before its supplier's jobs go on without it. */
+    static final Duration AWAY_AT_MOST = Duration.ofMinutes(1);
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.validation");
+
     /** The file each supplier's hook route was loaded from, from the first lookup of the run on. */
     private final Map<String, Resource> loadedFrom = new ConcurrentHashMap<>();
+    /** Since when each remembered hook has been found away (System.nanoTime). */
+    private final Map<String, Long> awaySince = new ConcurrentHashMap<>();
+    private final long awayAtMostNanos;
 
+    @org.springframework.beans.factory.annotation.Autowired
     public SupplierHooks(CamelContext camelContext) {
+        this(camelContext, AWAY_AT_MOST);
+    }
+
+    SupplierHooks(CamelContext camelContext, Duration awayAtMost) {
+        this.awayAtMostNanos = awayAtMost.toNanos();
         this.camelContext = camelContext;
         // One template for the bean's life: a template holds a producer cache and must not be made per call.
         this.producer = camelContext.createProducerTemplate();
@@ -77,13 +95,20 @@ class SupplierHooks {
             hooked |= endpoint != null && (from == endpoint || fromUri.equals(endpoint.getEndpointUri()));
         }
         if (hooked) {
+            awaySince.remove(supplier);
             return Optional.of(new RecordHook(producer, uri, supplier, jobId));
         }
         Resource file = loadedFrom.get(supplier);
         if (file != null && file.exists()) {
-            throw new HookNotRunningException(supplier, uri, file.getLocation());
+            long now = System.nanoTime();
+            if (now - awaySince.computeIfAbsent(supplier, s -> now) < awayAtMostNanos) {
+                throw new HookNotRunningException(supplier, uri, file.getLocation());
+            }
+            LOG.warn("the hook route of supplier {} ({}) has been away for {} while its file {} is there: its jobs go"
+                    + " on without it", supplier, uri, Duration.ofNanos(awayAtMostNanos), file.getLocation());
         }
         loadedFrom.remove(supplier);
+        awaySince.remove(supplier);
         return Optional.empty();
     }
 }

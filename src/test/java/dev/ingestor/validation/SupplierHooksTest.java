@@ -49,6 +49,10 @@ class SupplierHooksTest {
                 from("direct:map-LOOKUPCO").routeId("lookup-hook").process(e -> {
                     throw new java.net.ConnectException("the lookup service refused the connection");
                 });
+                // a hook whose own reading fails for this record, the same way every time
+                from("direct:map-READCO").process(e -> {
+                    throw new java.io.UncheckedIOException(new java.io.FileNotFoundException("no price list for it"));
+                });
             }
         });
         camel.start();
@@ -144,11 +148,40 @@ class SupplierHooksTest {
     }
 
     /**
+     * A hook route taken out of its file (which a reload loads without it) is waited for a while only: then the
+     * supplier's jobs go on without it.
+     */
+    @Test
+    void aHookAwayForLongerThanAReloadTakesIsGone(@TempDir Path folder) throws Exception {
+        SupplierHooks briefly = new SupplierHooks(camel, java.time.Duration.ofMillis(200));
+        Path file = Files.writeString(folder.resolve("EDITCO.camel.yaml"), """
+                - route:
+                    id: edited-hook
+                    from:
+                      uri: direct:map-EDITCO
+                      steps:
+                        - setBody:
+                            constant: "not a map"
+                """);
+        PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveResource(camel, "file:" + file));
+        assertThat(briefly.hook("EDITCO", null)).isPresent();
+        camel.getRouteController().stopRoute("edited-hook");
+        camel.removeRoute("edited-hook");
+        assertThatThrownBy(() -> briefly.hook("EDITCO", null)).isInstanceOf(HookNotRunningException.class);
+        Thread.sleep(300);
+        assertThat(briefly.hook("EDITCO", null)).as("away longer than a reload takes").isEmpty();
+    }
+
+    /**
      * A hook's failure that passes (what it calls out to is away, its route went away while the records were read) is
      * no verdict on the record: the job is tried again, no record quarantined for it.
      */
     @Test
     void aHookFailureThatPassesFailsTheReadNotTheRecord() throws Exception {
+        // an I/O failure in general is a verdict on the record: it may fail the same way every time
+        assertThat(readAll(hooks.wrap("READCO", UUID.randomUUID(), reader(record(1, "x")))).get(0).problem())
+                .startsWith("hook map-READCO failed:").contains("no price list for it");
+
         RecordReader looked = hooks.wrap("LOOKUPCO", UUID.randomUUID(), reader(record(1, "SKU-1/7")));
         assertThatThrownBy(() -> readAll(looked)).isInstanceOf(HookFailedForNowException.class)
                 .hasMessageContaining("hook map-LOOKUPCO failed at line 1")

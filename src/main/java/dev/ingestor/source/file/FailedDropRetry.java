@@ -116,6 +116,11 @@ public class FailedDropRetry {
         if (!attributes.isRegularFile()) {
             throw new RetryRefusedException("the file is no regular file (a link or a folder took its place)");
         }
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            // before the marker, which would otherwise mark the supplier's own file of that name as complete
+            throw new RetryRefusedException("a file named " + FileNameRule.printable(target.getFileName().toString())
+                    + " is in the inbox already");
+        }
         // the marker first: a marker alone is never taken, while a file moved back without its marker would never
         // be, and the mark's rollback would leave it there with no retry left
         Path marker = doneMarker(target, supplier);

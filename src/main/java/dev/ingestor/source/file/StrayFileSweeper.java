@@ -9,6 +9,10 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.LocalDateTime;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.intake.FileNameRule;
@@ -26,10 +30,12 @@ import org.springframework.stereotype.Component;
  * Files in the inbox that no supplier route will ever take: at the inbox root, or in a folder that is no
  * configured supplier. They are moved to a {@code .rejected/} folder beside them with a log line saying
  * why, so a supplier with a misnamed folder sees its files answered instead of silently ignored. A file of an
- * unknown folder only once it is {@code ingestor.intake.unknown-folder-grace} old: in a rolling deploy that adds
- * a supplier, its folder is unknown to the instances not yet deployed, and its files are the new instances' to
- * take. Symbolic links are never followed: a linked file or folder, or a linked {@code .rejected/}, is left in
- * place; a sweep counts them as a poll does and reports a count per folder when it changes ({@link LinkRefusals}).
+ * unknown folder only once this instance has seen it there for {@code ingestor.intake.unknown-folder-grace}: in a
+ * rolling deploy that adds a supplier, its folder is unknown to the instances not yet deployed, and its files are
+ * the new instances' to take. Counted from when a sweep first saw it, not from its time of change, which a copy
+ * that keeps times (scp -p, rsync -t) sets in the past. Symbolic links are never followed: a linked file or
+ * folder, or a linked {@code .rejected/}, is left in place; a sweep counts them as a poll does and reports a count
+ * per folder when it changes ({@link LinkRefusals}).
  */
 @Component
 class StrayFileSweeper {
@@ -50,11 +56,13 @@ class StrayFileSweeper {
     private final IntakeFailureLog failures;
     private final IngestorMetrics metrics;
     private final long unknownFolderMillis;
+    /** When a sweep first saw each file of an unknown folder that is still there (System.currentTimeMillis). */
+    private final Map<Path, Long> firstSeen = new ConcurrentHashMap<>();
 
     public StrayFileSweeper(IngestorProperties properties, IntakeGate gate, LinkRefusals refusals,
             IntakeFailureLog failures, IngestorMetrics metrics, IntakeSettings intake) {
         this.inbox = properties.getInboxDir().toAbsolutePath();
-        this.unknownFolderMillis = Math.max(SETTLE_MILLIS, intake.getUnknownFolderGrace().toMillis());
+        this.unknownFolderMillis = intake.getUnknownFolderGrace().toMillis();
         this.gate = gate;
         this.refusals = refusals;
         this.failures = failures;
@@ -82,6 +90,15 @@ class StrayFileSweeper {
         if (!Files.isDirectory(inbox)) {
             return 0;
         }
+        Set<Path> seen = new HashSet<>();
+        try {
+            return sweepInbox(seen);
+        } finally {
+            firstSeen.keySet().retainAll(seen);
+        }
+    }
+
+    private int sweepInbox(Set<Path> seen) throws IOException {
         int moved = 0;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(inbox)) {
             for (Path entry : entries) {
@@ -100,16 +117,16 @@ class StrayFileSweeper {
                     }
                 } else if (attributes.isRegularFile()) {
                     moved += reject(entry, "it is at the inbox root; files belong in a supplier folder "
-                            + gate.suppliers().stream().sorted().toList(), SETTLE_MILLIS);
+                            + gate.suppliers().stream().sorted().toList());
                 } else if (attributes.isDirectory() && !gate.isSupplier(name)) {
-                    moved += rejectFolder(entry, name);
+                    moved += rejectFolder(entry, name, seen);
                 }
             }
         }
         return moved;
     }
 
-    private int rejectFolder(Path folder, String name) throws IOException {
+    private int rejectFolder(Path folder, String name, Set<Path> seen) throws IOException {
         String hint = gate.suppliers().stream().filter(code -> code.equalsIgnoreCase(name)).findFirst()
                 .map(code -> " (did you mean " + code + "? supplier codes are case-sensitive)").orElse("");
         String reason = "folder " + FileNameRule.printable(name) + " is no configured supplier" + hint
@@ -127,17 +144,21 @@ class StrayFileSweeper {
                 if (attributes.isSymbolicLink()) {
                     refusals.refuse(folder.toString(), LINK_IN_INBOX, file.getFileName().toString());
                 } else if (attributes.isRegularFile()) {
-                    moved += reject(file, reason, unknownFolderMillis);
+                    seen.add(file);
+                    long now = System.currentTimeMillis();
+                    if (now - firstSeen.computeIfAbsent(file, f -> now) >= unknownFolderMillis) {
+                        moved += reject(file, reason);
+                    }
                 }
             }
         }
         return moved;
     }
 
-    /** Moves {@code file} to .rejected/ once it is {@code ageMillis} old; returns how many files were moved. */
-    private int reject(Path file, String reason, long ageMillis) throws IOException {
+    /** Moves {@code file} to .rejected/ once it has settled; returns how many files were moved. */
+    private int reject(Path file, String reason) throws IOException {
         FileTime modified = Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS);
-        if (modified.toMillis() > Instant.now().toEpochMilli() - ageMillis) {
+        if (modified.toMillis() > Instant.now().toEpochMilli() - SETTLE_MILLIS) {
             return 0;
         }
         Path folder = file.resolveSibling(".rejected");

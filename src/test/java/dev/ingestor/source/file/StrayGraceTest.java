@@ -44,16 +44,23 @@ class StrayGraceTest extends IngestorTestSupport {
         StrayFileSweeper sweeper = new StrayFileSweeper(properties, gate, refusals, failures, metrics, intake);
         Path newSupplier = Files.createDirectories(inbox.resolve("NEWCO"));
         Path recent = aged(newSupplier.resolve("recent.csv"), Duration.ofMinutes(10));
-        Path old = aged(newSupplier.resolve("old.csv"), Duration.ofMinutes(20));
+        // copied with its time kept (scp -p, rsync -t): older than the grace, and seen for the first time now
+        Path copied = aged(newSupplier.resolve("copied.csv"), Duration.ofHours(3));
         Path atRoot = aged(inbox.resolve("root.csv"), Duration.ofSeconds(10));
 
-        assertThat(sweeper.sweep()).isEqualTo(2);
-
+        assertThat(sweeper.sweep()).isEqualTo(1);
         assertThat(recent).as("another instance's to take").exists();
-        assertThat(old).doesNotExist();
+        assertThat(copied).as("another instance's to take").exists();
         assertThat(atRoot).doesNotExist();
-        assertThat(filesIn(newSupplier.resolve(".rejected"))).hasSize(1);
         assertThat(filesIn(inbox.resolve(".rejected"))).hasSize(1);
+
+        // once this instance has seen them there for the grace, they are answered
+        intake.setUnknownFolderGrace(Duration.ofMillis(300));
+        StrayFileSweeper shortGrace = new StrayFileSweeper(properties, gate, refusals, failures, metrics, intake);
+        assertThat(shortGrace.sweep()).as("seen for the first time").isZero();
+        Thread.sleep(400);
+        assertThat(shortGrace.sweep()).isEqualTo(2);
+        assertThat(filesIn(newSupplier.resolve(".rejected"))).hasSize(2);
     }
 
     private static Path aged(Path file, Duration age) throws Exception {
