@@ -161,7 +161,7 @@ public class OutboxRelay {
                 }
             }
         }
-        return new RelaySettlement(round, published, refused, waiting, firstFailure);
+        return new RelaySettlement(round, published, refused, waiting, firstFailure, held != null || events.isEmpty());
     }
 
     private AsyncProducer producer(String uri) throws Exception {

@@ -157,7 +157,11 @@ public class OutboxStore {
         for (RelaySettlement.Refusal refusal : settlement.refused()) {
             refuse(round.topic(), refusal.event(), refusal.reason());
         }
-        boolean oneAlone = settlement.waiting() > 0 || round.oneAlone() && settlement.published().isEmpty();
+        // a round that never handed its events over heard nothing from Kafka: the slice keeps its mode
+        boolean oneAlone = settlement.handedOver()
+                ? settlement.waiting() > 0
+                        || round.oneAlone() && settlement.published().isEmpty()
+                : round.oneAlone();
         jdbc.update("UPDATE outbox_lease SET expires_at = NULL, one_alone = ? WHERE topic = ? AND slice = ?"
                 + " AND owner = ?", oneAlone, round.topic(), round.slice(), round.owner());
         if (settlement.waiting() > 0) {

@@ -69,4 +69,29 @@ class RelayRefusalsTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE stage = 'relay'", Long.class))
                 .isZero();
     }
+
+    /**
+     * A round that never got to hand its events to the producer (another round of this instance held it for a lone
+     * event past the hand-over time) heard nothing from Kafka: its slice keeps sending batches, not one event alone.
+     */
+    @Test
+    void aRoundThatNeverHandedItsEventsOverLeavesItsSliceAsItWas() throws Exception {
+        String topic = "not-handed-over-" + UUID.randomUUID();
+        UUID id = UUID.randomUUID();
+        transactions.executeWithoutResult(status -> writer.write(topic,
+                List.of(new OutboxWriter.Event(id, "k", "{\"event_id\":\"" + id + "\"}"))));
+        RelayRound taken = transactions.execute(status -> store.take(topic, "test-instance/late"));
+        // taken an hour ago, as far as the hand-over time is concerned: past it before anything is sent
+        RelayRound late = new RelayRound(taken.topic(), taken.slice(), taken.owner(), taken.oneAlone(),
+                System.nanoTime() - java.time.Duration.ofHours(1).toNanos(), taken.events());
+        RelaySettlement settlement = relay.send(late, "kafka:" + topic + "?requestRequiredAcks=all");
+        assertThat(settlement.handedOver()).isFalse();
+        assertThat(settlement.waiting()).isEqualTo(1);
+        transactions.executeWithoutResult(status -> store.settle(settlement));
+
+        assertThat(jdbc.queryForObject("SELECT one_alone FROM outbox_lease WHERE topic = ? AND slice = ?",
+                Boolean.class, topic, taken.slice())).isFalse();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE topic = ?", Long.class, topic))
+                .as("it waits").isEqualTo(1);
+    }
 }
