@@ -207,13 +207,8 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
 
     @Test
     void everyTakeoverCountsAndTheOneAfterTheLimitFailsTheJob() throws Exception {
-        // this instance's workers may not claim; a worker of another instance claims and "dies" again and again
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
-                + " NOT VALID");
-        IngestorProperties named = new IngestorProperties();
-        named.setInstanceId("dying-worker");
-        JobClaims dying = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter,
-                transactionManager, metrics);
+        // a worker of another instance claims and "dies" again and again
+        JobClaims dying = workersOfAnotherInstance("dying-worker");
         UUID id = ingest("dies.csv", HEADER + "P-1,1,SKU,1,2026-12-01,x\n");
         int limit = pipeline.getMaxTakeovers();
         for (int takeover = 0; takeover <= limit; takeover++) {
@@ -240,12 +235,7 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
      */
     @Test
     void siblingWorkersOfOneInstanceAreToldApartByTheirLeases() throws Exception {
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
-                + " NOT VALID");
-        IngestorProperties named = new IngestorProperties();
-        named.setInstanceId("one-instance");
-        JobClaims workers = new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter,
-                transactionManager, metrics);
+        JobClaims workers = workersOfAnotherInstance("one-instance");
         UUID id = ingest("siblings.csv", HEADER + "S-1,1,SKU,1,2026-12-01,x\n");
         ImportJob stale = await().atMost(Duration.ofSeconds(10)).until(workers::claimForValidation, j -> j != null);
         assertThat(stale.id()).isEqualTo(id);
@@ -414,6 +404,16 @@ class ExactlyOnceEdgesTest extends IngestorTestSupport {
         } finally {
             jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT hold_back");
         }
+    }
+
+    /** The claims of an instance named {@code id}, this test's to drive; this instance's workers may not claim. */
+    private JobClaims workersOfAnotherInstance(String id) {
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
+                + " NOT VALID");
+        IngestorProperties named = new IngestorProperties();
+        named.setInstanceId(id);
+        return new JobClaims(jdbc, lifecycle, new InstanceId(named), pipeline, deadLetterWriter, transactionManager,
+                metrics);
     }
 
     private UUID ingest(String name, String content) {
