@@ -28,8 +28,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * the lease, so a worker that lost its job can no longer change it. A lease is a claim's own, not the instance's:
  * {@code lease_owner} is the instance id, a slash and a token of that claim ({@link ImportJob#lease}), so that of two
  * workers of one instance, the one whose lease lapsed and the sibling that took the job over, only the second can
- * write to it. The state changes themselves (claim,
- * release, completion, failure past the takeover limit) are {@link JobLifecycle}'s; this class holds the lease.
+ * write to it. The state changes themselves (claim, release, completion, failure past the takeover limit) are
+ * {@link JobLifecycle}'s; this class holds the lease.
  * <p>
  * A job whose lease ran out is taken over at most {@code ingestor.pipeline.max-takeovers} times: a job that keeps
  * bringing its workers down would otherwise take down worker after worker for ever. Past the limit it is FAILED
