@@ -2,6 +2,7 @@ package dev.ingestor.source.file;
 
 import java.io.File;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -14,7 +15,9 @@ import org.springframework.stereotype.Component;
  * folders. Camel's file consumer follows symbolic links, so without this a link in the inbox would feed intake
  * whatever it points at, and a linked {@code .done/} would move files wherever it points. A refused file is
  * left in place and counted for the poll ({@link LinkRefusals}); being filtered while the folder is listed, it
- * does not count against the poll's limit of files.
+ * does not count against the poll's limit of files. So is a file whose name Camel cannot take it by: a backslash,
+ * which Camel reads as a folder separator (the file would be taken, then fail at every poll for ever), and a name
+ * that is not valid in the system's encoding of file names (UTF-8), which Java lists but cannot open by its name.
  */
 @Component("regularFilesOnly")
 public class RegularFilesOnly implements GenericFileFilter<File> {
@@ -25,6 +28,10 @@ public class RegularFilesOnly implements GenericFileFilter<File> {
     static final String LINKED_SUPPLIER_FOLDER = "the supplier folder is a symbolic link; no file in it is taken until"
             + " it is a real folder";
     static final String LINKED_FILE = "the file is a symbolic link; links are never followed";
+    static final String BACKSLASH_NAME = "the file name holds a backslash, which Camel reads as a folder separator;"
+            + " rename the file without it";
+    static final String UNDECODABLE_NAME = "the file name is not valid UTF-8, so it cannot be opened by its name;"
+            + " rename the file";
 
     private final LinkRefusals refusals;
 
@@ -62,6 +69,14 @@ public class RegularFilesOnly implements GenericFileFilter<File> {
             if (Files.isSymbolicLink(folder.resolve(outcome))) {
                 return linkedOutcomeFolder(outcome);
             }
+        }
+        String name = path.getFileName().toString();
+        if (name.indexOf('\\') >= 0) {
+            return BACKSLASH_NAME;
+        }
+        // Java decodes a name it cannot read as UTF-8 with U+FFFD, and then finds no file by that name
+        if (name.indexOf('\uFFFD') >= 0 && !Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            return UNDECODABLE_NAME;
         }
         return Files.isSymbolicLink(path) ? LINKED_FILE : null;
     }

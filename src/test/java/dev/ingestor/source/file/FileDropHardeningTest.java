@@ -126,6 +126,33 @@ class FileDropHardeningTest extends IngestorTestSupport {
     }
 
     /**
+     * Names Camel cannot take a file by: a backslash (read as a folder separator, the file was taken and failed at
+     * every poll, a row and an empty folder each time) and bytes that are no UTF-8 (listed, never found). Each is
+     * left in place and reported once; no poll takes it, records it or makes a folder for it.
+     */
+    @Test
+    void aFileNameCamelCannotTakeAFileByIsLeftInPlaceAndReportedOnce() throws Exception {
+        Path backslash = drop("ACME", "north\\south.csv", advice("B-1"));
+        // the name's bytes as a Latin-1 system writes "café.csv": 0xE9 is no UTF-8 (made by the shell: Java writes
+        // every name it is given in UTF-8)
+        Path folder = INBOX.resolve("ACME");
+        new ProcessBuilder("sh", "-c", "echo 'source_id,sku,quantity,delivery_date' > \"$0/$(printf 'caf\\351.csv')\"",
+                folder.toString()).inheritIO().start().waitFor();
+        drop("ACME", "fine.csv", advice("F-1"));
+        awaitJobs(1);
+
+        reportedOnce(folder, RegularFilesOnly.BACKSLASH_NAME, 1, "north\\south.csv");
+        assertThat(refusalLines(folder, RegularFilesOnly.UNDECODABLE_NAME)).isNotEmpty();
+        assertThat(backslash).exists();
+        assertThat(jdbc.queryForList("SELECT file_name FROM import_job", String.class)).containsExactly("fine.csv");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class)).isZero();
+        try (var outcomes = Files.list(folder)) {
+            assertThat(outcomes.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(".rejected")
+                    && Files.isDirectory(folder.resolve(n).resolve("north")));
+        }
+    }
+
+    /**
      * 300 links in one supplier folder: one line with their count, not 300 lines, and the polls after it, which
      * see the same links, log nothing new. The route is suspended while the links are made, so that its first poll
      * sees all 300.
