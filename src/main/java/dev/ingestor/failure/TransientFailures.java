@@ -1,7 +1,6 @@
 package dev.ingestor.failure;
 
 import java.io.IOException;
-import java.net.ConnectException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
@@ -36,13 +35,14 @@ public class TransientFailures {
     private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     public static boolean isTransient(Throwable error) {
+        if (isConnectionLoss(error)) {
+            return true;
+        }
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof TransientDataAccessException || t instanceof DataAccessResourceFailureException
-                    || t instanceof RecoverableDataAccessException || t instanceof CannotGetJdbcConnectionException
-                    || t instanceof CannotCreateTransactionException || t instanceof SQLTransientException
-                    || t instanceof SQLRecoverableException || t instanceof SQLNonTransientConnectionException
-                    || t instanceof ConnectException || t instanceof IOException || t instanceof TryAgainLaterException
-                    || isKafkaRetriable(t) || isTransientSqlState(t) || isClosedPoolConnection(t)) {
+                    || t instanceof RecoverableDataAccessException || t instanceof CannotCreateTransactionException
+                    || t instanceof SQLTransientException || t instanceof SQLRecoverableException
+                    || t instanceof IOException || isKafkaRetriable(t) || isTransientSqlState(t)) {
                 return true;
             }
             // the transaction manager could not commit or roll back: a SQL error it could translate would have
