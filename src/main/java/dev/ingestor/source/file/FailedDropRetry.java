@@ -118,8 +118,7 @@ public class FailedDropRetry {
         }
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             // before the marker, which would otherwise mark the supplier's own file of that name as complete
-            throw new RetryRefusedException("a file named " + FileNameRule.printable(target.getFileName().toString())
-                    + " is in the inbox already");
+            throw alreadyInTheInbox(target);
         }
         // the marker first: a marker alone is never taken, while a file moved back without its marker would never
         // be, and the mark's rollback would leave it there with no retry left
@@ -130,8 +129,7 @@ public class FailedDropRetry {
         } catch (IOException e) {
             removeQuietly(marker);
             if (e instanceof FileAlreadyExistsException) {
-                throw new RetryRefusedException("a file named "
-                        + FileNameRule.printable(target.getFileName().toString()) + " is in the inbox already");
+                throw alreadyInTheInbox(target); // put there since the check above
             }
             if (e instanceof NoSuchFileException) {
                 throw new RetryRefusedException("the file is gone from " + failedFolder);
@@ -160,6 +158,11 @@ public class FailedDropRetry {
             throw new RetryRefusedException("its done marker cannot be made in the inbox ("
                     + e.getClass().getSimpleName() + "), so the file would never be taken; nothing is moved");
         }
+    }
+
+    private static RetryRefusedException alreadyInTheInbox(Path target) {
+        return new RetryRefusedException("a file named " + FileNameRule.printable(target.getFileName().toString())
+                + " is in the inbox already");
     }
 
     private static void removeQuietly(Path marker) {
