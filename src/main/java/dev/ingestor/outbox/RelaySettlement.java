@@ -12,11 +12,6 @@ import java.util.List;
 record RelaySettlement(RelayRound round, List<OutboxEvent> published, List<Refusal> refused, int waiting,
         String firstFailure, boolean handedOver) {
 
-    RelaySettlement(RelayRound round, List<OutboxEvent> published, List<Refusal> refused, int waiting,
-            String firstFailure) {
-        this(round, published, refused, waiting, firstFailure, true);
-    }
-
     /** An event Kafka refused for good, and why. */
     record Refusal(OutboxEvent event, Throwable reason) {
     }

@@ -68,7 +68,7 @@ class RelaySettleTest extends IngestorTestSupport {
                 List.of(new OutboxWriter.Event(id, "k", "{\"event_id\":\"" + id + "\"}"))));
         RelayRound round = transactions.execute(status -> store.take(topic, "test/relay-1"));
         assertThat(round.events()).extracting(OutboxEvent::eventId).containsExactly(id);
-        return new RelaySettlement(round, round.events(), List.of(), 0, null);
+        return new RelaySettlement(round, round.events(), List.of(), 0, null, true);
     }
 
     private int settle(OutboxStore store, RelaySettlement settlement) {
