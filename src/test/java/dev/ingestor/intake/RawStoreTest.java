@@ -115,16 +115,21 @@ class RawStoreTest {
         assertThat(new RawStore(root, false).removeLeftovers()).isZero();
     }
 
-    @Test
-    void withFsyncTheFolderIsForcedAfterTheRenameIntoPlace() throws Exception {
-        java.util.List<Path> synced = new java.util.ArrayList<>();
-        RawStore store = new RawStore(root, true) {
+    /** A store with fsync that adds each folder it forces to {@code synced}. */
+    private RawStore forcingInto(java.util.List<Path> synced) {
+        return new RawStore(root, true) {
             @Override
             protected void syncDirectory(Path folder) throws IOException {
                 super.syncDirectory(folder);
                 synced.add(folder);
             }
         };
+    }
+
+    @Test
+    void withFsyncTheFolderIsForcedAfterTheRenameIntoPlace() throws Exception {
+        java.util.List<Path> synced = new java.util.ArrayList<>();
+        RawStore store = forcingInto(synced);
         StoredContent first = store.store(new ByteArrayInputStream("durable".getBytes()), "ACME", null);
         // new folders: their parents hold their names
         assertThat(synced).containsExactly(root.toAbsolutePath(), first.path().getParent().getParent(),
@@ -155,13 +160,7 @@ class RawStoreTest {
         assertThatThrownBy(() -> killed.store(new ByteArrayInputStream("in place".getBytes()), "ACME", null))
                 .hasMessageContaining("killed");
         java.util.List<Path> synced = new java.util.ArrayList<>();
-        RawStore next = new RawStore(root, true) {
-            @Override
-            protected void syncDirectory(Path folder) throws IOException {
-                super.syncDirectory(folder);
-                synced.add(folder);
-            }
-        };
+        RawStore next = forcingInto(synced);
         StoredContent found = next.store(new ByteArrayInputStream("in place".getBytes()), "ACME", null);
         assertThat(synced).containsExactly(root.toAbsolutePath(), found.path().getParent().getParent(),
                 found.path().getParent());
