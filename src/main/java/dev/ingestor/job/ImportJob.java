@@ -31,10 +31,11 @@ public record ImportJob(
         String submittedBy,
         String lease) {
 
-    /** The format of the stored content: the job's own (an items batch is JSON Lines) or the supplier's. */
-    public RecordFormat formatOr(RecordFormat supplierFormat) {
-        return format != null ? format : supplierFormat;
-    }
+    /**
+     * Whether the job is an HTTP item batch (its request key names it): its stored content is the batch's items, one
+     * canonical JSON line each, not a file in its supplier's format.
+     */
+    public boolean isItemBatch() { return requestKey != null; }
 
     /**
      * Short, because Camel's simple language prints both sides of each comparison it makes: the stage worker's

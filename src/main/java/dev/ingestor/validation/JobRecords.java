@@ -11,7 +11,10 @@ import dev.ingestor.intake.RawStore;
 import dev.ingestor.job.ImportJob;
 import org.springframework.stereotype.Component;
 
-/** Opens a job's stored file as records in its supplier's format; both stages read a job through this. */
+/**
+ * Opens a job's stored file as records: a file in its supplier's format, through its mapping and hook; an HTTP item
+ * batch as its items ({@link ItemLines}). Both stages read a job through this.
+ */
 @Component
 public class JobRecords {
 
@@ -55,11 +58,13 @@ public class JobRecords {
                     "supplier " + job.supplier() + " is no longer configured, so its format is unknown");
         }
         InputStream in = rawStore.open(job.key());
+        if (job.isItemBatch()) {
+            // the batch's items are the record itself, as when it is applied while its caller waits
+            return ItemLines.open(in);
+        }
         try {
-            RecordReader reader = RecordReader.open(job.formatOr(supplier.getFormat()), in, job.format() != null
-                    ? java.nio.charset.StandardCharsets.UTF_8
-                    : supplier.getCharset(), supplier.getCsvDelimiter(), mapping(job.supplier()),
-                    limits(job.supplier()));
+            RecordReader reader = RecordReader.open(supplier.getFormat(), in, supplier.getCharset(),
+                    supplier.getCsvDelimiter(), mapping(job.supplier()), limits(job.supplier()));
             // after the mapping: a supplier's route reshapes records already in the record's names and formats
             return hooks.wrap(job.supplier(), job.id(), reader);
         } catch (RuntimeException e) {

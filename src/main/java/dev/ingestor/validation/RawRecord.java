@@ -31,17 +31,29 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
         return line >= 0 ? "line " + line : "item " + index;
     }
 
-    /** An object of a JSON document as a record: field names in lower case, values as text. */
+    /**
+     * An object of a JSON document as a record: field names in lower case, values as text. A decimal is written out
+     * in full ({@code 1E+1}, as the canonical form of an item's {@code 10.0} keeps it, is {@code 10}), so a number
+     * reads as its value whichever way it was written.
+     */
     public static RawRecord ofJson(tools.jackson.databind.JsonNode node, long index, long line) {
         if (!node.isObject()) {
             return broken(index, line,
                     "is a JSON " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
         }
         Map<String, String> fields = new java.util.LinkedHashMap<>();
-        node.properties().iterator().forEachRemaining(e -> fields.put(e.getKey().toLowerCase(java.util.Locale.ROOT),
-                e.getValue().isNull()
-                        ? null
-                        : e.getValue().isValueNode() ? e.getValue().asString() : e.getValue().toString()));
+        node.properties().iterator()
+                .forEachRemaining(e -> fields.put(e.getKey().toLowerCase(java.util.Locale.ROOT), text(e.getValue())));
         return new RawRecord(index, line, fields, null);
+    }
+
+    private static String text(tools.jackson.databind.JsonNode value) {
+        if (value.isNull()) {
+            return null;
+        }
+        if (value.isBigDecimal()) {
+            return value.decimalValue().toPlainString();
+        }
+        return value.isValueNode() ? value.asString() : value.toString();
     }
 }

@@ -92,7 +92,7 @@ class ItemBatchApi {
                 }
             }
         });
-        return new ItemBatchRequest(supplier, key, bulk, batch.jsonLines(), batch.count(), batch.fingerprint(),
+        return new ItemBatchRequest(supplier, key, bulk, batch.jsonLines(), batch.fingerprint(),
                 TenantGuard.caller(exchange).submitter());
     }
 

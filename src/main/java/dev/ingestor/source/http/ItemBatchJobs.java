@@ -2,11 +2,7 @@ package dev.ingestor.source.http;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.UUID;
 
 import dev.ingestor.api.JobView;
@@ -17,7 +13,7 @@ import dev.ingestor.job.ImportJobStore;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.RecordCounts;
 import dev.ingestor.processing.ItemApplier;
-import dev.ingestor.validation.RawRecord;
+import dev.ingestor.validation.ItemLines;
 import dev.ingestor.web.HttpReplies;
 import org.apache.camel.Body;
 import org.apache.camel.Exchange;
@@ -65,7 +61,7 @@ class ItemBatchJobs {
         UUID jobId = ImportJobStore.newId();
         try (BufferedReader lines = Files.newBufferedReader(request.items())) {
             ItemApplier.Applied applied = applier.applyBatch(request.supplier(), jobId,
-                    records(lines, request.itemCount()),
+                    ItemLines.of(lines),
                     counts -> jobs.createForRequest(jobId, content.key(), content.size(), fileName(request),
                             request.idempotencyKey(), request.submittedBy(), finished(counts), counts));
             byte[] body = replies.toJson(ItemBatchAnswer.of(jobId, finished(applied.counts()), applied));
@@ -82,29 +78,4 @@ class ItemBatchJobs {
         return counts.quarantined() == 0 ? JobState.COMPLETED : JobState.COMPLETED_WITH_ERRORS;
     }
 
-    /** The items file's lines (canonical JSON, one item each) as records named by their position. */
-    private static Iterator<RawRecord> records(BufferedReader lines, int count) {
-        return new Iterator<>() {
-            private int read;
-
-            @Override
-            public boolean hasNext() {
-                return read < count;
-            }
-
-            @Override
-            public RawRecord next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                try {
-                    read++;
-                    return RawRecord.ofJson(CanonicalJson.parse(lines.readLine().getBytes(StandardCharsets.UTF_8)),
-                            read, -1);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("the items file of the request cannot be read", e);
-                }
-            }
-        };
-    }
 }

@@ -328,7 +328,7 @@ class ItemBatchApiTest extends IngestorTestSupport {
         JsonNode job = mapper.readTree(get("/api/v1/jobs/" + jobId, ACME_KEY).body());
         assertThat(job.get("counts").get("accepted").asInt()).isEqualTo(3);
         assertThat(job.get("requestKey").asString()).isEqualTo(key);
-        assertThat(get("/api/v1/jobs/" + jobId + "/records", ACME_KEY).body()).contains("line 4: quantity");
+        assertThat(get("/api/v1/jobs/" + jobId + "/records", ACME_KEY).body()).contains("item 4: quantity");
         assertThat(outboxRows()).isEqualTo(3);
     }
 
