@@ -9,7 +9,9 @@ import dev.ingestor.config.RecordFormat;
  * One distinct file of one supplier, and what became of it. {@code submittedBy} is who handed it in first (a
  * duplicate does not change it); null for jobs made before it was recorded. {@code lease} is the lease its worker
  * held when it was read (null: none): for a job a worker just claimed, that claim's own, which every write the worker
- * makes to the job names ({@link JobClaims}).
+ * makes to the job names ({@link JobClaims}). {@code rerun}: an operator has sent the job round again since it was
+ * received (re-validated, reprocessed, or a dead letter replayed from the start), so its earlier runs may have made
+ * effects ({@code ItemStore} says what a re-run may still do).
  */
 public record ImportJob(
         UUID id,
@@ -29,7 +31,8 @@ public record ImportJob(
         String requestKey,
         RecordFormat format,
         String submittedBy,
-        String lease) {
+        String lease,
+        boolean rerun) {
 
     /**
      * Whether the job is an HTTP item batch (its request key names it): its stored content is the batch's items, one

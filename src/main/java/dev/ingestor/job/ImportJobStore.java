@@ -31,7 +31,7 @@ public class ImportJobStore {
 
     public static final String COLUMNS = "id, supplier, state, key, file_name, size, source, received_at, updated_at,"
             + " duplicate_count, last_seen_at, total, accepted, updated, replayed, quarantined, error, records_done,"
-            + " request_key, format, submitted_by, lease_owner";
+            + " request_key, format, submitted_by, lease_owner, rerun";
 
     /** Time-ordered (v7) ids: newest-first listing and index locality, and nothing to guess from them. */
     private static final TimeBasedEpochGenerator IDS = Generators.timeBasedEpochGenerator();
@@ -281,7 +281,8 @@ public class ImportJobStore {
                 rs.getString("request_key"),
                 rs.getString("format") == null ? null : RecordFormat.valueOf(rs.getString("format")),
                 rs.getString("submitted_by"),
-                rs.getString("lease_owner"));
+                rs.getString("lease_owner"),
+                rs.getBoolean("rerun"));
     }
 
     /**

@@ -370,7 +370,7 @@ public class JobLifecycle {
     public boolean revalidate(UUID jobId) {
         return Boolean.TRUE.equals(transactions.execute(status -> {
             int moved = jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0,"
-                    + " replayed = 0, quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL,"
+                    + " replayed = 0, quarantined = 0, records_done = 0, rerun = true, error = NULL, lease_owner = NULL, lease_until = NULL,"
                     + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state IN " + AT_REST, jobId);
             if (moved == 1) {
                 // a file of millions of bad records has that many quarantined
@@ -388,9 +388,11 @@ public class JobLifecycle {
      */
     public boolean reprocess(UUID jobId) {
         return sentBack(
-                jdbc.update("UPDATE import_job SET state = 'PROCESSING', records_done = 0, accepted = 0, updated = 0,"
-                        + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
-                        + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE), jobId) == 1);
+                jdbc.update(
+                        "UPDATE import_job SET state = 'PROCESSING', records_done = 0, rerun = true, accepted = 0, updated = 0,"
+                                + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
+                                + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE),
+                        jobId) == 1);
     }
 
     /** A FAILED job and the stage its last dead letter names. */
@@ -429,7 +431,7 @@ public class JobLifecycle {
         }
         return sentBack(jdbc
                 .update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
-                        + " quarantined = 0, records_done = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0,"
+                        + " quarantined = 0, records_done = 0, rerun = true, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0,"
                         + " takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1);
     }
 

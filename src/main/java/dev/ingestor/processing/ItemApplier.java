@@ -80,7 +80,7 @@ public class ItemApplier {
     public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
             LongPredicate quarantined, BatchCommit commit) {
         Run run = new Run(batchSize, commit, false, false, checkpoint);
-        run.file(job.supplier(), job.id());
+        run.file(job.supplier(), job.id(), job.rerun());
         long skip = checkpoint;
         while (records.hasNext()) {
             RawRecord record = records.next();
@@ -104,7 +104,7 @@ public class ItemApplier {
     public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records,
             Consumer<RecordCounts> recordJob) {
         Run run = new Run(Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, true, 0);
-        run.file(supplier, jobId);
+        run.file(supplier, jobId, false);
         List<RawRecord> all = new ArrayList<>();
         records.forEachRemaining(all::add);
         Set<String> sourceIds = new HashSet<>();
@@ -125,8 +125,8 @@ public class ItemApplier {
         return applied;
     }
 
-    /** A small file of a group: its supplier, its job and its records. */
-    public record GroupFile(String supplier, UUID jobId, List<RawRecord> records) {
+    /** A small file of a group: its supplier, its job, whether the job is a re-run, and its records. */
+    public record GroupFile(String supplier, UUID jobId, boolean rerun, List<RawRecord> records) {
     }
 
     /**
@@ -143,7 +143,7 @@ public class ItemApplier {
         Run run = new Run(batchSize, (apply, from, position, last) -> apply.get(), false, true, 0);
         List<Tally> tallies = new ArrayList<>();
         for (GroupFile file : files) {
-            tallies.add(run.file(file.supplier(), file.jobId()));
+            tallies.add(run.file(file.supplier(), file.jobId(), file.rerun()));
             file.records().forEach(run::add);
         }
         run.finish();
@@ -156,14 +156,16 @@ public class ItemApplier {
 
         private final String supplier;
         private final UUID jobId;
+        private final boolean rerun;
         private long total;
         private long accepted;
         private long updated;
         private long replayed;
 
-        Tally(String supplier, UUID jobId) {
+        Tally(String supplier, UUID jobId, boolean rerun) {
             this.supplier = supplier;
             this.jobId = jobId;
+            this.rerun = rerun;
         }
 
         void count(RecordOutcome outcome) {
@@ -212,9 +214,9 @@ public class ItemApplier {
             this.quarantines = quarantines;
         }
 
-        /** The records added from now on are {@code jobId}'s, of {@code supplier}. */
-        Tally file(String supplier, UUID jobId) {
-            file = new Tally(supplier, jobId);
+        /** The records added from now on are {@code jobId}'s, of {@code supplier} ({@code rerun}: a re-run's). */
+        Tally file(String supplier, UUID jobId, boolean rerun) {
+            file = new Tally(supplier, jobId, rerun);
             return file;
         }
 
@@ -237,7 +239,8 @@ public class ItemApplier {
                 }
                 return;
             }
-            ItemStore.Entry entry = new ItemStore.Entry(file.supplier, file.jobId, record.advice());
+            ItemStore.Entry entry = new ItemStore.Entry(file.supplier, file.jobId, record.advice(),
+                    record.raw().index(), file.rerun);
             if (!batchItems.add(entry.item())) {
                 flush(position - 1, false);
                 batchItems.add(entry.item());

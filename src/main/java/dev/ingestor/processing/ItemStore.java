@@ -32,6 +32,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  *     the item (INACTIVE, outcome DELETED), a tombstone for an unknown item records it INACTIVE, and a later
  *     record with an effect makes it ACTIVE again (UPDATED).</li>
  * </ul>
+ * A job an operator sent round again (a re-run: {@code ImportJob.rerun}) meets these rules too, and two more where the
+ * content decides (either side without a version), so that it repeats nothing and undoes nothing: its record makes no
+ * effect on an item whose content its own job wrote with that record or a later one, nor on an item a job received
+ * after it wrote last. A re-run's statement locks its items first, so those two are judged on what is committed.
  * Every effect is kept in the item's history too ({@code item_version}, by the same statement).
  * A REPLAY changes nothing and writes no event. Each effect adds one to the item's revision and writes its outbox
  * event in the same transaction ({@link OutboxWriter}, which gives the event its id), so effects and events
@@ -64,17 +68,29 @@ public class ItemStore {
     private static final String APPLY = """
             WITH input AS (
               SELECT * FROM unnest(?::text[], ?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[],
-                  ?::boolean[]) WITH ORDINALITY
-                AS t(supplier, job_id, source_id, source_version, record_hash, record, event_id, deleted, n)
+                  ?::boolean[], ?::bigint[], ?::boolean[]) WITH ORDINALITY
+                AS t(supplier, job_id, source_id, source_version, record_hash, record, event_id, deleted, record_no,
+                     rerun, n)
+            ), applicable AS (
+              SELECT * FROM input t
+              WHERE NOT t.rerun OR NOT EXISTS (
+                SELECT 1 FROM item i
+                WHERE i.supplier = t.supplier AND i.source_id = t.source_id
+                  AND (i.source_version IS NULL OR t.source_version IS NULL)
+                  AND CASE WHEN i.job_id = t.job_id THEN i.record_no IS NULL OR i.record_no >= t.record_no
+                           ELSE EXISTS (SELECT 1 FROM import_job w, import_job j
+                                        WHERE w.id = i.job_id AND j.id = t.job_id AND w.received_at > j.received_at)
+                      END)
             ), upserted AS (
-              INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, state)
-              SELECT supplier, source_id, source_version, record_hash, record, job_id,
-                     CASE WHEN deleted THEN 'INACTIVE' ELSE 'ACTIVE' END FROM input
+              INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, record_no, state)
+              SELECT supplier, source_id, source_version, record_hash, record, job_id, record_no,
+                     CASE WHEN deleted THEN 'INACTIVE' ELSE 'ACTIVE' END FROM applicable
               ORDER BY supplier COLLATE "C", source_id COLLATE "C"
               ON CONFLICT (supplier, source_id) DO UPDATE
                 SET source_version = coalesce(EXCLUDED.source_version, i.source_version),
                     record_hash = EXCLUDED.record_hash, record = EXCLUDED.record, job_id = EXCLUDED.job_id,
-                    state = EXCLUDED.state, revision = i.revision + 1, updated_at = now()
+                    record_no = EXCLUDED.record_no, state = EXCLUDED.state, revision = i.revision + 1,
+                    updated_at = now()
                 WHERE CASE WHEN EXCLUDED.source_version IS NOT NULL AND i.source_version IS NOT NULL
                            THEN EXCLUDED.source_version > i.source_version
                            ELSE EXCLUDED.record_hash <> i.record_hash END
@@ -101,8 +117,11 @@ public class ItemStore {
                    t.n
             FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id"""));
 
-    /** A record to apply: its supplier, the job it came in, and the record. */
-    public record Entry(String supplier, UUID jobId, DeliveryAdvice advice) {
+    /**
+     * A record to apply: its supplier, the job it came in, the record, its number in the job's file (from 1), and
+     * whether the job is a re-run ({@code ImportJob.rerun}).
+     */
+    public record Entry(String supplier, UUID jobId, DeliveryAdvice advice, long recordNo, boolean rerun) {
 
         ItemKey item() {
             return new ItemKey(supplier, advice.sourceId());
@@ -131,9 +150,13 @@ public class ItemStore {
         return transactions.execute(status -> applyNow(topic, batch));
     }
 
-    /** {@link #apply(String, List)} of one job's records. */
+    /** {@link #apply(String, List)} of one job's first run, its records numbered from 1 in the order given. */
     public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
-        return apply(topic, batch.stream().map(advice -> new Entry(supplier, jobId, advice)).toList());
+        List<Entry> entries = new ArrayList<>(batch.size());
+        for (DeliveryAdvice advice : batch) {
+            entries.add(new Entry(supplier, jobId, advice, entries.size() + 1, false));
+        }
+        return apply(topic, entries);
     }
 
     /**
@@ -169,6 +192,9 @@ public class ItemStore {
         String[] hashes = new String[n];
         String[] records = new String[n];
         Boolean[] deleted = new Boolean[n];
+        Long[] recordNos = new Long[n];
+        Boolean[] reruns = new Boolean[n];
+        Map<String, List<String>> rerunItems = new HashMap<>();
         Set<ItemKey> sent = new HashSet<>();
         for (int i = 0; i < n; i++) {
             Entry entry = batch.get(i);
@@ -181,8 +207,15 @@ public class ItemStore {
             hashes[i] = DeliveryAdvice.hash(json);
             records[i] = json;
             deleted[i] = advice.deleted();
+            recordNos[i] = entry.recordNo();
+            reruns[i] = entry.rerun();
+            if (entry.rerun()) {
+                rerunItems.computeIfAbsent(entry.supplier(), s -> new ArrayList<>()).add(advice.sourceId());
+            }
             sent.add(entry.item());
         }
+        // a re-run judges its items by who wrote them last: locked first, the statement then reads what is committed
+        lockInOrder(rerunItems);
         UUID[] eventIds = OutboxWriter.newEventIds(n);
         Map<ItemKey, RecordOutcome> written = new HashMap<>();
         jdbc.execute((Connection c) -> {
@@ -195,7 +228,9 @@ public class ItemStore {
                 ps.setArray(6, c.createArrayOf("text", records));
                 ps.setArray(7, c.createArrayOf("uuid", eventIds));
                 ps.setArray(8, c.createArrayOf("boolean", deleted));
-                ps.setString(9, topic);
+                ps.setArray(9, c.createArrayOf("bigint", recordNos));
+                ps.setArray(10, c.createArrayOf("boolean", reruns));
+                ps.setString(11, topic);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         written.put(new ItemKey(rs.getString(1), rs.getString(2)),

@@ -182,7 +182,8 @@ public class SmallFileGroup {
         // the files one after the other, each record checked once: the valid ones applied (the files sharing
         // statements), the others quarantined (the job rows exist already, so there is nothing to record first)
         List<RecordCounts> counts = applier.applyGroup(group.stream()
-                .map(read -> new ItemApplier.GroupFile(read.job().supplier(), read.job().id(), read.records()))
+                .map(read -> new ItemApplier.GroupFile(read.job().supplier(), read.job().id(), read.job().rerun(),
+                        read.records()))
                 .toList(), batchSize);
         List<JobLifecycle.GroupResult> results = new ArrayList<>();
         for (int i = 0; i < group.size(); i++) {

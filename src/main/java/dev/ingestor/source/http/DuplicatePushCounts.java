@@ -242,7 +242,8 @@ public class DuplicatePushCounts {
     private static ImportJob withCount(ImportJob job, int duplicateCount, Instant seen) {
         return new ImportJob(job.id(), job.supplier(), job.state(), job.key(), job.fileName(), job.size(),
                 job.source(), job.receivedAt(), job.updatedAt(), duplicateCount, seen, job.counts(),
-                job.error(), job.recordsDone(), job.requestKey(), job.format(), job.submittedBy(), job.lease());
+                job.error(), job.recordsDone(), job.requestKey(), job.format(), job.submittedBy(), job.lease(),
+                job.rerun());
     }
 
     /** Arrivals of the job counted here whose batch has not finished: pending, or in the batch being written. */

@@ -1,0 +1,104 @@
+package dev.ingestor.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import dev.ingestor.support.IngestorTestSupport;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A job an operator sends round again (reprocess, re-validate, a dead letter replayed from the start) repeats
+ * nothing and undoes nothing, for items without a version too, where the content decides: its records do not bring
+ * an item back from what a later job wrote, and a file that names an item twice does not write it twice again. On
+ * the real PostgreSQL, through the admin API and the stages.
+ */
+class RerunsTest extends IngestorTestSupport {
+
+    private static final String HEADER = "source_id,sku,quantity,delivery_date\n";
+
+    @Test
+    void aReprocessedJobDoesNotBringAnItemBackFromALaterJobsContent() throws Exception {
+        String item = "RR-" + UUID.randomUUID();
+        UUID older = intake("ACME", "older.csv", HEADER + item + ",OLD,1,2026-12-01\n");
+        awaitState(older, "COMPLETED");
+        UUID later = intake("ACME", "later.csv", HEADER + item + ",NEW,1,2026-12-01\n");
+        awaitState(later, "COMPLETED");
+        assertThat(events(item)).isEqualTo(2);
+
+        for (String action : List.of("reprocess", "revalidate")) {
+            send("/api/v1/admin/jobs/" + older + "/" + action);
+            awaitState(older, "COMPLETED");
+            assertThat(jdbc.queryForObject(
+                    "SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
+                    String.class, item)).as(action).isEqualTo("NEW");
+            assertThat(events(item)).as(action).isEqualTo(2);
+            assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, older))
+                    .as(action).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aReprocessedFileThatNamesAnItemTwiceWritesItNoMore() throws Exception {
+        String item = "RT-" + UUID.randomUUID();
+        UUID job = intake("ACME", "twice.csv",
+                HEADER + item + ",FIRST,1,2026-12-01\n" + item + ",SECOND,2,2026-12-01\n");
+        awaitState(job, "COMPLETED");
+        assertThat(events(item)).isEqualTo(2);
+
+        send("/api/v1/admin/jobs/" + job + "/reprocess");
+        awaitState(job, "COMPLETED");
+        assertThat(events(item)).isEqualTo(2);
+        assertThat(
+                jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
+                        String.class, item))
+                .isEqualTo("SECOND");
+        assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, job)).isEqualTo(2);
+    }
+
+    @Test
+    void aReprocessedJobStillWritesWhatNoLaterJobChanged() throws Exception {
+        String mine = "RM-" + UUID.randomUUID();
+        String taken = "RO-" + UUID.randomUUID();
+        UUID job = intake("ACME", "mine.csv", HEADER + mine + ",MINE,1,2026-12-01\n" + taken + ",MINE,1,2026-12-01\n");
+        awaitState(job, "COMPLETED");
+        // an item put back by hand to an earlier content, as an earlier job would have left it, and one a later job
+        // changed: the re-run writes the first again, and leaves the second
+        jdbc.update(
+                "UPDATE item SET record = jsonb_set(record::jsonb, '{sku}', '\"EARLIER\"')::text, record_hash = 'x',"
+                        + " job_id = ? WHERE supplier = 'ACME' AND source_id = ?",
+                UUID.randomUUID(), mine);
+        UUID later = intake("ACME", "later.csv", HEADER + taken + ",LATER,1,2026-12-01\n");
+        awaitState(later, "COMPLETED");
+
+        send("/api/v1/admin/jobs/" + job + "/reprocess");
+        awaitState(job, "COMPLETED");
+        assertThat(
+                jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
+                        String.class, mine))
+                .isEqualTo("MINE");
+        assertThat(
+                jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
+                        String.class, taken))
+                .isEqualTo("LATER");
+    }
+
+    private long events(String sourceId) {
+        return jdbc.queryForObject("SELECT count(*) FROM outbox_all WHERE topic = 'ingestor.items' AND event_key = ?",
+                Long.class, "ACME:" + sourceId);
+    }
+
+    private void send(String path) throws Exception {
+        HttpResponse<String> response = post(path, ADMIN_KEY, "application/json", new byte[0]);
+        assertThat(response.statusCode()).as(path + " " + response.body()).isEqualTo(202);
+    }
+
+    private void awaitState(UUID id, String state) {
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> state.equals(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, id)));
+    }
+}
