@@ -304,8 +304,13 @@ function renderFailed(failed) {
 }
 
 function replayButton(letter) {
+  // an event Kafka refused for good: its effect stands and nothing is sent round; the letter is only acknowledged
+  if (letter.stage === 'relay') {
+    return button('Acknowledge', 'replay', () =>
+      act('Acknowledge dead letter ' + letter.id + ' (its event is not sent again)?', 'POST', '/dead-letters/' + letter.id + '/replay'));
+  }
   return button('Replay', 'replay', () =>
-    act('Replay dead letter ' + letter.id + ' (job back to ' + letter.stage + ')?', 'POST', '/dead-letters/' + letter.id + '/replay'));
+    act('Replay dead letter ' + letter.id + ' (its job back to the stage that failed)?', 'POST', '/dead-letters/' + letter.id + '/replay'));
 }
 
 function renderDead(letters) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.ingestor.outbox.DeadLetterWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -45,16 +46,31 @@ public class DeadLetterStore {
                 .findFirst();
     }
 
-    /** Marks one dead letter replayed, by whom. */
-    public void markReplayed(long id, String who) {
-        jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE id = ?", who, id);
+    /**
+     * Marks the dead letter {@code id} of an event Kafka refused ({@link DeadLetterWriter#RELAY_STAGE}) seen, by
+     * whom, if it is one and waits: nothing is sent round for it (its job's effects stand). False for any other.
+     */
+    public boolean acknowledgeRefusedEvent(long id, String who) {
+        return jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE id = ?"
+                + " AND replayed_at IS NULL AND stage = ?", who, id, DeadLetterWriter.RELAY_STAGE) == 1;
     }
 
-    /** Marks every dead letter of a job that is not replayed yet as replayed, by whom. */
+    /**
+     * Marks every waiting dead letter of a job's failures as replayed, by whom: the job has been sent round again. The
+     * letters of events Kafka refused are not its failures, and wait to be acknowledged.
+     */
     public void markReplayedOfJob(UUID jobId, String who) {
-        jdbc.update(
-                "UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE job_id = ? AND replayed_at IS NULL",
-                who, jobId);
+        jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE job_id = ?"
+                + " AND replayed_at IS NULL AND stage <> ?", who, jobId, DeadLetterWriter.RELAY_STAGE);
+    }
+
+    /**
+     * The stage of the job's failure: its newest dead letter's, the letters of events Kafka refused passed over (they
+     * may come after the failure, and say nothing of it); null when it has no other.
+     */
+    public String failedStage(UUID jobId) {
+        return jdbc.query("SELECT stage FROM dead_letter WHERE job_id = ? AND stage <> ? ORDER BY id DESC LIMIT 1",
+                (rs, n) -> rs.getString(1), jobId, DeadLetterWriter.RELAY_STAGE).stream().findFirst().orElse(null);
     }
 
     /**

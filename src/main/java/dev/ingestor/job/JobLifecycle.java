@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 
 import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.notification.NotificationWriter;
+import dev.ingestor.outbox.DeadLetterWriter;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -410,12 +411,16 @@ public class JobLifecycle {
                 + " WHERE d.id = ? FOR UPDATE OF j", UUID.class, deadLetterId).isEmpty();
     }
 
-    /** The FAILED jobs of {@code supplier}, locked in the caller's transaction, each with the stage that failed. */
+    /**
+     * The FAILED jobs of {@code supplier}, locked in the caller's transaction, each with the stage that failed (as
+     * {@link DeadLetterStore#failedStage} says it).
+     */
     public List<FailedJob> lockFailed(String supplier) {
-        return jdbc.query("SELECT j.id, (SELECT d.stage FROM dead_letter d WHERE d.job_id = j.id"
+        return jdbc.query("SELECT j.id, (SELECT d.stage FROM dead_letter d WHERE d.job_id = j.id AND d.stage <> ?"
                 + " ORDER BY d.id DESC LIMIT 1) AS stage FROM import_job j WHERE j.supplier = ? AND j.state = 'FAILED'"
                 + " FOR UPDATE OF j",
-                (rs, row) -> new FailedJob(rs.getObject("id", UUID.class), rs.getString("stage")), supplier);
+                (rs, row) -> new FailedJob(rs.getObject("id", UUID.class), rs.getString("stage")),
+                DeadLetterWriter.RELAY_STAGE, supplier);
     }
 
     /**

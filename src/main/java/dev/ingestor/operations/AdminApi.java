@@ -248,7 +248,11 @@ public class AdminApi {
 
     public void replayDeadLetter(@Header("id") String id, Exchange exchange) {
         long letter = number("dead letter", id);
-        answer(exchange, actions.replayDeadLetter(letter, who(exchange)), "queued again",
+        JobActions.Replay replay = actions.replayDeadLetter(letter, who(exchange));
+        answer(exchange, replay != JobActions.Replay.REFUSED,
+                replay == JobActions.Replay.ACKNOWLEDGED
+                        ? "acknowledged: Kafka refused this event for good; its effect stands and it is not sent again"
+                        : "queued again",
                 "dead letter " + letter + " is unknown, already replayed, or its job is no longer FAILED");
     }
 

@@ -13,8 +13,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * What an operator can do to jobs, all in PostgreSQL and all idempotent in effect: a job sent round again
- * meets item-level idempotency, so items already applied come back REPLAY and no event is written twice.
- * Only a job at rest (finished) is touched; one a worker holds is left alone. Every action is logged with who.
+ * meets item-level idempotency and the re-run rules ({@code ItemStore}), so items already applied come back REPLAY
+ * and no event is written twice. Only a job at rest (finished) is touched; one a worker holds is left alone. A job
+ * sent round again has its waiting dead letters marked replayed in the same transaction, so none of them can send it
+ * round once more later. Every action is logged with who.
  * The jobs' state changes, with the guards that say which job may be sent round, are {@link JobLifecycle}'s.
  */
 @Component
@@ -33,9 +35,19 @@ class JobActions {
         this.transactions = new TransactionTemplate(transactionManager);
     }
 
+    /** What became of a dead letter's replay. */
+    enum Replay {
+        /** Its job is sent back to the stage that failed. */
+        QUEUED,
+        /** An event Kafka refused for good: the letter is marked seen, nothing is sent round (its effect stands). */
+        ACKNOWLEDGED,
+        /** Unknown, replayed already, or its job is not FAILED. */
+        REFUSED
+    }
+
     /** Back to RECEIVED: validation reads the file again, then processing applies it (replays stay replays). */
     public boolean revalidate(UUID jobId, String who) {
-        boolean done = lifecycle.revalidate(jobId);
+        boolean done = sentRound(jobId, who, () -> lifecycle.revalidate(jobId));
         LOG.info("admin action=revalidate job={} by={} result={}", jobId, who,
                 done ? "queued" : "refused (not at rest, or unknown)");
         return done;
@@ -43,28 +55,41 @@ class JobActions {
 
     /** Back to PROCESSING from the first record: the quarantine stays as validation left it. */
     public boolean reprocess(UUID jobId, String who) {
-        boolean done = lifecycle.reprocess(jobId);
+        boolean done = sentRound(jobId, who, () -> lifecycle.reprocess(jobId));
         LOG.info("admin action=reprocess job={} by={} result={}", jobId, who,
                 done ? "queued" : "refused (not finished, never validated, or unknown)");
         return done;
     }
 
     /**
-     * Sends a dead letter's job back to the stage that failed: processing resumes from its checkpoint,
-     * validation starts again. The dead letter is kept, marked replayed.
+     * Sends a dead letter's job back to the stage that failed, which its letters say
+     * ({@link DeadLetterStore#failedStage}; not this letter's, which may be an older one): processing resumes from
+     * its checkpoint, validation starts again. The job's waiting letters are kept, marked replayed. The letter of an
+     * event Kafka refused for good is only acknowledged: its job's effects stand, and sending the job round would not
+     * send the event.
      */
-    public boolean replayDeadLetter(long deadLetterId, String who) {
-        boolean done = Boolean.TRUE.equals(transactions.execute(status -> Optional.of(deadLetterId)
-                .filter(lifecycle::lockJobOfDeadLetter)
-                .flatMap(deadLetters::lockWaiting)
-                .filter(letter -> lifecycle.resumeAfterDeadLetter(letter.jobId(), letter.stage()))
-                .map(letter -> {
-                    deadLetters.markReplayed(letter.id(), who);
-                    return true;
-                }).orElse(false)));
+    public Replay replayDeadLetter(long deadLetterId, String who) {
+        Replay replay = transactions.execute(status -> {
+            if (deadLetters.acknowledgeRefusedEvent(deadLetterId, who)) {
+                return Replay.ACKNOWLEDGED;
+            }
+            return Optional.of(deadLetterId)
+                    .filter(lifecycle::lockJobOfDeadLetter)
+                    .flatMap(deadLetters::lockWaiting)
+                    .filter(letter -> lifecycle.resumeAfterDeadLetter(letter.jobId(),
+                            deadLetters.failedStage(letter.jobId())))
+                    .map(letter -> {
+                        deadLetters.markReplayedOfJob(letter.jobId(), who);
+                        return Replay.QUEUED;
+                    }).orElse(Replay.REFUSED);
+        });
         LOG.info("admin action=replay-dead-letter dead-letter={} by={} result={}", deadLetterId, who,
-                done ? "queued" : "refused (already replayed, unknown, or its job is not FAILED)");
-        return done;
+                switch (replay) {
+                    case QUEUED -> "queued";
+                    case ACKNOWLEDGED -> "acknowledged (an event Kafka refused; its effect stands)";
+                    default -> "refused (already replayed, unknown, or its job is not FAILED)";
+                });
+        return replay;
     }
 
     /** Every FAILED job of a supplier, each back to the stage that failed. */
@@ -82,5 +107,16 @@ class JobActions {
         });
         LOG.info("admin action=retry-failed supplier={} by={} jobs={}", supplier, who, count);
         return count == null ? 0 : count;
+    }
+
+    /** {@code send} sends the job round; if it did, the job's waiting letters are marked replayed with it. */
+    private boolean sentRound(UUID jobId, String who, java.util.function.BooleanSupplier send) {
+        return Boolean.TRUE.equals(transactions.execute(status -> {
+            if (!send.getAsBoolean()) {
+                return false;
+            }
+            deadLetters.markReplayedOfJob(jobId, who);
+            return true;
+        }));
     }
 }

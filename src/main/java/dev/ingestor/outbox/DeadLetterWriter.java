@@ -22,6 +22,13 @@ import tools.jackson.databind.ObjectMapper;
 @Component
 public class DeadLetterWriter {
 
+    /**
+     * The stage of the dead letter of an event Kafka refused for good ({@link OutboxStore#refuse}). It is no failure of
+     * its job: the job's effects stand, and sending the job round again would not send the event. An operator
+     * acknowledges such a letter; the job's own failure is told by its other letters.
+     */
+    public static final String RELAY_STAGE = "relay";
+
     /** What failed, for whom; {@code jobId} may name a job that no longer exists (then the letter has none). */
     public record Failure(UUID jobId, String supplier, String key, String stage, String exception, String message,
             int attempts) {

@@ -212,9 +212,10 @@ public class OutboxStore {
             return; // a relay that took over the slice settled it already, dead letter included
         }
         // a refused dead-letter event gets no event of its own: it would be refused alike
-        deadLetters.write(new DeadLetterWriter.Failure(jobId, supplier, null, "relay", refusal.getClass().getName(),
+        deadLetters.write(new DeadLetterWriter.Failure(jobId, supplier, null, DeadLetterWriter.RELAY_STAGE,
+                refusal.getClass().getName(),
                 message, 1), !topic.equals(deadLetterTopic));
-        metrics.deadLetter("relay");
+        metrics.deadLetter(DeadLetterWriter.RELAY_STAGE);
         LOG.error("dead letter supplier={} job={} stage=relay exception={} message=\"{}\"", SafeText.of(supplier),
                 jobId,
                 refusal.getClass().getName(), SafeText.of(message));

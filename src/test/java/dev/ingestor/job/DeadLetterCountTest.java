@@ -58,8 +58,10 @@ class DeadLetterCountTest extends IngestorTestSupport {
 
         // replayed one by one, and all of a job's at once (one statement, two letters)
         long first = jdbc.queryForObject("SELECT min(id) FROM dead_letter", Long.class);
-        letters.markReplayed(first, "test");
-        letters.markReplayed(first, "test"); // again: no longer waiting, no change
+        String replayOne = "UPDATE dead_letter SET replayed_at = now(), replayed_by = 'test' WHERE id = ?"
+                + " AND replayed_at IS NULL";
+        jdbc.update(replayOne, first);
+        jdbc.update(replayOne, first); // again: no longer waiting, no change
         letters.markReplayedOfJob(jobs.get(1), "test");
         assertThat(letters.waiting()).isEqualTo(77).isEqualTo(counted());
         letters.fold();

@@ -70,7 +70,7 @@ class AdminConflictsTest extends IngestorTestSupport {
                 job.setObject(1, id);
                 job.executeQuery().close();
             }
-            java.util.concurrent.CompletableFuture<Boolean> replay = java.util.concurrent.CompletableFuture
+            java.util.concurrent.CompletableFuture<JobActions.Replay> replay = java.util.concurrent.CompletableFuture
                     .supplyAsync(() -> actions.replayDeadLetter(letter, "test"));
             await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject("SELECT count(*) FROM"
                     + " pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%import_job%'",
@@ -79,7 +79,7 @@ class AdminConflictsTest extends IngestorTestSupport {
             other.createStatement()
                     .executeUpdate("UPDATE dead_letter SET replayed_by = replayed_by WHERE id = " + letter);
             other.commit();
-            assertThat(replay.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(replay.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(JobActions.Replay.QUEUED);
         }
         assertThat(job(id).get("state")).isEqualTo("RECEIVED");
     }
