@@ -20,6 +20,17 @@ public record PageCursor(Instant at, String id) {
         at = at == null ? null : at.truncatedTo(ChronoUnit.MICROS);
     }
 
+    private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999Z");
+
+    /**
+     * Whether {@code at} is a time a list may be given (a cursor's, a {@code since} or {@code until}): years 1 to 9999.
+     * PostgreSQL refuses times past the year 294276, and Java's Timestamp turns far ones into others.
+     */
+    public static boolean isListTime(Instant at) {
+        return !at.isBefore(EARLIEST) && !at.isAfter(LATEST);
+    }
+
     /** A cursor of a list ordered by id alone. */
     public static PageCursor ofId(long id) {
         return new PageCursor(null, Long.toString(id));
@@ -45,6 +56,9 @@ public record PageCursor(Instant at, String id) {
                 throw new IllegalArgumentException("no separator");
             }
             Instant at = bar == 0 ? null : Instant.parse(plain.substring(0, bar));
+            if (at != null && !isListTime(at)) {
+                throw new IllegalArgumentException("a time out of range");
+            }
             return new PageCursor(at, plain.substring(bar + 1));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("after '" + abbreviated(text)

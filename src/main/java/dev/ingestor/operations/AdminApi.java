@@ -299,11 +299,17 @@ public class AdminApi {
         if (value == null || value.isBlank()) {
             return null;
         }
+        Instant at;
         try {
-            return Instant.parse(value.trim());
+            at = Instant.parse(value.trim());
         } catch (DateTimeParseException e) {
             throw ApiProblemException.badRequest("invalid-query",
                     name + " '" + value + "' is not an ISO instant such as 2026-11-23T00:00:00Z");
         }
+        if (!PageCursor.isListTime(at)) {
+            throw ApiProblemException.badRequest("invalid-query",
+                    name + " '" + value + "' is outside the years 1 to 9999");
+        }
+        return at;
     }
 }

@@ -104,6 +104,13 @@ class KeysetPagingTest extends IngestorTestSupport {
         assertThat(partnerNext.get("items")).hasSize(1);
 
         assertThat(get("/api/v1/admin/jobs?after=not-a-cursor").statusCode()).isEqualTo(400);
+        // a cursor forged with a time PostgreSQL cannot hold, for a supplier's list and the admin's
+        String forged = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+                ("+999999999-01-01T00:00:00Z|" + new java.util.UUID(0, 0))
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(get("/api/v1/jobs?after=" + forged, ACME_KEY).statusCode()).isEqualTo(400);
+        assertThat(get("/api/v1/admin/jobs?after=" + forged).statusCode()).isEqualTo(400);
+        assertThat(get("/api/v1/admin/jobs?q=a&after=" + forged).statusCode()).isEqualTo(400);
         HttpResponse<String> both = get("/api/v1/admin/jobs?page=1&after=" + first.get("next").asString());
         assertThat(both.statusCode()).isEqualTo(400);
         assertThat(both.body()).contains("either after");

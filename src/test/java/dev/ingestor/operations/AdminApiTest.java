@@ -199,6 +199,8 @@ class AdminApiTest extends IngestorTestSupport {
         assertThat(mapper.readTree(admin("GET", "/jobs?since=" + later.minusSeconds(7200) + "&supplier=ACME").body())
                 .get("items")).hasSize(1);
         assertProblem(admin("GET", "/jobs?since=yesterday"), 400, "since 'yesterday' is not an ISO instant");
+        assertProblem(admin("GET", "/jobs?until=%2B300000-01-01T00:00:00Z"), 400, "outside the years 1 to 9999");
+        assertProblem(admin("GET", "/jobs?q=a&since=%2B300000-01-01T00:00:00Z"), 400, "outside the years 1 to 9999");
     }
 
     @Test
