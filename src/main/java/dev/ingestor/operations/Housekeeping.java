@@ -134,13 +134,15 @@ class Housekeeping implements CamelContextConfiguration {
                 ExpiredJobs deleted = deleteExpired(expired, jobSeconds, statements);
                 jobs += deleted.jobs();
                 contentKeys += deleted.contentKeys();
-                rawFiles += removeRawFiles(deleted.unusedKeys(), statements);
+                rawFiles += removeRawFiles(batch, statements);
                 // a job locked meanwhile (SKIP LOCKED) waits for the next run rather than being asked for again
                 if (expired.size() < batch || deleted.jobs() == 0) {
                     break;
                 }
             }
         }
+        // what an earlier run was interrupted before unlinking (and what another instance's run is unlinking now)
+        rawFiles += removeRawFiles(batch, statements);
         rawStore.removeLeftovers();
         double outboxSeconds = retention.getOutboxMaxAge().toMillis() / 1000.0;
         long outbox = repeat(batch, statements, () -> jdbc.update(EXPIRED_PUBLISHED_EVENTS, outboxSeconds, batch));
@@ -159,16 +161,17 @@ class Housekeeping implements CamelContextConfiguration {
         return report;
     }
 
-    /** What one transaction of retention deleted, and the keys whose raw files no job needs any more. */
-    private record ExpiredJobs(long jobs, long contentKeys, List<String> unusedKeys) {
+    /** What one transaction of retention deleted. */
+    private record ExpiredJobs(long jobs, long contentKeys) {
     }
 
     /**
      * Deletes expired jobs (their records and dead letters go with them) and the content keys no job refers to
      * any more, in one transaction holding each key's lock ({@link ContentKeyLock}): a job and its key go
-     * together or not at all, whatever interrupts retention. The keys are locked before any job row, the order
-     * intake takes them in (key, then the job it counts a duplicate on), and each job is checked again under
-     * the lock: one sent back to work meanwhile stays.
+     * together or not at all, whatever interrupts retention, and a key that goes leaves a row in
+     * {@code raw_file_unlink} for its raw file ({@link #removeRawFiles}). The keys are locked before any job row,
+     * the order intake takes them in (key, then the job it counts a duplicate on), and each job is checked again
+     * under the lock: one sent back to work meanwhile stays.
      */
     private ExpiredJobs deleteExpired(List<Map<String, Object>> expired, long jobSeconds, int[] statements) {
         String[] ids = expired.stream().map(row -> row.get("id").toString()).toArray(String[]::new);
@@ -196,41 +199,64 @@ class Housekeeping implements CamelContextConfiguration {
                     unused.add(rs.getString(1));
                     contentKeys = rs.getLong(2);
                 }
-                return new ExpiredJobs(keys.size(), contentKeys, unused);
+                if (!unused.isEmpty()) {
+                    statements[0]++;
+                    jdbc.update("INSERT INTO raw_file_unlink (key) SELECT unnest(?::text[]) ON CONFLICT DO NOTHING",
+                            (Object) array(unused));
+                }
+                return new ExpiredJobs(keys.size(), contentKeys);
             }, (Object) gone);
         });
     }
 
     /**
-     * Unlinks the raw files of keys that were deleted in a transaction that has committed: a file is never gone
-     * while a key or job that needs it might still be there. Each key's lock is held again, and a key that
-     * intake registered since (the same bytes arrived again) keeps its file. Interrupted before this runs, a
-     * raw file stays without a key: it costs its disk space, and the next arrival of the same bytes uses it.
+     * Unlinks the raw files named in {@code raw_file_unlink}, {@code batch} keys a transaction, until none is left:
+     * their keys were deleted by transactions that have committed, so a file is never gone while a key or job that
+     * needs it might still be there. Each key's lock is held again (taken before the rows, the order in which
+     * {@link #deleteExpired} takes them), and a key that intake registered since (the same bytes arrived again) keeps
+     * its file. A key's row goes in the transaction that unlinked its file or kept it: interrupted anywhere, the row
+     * stays and a later run unlinks the file. A file that cannot be unlinked keeps its row, and is tried again at the
+     * next run.
      */
-    private long removeRawFiles(List<String> keys, int[] statements) {
-        if (keys.isEmpty()) {
-            return 0;
-        }
-        Long removed = transactions.execute(status -> {
-            contentKeyLock.lockAll(keys);
-            statements[0] += 2;
-            List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
-                    + " WHERE NOT EXISTS (SELECT 1 FROM content_key c WHERE c.key = k)"
-                    + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class,
-                    (Object) array(keys));
-            long rawFiles = 0;
-            for (String key : unused) {
-                try {
-                    if (Files.deleteIfExists(rawStore.pathOf(ContentKey.parse(key)))) {
-                        rawFiles++;
-                    }
-                } catch (IOException e) {
-                    LOG.warn("retention cannot delete the raw file of {}: {}", key, e.getMessage());
+    private long removeRawFiles(int batch, int[] statements) {
+        long rawFiles = 0;
+        while (true) {
+            long[] removed = transactions.execute(status -> {
+                // another instance's retention may hold these keys for a whole batch of jobs
+                DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
+                statements[0] += 4;
+                List<String> keys = jdbc.queryForList("SELECT key FROM raw_file_unlink ORDER BY key LIMIT ?",
+                        String.class, batch);
+                if (keys.isEmpty()) {
+                    return new long[] {0, 0};
                 }
+                contentKeyLock.lockAll(keys);
+                List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
+                        + " WHERE NOT EXISTS (SELECT 1 FROM content_key c WHERE c.key = k)"
+                        + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k)", String.class,
+                        (Object) array(keys));
+                List<String> done = new ArrayList<>(keys);
+                long unlinked = 0;
+                for (String key : unused) {
+                    try {
+                        if (Files.deleteIfExists(rawStore.pathOf(ContentKey.parse(key)))) {
+                            unlinked++;
+                        }
+                    } catch (IOException e) {
+                        done.remove(key);
+                        LOG.warn("retention cannot delete the raw file of {} ({}); it tries again at its next run",
+                                key, e.toString());
+                    }
+                }
+                jdbc.update("DELETE FROM raw_file_unlink WHERE key = ANY (?::text[])", (Object) array(done));
+                return new long[] {unlinked, done.size()};
+            });
+            rawFiles += removed[0];
+            // nothing left, or only files that cannot be unlinked now
+            if (removed[1] == 0) {
+                return rawFiles;
             }
-            return rawFiles;
-        });
-        return removed == null ? 0 : removed;
+        }
     }
 
     /** Gives back what instances whose leases have run out still hold. */
@@ -241,6 +267,9 @@ class Housekeeping implements CamelContextConfiguration {
         long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND lease_until < now()");
         Long lapsed = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('VALIDATING', 'PROCESSING')"
                 + " AND lease_until < now()", Long.class);
+        // the listener rows of runs that ended without a clean stop (each run has an id of its own by default): every
+        // wakeup asks this table whether another instance listens, so it must not grow with the years of restarts
+        jdbc.update("DELETE FROM wakeup_listener WHERE listening_until < now() - interval '1 day'");
         RecoveryReport report = new RecoveryReport(claims, requests, lapsed == null ? 0 : lapsed);
         if (!report.isEmpty()) {
             LOG.info("recovery: released file-claims={} http-requests-in-progress={} of instances that are gone;"

@@ -385,6 +385,16 @@ class HousekeepingTest extends IngestorTestSupport {
     }
 
     @Test
+    void recoveryForgetsTheListenersOfRunsLongGone() {
+        jdbc.update("INSERT INTO wakeup_listener (instance, listening_until) VALUES"
+                + " ('killed-last-month', now() - interval '30 days'), ('killed-a-minute-ago', now() - interval '1 minute')");
+        housekeeping.recover();
+        assertThat(jdbc.queryForList("SELECT instance FROM wakeup_listener WHERE instance LIKE 'killed-%'",
+                String.class)).containsExactly("killed-a-minute-ago");
+        jdbc.update("DELETE FROM wakeup_listener WHERE instance LIKE 'killed-%'");
+    }
+
+    @Test
     void bytesArrivingWhileRetentionFreesTheirKeyKeepTheirRawFile() throws Exception {
         String content = "source_id,sku,quantity,delivery_date\nR-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
         StoredContent old = job("COMPLETED", "400 days", content);
@@ -480,6 +490,34 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(old.path()).doesNotExist();
         pushedAgainIsANewJobThatCompletes(content);
         assertThat(old.path()).hasContent(content);
+    }
+
+    /**
+     * A run whose unlink of a raw file did not happen (here the path holds a folder with a file in it, so the unlink
+     * fails; a kill or a database gone after the keys' deletion committed leaves the same) leaves the file to the next
+     * run, though its job and key are gone: nothing else could ever find it.
+     */
+    @Test
+    void aRawFileNotUnlinkedWhenItsKeyWentIsUnlinkedByTheNextRun() throws Exception {
+        String content = "source_id,sku,quantity,delivery_date\nU-" + UUID.randomUUID() + ",SKU,1,2026-12-01\n";
+        StoredContent old = job("COMPLETED", "400 days", content);
+        java.nio.file.Path path = old.path();
+        java.nio.file.Files.delete(path);
+        java.nio.file.Files.createDirectories(path.resolve("in-the-way"));
+
+        Housekeeping.RetentionReport first = housekeeping.retain();
+        assertThat(first.jobs()).isEqualTo(1);
+        assertThat(first.rawFiles()).isZero();
+        assertThat(keysOf(old)).isZero();
+
+        // what the interrupted run left: the raw file, with neither its job nor its key
+        java.nio.file.Files.delete(path.resolve("in-the-way"));
+        java.nio.file.Files.delete(path);
+        java.nio.file.Files.writeString(path, content);
+        Housekeeping.RetentionReport next = housekeeping.retain();
+        assertThat(next.rawFiles()).isEqualTo(1);
+        assertThat(path).doesNotExist();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM raw_file_unlink", Long.class)).isZero();
     }
 
     @Test

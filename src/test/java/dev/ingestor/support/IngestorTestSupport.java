@@ -69,7 +69,7 @@ public abstract class IngestorTestSupport {
     public static final List<String> TABLES = List.of(
             "job_file_name", "import_job", "content_key", "file_claim", "job_record", "item", "outbox",
             "outbox_published", "outbox_lease", "dead_letter", "http_request", "intake_failure", "item_version",
-            "notification", "relay_stall");
+            "notification", "relay_stall", "raw_file_unlink");
 
     protected final HttpClient http = HttpClient.newHttpClient();
 
