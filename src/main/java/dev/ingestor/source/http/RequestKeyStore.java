@@ -4,9 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.config.InstanceId;
@@ -73,11 +74,15 @@ public class RequestKeyStore {
     private final double ttlSeconds;
     private final ExecutorServiceManager pools;
     /**
-     * Renews the leases of the requests running here; one thread, the renewals are one short UPDATE each. Camel's
-     * thread pool (named, listed, shut down with the context), its queue unbounded like the JDK's: one renewal
-     * per request under way, which Camel's default profile would refuse past 1,000.
+     * Renews the leases of the requests running here ({@link #running}), all of them in one UPDATE every third of the
+     * lease: under load, when the connection pool is taken by the requests themselves, the renewals wait for one
+     * connection once per period, not once per request one after the other (which let leases of live requests run
+     * out, and a partner's retry take over a request still running). Camel's thread pool: named, listed, shut down
+     * with the context.
      */
     private final ScheduledExecutorService renewals;
+    /** The claims of the requests running here whose leases are renewed. */
+    private final Set<RequestClaim> running = ConcurrentHashMap.newKeySet();
 
     public RequestKeyStore(JdbcTemplate jdbc, HttpReplies replies, InstanceId instanceId, HttpSettings http,
             CamelContext camelContext) {
@@ -88,7 +93,9 @@ public class RequestKeyStore {
         this.ttlSeconds = http.getIdempotencyTtl().toMillis() / 1000.0;
         this.pools = camelContext.getExecutorServiceManager();
         this.renewals = pools.newScheduledThreadPool(this, "request-key-lease",
-                new ThreadPoolProfileBuilder("request-key-lease").poolSize(1).maxQueueSize(-1).build());
+                new ThreadPoolProfileBuilder("request-key-lease").poolSize(1).build());
+        long period = Math.max(100, (long) (leaseSeconds * 1000 / 3));
+        renewals.scheduleAtFixedRate(this::renewRunning, period, period, TimeUnit.MILLISECONDS);
     }
 
     @PreDestroy
@@ -103,10 +110,8 @@ public class RequestKeyStore {
      * transaction, so it commits at once. Close the returned handle when the request is done.
      */
     public AutoCloseable keepAlive(RequestClaim claim) {
-        long period = Math.max(100, (long) (leaseSeconds * 1000 / 3));
-        ScheduledFuture<?> renewal = renewals.scheduleAtFixedRate(() -> renew(claim), period, period,
-                TimeUnit.MILLISECONDS);
-        return () -> renewal.cancel(false);
+        running.add(claim);
+        return () -> running.remove(claim);
     }
 
     /**
@@ -124,15 +129,23 @@ public class RequestKeyStore {
         }
     }
 
-    private void renew(RequestClaim claim) {
+    /** Renews the leases of every request running here, in one statement; never throws (the schedule goes on). */
+    private void renewRunning() {
+        List<RequestClaim> claims = List.copyOf(running);
+        if (claims.isEmpty()) {
+            return;
+        }
         try {
-            jdbc.update("UPDATE http_request SET lease_until = now() + make_interval(secs => ?)"
-                    + " WHERE supplier = ? AND idempotency_key = ? AND owner = ? AND state = 'IN_PROGRESS'",
-                    leaseSeconds, claim.supplier(), claim.idempotencyKey(), claim.owner());
-        } catch (RuntimeException e) {
-            LOG.warn("cannot renew the lease of request key supplier={} key={}: {}", claim.supplier(),
-                    claim.idempotencyKey(),
-                    e.getMessage());
+            jdbc.update("UPDATE http_request r SET lease_until = now() + make_interval(secs => ?)"
+                    + " FROM unnest(?::text[], ?::text[], ?::text[]) AS c(supplier, idempotency_key, owner)"
+                    + " WHERE r.supplier = c.supplier AND r.idempotency_key = c.idempotency_key AND r.owner = c.owner"
+                    + " AND r.state = 'IN_PROGRESS'",
+                    leaseSeconds, claims.stream().map(RequestClaim::supplier).toArray(String[]::new),
+                    claims.stream().map(RequestClaim::idempotencyKey).toArray(String[]::new),
+                    claims.stream().map(RequestClaim::owner).toArray(String[]::new));
+        } catch (RuntimeException | Error e) {
+            LOG.warn("cannot renew the leases of {} request key(s) in flight here, among them supplier={} key={}: {}",
+                    claims.size(), claims.get(0).supplier(), claims.get(0).idempotencyKey(), e.getMessage());
         }
     }
 

@@ -40,6 +40,50 @@ class RequestKeyLeaseTest extends IngestorTestSupport {
                 .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)).build();
     }
 
+    @Autowired
+    RequestKeyStore keys;
+
+    /**
+     * The requests running here have their leases renewed together, one statement a period: when the requests hold
+     * the connection pool, the renewals wait for one connection once, not once per request one after the other. A
+     * statement trigger on http_request counts the renewing statements in a sequence.
+     */
+    @Test
+    void theLeasesOfRequestsRunningHereAreRenewedInOneStatement() throws Exception {
+        jdbc.execute("DROP SEQUENCE IF EXISTS renewals");
+        jdbc.execute("CREATE SEQUENCE renewals");
+        jdbc.execute("CREATE FUNCTION count_renewals() RETURNS trigger AS $$ BEGIN PERFORM nextval('renewals');"
+                + " RETURN NULL; END $$ LANGUAGE plpgsql");
+        jdbc.execute("CREATE TRIGGER count_renewals AFTER UPDATE ON http_request FOR EACH STATEMENT"
+                + " EXECUTE FUNCTION count_renewals()");
+        java.util.List<AutoCloseable> held = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 8; i++) {
+                String key = "renewed-" + i + "-" + java.util.UUID.randomUUID();
+                jdbc.update(
+                        "INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until,"
+                                + " expires_at) VALUES ('ACME', ?, repeat('a', 64), 'IN_PROGRESS', 'test/' || ?,"
+                                + " now() + interval '3 seconds', now() + interval '1 day')",
+                        key, key);
+                held.add(keys.keepAlive(new RequestClaim("ACME", key, "test/" + key)));
+            }
+            long before = jdbc.queryForObject("SELECT nextval('renewals')", Long.class);
+            // the lease is 3 s here, renewed every second
+            Thread.sleep(2500);
+            long statements = jdbc.queryForObject("SELECT nextval('renewals')", Long.class) - before - 1;
+            assertThat(statements).as("renewing statements in 2.5 s for 8 requests").isBetween(1L, 3L);
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request WHERE idempotency_key LIKE 'renewed-%'"
+                    + " AND lease_until > now() + interval '1 second'", Long.class)).isEqualTo(8);
+        } finally {
+            for (AutoCloseable renewal : held) {
+                renewal.close();
+            }
+            jdbc.execute("DROP TRIGGER count_renewals ON http_request");
+            jdbc.execute("DROP FUNCTION count_renewals()");
+            jdbc.execute("DROP SEQUENCE renewals");
+        }
+    }
+
     @Test
     void aBatchLongerThanTheLeaseKeepsItsKeyAndARetryMeanwhileGets409() throws Exception {
         assertThat(http.send(request("lease-0", batch("L-1", 1)), HttpResponse.BodyHandlers.ofString()).statusCode())
