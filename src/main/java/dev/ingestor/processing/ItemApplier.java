@@ -14,9 +14,11 @@ import java.util.function.Supplier;
 import dev.ingestor.config.KafkaSettings;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.RecordCounts;
+import dev.ingestor.logging.SafeText;
 import dev.ingestor.validation.DeliveryAdviceValidator;
 import dev.ingestor.validation.QuarantineWriter;
 import dev.ingestor.validation.RawRecord;
+import dev.ingestor.validation.RecordReader;
 import dev.ingestor.validation.Validated;
 import org.springframework.stereotype.Component;
 
@@ -46,8 +48,11 @@ public class ItemApplier {
         AppliedBatch commit(Supplier<AppliedBatch> apply, long from, long position, boolean last);
     }
 
-    /** One record and what became of it. */
-    public record AppliedRecord(Validated record, RecordOutcome outcome) {
+    /**
+     * One record and what became of it: its item and version when it is valid, the source id it named (at most 128
+     * characters of it) and the reason when it was quarantined.
+     */
+    public record AppliedRecord(String sourceId, Long sourceVersion, String reason, RecordOutcome outcome) {
     }
 
     /**
@@ -99,26 +104,30 @@ public class ItemApplier {
     /**
      * Applies the records of an item batch in the caller's transaction, as one batch (split only where an item comes
      * again), each record checked once. Once the counts are known, {@code recordJob} records the job the effects
-     * belong to, and the invalid records are quarantined under it.
+     * belong to, and the invalid records are quarantined under it. {@code records} opens the batch's records; they
+     * are read twice, first for their items alone: a batch's parsed records are never held all at once, only their
+     * text waiting for the statement ({@link ItemStore.Entry}) and what the answer says of each.
      */
-    public Applied applyBatch(String supplier, UUID jobId, Iterator<RawRecord> records,
+    public Applied applyBatch(String supplier, UUID jobId, Supplier<RecordReader> records,
             Consumer<RecordCounts> recordJob) {
-        Run run = new Run(Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, true, 0);
-        run.file(supplier, jobId, false);
-        List<RawRecord> all = new ArrayList<>();
-        records.forEachRemaining(all::add);
         Set<String> sourceIds = new HashSet<>();
         boolean repeats = false;
-        for (RawRecord record : all) {
-            String id = DeliveryAdviceValidator.sourceIdOf(record);
-            repeats |= id != null && !sourceIds.add(id);
+        try (RecordReader first = records.get()) {
+            while (first.hasNext()) {
+                String id = DeliveryAdviceValidator.sourceIdOf(first.next());
+                repeats |= id != null && !sourceIds.add(id);
+            }
         }
         if (repeats) {
             // an item named twice splits the records into several statements: its items are locked first, in the
             // one order (ItemStore), as a single statement would lock them
             items.lockInOrder(Map.of(supplier, sourceIds));
         }
-        all.forEach(run::add);
+        Run run = new Run(Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, true, 0);
+        run.file(supplier, jobId, false);
+        try (RecordReader again = records.get()) {
+            again.forEachRemaining(run::add);
+        }
         Applied applied = run.finish();
         recordJob.accept(applied.counts());
         quarantine.insert(run.quarantined);
@@ -194,8 +203,8 @@ public class ItemApplier {
         private final List<Tally> batchFiles = new ArrayList<>();
         private final List<Integer> batchSlots = new ArrayList<>();
         private final Set<ItemKey> batchItems = new HashSet<>();
-        private final List<Validated> kept = new ArrayList<>();
-        private final List<RecordOutcome> outcomes = new ArrayList<>();
+        /** What the answer says of each record ({@code keep}), its outcome set once its batch is applied. */
+        private final List<AppliedRecord> kept = new ArrayList<>();
         private final List<Object[]> quarantined = new ArrayList<>();
         private Tally file;
         private long position;
@@ -230,8 +239,10 @@ public class ItemApplier {
             int slot = -1;
             if (keep) {
                 slot = kept.size();
-                kept.add(record);
-                outcomes.add(record.isValid() ? null : RecordOutcome.QUARANTINED);
+                kept.add(record.isValid()
+                        ? new AppliedRecord(record.advice().sourceId(), record.advice().sourceVersion(), null, null)
+                        : new AppliedRecord(SafeText.of(record.raw().fields().get("source_id"), 128), null,
+                                record.reason(), RecordOutcome.QUARANTINED));
             }
             if (!record.isValid()) {
                 if (quarantines) {
@@ -239,7 +250,7 @@ public class ItemApplier {
                 }
                 return;
             }
-            ItemStore.Entry entry = new ItemStore.Entry(file.supplier, file.jobId, record.advice(),
+            ItemStore.Entry entry = ItemStore.Entry.of(file.supplier, file.jobId, record.advice(),
                     record.raw().index(), file.rerun);
             if (!batchItems.add(entry.item())) {
                 flush(position - 1, false);
@@ -275,11 +286,7 @@ public class ItemApplier {
         /** Applies what is left; the counts are the last file's (a group's caller keeps each file's own tally). */
         Applied finish() {
             flush(position, true);
-            List<AppliedRecord> records = new ArrayList<>(kept.size());
-            for (int i = 0; i < kept.size(); i++) {
-                records.add(new AppliedRecord(kept.get(i), outcomes.get(i)));
-            }
-            return new Applied(position, file.counts(), records);
+            return new Applied(position, file.counts(), List.copyOf(kept));
         }
 
         /** Applies and commits the batch with {@code done} records done ({@code last}: all), and empties it. */
@@ -290,7 +297,9 @@ public class ItemApplier {
                 RecordOutcome outcome = applied.outcomeOf(batch.get(k).item());
                 batchFiles.get(k).count(outcome);
                 if (keep) {
-                    outcomes.set(batchSlots.get(k), outcome);
+                    AppliedRecord record = kept.get(batchSlots.get(k));
+                    kept.set(batchSlots.get(k),
+                            new AppliedRecord(record.sourceId(), record.sourceVersion(), record.reason(), outcome));
                 }
             }
             batch.clear();

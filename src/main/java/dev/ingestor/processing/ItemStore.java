@@ -118,13 +118,21 @@ public class ItemStore {
             FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id"""));
 
     /**
-     * A record to apply: its supplier, the job it came in, the record, its number in the job's file (from 1), and
-     * whether the job is a re-run ({@code ImportJob.rerun}).
+     * A record to apply: its supplier, the job it came in, its item and version, whether it is a tombstone, the
+     * record as its canonical JSON text ({@link DeliveryAdvice#canonicalJson}), its number in the job's file (from 1),
+     * and whether the job is a re-run ({@code ImportJob.rerun}). The text, not the parsed record, waits for the
+     * statement: a batch holds its records' bytes, not a map per record of every field.
      */
-    public record Entry(String supplier, UUID jobId, DeliveryAdvice advice, long recordNo, boolean rerun) {
+    public record Entry(String supplier, UUID jobId, String sourceId, Long sourceVersion, boolean deleted,
+            String record, long recordNo, boolean rerun) {
+
+        public static Entry of(String supplier, UUID jobId, DeliveryAdvice advice, long recordNo, boolean rerun) {
+            return new Entry(supplier, jobId, advice.sourceId(), advice.sourceVersion(), advice.deleted(),
+                    advice.canonicalJson(), recordNo, rerun);
+        }
 
         ItemKey item() {
-            return new ItemKey(supplier, advice.sourceId());
+            return new ItemKey(supplier, sourceId);
         }
     }
 
@@ -154,7 +162,7 @@ public class ItemStore {
     public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         List<Entry> entries = new ArrayList<>(batch.size());
         for (DeliveryAdvice advice : batch) {
-            entries.add(new Entry(supplier, jobId, advice, entries.size() + 1, false));
+            entries.add(Entry.of(supplier, jobId, advice, entries.size() + 1, false));
         }
         return apply(topic, entries);
     }
@@ -198,19 +206,18 @@ public class ItemStore {
         Set<ItemKey> sent = new HashSet<>();
         for (int i = 0; i < n; i++) {
             Entry entry = batch.get(i);
-            DeliveryAdvice advice = entry.advice();
-            String json = advice.canonicalJson();
+            String json = entry.record();
             suppliers[i] = entry.supplier();
             jobIds[i] = entry.jobId();
-            ids[i] = advice.sourceId();
-            versions[i] = advice.sourceVersion();
+            ids[i] = entry.sourceId();
+            versions[i] = entry.sourceVersion();
             hashes[i] = DeliveryAdvice.hash(json);
             records[i] = json;
-            deleted[i] = advice.deleted();
+            deleted[i] = entry.deleted();
             recordNos[i] = entry.recordNo();
             reruns[i] = entry.rerun();
             if (entry.rerun()) {
-                rerunItems.computeIfAbsent(entry.supplier(), s -> new ArrayList<>()).add(advice.sourceId());
+                rerunItems.computeIfAbsent(entry.supplier(), s -> new ArrayList<>()).add(entry.sourceId());
             }
             sent.add(entry.item());
         }

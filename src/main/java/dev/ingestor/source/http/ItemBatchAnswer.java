@@ -10,10 +10,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.ingestor.api.JobView;
 import dev.ingestor.job.JobState;
 import dev.ingestor.job.RecordCounts;
-import dev.ingestor.logging.SafeText;
 import dev.ingestor.processing.ItemApplier;
-import dev.ingestor.validation.DeliveryAdvice;
-import dev.ingestor.validation.Validated;
 
 /** The answer to a batch processed at once: the job it became and every item's outcome. */
 public record ItemBatchAnswer(String jobId, String state, RecordCounts counts, List<ItemResult> items,
@@ -29,13 +26,9 @@ public record ItemBatchAnswer(String jobId, String state, RecordCounts counts, L
         List<ItemApplier.AppliedRecord> records = applied.records();
         List<ItemResult> items = new ArrayList<>(records.size());
         for (int i = 0; i < records.size(); i++) {
-            Validated record = records.get(i).record();
-            String outcome = records.get(i).outcome().name();
-            DeliveryAdvice advice = record.advice();
-            items.add(advice != null
-                    ? new ItemResult(i + 1, advice.sourceId(), advice.sourceVersion(), outcome, null)
-                    : new ItemResult(i + 1, SafeText.of(record.raw().fields().get("source_id"), 128), null,
-                            outcome, record.reason()));
+            ItemApplier.AppliedRecord record = records.get(i);
+            items.add(new ItemResult(i + 1, record.sourceId(), record.sourceVersion(), record.outcome().name(),
+                    record.reason()));
         }
         return new ItemBatchAnswer(jobId.toString(), state.name(), applied.counts(), items, Map.of("job",
                 JobView.JOBS_PATH + jobId, "records", JobView.JOBS_PATH + jobId + "/records?outcome=QUARANTINED"));

@@ -1,7 +1,7 @@
 package dev.ingestor.source.http;
 
-import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.UUID;
 
@@ -57,15 +57,21 @@ class ItemBatchJobs {
      */
     public void applyItems(@Body ItemBatchRequest request,
             @ExchangeProperty(IntakeHeaders.RECEIVED) ReceivedContent content,
-            Exchange exchange) throws IOException {
+            Exchange exchange) {
         UUID jobId = ImportJobStore.newId();
-        try (BufferedReader lines = Files.newBufferedReader(request.items())) {
-            ItemApplier.Applied applied = applier.applyBatch(request.supplier(), jobId,
-                    ItemLines.of(lines),
-                    counts -> jobs.createForRequest(jobId, content.key(), content.size(), fileName(request),
-                            request.idempotencyKey(), request.submittedBy(), finished(counts), counts));
-            byte[] body = replies.toJson(ItemBatchAnswer.of(jobId, finished(applied.counts()), applied));
-            exchange.setProperty(ItemBatchReply.PROPERTY, ItemBatchReply.of(jobId, 200, body, applied.counts()));
+        ItemApplier.Applied applied = applier.applyBatch(request.supplier(), jobId, () -> items(request),
+                counts -> jobs.createForRequest(jobId, content.key(), content.size(), fileName(request),
+                        request.idempotencyKey(), request.submittedBy(), finished(counts), counts));
+        byte[] body = replies.toJson(ItemBatchAnswer.of(jobId, finished(applied.counts()), applied));
+        exchange.setProperty(ItemBatchReply.PROPERTY, ItemBatchReply.of(jobId, 200, body, applied.counts()));
+    }
+
+    /** The batch's items, read from its file of canonical JSON lines. */
+    private static ItemLines items(ItemBatchRequest request) {
+        try {
+            return ItemLines.of(Files.newBufferedReader(request.items()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("the items file of the request cannot be read", e);
         }
     }
 
