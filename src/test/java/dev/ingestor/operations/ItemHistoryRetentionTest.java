@@ -38,6 +38,8 @@ class ItemHistoryRetentionTest extends IngestorTestSupport {
         retention.setBatchSize(2);
         timerWasRunning = camelContext.getRouteController().getRouteStatus("housekeeping").isStarted();
         camelContext.getRouteController().stopRoute("housekeeping");
+        // each test's first run reads every old version, as an instance's first run does
+        history.startOver();
     }
 
     @AfterEach
@@ -143,6 +145,48 @@ class ItemHistoryRetentionTest extends IngestorTestSupport {
             jdbc.execute("DROP TRIGGER refuse_retention ON import_job");
             jdbc.execute("DROP FUNCTION refuse_retention()");
             jdbc.update("DELETE FROM import_job WHERE request_key = 'r-due'");
+        }
+    }
+
+    /**
+     * After an instance's first run, a run reads only what can have become deletable since the run before: versions
+     * that crossed the cutoff since, and the items that got a new version since. The versions of items unchanged for
+     * longer than the retention, which stay, are not read again.
+     */
+    @Test
+    void aLaterRunReadsWhatChangedNotTheYearsOfHistoryKept() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            item("unchanged-" + i, 700);
+        }
+        item("changed-later", 500, 400);
+        ItemHistoryRetention.Report first = history.run();
+        assertThat(first.read()).isEqualTo(7);
+        assertThat(first.deleted()).isEqualTo(1);
+
+        ItemHistoryRetention.Report idle = history.run();
+        assertThat(idle.read()).as("nothing crossed the cutoff and nothing changed").isZero();
+
+        // an item changes now: its version of 400 days ago is no longer current
+        jdbc.update("UPDATE item SET revision = 3 WHERE supplier = 'ACME' AND source_id = 'changed-later'");
+        jdbc.update("INSERT INTO item_version (supplier, source_id, revision, outcome, state, record, job_id, event_id)"
+                + " VALUES ('ACME', 'changed-later', 3, 'UPDATED', 'ACTIVE', '{}', gen_random_uuid(),"
+                + " gen_random_uuid())");
+        // and a version that was young enough at the last run crosses the cutoff before the next
+        jdbc.update("INSERT INTO item (supplier, source_id, record_hash, record, job_id, revision)"
+                + " VALUES ('ACME', 'crossing', repeat('a', 64), '{}', gen_random_uuid(), 2)");
+        jdbc.update("INSERT INTO item_version (supplier, source_id, revision, outcome, state, record, job_id,"
+                + " event_id, recorded_at) VALUES ('ACME', 'crossing', 1, 'UPDATED', 'ACTIVE', '{}', gen_random_uuid(),"
+                + " gen_random_uuid(), now() - interval '365 days' + interval '1 second'),"
+                + " ('ACME', 'crossing', 2, 'UPDATED', 'ACTIVE', '{}', gen_random_uuid(), gen_random_uuid(),"
+                + " now() - interval '10 days')");
+        history.run();
+        Thread.sleep(1500);
+        ItemHistoryRetention.Report next = history.run();
+        assertThat(revisions("changed-later")).containsExactly(3L);
+        assertThat(revisions("crossing")).containsExactly(2L);
+        assertThat(next.read()).as("what changed or crossed, not the unchanged items' versions").isLessThanOrEqualTo(3);
+        for (int i = 0; i < 5; i++) {
+            assertThat(revisions("unchanged-" + i)).containsExactly(1L);
         }
     }
 
