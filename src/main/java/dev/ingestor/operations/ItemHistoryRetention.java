@@ -31,6 +31,13 @@ class ItemHistoryRetention {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.housekeeping");
 
+    /** What a batch answers: the versions it read, those it deleted, and the key the next batch goes on from. */
+    private static final String ANSWER = """
+            SELECT (SELECT count(*) FROM batch) AS read, (SELECT count(*) FROM gone) AS deleted,
+                   last.recorded_at, last.supplier, last.source_id, last.revision
+            FROM (SELECT * FROM batch ORDER BY recorded_at DESC, supplier DESC, source_id DESC, revision DESC
+                  LIMIT 1) last""";
+
     /** A batch of old versions: the non-current ones deleted, and the key the next batch goes on from. */
     static final String BATCH = """
             WITH batch AS (
@@ -44,10 +51,7 @@ class ItemHistoryRetention {
               WHERE v.supplier = b.supplier AND v.source_id = b.source_id AND v.revision = b.revision
                 AND i.supplier = b.supplier AND i.source_id = b.source_id AND b.revision < i.revision
               RETURNING 1)
-            SELECT (SELECT count(*) FROM batch) AS read, (SELECT count(*) FROM gone) AS deleted,
-                   last.recorded_at, last.supplier, last.source_id, last.revision
-            FROM (SELECT * FROM batch ORDER BY recorded_at DESC, supplier DESC, source_id DESC, revision DESC
-                  LIMIT 1) last""";
+            """ + ANSWER;
 
     /**
      * A batch of the versions recorded since a time, read as {@link #BATCH} reads: for each, its item's versions older
@@ -65,10 +69,7 @@ class ItemHistoryRetention {
               WHERE v.supplier = b.supplier AND v.source_id = b.source_id AND v.recorded_at < ?
                 AND i.supplier = b.supplier AND i.source_id = b.source_id AND v.revision < i.revision
               RETURNING 1)
-            SELECT (SELECT count(*) FROM batch) AS read, (SELECT count(*) FROM gone) AS deleted,
-                   last.recorded_at, last.supplier, last.source_id, last.revision
-            FROM (SELECT * FROM batch ORDER BY recorded_at DESC, supplier DESC, source_id DESC, revision DESC
-                  LIMIT 1) last""";
+            """ + ANSWER;
 
     /** How long before a run's start a transaction may have begun that committed an effect after it. */
     static final Duration LATE_COMMITS = Duration.ofHours(1);
