@@ -23,8 +23,15 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class ItemLines implements RecordReader {
 
-    /** Decimals as written (the canonical lines keep them so): a float read as a double would change them. */
-    private static final ObjectMapper JSON = JsonMapper.builder(JsonNesting.factory())
+    /**
+     * Decimals as written (the canonical lines keep them so): a float read as a double would change them. A number's
+     * canonical form may be longer than the text intake took ({@code 1000 digits e5} is {@code d.ddd...E+1004}): the
+     * limit on a number's length leaves room for the exponent a canonical form adds.
+     */
+    private static final ObjectMapper JSON = JsonMapper.builder(tools.jackson.core.json.JsonFactory.builder()
+            .streamReadConstraints(JsonNesting.READ.rebuild()
+                    .maxNumberLength(JsonNesting.READ.getMaxNumberLength() + 32).build())
+            .streamWriteConstraints(JsonNesting.WRITE).build())
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 
     private final BufferedReader lines;

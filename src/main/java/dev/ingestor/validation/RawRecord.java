@@ -34,8 +34,12 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
     /**
      * An object of a JSON document as a record: field names in lower case, values as text. A decimal is written out
      * in full ({@code 1E+1}, as the canonical form of an item's {@code 10.0} keeps it, is {@code 10}), so a number
-     * reads as its value whichever way it was written.
+     * reads as its value whichever way it was written; one whose exponent would write it out longer than
+     * {@link #PLAIN_DIGITS} more digits than its own ({@code 1e999999999} is a billion) stays as written.
      */
+    /** The most zeros writing a decimal out in full may add. */
+    static final int PLAIN_DIGITS = 100;
+
     public static RawRecord ofJson(tools.jackson.databind.JsonNode node, long index, long line) {
         if (!node.isObject()) {
             return broken(index, line,
@@ -52,7 +56,8 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
             return null;
         }
         if (value.isBigDecimal()) {
-            return value.decimalValue().toPlainString();
+            java.math.BigDecimal number = value.decimalValue();
+            return Math.abs((long) number.scale()) <= PLAIN_DIGITS ? number.toPlainString() : number.toString();
         }
         return value.isValueNode() ? value.asString() : value.toString();
     }
