@@ -216,19 +216,21 @@ class Housekeeping implements CamelContextConfiguration {
      * {@link #deleteExpired} takes them), and a key that intake registered since (the same bytes arrived again) keeps
      * its file. A key's row goes in the transaction that unlinked its file or kept it: interrupted anywhere, the row
      * stays and a later run unlinks the file. A file that cannot be unlinked keeps its row, and is tried again at the
-     * next run.
+     * next run (not again by this one).
      */
     private long removeRawFiles(int batch, int[] statements) {
         long rawFiles = 0;
+        // the files this run could not unlink: not asked for again by it, so they never hold up the rest
+        List<String> failed = new ArrayList<>();
         while (true) {
             long[] removed = transactions.execute(status -> {
                 // another instance's retention may hold these keys for a whole batch of jobs
                 DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
-                statements[0] += 4;
-                List<String> keys = jdbc.queryForList("SELECT key FROM raw_file_unlink ORDER BY key LIMIT ?",
-                        String.class, batch);
+                statements[0] += 3;
+                List<String> keys = jdbc.queryForList("SELECT key FROM raw_file_unlink WHERE key <> ALL (?::text[])"
+                        + " ORDER BY key LIMIT ?", String.class, array(failed), batch);
                 if (keys.isEmpty()) {
-                    return new long[] {0, 0};
+                    return null;
                 }
                 contentKeyLock.lockAll(keys);
                 List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
@@ -244,18 +246,18 @@ class Housekeeping implements CamelContextConfiguration {
                         }
                     } catch (IOException e) {
                         done.remove(key);
+                        failed.add(key);
                         LOG.warn("retention cannot delete the raw file of {} ({}); it tries again at its next run",
                                 key, e.toString());
                     }
                 }
                 jdbc.update("DELETE FROM raw_file_unlink WHERE key = ANY (?::text[])", (Object) array(done));
-                return new long[] {unlinked, done.size()};
+                return new long[] {unlinked};
             });
-            rawFiles += removed[0];
-            // nothing left, or only files that cannot be unlinked now
-            if (removed[1] == 0) {
+            if (removed == null) {
                 return rawFiles;
             }
+            rawFiles += removed[0];
         }
     }
 

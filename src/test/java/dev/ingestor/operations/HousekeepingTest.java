@@ -8,6 +8,7 @@ import java.io.ByteArrayInputStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -382,6 +383,36 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(jdbc.queryForList("SELECT claim_key FROM file_claim", String.class)).containsExactly("/live/b.csv");
         assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class))
                 .containsExactly("k-live");
+    }
+
+    /** Files that cannot be unlinked, a whole batch of them, do not hold up the files named after them. */
+    @Test
+    void rawFilesThatCannotBeUnlinkedDoNotHoldUpTheRest() throws Exception {
+        List<StoredContent> stored = new ArrayList<>();
+        for (int i = 0; i < BATCH_SIZE + 1; i++) {
+            stored.add(rawStore.store(new ByteArrayInputStream(("stuck-" + i + "-" + UUID.randomUUID())
+                    .getBytes(StandardCharsets.UTF_8)), "ACME", null));
+        }
+        stored.sort(java.util.Comparator.comparing(content -> content.key().toString()));
+        // as retention's deleting transaction names them: one moment, so the keys' order decides
+        jdbc.update("INSERT INTO raw_file_unlink (key, since) SELECT unnest(?::text[]), now() - interval '1 hour'",
+                (Object) stored.stream().map(content -> content.key().toString()).toArray(String[]::new));
+        // the first batch's files cannot be unlinked: a folder with a file in it stands at each path
+        for (StoredContent stuck : stored.subList(0, BATCH_SIZE)) {
+            java.nio.file.Files.delete(stuck.path());
+            java.nio.file.Files.createDirectories(stuck.path().resolve("in-the-way"));
+        }
+        StoredContent last = stored.get(BATCH_SIZE);
+
+        assertThat(housekeeping.retain().rawFiles()).isEqualTo(1);
+        assertThat(last.path()).doesNotExist();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM raw_file_unlink", Long.class)).isEqualTo(BATCH_SIZE);
+        for (StoredContent stuck : stored.subList(0, BATCH_SIZE)) {
+            java.nio.file.Files.delete(stuck.path().resolve("in-the-way"));
+            java.nio.file.Files.delete(stuck.path());
+        }
+        housekeeping.retain();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM raw_file_unlink", Long.class)).isZero();
     }
 
     @Test
