@@ -1,5 +1,6 @@
 package dev.ingestor.processing;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -85,7 +86,7 @@ public class ItemApplier {
     public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
             LongPredicate quarantined, BatchCommit commit) {
         Run run = new Run(batchSize, commit, false, false, checkpoint);
-        run.file(job.supplier(), job.id(), job.rerun());
+        run.file(job.supplier(), job.id(), job.receivedAt(), job.rerun());
         long skip = checkpoint;
         while (records.hasNext()) {
             RawRecord record = records.next();
@@ -124,7 +125,7 @@ public class ItemApplier {
             items.lockInOrder(Map.of(supplier, sourceIds));
         }
         Run run = new Run(Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, true, 0);
-        run.file(supplier, jobId, false);
+        run.file(supplier, jobId, null, false);
         try (RecordReader again = records.get()) {
             again.forEachRemaining(run::add);
         }
@@ -134,8 +135,11 @@ public class ItemApplier {
         return applied;
     }
 
-    /** A small file of a group: its supplier, its job, whether the job is a re-run, and its records. */
-    public record GroupFile(String supplier, UUID jobId, boolean rerun, List<RawRecord> records) {
+    /**
+     * A small file of a group: its supplier, its job, when the job was received, whether it is a re-run, and its
+     * records.
+     */
+    public record GroupFile(String supplier, UUID jobId, Instant receivedAt, boolean rerun, List<RawRecord> records) {
     }
 
     /**
@@ -152,7 +156,7 @@ public class ItemApplier {
         Run run = new Run(batchSize, (apply, from, position, last) -> apply.get(), false, true, 0);
         List<Tally> tallies = new ArrayList<>();
         for (GroupFile file : files) {
-            tallies.add(run.file(file.supplier(), file.jobId(), file.rerun()));
+            tallies.add(run.file(file.supplier(), file.jobId(), file.receivedAt(), file.rerun()));
             file.records().forEach(run::add);
         }
         run.finish();
@@ -165,15 +169,17 @@ public class ItemApplier {
 
         private final String supplier;
         private final UUID jobId;
+        private final Instant receivedAt;
         private final boolean rerun;
         private long total;
         private long accepted;
         private long updated;
         private long replayed;
 
-        Tally(String supplier, UUID jobId, boolean rerun) {
+        Tally(String supplier, UUID jobId, Instant receivedAt, boolean rerun) {
             this.supplier = supplier;
             this.jobId = jobId;
+            this.receivedAt = receivedAt;
             this.rerun = rerun;
         }
 
@@ -223,9 +229,12 @@ public class ItemApplier {
             this.quarantines = quarantines;
         }
 
-        /** The records added from now on are {@code jobId}'s, of {@code supplier} ({@code rerun}: a re-run's). */
-        Tally file(String supplier, UUID jobId, boolean rerun) {
-            file = new Tally(supplier, jobId, rerun);
+        /**
+         * The records added from now on are {@code jobId}'s, of {@code supplier}, received at {@code receivedAt} (null:
+         * now), {@code rerun}: a re-run's.
+         */
+        Tally file(String supplier, UUID jobId, Instant receivedAt, boolean rerun) {
+            file = new Tally(supplier, jobId, receivedAt, rerun);
             return file;
         }
 
@@ -250,7 +259,7 @@ public class ItemApplier {
                 }
                 return;
             }
-            ItemStore.Entry entry = ItemStore.Entry.of(file.supplier, file.jobId, record.advice(),
+            ItemStore.Entry entry = ItemStore.Entry.of(file.supplier, file.jobId, file.receivedAt, record.advice(),
                     record.raw().index(), file.rerun);
             if (!batchItems.add(entry.item())) {
                 flush(position - 1, false);

@@ -3,6 +3,7 @@ package dev.ingestor.processing;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -34,8 +35,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * </ul>
  * A job an operator sent round again (a re-run: {@code ImportJob.rerun}) meets these rules too, and two more where the
  * content decides (either side without a version), so that it repeats nothing and undoes nothing: its record makes no
- * effect on an item whose content its own job wrote with that record or a later one, nor on an item a job received
- * after it wrote last. A re-run's statement locks its items first, so those two are judged on what is committed.
+ * effect on an item whose content its own job wrote with that record or a later one ({@code item.record_no}), nor on
+ * an item whose content a job received after its own wrote ({@code item.job_received_at}, judged in the statement's
+ * {@code ON CONFLICT} under the item's lock, so a write that committed while the statement ran is seen too). A re-run's
+ * records go in statements of their own ({@link #APPLY_RERUN}).
  * Every effect is kept in the item's history too ({@code item_version}, by the same statement).
  * A REPLAY changes nothing and writes no event. Each effect adds one to the item's revision and writes its outbox
  * event in the same transaction ({@link OutboxWriter}, which gives the event its id), so effects and events
@@ -65,70 +68,93 @@ public class ItemStore {
      * the payload's other values are escaped by {@code to_json}. No record is parsed by the database (as jsonb it
      * would be parsed twice and printed back for its event: about a quarter of the statement's time).
      */
-    private static final String APPLY = """
-            WITH input AS (
-              SELECT * FROM unnest(?::text[], ?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[],
-                  ?::boolean[], ?::bigint[], ?::boolean[]) WITH ORDINALITY
-                AS t(supplier, job_id, source_id, source_version, record_hash, record, event_id, deleted, record_no,
-                     rerun, n)
-            ), applicable AS (
-              SELECT * FROM input t
-              WHERE NOT t.rerun OR NOT EXISTS (
-                SELECT 1 FROM item i
-                WHERE i.supplier = t.supplier AND i.source_id = t.source_id
-                  AND (i.source_version IS NULL OR t.source_version IS NULL)
-                  AND CASE WHEN i.job_id = t.job_id THEN i.record_no IS NULL OR i.record_no >= t.record_no
-                           ELSE EXISTS (SELECT 1 FROM import_job w, import_job j
-                                        WHERE w.id = i.job_id AND j.id = t.job_id AND w.received_at > j.received_at)
-                      END)
-            ), upserted AS (
-              INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, record_no, state)
-              SELECT supplier, source_id, source_version, record_hash, record, job_id, record_no,
-                     CASE WHEN deleted THEN 'INACTIVE' ELSE 'ACTIVE' END FROM applicable
-              ORDER BY supplier COLLATE "C", source_id COLLATE "C"
-              ON CONFLICT (supplier, source_id) DO UPDATE
-                SET source_version = coalesce(EXCLUDED.source_version, i.source_version),
-                    record_hash = EXCLUDED.record_hash, record = EXCLUDED.record, job_id = EXCLUDED.job_id,
-                    record_no = EXCLUDED.record_no, state = EXCLUDED.state, revision = i.revision + 1,
-                    updated_at = now()
-                WHERE CASE WHEN EXCLUDED.source_version IS NOT NULL AND i.source_version IS NOT NULL
-                           THEN EXCLUDED.source_version > i.source_version
-                           ELSE EXCLUDED.record_hash <> i.record_hash END
-              RETURNING i.supplier, i.source_id, i.source_version, i.revision, i.record, i.state, i.job_id,
-                        CASE WHEN i.state = 'INACTIVE' THEN 'DELETED' WHEN i.xmax = 0 THEN 'ACCEPTED'
-                             ELSE 'UPDATED' END AS outcome
-            ), history AS (
-              INSERT INTO item_version (supplier, source_id, revision, source_version, outcome, state, record, job_id,
-                  event_id)
-              SELECT u.supplier, u.source_id, u.revision, u.source_version, u.outcome, u.state, u.record, u.job_id,
-                  t.event_id
-              FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id
-            ), events AS (
-              %s
-            )
-            SELECT u.supplier, u.source_id, u.outcome FROM upserted u
-            """.formatted(OutboxWriter.insertEvents("""
-            SELECT t.event_id, ?::text AS topic, u.supplier || ':' || u.source_id AS event_key,
-                   '{"event_id":"' || t.event_id || '","job_id":' || to_json(u.job_id::text)::text
-                     || ',"supplier":' || to_json(u.supplier)::text || ',"source_id":' || to_json(u.source_id)::text
-                     || ',"source_version":' || coalesce(u.source_version::text,
-                         'null') || ',"revision":' || u.revision
-                     || ',"outcome":"' || u.outcome || '","record":' || u.record || '}' AS payload,
-                   t.n
-            FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id"""));
+    private static String apply(boolean rerun) {
+        return """
+                WITH input AS (
+                  SELECT * FROM unnest(?::text[], ?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[],
+                      ?::boolean[], ?::bigint[], ?::boolean[], ?::timestamptz[]) WITH ORDINALITY
+                    AS t(supplier, job_id, source_id, source_version, record_hash, record, event_id, deleted, record_no,
+                         rerun, job_received_at, n)
+                ), applicable AS (
+                  SELECT * FROM input t
+                  WHERE NOT t.rerun OR NOT EXISTS (
+                    SELECT 1 FROM item i
+                    WHERE i.supplier = t.supplier AND i.source_id = t.source_id
+                      AND (i.source_version IS NULL OR t.source_version IS NULL)
+                      AND i.job_id = t.job_id AND (i.record_no IS NULL OR i.record_no >= t.record_no))
+                ), upserted AS (
+                  INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, record_no,
+                      job_received_at, state)
+                  SELECT supplier, source_id, source_version, record_hash, record, job_id, record_no,
+                         coalesce(job_received_at, now()), CASE WHEN deleted THEN 'INACTIVE' ELSE 'ACTIVE' END
+                  FROM applicable
+                  ORDER BY supplier COLLATE "C", source_id COLLATE "C"
+                  ON CONFLICT (supplier, source_id) DO UPDATE
+                    SET source_version = coalesce(EXCLUDED.source_version, i.source_version),
+                        record_hash = EXCLUDED.record_hash, record = EXCLUDED.record, job_id = EXCLUDED.job_id,
+                        record_no = EXCLUDED.record_no, job_received_at = EXCLUDED.job_received_at,
+                        state = EXCLUDED.state, revision = i.revision + 1, updated_at = now()
+                    WHERE CASE WHEN EXCLUDED.source_version IS NOT NULL AND i.source_version IS NOT NULL
+                               THEN EXCLUDED.source_version > i.source_version
+                               ELSE EXCLUDED.record_hash <> i.record_hash%s
+                          END
+                  RETURNING i.supplier, i.source_id, i.source_version, i.revision, i.record, i.state, i.job_id,
+                            CASE WHEN i.state = 'INACTIVE' THEN 'DELETED' WHEN i.xmax = 0 THEN 'ACCEPTED'
+                                 ELSE 'UPDATED' END AS outcome
+                ), history AS (
+                  INSERT INTO item_version (supplier, source_id, revision, source_version, outcome, state, record,
+                      job_id, event_id)
+                  SELECT u.supplier, u.source_id, u.revision, u.source_version, u.outcome, u.state, u.record, u.job_id,
+                      t.event_id
+                  FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id
+                ), events AS (
+                  %s
+                )
+                SELECT u.supplier, u.source_id, u.outcome FROM upserted u
+                """
+                .formatted(rerun ? LATER_WRITER_STANDS : "", OutboxWriter.insertEvents(
+                        """
+                                SELECT t.event_id, ?::text AS topic, u.supplier || ':' || u.source_id AS event_key,
+                                       '{"event_id":"' || t.event_id || '","job_id":' || to_json(u.job_id::text)::text
+                                         || ',"supplier":' || to_json(u.supplier)::text || ',"source_id":' || to_json(u.source_id)::text
+                                         || ',"source_version":' || coalesce(u.source_version::text,
+                                             'null') || ',"revision":' || u.revision
+                                         || ',"outcome":"' || u.outcome || '","record":' || u.record || '}' AS payload,
+                                       t.n
+                                FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id"""));
+    }
 
     /**
-     * A record to apply: its supplier, the job it came in, its item and version, whether it is a tombstone, the
+     * A re-run's record where the content decides: no effect on an item whose content a job received after its own
+     * wrote (known on the item since V27; before, by that job's row while it is kept). Judged in the ON CONFLICT, under
+     * the item's lock, so a job that wrote the item while the re-run's statement ran is seen too.
+     */
+    private static final String LATER_WRITER_STANDS = """
+
+            AND CASE WHEN i.job_received_at IS NOT NULL
+                     THEN i.job_received_at <= EXCLUDED.job_received_at
+                     ELSE NOT EXISTS (SELECT 1 FROM import_job w WHERE w.id = i.job_id
+                                        AND w.received_at > EXCLUDED.job_received_at) END""";
+
+    /** The statement of a first run's records. */
+    private static final String APPLY = apply(false);
+    /** The statement of a re-run's records ({@code ImportJob.rerun}): a job's records are all one or the other. */
+    private static final String APPLY_RERUN = apply(true);
+
+    /**
+     * A record to apply: its supplier, the job it came in and when that was received (null: now, for a batch whose
+     * job is written in the same transaction), its item and version, whether it is a tombstone, the
      * record as its canonical JSON text ({@link DeliveryAdvice#canonicalJson}), its number in the job's file (from 1),
      * and whether the job is a re-run ({@code ImportJob.rerun}). The text, not the parsed record, waits for the
      * statement: a batch holds its records' bytes, not a map per record of every field.
      */
-    public record Entry(String supplier, UUID jobId, String sourceId, Long sourceVersion, boolean deleted,
-            String record, long recordNo, boolean rerun) {
+    public record Entry(String supplier, UUID jobId, Instant jobReceivedAt, String sourceId, Long sourceVersion,
+            boolean deleted, String record, long recordNo, boolean rerun) {
 
-        public static Entry of(String supplier, UUID jobId, DeliveryAdvice advice, long recordNo, boolean rerun) {
-            return new Entry(supplier, jobId, advice.sourceId(), advice.sourceVersion(), advice.deleted(),
-                    advice.canonicalJson(), recordNo, rerun);
+        public static Entry of(String supplier, UUID jobId, Instant jobReceivedAt, DeliveryAdvice advice,
+                long recordNo, boolean rerun) {
+            return new Entry(supplier, jobId, jobReceivedAt, advice.sourceId(), advice.sourceVersion(),
+                    advice.deleted(), advice.canonicalJson(), recordNo, rerun);
         }
 
         ItemKey item() {
@@ -162,7 +188,7 @@ public class ItemStore {
     public AppliedBatch apply(String supplier, UUID jobId, String topic, List<DeliveryAdvice> batch) {
         List<Entry> entries = new ArrayList<>(batch.size());
         for (DeliveryAdvice advice : batch) {
-            entries.add(Entry.of(supplier, jobId, advice, entries.size() + 1, false));
+            entries.add(Entry.of(supplier, jobId, null, advice, entries.size() + 1, false));
         }
         return apply(topic, entries);
     }
@@ -202,7 +228,7 @@ public class ItemStore {
         Boolean[] deleted = new Boolean[n];
         Long[] recordNos = new Long[n];
         Boolean[] reruns = new Boolean[n];
-        Map<String, List<String>> rerunItems = new HashMap<>();
+        java.sql.Timestamp[] received = new java.sql.Timestamp[n];
         Set<ItemKey> sent = new HashSet<>();
         for (int i = 0; i < n; i++) {
             Entry entry = batch.get(i);
@@ -216,17 +242,17 @@ public class ItemStore {
             deleted[i] = entry.deleted();
             recordNos[i] = entry.recordNo();
             reruns[i] = entry.rerun();
-            if (entry.rerun()) {
-                rerunItems.computeIfAbsent(entry.supplier(), s -> new ArrayList<>()).add(entry.sourceId());
-            }
+            received[i] = entry.jobReceivedAt() == null ? null : java.sql.Timestamp.from(entry.jobReceivedAt());
             sent.add(entry.item());
         }
-        // a re-run judges its items by who wrote them last: locked first, the statement then reads what is committed
-        lockInOrder(rerunItems);
+        boolean rerun = batch.get(0).rerun();
+        if (batch.stream().anyMatch(entry -> entry.rerun() != rerun)) {
+            throw new IllegalArgumentException("a statement's records are a re-run's or a first run's, not both");
+        }
         UUID[] eventIds = OutboxWriter.newEventIds(n);
         Map<ItemKey, RecordOutcome> written = new HashMap<>();
         jdbc.execute((Connection c) -> {
-            try (PreparedStatement ps = c.prepareStatement(APPLY)) {
+            try (PreparedStatement ps = c.prepareStatement(rerun ? APPLY_RERUN : APPLY)) {
                 ps.setArray(1, c.createArrayOf("text", suppliers));
                 ps.setArray(2, c.createArrayOf("uuid", jobIds));
                 ps.setArray(3, c.createArrayOf("text", ids));
@@ -237,7 +263,8 @@ public class ItemStore {
                 ps.setArray(8, c.createArrayOf("boolean", deleted));
                 ps.setArray(9, c.createArrayOf("bigint", recordNos));
                 ps.setArray(10, c.createArrayOf("boolean", reruns));
-                ps.setString(11, topic);
+                ps.setArray(11, c.createArrayOf("timestamptz", received));
+                ps.setString(12, topic);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         written.put(new ItemKey(rs.getString(1), rs.getString(2)),

@@ -40,10 +40,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * effect exactly as one file after the other would be), and its own counts and end state.
  * <p>
  * Any file that is not plainly fine goes the one-file way, with the stage's own error handling, redelivery and
- * dead letters: one that cannot be read, has no records or more than {@code ingestor.pipeline.batch-size}, or
- * resumes from a checkpoint. If the group's transaction fails (a database error, a lost lease, a record the
- * database refuses), nothing of it is committed and every file of the group is done again one at a time, so a
- * poison file still fails alone and the others complete.
+ * dead letters: one that cannot be read, has no records or more than {@code ingestor.pipeline.batch-size}, resumes
+ * from a checkpoint, or is a re-run (an operator sent it round again). If the group's transaction fails (a database
+ * error, a lost lease, a record the database refuses), nothing of it is committed and every file of the group is done
+ * again one at a time, so a poison file still fails alone and the others complete.
  */
 @Component
 public class SmallFileGroup {
@@ -141,7 +141,8 @@ public class SmallFileGroup {
 
     /** The file read whole; null when it goes the one-file way. */
     private Read read(ImportJob job) {
-        if (job.recordsDone() != 0) {
+        // a re-run's records are judged by their own rules (ItemStore), in statements of their own
+        if (job.recordsDone() != 0 || job.rerun()) {
             return null;
         }
         List<RawRecord> records = new ArrayList<>();
@@ -182,7 +183,8 @@ public class SmallFileGroup {
         // the files one after the other, each record checked once: the valid ones applied (the files sharing
         // statements), the others quarantined (the job rows exist already, so there is nothing to record first)
         List<RecordCounts> counts = applier.applyGroup(group.stream()
-                .map(read -> new ItemApplier.GroupFile(read.job().supplier(), read.job().id(), read.job().rerun(),
+                .map(read -> new ItemApplier.GroupFile(read.job().supplier(), read.job().id(), read.job().receivedAt(),
+                        read.job().rerun(),
                         read.records()))
                 .toList(), batchSize);
         List<JobLifecycle.GroupResult> results = new ArrayList<>();

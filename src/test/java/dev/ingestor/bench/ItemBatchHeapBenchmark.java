@@ -42,7 +42,7 @@ class ItemBatchHeapBenchmark {
                 while (records.hasNext()) {
                     RawRecord raw = records.next();
                     Validated record = DeliveryAdviceValidator.validate(raw);
-                    held.add(ItemStore.Entry.of("ACME", UUID.randomUUID(), record.advice(), raw.index(), false));
+                    held.add(ItemStore.Entry.of("ACME", UUID.randomUUID(), null, record.advice(), raw.index(), false));
                     held.add(new ItemApplier.AppliedRecord(record.advice().sourceId(),
                             record.advice().sourceVersion(), null, null));
                 }

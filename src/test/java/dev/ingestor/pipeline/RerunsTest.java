@@ -1,5 +1,8 @@
 package dev.ingestor.pipeline;
 
+import static dev.ingestor.processing.RecordOutcome.ACCEPTED;
+import static dev.ingestor.processing.RecordOutcome.REPLAY;
+import static dev.ingestor.processing.RecordOutcome.UPDATED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,8 +11,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import dev.ingestor.processing.ItemStore;
 import dev.ingestor.support.IngestorTestSupport;
+import dev.ingestor.validation.DeliveryAdvice;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 
 /**
  * A job an operator sends round again (reprocess, re-validate, a dead letter replayed from the start) repeats
@@ -18,6 +24,9 @@ import org.junit.jupiter.api.Test;
  * the real PostgreSQL, through the admin API and the stages.
  */
 class RerunsTest extends IngestorTestSupport {
+
+    @Autowired
+    ItemStore items;
 
     private static final String HEADER = "source_id,sku,quantity,delivery_date\n";
 
@@ -40,6 +49,61 @@ class RerunsTest extends IngestorTestSupport {
             assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, older))
                     .as(action).isEqualTo(1);
         }
+    }
+
+    /** The later job gone (retention deletes jobs, not items), its content still stands against the earlier job. */
+    @Test
+    void aReprocessedJobKeepsALaterJobsContentAfterThatJobIsGone() throws Exception {
+        String item = "RG-" + UUID.randomUUID();
+        UUID older = intake("ACME", "older.csv", HEADER + item + ",OLD,1,2026-12-01\n");
+        awaitState(older, "COMPLETED");
+        UUID later = intake("ACME", "later.csv", HEADER + item + ",NEW,1,2026-12-01\n");
+        awaitState(later, "COMPLETED");
+        jdbc.update("DELETE FROM import_job WHERE id = ?", later);
+
+        send("/api/v1/admin/jobs/" + older + "/reprocess");
+        awaitState(older, "COMPLETED");
+        assertThat(
+                jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
+                        String.class, item))
+                .isEqualTo("NEW");
+        assertThat(events(item)).isEqualTo(2);
+    }
+
+    /**
+     * On the statement itself: a re-run's record over an item a job received after it wrote is a REPLAY, however the
+     * writer's row fares; a first run's record is judged by content, as the version rules say, and a re-run's record
+     * over an item an earlier job wrote is too.
+     */
+    @Test
+    void aReRunsRecordMeetsTheLaterWritersContentAndAFirstRunsItsOwnRules() {
+        String item = "RO-" + UUID.randomUUID();
+        java.time.Instant now = java.time.Instant.now();
+        ItemStore.Entry later = ItemStore.Entry.of("ACME", UUID.randomUUID(), now, advice(item, "NEW"), 1, false);
+        assertThat(items.apply("ingestor.items", List.of(later)).outcomeOf("ACME", item)).isEqualTo(ACCEPTED);
+        UUID earlierJob = UUID.randomUUID();
+        ItemStore.Entry rerun = ItemStore.Entry.of("ACME", earlierJob, now.minusSeconds(60), advice(item, "OLD"), 1,
+                true);
+        assertThat(items.apply("ingestor.items", List.of(rerun)).outcomeOf("ACME", item)).isEqualTo(REPLAY);
+        assertThat(sku(item)).isEqualTo("NEW");
+
+        ItemStore.Entry firstRun = ItemStore.Entry.of("ACME", earlierJob, now.minusSeconds(60), advice(item, "OLD"), 1,
+                false);
+        assertThat(items.apply("ingestor.items", List.of(firstRun)).outcomeOf("ACME", item)).isEqualTo(UPDATED);
+        ItemStore.Entry laterRerun = ItemStore.Entry.of("ACME", UUID.randomUUID(), now.plusSeconds(60),
+                advice(item, "NEWEST"), 1, true);
+        assertThat(items.apply("ingestor.items", List.of(laterRerun)).outcomeOf("ACME", item)).isEqualTo(UPDATED);
+        assertThat(sku(item)).isEqualTo("NEWEST");
+    }
+
+    private String sku(String item) {
+        return jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
+                String.class, item);
+    }
+
+    private static DeliveryAdvice advice(String sourceId, String sku) {
+        return new DeliveryAdvice(sourceId, null, sku, 1, java.time.LocalDate.parse("2026-12-01"), java.util.Map.of(),
+                false);
     }
 
     @Test

@@ -162,12 +162,12 @@ class ItemApplierTest extends IngestorTestSupport {
         };
         ItemApplier grouped = new ItemApplier(counting, quarantineWriter, kafkaSettings);
         List<RecordCounts> counts = transactions().execute(status -> grouped.applyGroup(List.of(
-                new ItemApplier.GroupFile(acme, jobs.get(0), false, List.of(versioned(0, "A-1", 1), bad(1),
+                new ItemApplier.GroupFile(acme, jobs.get(0), null, false, List.of(versioned(0, "A-1", 1), bad(1),
                         versioned(2, "A-2", 1))),
-                new ItemApplier.GroupFile(globex, jobs.get(1), false, List.of(versioned(0, "A-1", 1))),
-                new ItemApplier.GroupFile(acme, jobs.get(2), false,
+                new ItemApplier.GroupFile(globex, jobs.get(1), null, false, List.of(versioned(0, "A-1", 1))),
+                new ItemApplier.GroupFile(acme, jobs.get(2), null, false,
                         List.of(versioned(0, "A-1", 2), versioned(1, "A-3", 1))),
-                new ItemApplier.GroupFile(acme, jobs.get(3), false, List.of(versioned(0, "A-2", 1)))), 1000));
+                new ItemApplier.GroupFile(acme, jobs.get(3), null, false, List.of(versioned(0, "A-2", 1)))), 1000));
 
         assertThat(counts).containsExactly(new RecordCounts(3, 2, 0, 0, 1), new RecordCounts(1, 1, 0, 0, 0),
                 new RecordCounts(2, 1, 1, 0, 0), new RecordCounts(1, 0, 0, 1, 0));
@@ -201,10 +201,10 @@ class ItemApplierTest extends IngestorTestSupport {
         statements.clear();
         Map<String, String> tombstone = Map.of("source_id", "A-2", "source_version", "2", "deleted", "true");
         counts = transactions().execute(status -> grouped.applyGroup(List.of(
-                new ItemApplier.GroupFile(acme, jobs.get(0), false,
+                new ItemApplier.GroupFile(acme, jobs.get(0), null, false,
                         List.of(versioned(0, "B-1", 1), versioned(1, "B-2", 1),
                                 versioned(2, "B-3", 1))),
-                new ItemApplier.GroupFile(acme, jobs.get(1), false, List.of(new RawRecord(0, 1, tombstone, null),
+                new ItemApplier.GroupFile(acme, jobs.get(1), null, false, List.of(new RawRecord(0, 1, tombstone, null),
                         versioned(1, "A-3", 1)))),
                 2));
         assertThat(statements).containsExactly(2, 2, 1);
