@@ -24,7 +24,8 @@ import org.springframework.stereotype.Component;
  * refused, so no file is ever moved through a link (the file stays in place); and so is an answered file that changed
  * since intake read it ({@link IntakeHeaders#READ_AS}), which is taken again as it is now. Not a file of a supplier
  * with a done file, whose marker says the file is complete and which Camel removes before the move (a file left
- * without it would never be taken), nor one whose intake failed, which goes to .failed/ as its record says.
+ * without it would never be taken), nor one whose intake failed, which goes to .failed/ as its record says. A file
+ * whose intake a stop cut short stays in place too ({@link #fileDropFailed}).
  */
 @Component("outcomeMove")
 class OutcomeMove {
@@ -48,9 +49,32 @@ class OutcomeMove {
         return local(exchange, exchange.getProperty(IntakeHeaders.OUTCOME, "done", String.class));
     }
 
-    /** A dropped file whose intake failed past its redelivery. */
+    /**
+     * A dropped file whose intake failed past its redelivery: {@code .failed/}, where its record says it is. An intake
+     * that a stop cut short (the instance stopping past its shutdown timeout interrupts it, and the error handler no
+     * longer runs, so no record is written) is no failure of the file: it stays in place and is taken again.
+     */
     public String fileDropFailed(Exchange exchange) {
+        if (!"failed".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class))
+                && (exchange.getContext().isStopping() || cutShort(exchange.getException()))) {
+            Path path = ((File) file(exchange).getFile()).toPath();
+            LOG.warn("intake of {} was cut short by a stop; the file stays in place and is taken again",
+                    FileNameRule.printable(path.toString()));
+            throw notMoved(path, "its intake was cut short by a stop");
+        }
         return local(exchange, "failed");
+    }
+
+    /** Whether {@code failure} is a thread interrupted or a pool shut down by a stop, not a failure of the file. */
+    static boolean cutShort(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof InterruptedException || t instanceof java.io.InterruptedIOException
+                    || t instanceof java.nio.channels.ClosedByInterruptException
+                    || t instanceof java.util.concurrent.RejectedExecutionException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). */

@@ -86,8 +86,29 @@ class OutcomeMoveTest {
 
     @Test
     void aFailedFileGetsItsFolderToo() throws Exception {
-        assertThat(move.fileDropFailed(answered("broken.csv", "done"))).startsWith(".failed/");
+        assertThat(move.fileDropFailed(answered("broken.csv", "failed"))).startsWith(".failed/");
         assertThat(supplierFolder.resolve(".failed")).isDirectory();
+    }
+
+    /**
+     * A stop past the shutdown timeout interrupts an intake under way (its read, or its back-off) after the error
+     * handler has stopped: nothing records the file as failed, so it stays in place for the next start, not in
+     * .failed/ where no record names it.
+     */
+    @Test
+    void aFileWhoseIntakeAStopCutShortStaysInPlace() throws Exception {
+        Exchange interrupted = answered("cut-short.csv", null);
+        interrupted.setException(new java.io.UncheckedIOException(new java.nio.channels.ClosedByInterruptException()));
+        assertThatThrownBy(() -> move.fileDropFailed(interrupted)).hasMessageContaining("cut short by a stop");
+        Exchange refused = answered("refused.csv", null);
+        refused.setException(new java.util.concurrent.RejectedExecutionException());
+        assertThatThrownBy(() -> move.fileDropFailed(refused)).hasMessageContaining("cut short by a stop");
+        assertThat(supplierFolder.resolve(".failed")).doesNotExist();
+
+        // recorded as failed by the error handler: it goes, as its record says, whatever the cause
+        Exchange recorded = answered("recorded.csv", "failed");
+        recorded.setException(new InterruptedException());
+        assertThat(move.fileDropFailed(recorded)).startsWith(".failed/");
     }
 
     @Test
@@ -125,6 +146,7 @@ class OutcomeMoveTest {
         Files.writeString(file, "source_id\nA-1\n"); // the supplier's next version
         assertThatThrownBy(() -> move.fileDrop(changed)).hasMessageContaining("changed after it was read");
         // a failed intake goes to .failed/ all the same, where its record says it is
+        changed.setProperty(IntakeHeaders.OUTCOME, "failed");
         assertThat(move.fileDropFailed(changed)).startsWith(".failed/");
 
         // a supplier with a done file: its marker said the file is complete, and Camel removes it before the move
