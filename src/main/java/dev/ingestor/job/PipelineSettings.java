@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
@@ -20,8 +21,10 @@ public class PipelineSettings {
     /**
      * A worker's hold on a job, renewed every third of it while the worker reads the job's records and at each batch;
      * after it runs out without renewal (the worker's instance died or lost the database), another worker takes the
-     * job over.
+     * job over. At least 3 s: a plain number is milliseconds to Spring, and a lease of 600 ms (meant as seconds)
+     * would let healthy jobs be taken over until they fail as poison.
      */
+    @DurationMin(seconds = 3)
     private Duration lease = Duration.ofMinutes(10);
     /**
      * Records per processing transaction (effects, outbox rows and checkpoint commit together); a file of at

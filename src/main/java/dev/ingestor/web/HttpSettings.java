@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
@@ -36,8 +37,9 @@ public class HttpSettings {
     private Duration idempotencyTtl = Duration.ofDays(30);
     /**
      * How long a request in flight holds its key. A retry meanwhile gets 409; after this, the key of a
-     * request whose instance died is taken over by the retry.
+     * request whose instance died is taken over by the retry. At least 3 s (renewed every third of it).
      */
+    @DurationMin(seconds = 3)
     private Duration inFlightLease = Duration.ofMinutes(1);
     /** Seconds a caller is asked to wait (Retry-After) on 409 in flight and 503 transient failures. */
     @PositiveOrZero

@@ -328,6 +328,18 @@ class ConfigurationMetadataTest {
                 .hasStackTraceContaining("ingestor.http.limits.max-concurrent-per-key");
     }
 
+    /** A lease written as a plain number (600, meant as seconds) is 600 ms to Spring: refused, naming the property. */
+    @Test
+    void aLeaseShorterThanThreeSecondsIsRefusedNamingTheProperty() {
+        assertThatThrownBy(() -> BoundSettings.bind(PipelineSettings.class, Map.of("ingestor.pipeline.lease", "600")))
+                .hasStackTraceContaining("ingestor.pipeline.lease");
+        assertThatThrownBy(() -> BoundSettings.bind(dev.ingestor.web.HttpSettings.class,
+                Map.of("ingestor.http.in-flight-lease", "600")))
+                .hasStackTraceContaining("ingestor.http.in-flight-lease");
+        assertThat(BoundSettings.bind(PipelineSettings.class, Map.of("ingestor.pipeline.lease", "3s")).getLease())
+                .isEqualTo(Duration.ofSeconds(3));
+    }
+
     @Test
     void theRoutesGetMillisecondsOfTheTypedValues() {
         RouteTimings timings = timings(Map.of(
