@@ -228,7 +228,8 @@ public class ItemStore {
         Boolean[] deleted = new Boolean[n];
         Long[] recordNos = new Long[n];
         Boolean[] reruns = new Boolean[n];
-        java.sql.Timestamp[] received = new java.sql.Timestamp[n];
+        // as ISO instants: pgjdbc writes a Timestamp of an array as the JVM's local time, without its offset
+        String[] received = new String[n];
         Set<ItemKey> sent = new HashSet<>();
         for (int i = 0; i < n; i++) {
             Entry entry = batch.get(i);
@@ -242,7 +243,7 @@ public class ItemStore {
             deleted[i] = entry.deleted();
             recordNos[i] = entry.recordNo();
             reruns[i] = entry.rerun();
-            received[i] = entry.jobReceivedAt() == null ? null : java.sql.Timestamp.from(entry.jobReceivedAt());
+            received[i] = entry.jobReceivedAt() == null ? null : entry.jobReceivedAt().toString();
             sent.add(entry.item());
         }
         boolean rerun = batch.get(0).rerun();

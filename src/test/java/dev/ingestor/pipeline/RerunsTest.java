@@ -96,6 +96,27 @@ class RerunsTest extends IngestorTestSupport {
         assertThat(sku(item)).isEqualTo("NEWEST");
     }
 
+    /**
+     * When a writer was received is kept as that instant whatever the JVM's time zone: pgjdbc writes a Timestamp in an
+     * array as local time without its offset, which the server reads in the session's zone.
+     */
+    @Test
+    void aWritersArrivalIsKeptAsTheInstantItWasInAnyTimeZone() {
+        String item = "RZ-" + UUID.randomUUID();
+        java.time.Instant received = java.time.Instant.parse("2026-10-25T00:30:00.123456Z");
+        java.util.TimeZone zone = java.util.TimeZone.getDefault();
+        try {
+            java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("Europe/Berlin"));
+            items.apply("ingestor.items", List.of(ItemStore.Entry.of("ACME", UUID.randomUUID(), received,
+                    advice(item, "ANY"), 1, false)));
+        } finally {
+            java.util.TimeZone.setDefault(zone);
+        }
+        assertThat(jdbc.queryForObject("SELECT extract(epoch FROM job_received_at) FROM item WHERE supplier = 'ACME'"
+                + " AND source_id = ?", java.math.BigDecimal.class, item))
+                .isEqualByComparingTo(new java.math.BigDecimal("1792888200.123456"));
+    }
+
     private String sku(String item) {
         return jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
                 String.class, item);
