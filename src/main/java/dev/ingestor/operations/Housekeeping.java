@@ -121,6 +121,8 @@ class Housekeeping implements CamelContextConfiguration {
         long jobs = 0;
         long contentKeys = 0;
         long rawFiles = 0;
+        // the raw files this run could not unlink: not asked for again by it, so they never hold up the rest
+        List<String> unlinkFailed = new ArrayList<>();
         long jobSeconds = retention.getJobMaxAge().toSeconds();
         if (jobSeconds > 0) {
             while (true) {
@@ -134,7 +136,7 @@ class Housekeeping implements CamelContextConfiguration {
                 ExpiredJobs deleted = deleteExpired(expired, jobSeconds, statements);
                 jobs += deleted.jobs();
                 contentKeys += deleted.contentKeys();
-                rawFiles += removeRawFiles(batch, statements);
+                rawFiles += removeRawFiles(batch, statements, unlinkFailed);
                 // a job locked meanwhile (SKIP LOCKED) waits for the next run rather than being asked for again
                 if (expired.size() < batch || deleted.jobs() == 0) {
                     break;
@@ -142,7 +144,7 @@ class Housekeeping implements CamelContextConfiguration {
             }
         }
         // what an earlier run was interrupted before unlinking (and what another instance's run is unlinking now)
-        rawFiles += removeRawFiles(batch, statements);
+        rawFiles += removeRawFiles(batch, statements, unlinkFailed);
         rawStore.removeLeftovers();
         double outboxSeconds = retention.getOutboxMaxAge().toMillis() / 1000.0;
         long outbox = repeat(batch, statements, () -> jdbc.update(EXPIRED_PUBLISHED_EVENTS, outboxSeconds, batch));
@@ -215,13 +217,11 @@ class Housekeeping implements CamelContextConfiguration {
      * needs it might still be there. Each key's lock is held again (taken before the rows, the order in which
      * {@link #deleteExpired} takes them), and a key that intake registered since (the same bytes arrived again) keeps
      * its file. A key's row goes in the transaction that unlinked its file or kept it: interrupted anywhere, the row
-     * stays and a later run unlinks the file. A file that cannot be unlinked keeps its row, and is tried again at the
-     * next run (not again by this one).
+     * stays and a later run unlinks the file. A file that cannot be unlinked keeps its row, is added to {@code failed}
+     * (the run's, so no later call of the same run tries it again), and is tried again at the next run.
      */
-    private long removeRawFiles(int batch, int[] statements) {
+    private long removeRawFiles(int batch, int[] statements, List<String> failed) {
         long rawFiles = 0;
-        // the files this run could not unlink: not asked for again by it, so they never hold up the rest
-        List<String> failed = new ArrayList<>();
         while (true) {
             long[] removed = transactions.execute(status -> {
                 // another instance's retention may hold these keys for a whole batch of jobs
