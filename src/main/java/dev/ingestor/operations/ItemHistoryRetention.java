@@ -60,7 +60,7 @@ class ItemHistoryRetention {
     static final String SUPERSEDED = """
             WITH batch AS (
               SELECT supplier, source_id, revision, recorded_at FROM item_version
-              WHERE recorded_at >= ? AND (recorded_at, supplier, source_id, revision) > (?, ?, ?, ?)
+              WHERE recorded_at >= ? AND recorded_at < ? AND (recorded_at, supplier, source_id, revision) > (?, ?, ?, ?)
               ORDER BY recorded_at, supplier, source_id, revision
               LIMIT ?),
             gone AS (
@@ -113,10 +113,11 @@ class ItemHistoryRetention {
         Timestamp cutoff = (Timestamp) clock.get("cutoff");
         long[] done = new long[3];
         if (lastCutoff == null) {
-            pass(BATCH, batch, done, Timestamp.from(Instant.EPOCH), cutoff);
+            pass(BATCH, batch, done, Timestamp.from(Instant.EPOCH), cutoff, start);
         } else {
-            pass(BATCH, batch, done, lastCutoff, cutoff);
-            pass(SUPERSEDED, batch, done, Timestamp.from(lastStart.toInstant().minus(LATE_COMMITS)), cutoff);
+            pass(BATCH, batch, done, lastCutoff, cutoff, start);
+            // up to this run's start, not on after it: versions written meanwhile are the next run's
+            pass(SUPERSEDED, batch, done, Timestamp.from(lastStart.toInstant().minus(LATE_COMMITS)), cutoff, start);
         }
         lastCutoff = cutoff;
         lastStart = start;
@@ -129,15 +130,17 @@ class ItemHistoryRetention {
 
     /**
      * Runs {@code statement} ({@link #BATCH} or {@link #SUPERSEDED}) batch after batch over the versions recorded
-     * from {@code from}, adding what it deleted, read and ran to {@code done}.
+     * from {@code from} ({@link #SUPERSEDED}: until {@code until}), adding what it deleted, read and ran to
+     * {@code done}.
      */
-    private void pass(String statement, int batch, long[] done, Timestamp from, Timestamp cutoff) {
+    private void pass(String statement, int batch, long[] done, Timestamp from, Timestamp cutoff, Timestamp until) {
         Object[] after = {from, "", "", -1L};
         while (true) {
             done[2]++;
             List<Map<String, Object>> rows = statement.equals(BATCH)
                     ? jdbc.queryForList(BATCH, cutoff, after[0], after[0], after[1], after[2], after[3], batch)
-                    : jdbc.queryForList(SUPERSEDED, after[0], after[0], after[1], after[2], after[3], batch, cutoff);
+                    : jdbc.queryForList(SUPERSEDED, after[0], until, after[0], after[1], after[2], after[3], batch,
+                            cutoff);
             if (rows.isEmpty()) {
                 return;
             }
