@@ -30,21 +30,25 @@ class RerunsTest extends IngestorTestSupport {
 
     private static final String HEADER = "source_id,sku,quantity,delivery_date\n";
 
-    @Test
-    void aReprocessedJobDoesNotBringAnItemBackFromALaterJobsContent() throws Exception {
-        String item = "RR-" + UUID.randomUUID();
+    /** Two files of one item received one after the other, each completed: the older job's id, then the later's. */
+    private List<UUID> olderThenLater(String item) {
         UUID older = intake("ACME", "older.csv", HEADER + item + ",OLD,1,2026-12-01\n");
         awaitState(older, "COMPLETED");
         UUID later = intake("ACME", "later.csv", HEADER + item + ",NEW,1,2026-12-01\n");
         awaitState(later, "COMPLETED");
+        return List.of(older, later);
+    }
+
+    @Test
+    void aReprocessedJobDoesNotBringAnItemBackFromALaterJobsContent() throws Exception {
+        String item = "RR-" + UUID.randomUUID();
+        UUID older = olderThenLater(item).get(0);
         assertThat(events(item)).isEqualTo(2);
 
         for (String action : List.of("reprocess", "revalidate")) {
             send("/api/v1/admin/jobs/" + older + "/" + action);
             awaitState(older, "COMPLETED");
-            assertThat(jdbc.queryForObject(
-                    "SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
-                    String.class, item)).as(action).isEqualTo("NEW");
+            assertThat(sku(item)).as(action).isEqualTo("NEW");
             assertThat(events(item)).as(action).isEqualTo(2);
             assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, older))
                     .as(action).isEqualTo(1);
@@ -55,17 +59,13 @@ class RerunsTest extends IngestorTestSupport {
     @Test
     void aReprocessedJobKeepsALaterJobsContentAfterThatJobIsGone() throws Exception {
         String item = "RG-" + UUID.randomUUID();
-        UUID older = intake("ACME", "older.csv", HEADER + item + ",OLD,1,2026-12-01\n");
-        awaitState(older, "COMPLETED");
-        UUID later = intake("ACME", "later.csv", HEADER + item + ",NEW,1,2026-12-01\n");
-        awaitState(later, "COMPLETED");
-        jdbc.update("DELETE FROM import_job WHERE id = ?", later);
+        List<UUID> jobs = olderThenLater(item);
+        UUID older = jobs.get(0);
+        jdbc.update("DELETE FROM import_job WHERE id = ?", jobs.get(1));
 
         send("/api/v1/admin/jobs/" + older + "/reprocess");
         awaitState(older, "COMPLETED");
-        assertThat(
-                jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
-                        String.class, item))
+        assertThat(sku(item))
                 .isEqualTo("NEW");
         assertThat(events(item)).isEqualTo(2);
     }
@@ -138,9 +138,7 @@ class RerunsTest extends IngestorTestSupport {
         send("/api/v1/admin/jobs/" + job + "/reprocess");
         awaitState(job, "COMPLETED");
         assertThat(events(item)).isEqualTo(2);
-        assertThat(
-                jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
-                        String.class, item))
+        assertThat(sku(item))
                 .isEqualTo("SECOND");
         assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, job)).isEqualTo(2);
     }
@@ -162,13 +160,9 @@ class RerunsTest extends IngestorTestSupport {
 
         send("/api/v1/admin/jobs/" + job + "/reprocess");
         awaitState(job, "COMPLETED");
-        assertThat(
-                jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
-                        String.class, mine))
+        assertThat(sku(mine))
                 .isEqualTo("MINE");
-        assertThat(
-                jdbc.queryForObject("SELECT record::jsonb->>'sku' FROM item WHERE supplier = 'ACME' AND source_id = ?",
-                        String.class, taken))
+        assertThat(sku(taken))
                 .isEqualTo("LATER");
     }
 
