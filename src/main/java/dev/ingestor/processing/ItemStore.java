@@ -72,16 +72,11 @@ public class ItemStore {
         return """
                 WITH input AS (
                   SELECT * FROM unnest(?::text[], ?::uuid[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::uuid[],
-                      ?::boolean[], ?::bigint[], ?::boolean[], ?::timestamptz[]) WITH ORDINALITY
+                      ?::boolean[], ?::bigint[], ?::timestamptz[]) WITH ORDINALITY
                     AS t(supplier, job_id, source_id, source_version, record_hash, record, event_id, deleted, record_no,
-                         rerun, job_received_at, n)
+                         job_received_at, n)
                 ), applicable AS (
-                  SELECT * FROM input t
-                  WHERE NOT t.rerun OR NOT EXISTS (
-                    SELECT 1 FROM item i
-                    WHERE i.supplier = t.supplier AND i.source_id = t.source_id
-                      AND (i.source_version IS NULL OR t.source_version IS NULL)
-                      AND i.job_id = t.job_id AND (i.record_no IS NULL OR i.record_no >= t.record_no))
+                  SELECT * FROM input t%s
                 ), upserted AS (
                   INSERT INTO item AS i (supplier, source_id, source_version, record_hash, record, job_id, record_no,
                       job_received_at, state)
@@ -112,17 +107,31 @@ public class ItemStore {
                 )
                 SELECT u.supplier, u.source_id, u.outcome FROM upserted u
                 """
-                .formatted(rerun ? LATER_WRITER_STANDS : "", OutboxWriter.insertEvents(
-                        """
-                                SELECT t.event_id, ?::text AS topic, u.supplier || ':' || u.source_id AS event_key,
-                                       '{"event_id":"' || t.event_id || '","job_id":' || to_json(u.job_id::text)::text
-                                         || ',"supplier":' || to_json(u.supplier)::text || ',"source_id":' || to_json(u.source_id)::text
-                                         || ',"source_version":' || coalesce(u.source_version::text,
-                                             'null') || ',"revision":' || u.revision
-                                         || ',"outcome":"' || u.outcome || '","record":' || u.record || '}' AS payload,
-                                       t.n
-                                FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id"""));
+                .formatted(rerun ? NOT_WRITTEN_BY_ITSELF : "", rerun ? LATER_WRITER_STANDS : "", EVENTS);
     }
+
+    /** The events of the statement's effects, in the records' order ({@link OutboxWriter#insertEvents}). */
+    private static final String EVENTS = OutboxWriter.insertEvents("""
+            SELECT t.event_id, ?::text AS topic, u.supplier || ':' || u.source_id AS event_key,
+                   '{"event_id":"' || t.event_id || '","job_id":' || to_json(u.job_id::text)::text
+                     || ',"supplier":' || to_json(u.supplier)::text || ',"source_id":' || to_json(u.source_id)::text
+                     || ',"source_version":' || coalesce(u.source_version::text,
+                         'null') || ',"revision":' || u.revision
+                     || ',"outcome":"' || u.outcome || '","record":' || u.record || '}' AS payload,
+                   t.n
+            FROM upserted u JOIN input t ON t.supplier = u.supplier AND t.source_id = u.source_id""");
+
+    /**
+     * A re-run's record where the content decides: none that its own job wrote already, with that record or a later
+     * one (a file may name an item twice). Read on the statement's snapshot: only this job's worker writes its records.
+     */
+    private static final String NOT_WRITTEN_BY_ITSELF = """
+
+            WHERE NOT EXISTS (
+              SELECT 1 FROM item i
+              WHERE i.supplier = t.supplier AND i.source_id = t.source_id
+                AND (i.source_version IS NULL OR t.source_version IS NULL)
+                AND i.job_id = t.job_id AND (i.record_no IS NULL OR i.record_no >= t.record_no))""";
 
     /**
      * A re-run's record where the content decides: no effect on an item whose content a job received after its own
@@ -227,7 +236,6 @@ public class ItemStore {
         String[] records = new String[n];
         Boolean[] deleted = new Boolean[n];
         Long[] recordNos = new Long[n];
-        Boolean[] reruns = new Boolean[n];
         // as ISO instants: pgjdbc writes a Timestamp of an array as the JVM's local time, without its offset
         String[] received = new String[n];
         Set<ItemKey> sent = new HashSet<>();
@@ -242,7 +250,6 @@ public class ItemStore {
             records[i] = json;
             deleted[i] = entry.deleted();
             recordNos[i] = entry.recordNo();
-            reruns[i] = entry.rerun();
             received[i] = entry.jobReceivedAt() == null ? null : entry.jobReceivedAt().toString();
             sent.add(entry.item());
         }
@@ -263,9 +270,8 @@ public class ItemStore {
                 ps.setArray(7, c.createArrayOf("uuid", eventIds));
                 ps.setArray(8, c.createArrayOf("boolean", deleted));
                 ps.setArray(9, c.createArrayOf("bigint", recordNos));
-                ps.setArray(10, c.createArrayOf("boolean", reruns));
-                ps.setArray(11, c.createArrayOf("timestamptz", received));
-                ps.setString(12, topic);
+                ps.setArray(10, c.createArrayOf("timestamptz", received));
+                ps.setString(11, topic);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         written.put(new ItemKey(rs.getString(1), rs.getString(2)),
