@@ -65,12 +65,17 @@ public class DeadLetterStore {
     }
 
     /**
-     * The stage of the job's failure: its newest dead letter's, the letters of events Kafka refused passed over (they
-     * may come after the failure, and say nothing of it); null when it has no other.
+     * The stage of the failure of the job {@code j}, as SQL: its newest dead letter's, the letters of events Kafka
+     * refused passed over (they may come after the failure, and say nothing of it); NULL when it has no other.
      */
+    static final String FAILED_STAGE_OF_J = "(SELECT d.stage FROM dead_letter d WHERE d.job_id = j.id AND d.stage <> '"
+            + DeadLetterWriter.RELAY_STAGE + "' ORDER BY d.id DESC LIMIT 1)";
+
+    /** The stage of the job's failure ({@link #FAILED_STAGE_OF_J}); null when it has none. */
     public String failedStage(UUID jobId) {
-        return jdbc.query("SELECT stage FROM dead_letter WHERE job_id = ? AND stage <> ? ORDER BY id DESC LIMIT 1",
-                (rs, n) -> rs.getString(1), jobId, DeadLetterWriter.RELAY_STAGE).stream().findFirst().orElse(null);
+        List<String> stage = jdbc.queryForList("SELECT " + FAILED_STAGE_OF_J + " FROM import_job j WHERE j.id = ?",
+                String.class, jobId);
+        return stage.isEmpty() ? null : stage.get(0);
     }
 
     /**

@@ -10,7 +10,6 @@ import java.util.stream.Collectors;
 
 import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.notification.NotificationWriter;
-import dev.ingestor.outbox.DeadLetterWriter;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -416,11 +415,9 @@ public class JobLifecycle {
      * {@link DeadLetterStore#failedStage} says it).
      */
     public List<FailedJob> lockFailed(String supplier) {
-        return jdbc.query("SELECT j.id, (SELECT d.stage FROM dead_letter d WHERE d.job_id = j.id AND d.stage <> ?"
-                + " ORDER BY d.id DESC LIMIT 1) AS stage FROM import_job j WHERE j.supplier = ? AND j.state = 'FAILED'"
-                + " FOR UPDATE OF j",
-                (rs, row) -> new FailedJob(rs.getObject("id", UUID.class), rs.getString("stage")),
-                DeadLetterWriter.RELAY_STAGE, supplier);
+        return jdbc.query("SELECT j.id, " + DeadLetterStore.FAILED_STAGE_OF_J + " AS stage FROM import_job j"
+                + " WHERE j.supplier = ? AND j.state = 'FAILED' FOR UPDATE OF j",
+                (rs, row) -> new FailedJob(rs.getObject("id", UUID.class), rs.getString("stage")), supplier);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.ingestor.operations;
 
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 import dev.ingestor.job.DeadLetterStore;
 import dev.ingestor.job.JobLifecycle;
@@ -110,7 +111,7 @@ class JobActions {
     }
 
     /** {@code send} sends the job round; if it did, the job's waiting letters are marked replayed with it. */
-    private boolean sentRound(UUID jobId, String who, java.util.function.BooleanSupplier send) {
+    private boolean sentRound(UUID jobId, String who, BooleanSupplier send) {
         return Boolean.TRUE.equals(transactions.execute(status -> {
             if (!send.getAsBoolean()) {
                 return false;
