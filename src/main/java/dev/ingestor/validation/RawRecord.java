@@ -31,15 +31,15 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
         return line >= 0 ? "line " + line : "item " + index;
     }
 
+    /** The most zeros writing a decimal out in full may add. */
+    static final int PLAIN_DIGITS = 100;
+
     /**
      * An object of a JSON document as a record: field names in lower case, values as text. A decimal is written out
      * in full ({@code 1E+1}, as the canonical form of an item's {@code 10.0} keeps it, is {@code 10}), so a number
      * reads as its value whichever way it was written; one whose exponent would write it out longer than
      * {@link #PLAIN_DIGITS} more digits than its own ({@code 1e999999999} is a billion) stays as written.
      */
-    /** The most zeros writing a decimal out in full may add. */
-    static final int PLAIN_DIGITS = 100;
-
     public static RawRecord ofJson(tools.jackson.databind.JsonNode node, long index, long line) {
         if (!node.isObject()) {
             return broken(index, line,

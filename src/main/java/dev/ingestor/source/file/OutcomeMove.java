@@ -57,7 +57,7 @@ class OutcomeMove {
     public String fileDropFailed(Exchange exchange) {
         if (!"failed".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class))
                 && (exchange.getContext().isStopping() || cutShort(exchange.getException()))) {
-            Path path = ((File) file(exchange).getFile()).toPath();
+            Path path = path(exchange);
             LOG.warn("intake of {} was cut short by a stop; the file stays in place and is taken again",
                     FileNameRule.printable(path.toString()));
             throw notMoved(path, "its intake was cut short by a stop");
@@ -104,7 +104,7 @@ class OutcomeMove {
     /** A file written again or replaced since intake read it: what is there now was never read; taken again. */
     private static void refuseChangedSinceRead(Exchange exchange) {
         FileState readAs = exchange.getProperty(IntakeHeaders.READ_AS, FileState.class);
-        Path path = ((File) file(exchange).getFile()).toPath().toAbsolutePath();
+        Path path = path(exchange);
         if (readAs != null && !readAs.equals(FileState.now(path))) {
             LOG.warn("intake file={} changed after it was read; left in place to be taken again",
                     FileNameRule.printable(path.toString()));
@@ -113,8 +113,7 @@ class OutcomeMove {
     }
 
     private String local(Exchange exchange, String outcome) {
-        GenericFile<?> file = file(exchange);
-        Path path = ((File) file.getFile()).toPath().toAbsolutePath();
+        Path path = path(exchange);
         Path folder = path.getParent();
         Path target = folder.resolve("." + outcome);
         refuseLinks(path, folder, target);
@@ -161,6 +160,11 @@ class OutcomeMove {
     private static IllegalStateException notMoved(Path file, String why) {
         return new IllegalStateException("not moved, left in place: " + FileNameRule.printable(file.toString())
                 + ": " + FileNameRule.printable(why));
+    }
+
+    /** The dropped file of this exchange, as an absolute path. */
+    private static Path path(Exchange exchange) {
+        return ((File) file(exchange).getFile()).toPath().toAbsolutePath();
     }
 
     static GenericFile<?> file(Exchange exchange) {
