@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.ingestor.config.RetentionSettings;
 import org.slf4j.Logger;
@@ -112,12 +113,15 @@ class ItemHistoryRetention {
         Timestamp start = (Timestamp) clock.get("start");
         Timestamp cutoff = (Timestamp) clock.get("cutoff");
         long[] done = new long[3];
+        Function<Object[], List<Map<String, Object>>> old = after -> jdbc.queryForList(BATCH, cutoff, after[0],
+                after[0], after[1], after[2], after[3], batch);
         if (lastCutoff == null) {
-            pass(BATCH, batch, done, Timestamp.from(Instant.EPOCH), cutoff, start);
+            pass(batch, done, Timestamp.from(Instant.EPOCH), old);
         } else {
-            pass(BATCH, batch, done, lastCutoff, cutoff, start);
+            pass(batch, done, lastCutoff, old);
             // up to this run's start, not on after it: versions written meanwhile are the next run's
-            pass(SUPERSEDED, batch, done, Timestamp.from(lastStart.toInstant().minus(LATE_COMMITS)), cutoff, start);
+            pass(batch, done, Timestamp.from(lastStart.toInstant().minus(LATE_COMMITS)), after -> jdbc.queryForList(
+                    SUPERSEDED, after[0], start, after[0], after[1], after[2], after[3], batch, cutoff));
         }
         lastCutoff = cutoff;
         lastStart = start;
@@ -129,18 +133,15 @@ class ItemHistoryRetention {
     }
 
     /**
-     * Runs {@code statement} ({@link #BATCH} or {@link #SUPERSEDED}) batch after batch over the versions recorded
-     * from {@code from} ({@link #SUPERSEDED}: until {@code until}), adding what it deleted, read and ran to
-     * {@code done}.
+     * Runs batch after batch ({@code next}: {@link #BATCH} or {@link #SUPERSEDED} from the key it is given) over the
+     * versions recorded from {@code from}, adding what it deleted, read and ran to {@code done}.
      */
-    private void pass(String statement, int batch, long[] done, Timestamp from, Timestamp cutoff, Timestamp until) {
+    private static void pass(int batch, long[] done, Timestamp from,
+            Function<Object[], List<Map<String, Object>>> next) {
         Object[] after = {from, "", "", -1L};
         while (true) {
             done[2]++;
-            List<Map<String, Object>> rows = statement.equals(BATCH)
-                    ? jdbc.queryForList(BATCH, cutoff, after[0], after[0], after[1], after[2], after[3], batch)
-                    : jdbc.queryForList(SUPERSEDED, after[0], until, after[0], after[1], after[2], after[3], batch,
-                            cutoff);
+            List<Map<String, Object>> rows = next.apply(after);
             if (rows.isEmpty()) {
                 return;
             }
