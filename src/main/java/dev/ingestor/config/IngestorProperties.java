@@ -24,7 +24,10 @@ public class IngestorProperties {
      * validate and process a file another instance took in. Empty: {@code <data-dir>/raw}.
      */
     private Path rawDir;
-    /** Folder the YAML routes are read from at start; when it holds none, the copy in the jar is used. */
+    /**
+     * Folder the YAML routes are read from at start. Unset, the default folder is used when it holds routes, else the
+     * copy in the jar; set, it must hold routes or the start fails, naming it.
+     */
     private Path routesDir = Path.of("routes");
     /**
      * true: changes to the route files under {@code routes-dir} (and its {@code suppliers/}) are loaded while the

@@ -18,7 +18,9 @@ import org.springframework.core.env.MapPropertySource;
 
 /**
  * Routes are read from {@code ingestor.routes-dir} (default {@code routes}) so an engineer edits a route
- * and restarts, without a build. When that folder holds no routes, the copy packaged in the jar is used.
+ * and restarts, without a build. When the default folder holds no routes, the copy packaged in the jar is used. A
+ * folder set by the operator that holds no routes fails the start, naming it: a misspelled path, or a volume not
+ * mounted, would otherwise run the packaged routes in place of the operator's, silently.
  * Per-supplier hook routes live one level down, in {@code suppliers/}; Camel reads a comma list of patterns. A
  * {@code file:} pattern naming a folder that does not exist fails Camel's start (NoSuchFileException), so the
  * {@code suppliers/} pattern is added only when that folder exists; a missing classpath folder simply matches
@@ -43,11 +45,22 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         if (environment.containsProperty(PATTERN)) {
             return;
         }
+        choosePattern(environment, new IngestorProperties().getRoutesDir());
+    }
+
+    /** Sets the routes' pattern: from {@code ingestor.routes-dir}, or {@code defaultDir} when it is not set. */
+    void choosePattern(ConfigurableEnvironment environment, Path defaultDir) {
         Binder binder = Binder.get(environment);
         IngestorProperties defaults = new IngestorProperties();
         // read as text: bound as a Path, a relative name that is also on the classpath would become that folder
         String configured = environment.getProperty("ingestor.routes-dir");
-        Path dir = (configured != null ? Path.of(configured) : defaults.getRoutesDir()).toAbsolutePath().normalize();
+        Path dir = (configured != null ? Path.of(configured) : defaultDir).toAbsolutePath().normalize();
+        if (configured != null && !hasRoutes(dir)) {
+            throw new IllegalStateException("ingestor.routes-dir=" + configured + " names " + dir + ", which "
+                    + (Files.isDirectory(dir) ? "holds no route files (*.camel.yaml)" : "is not a folder")
+                    + ": the app would run the routes packaged in its jar in place of yours. Fix the path, or unset"
+                    + " ingestor.routes-dir to run the packaged routes");
+        }
         String pattern;
         if (hasRoutes(dir)) {
             requireOwnerOnlyWritable(dir);

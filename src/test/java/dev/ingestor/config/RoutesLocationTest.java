@@ -64,12 +64,25 @@ class RoutesLocationTest {
     }
 
     @Test
-    void withoutRoutesOnDiskThePackagedCopyIsUsed() {
-        assertThat(patternFor(
+    void withoutRoutesInTheDefaultFolderThePackagedCopyIsUsed() {
+        for (Path defaultDir : List.of(dir.resolve("missing"), dir)) {
+            MockEnvironment environment = new MockEnvironment();
+            new RoutesLocation().choosePattern(environment, defaultDir);
+            assertThat(environment.getProperty(RoutesLocation.PATTERN)).isEqualTo(PACKAGED);
+        }
+    }
+
+    /** A misspelled path, or a volume not mounted: never the packaged routes in place of the operator's. */
+    @Test
+    void aRoutesFolderSetByTheOperatorThatHoldsNoRoutesFailsTheStart() {
+        assertThatThrownBy(() -> patternFor(
                 new MockEnvironment().withProperty("ingestor.routes-dir", dir.resolve("missing").toString())))
-                .isEqualTo(PACKAGED);
-        assertThat(patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString())))
-                .isEqualTo(PACKAGED);
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("ingestor.routes-dir=" + dir.resolve("missing"))
+                .hasMessageContaining("is not a folder");
+        assertThatThrownBy(() -> patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("holds no route files (*.camel.yaml)");
     }
 
     /** What Camel makes of the pattern: both folders read; a missing folder is no error for a classpath pattern. */
