@@ -59,9 +59,14 @@ final class EmbeddedPostgresServer {
 
     public static EmbeddedPostgres start(Path dataDir, int port) throws IOException {
         Path dir = dataDir.toAbsolutePath();
+        UnfinishedFirstStart.discardLeftovers(dir);
         // before anything touches the folder: one made by another PostgreSQL major is refused, never initialised over
         DataFolderMajor.requireStartable(dir, PostgresBinaries::major);
-        Files.createDirectories(dir);
+        // only a folder initdb makes from nothing is marked, and so ever emptied
+        if (UnfinishedFirstStart.isMissingOrEmpty(dir)) {
+            Files.createDirectories(dir);
+            UnfinishedFirstStart.begin(dir);
+        }
         stopOrphanedPostmaster(dir);
         Path superuserFile = superuserPasswordFile(dir);
         boolean fresh = !Files.exists(dir.resolve("postgresql.conf"));
@@ -110,6 +115,7 @@ final class EmbeddedPostgresServer {
                 setFirstSuperuserPassword(postgres, dir, superuserFile, superuserPassword);
             }
             ensureAppRole(postgres, dir);
+            UnfinishedFirstStart.finish(dir);
         } catch (IOException | RuntimeException e) {
             postgres.close();
             throw e;

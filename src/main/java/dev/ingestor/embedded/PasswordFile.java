@@ -1,10 +1,12 @@
 package dev.ingestor.embedded;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
@@ -13,7 +15,7 @@ import java.util.Set;
 
 /**
  * A generated password kept in a file only its owner can read or write ({@code rw-------}). The file is
- * written whole under a temporary name and then renamed, so a crash never leaves a half-written password.
+ * written whole under a temporary name, synced, and then renamed, so a crash never leaves a half-written password.
  */
 final class PasswordFile {
 
@@ -37,7 +39,13 @@ final class PasswordFile {
             Files.createFile(temp, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
         }
         Files.writeString(temp, password + "\n");
+        // on disk before its name is: a power cut after the rename must not leave an empty file, whose password no
+        // one knows any more
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+            channel.force(true);
+        }
         Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        UnfinishedFirstStart.syncFolder(file.getParent());
     }
 
     /** The password; a file others could read is made owner-only again first. */

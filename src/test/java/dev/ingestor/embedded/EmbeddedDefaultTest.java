@@ -116,6 +116,47 @@ class EmbeddedDefaultTest {
         assertThat(snapshot(data.getParent(), data)).isEqualTo(before);
     }
 
+    /**
+     * A first start cut short while initdb wrote the folder (a kill, a power cut) leaves what initdb writes first:
+     * PG_VERSION, postgresql.conf, empty folders. Such a folder never starts; its first start's mark says that
+     * nothing but initdb wrote it, and the next start makes it anew. Without the mark it is left as it is.
+     */
+    @Test
+    void aFirstStartCutShortDuringInitdbIsMadeAnewAndAFolderWithoutItsMarkIsKept() throws Exception {
+        Path data = Files.createTempDirectory("ingestor-pg-initdb-").resolve("postgres");
+        try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(data, 0)) {
+            assertThat(UnfinishedFirstStart.mark(data)).doesNotExist();
+        }
+        String major = Files.readString(data.resolve("PG_VERSION")).trim();
+        Path cut = Files.createTempDirectory("ingestor-pg-initdb-").resolve("postgres");
+        writeWhatInitdbWritesFirst(cut, major);
+        Files.createFile(UnfinishedFirstStart.mark(cut));
+        try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(cut, 0)) {
+            EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, cut);
+            try (Connection app = DriverManager.getConnection(login.jdbcUrl(), login.username(), login.password());
+                    Statement s = app.createStatement()) {
+                assertThat(value(s, "SELECT current_database()")).isEqualTo("ingestor");
+            }
+        }
+        assertThat(UnfinishedFirstStart.mark(cut)).doesNotExist();
+
+        Path unmarked = Files.createTempDirectory("ingestor-pg-initdb-").resolve("postgres");
+        writeWhatInitdbWritesFirst(unmarked, major);
+        // (started, it would fail after zonky's minute of waiting for a server)
+        UnfinishedFirstStart.discardLeftovers(unmarked);
+        assertThat(unmarked.resolve("PG_VERSION")).hasContent(major);
+        assertThat(unmarked.resolve("postgresql.conf")).hasContent("# written by initdb");
+        assertThat(UnfinishedFirstStart.mark(unmarked)).doesNotExist();
+    }
+
+    private static void writeWhatInitdbWritesFirst(Path dir, String major) throws IOException {
+        for (String folder : List.of("base", "global", "pg_wal", "pg_xact")) {
+            Files.createDirectories(dir.resolve(folder));
+        }
+        Files.writeString(dir.resolve("PG_VERSION"), major + "\n");
+        Files.writeString(dir.resolve("postgresql.conf"), "# written by initdb\n");
+    }
+
     @Test
     void theMajorIsReadFromWhatPostgresSaysOfItsVersion() throws Exception {
         assertThat(PostgresBinaries.majorOf("postgres (PostgreSQL) 18.1")).isEqualTo("18");
