@@ -45,6 +45,8 @@ final class RecordMapping {
     private final DateTimeFormatter dateFormat;
     private final Character decimalSeparator;
     private final Character groupingSeparator;
+    /** A quantity written with the grouping separator: groups of three digits after the first, as in 1.200.000. */
+    private final Pattern grouped;
     private final Map<String, String> defaults;
     private final Map<String, String> constants;
     private final Set<String> ignore;
@@ -103,10 +105,17 @@ final class RecordMapping {
         dateFormat = datePattern == null ? null : dateFormat(property + ".date-pattern", datePattern);
         decimalSeparator = m.getDecimalSeparator();
         groupingSeparator = m.getGroupingSeparator();
-        if (decimalSeparator != null && decimalSeparator.equals(groupingSeparator)) {
-            throw new IllegalStateException(property + ".decimal-separator and " + property
-                    + ".grouping-separator are both '" + decimalSeparator + "'");
+        char decimal = decimalSeparator == null ? '.' : decimalSeparator;
+        if (groupingSeparator != null && groupingSeparator == decimal) {
+            throw new IllegalStateException(
+                    property + ".decimal-separator" + (decimalSeparator == null ? " (unset: '.')" : "")
+                            + " and " + property + ".grouping-separator are both '" + decimal + "'");
         }
+        grouped = groupingSeparator == null
+                ? null
+                : Pattern.compile("[+-]?\\d{1,3}(" + Pattern.quote(
+                        groupingSeparator.toString()) + "\\d{3})+(" + Pattern.quote(String.valueOf(decimal))
+                        + "\\d+)?");
         defaults = checkedFields(property + ".defaults", m.getDefaults());
         constants = checkedFields(property + ".constants", m.getConstants());
         if (!header) {
@@ -293,7 +302,10 @@ final class RecordMapping {
             return;
         }
         String text = sent.trim();
-        if (groupingSeparator != null) {
+        boolean wellGrouped = true;
+        if (groupingSeparator != null && text.indexOf(groupingSeparator) >= 0) {
+            // only where it groups thousands: 2.5 under grouping '.' is no 25, and 1.2.3 no 123
+            wellGrouped = text.length() <= MAX_QUANTITY_LENGTH && grouped.matcher(text).matches();
             text = text.replace(groupingSeparator.toString(), "");
         }
         if (decimalSeparator != null && decimalSeparator != '.') {
@@ -302,7 +314,7 @@ final class RecordMapping {
         }
         // BigDecimal alone would read exponents (1E999999999 is a billion digits when written out) and any
         // length: only digits with at most one decimal point, as short as any real quantity, are parsed
-        if (text.length() <= MAX_QUANTITY_LENGTH && PLAIN_NUMBER.matcher(text).matches()) {
+        if (wellGrouped && text.length() <= MAX_QUANTITY_LENGTH && PLAIN_NUMBER.matcher(text).matches()) {
             // 5,0 is five pieces; 5,5 is no whole number and is refused with the supplier's own text
             BigDecimal whole = new BigDecimal(text).stripTrailingZeros();
             if (whole.scale() <= 0) {

@@ -60,6 +60,21 @@ class RecordMappingTest {
         assertThat(records.get(0).advice().quantity()).isEqualTo(1234);
     }
 
+    /** A grouping separator groups thousands, or the number is refused: never 2.5 read as 25 pieces. */
+    @Test
+    void aGroupingSeparatorOutsideAThousandsGroupIsNoWholeNumber() {
+        List<Validated> records = read(RecordFormat.CSV, "Artikelnummer;Menge;Liefertermin;Position\n"
+                + "S;2.5;24.12.2026;P1\nS;12.34;24.12.2026;P2\nS;1.2.3;24.12.2026;P3\nS;1234.567;24.12.2026;P4\n"
+                + "S;.100;24.12.2026;P5\nS;1.200;24.12.2026;P6\nS;1.234.567,0;24.12.2026;P7\nS;+12.000;24.12.2026;P8\n",
+                ';', hansa());
+        for (int i = 0; i < 5; i++) {
+            assertThat(records.get(i).reason()).as("record %d", i + 1).contains("is not a whole number");
+        }
+        assertThat(records.get(5).advice().quantity()).isEqualTo(1200);
+        assertThat(records.get(6).advice().quantity()).isEqualTo(1234567);
+        assertThat(records.get(7).advice().quantity()).isEqualTo(12000);
+    }
+
     @Test
     void aQuantityWithAnExponentIsTheRecordsProblemNotTheStages() {
         // BigDecimal reads exponents: 1E999999999 would be a billion digits, 1E2147483647 throws, 1E5 is no
@@ -225,6 +240,10 @@ class RecordMappingTest {
         sameSeparators.setDecimalSeparator(',');
         sameSeparators.setGroupingSeparator(',');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", sameSeparators)).hasMessageContaining("both ','");
+        SupplierProperties.Mapping groupingIsTheDefaultDecimal = new SupplierProperties.Mapping();
+        groupingIsTheDefaultDecimal.setGroupingSeparator('.');
+        assertThatThrownBy(() -> RecordMapping.of("HANSA", groupingIsTheDefaultDecimal))
+                .hasMessageContaining("decimal-separator (unset: '.')").hasMessageContaining("both '.'");
         SupplierProperties.Mapping commentIsQuote = new SupplierProperties.Mapping();
         commentIsQuote.setComment('"');
         assertThatThrownBy(() -> RecordMapping.of("HANSA", commentIsQuote))
