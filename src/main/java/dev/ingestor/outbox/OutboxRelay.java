@@ -66,6 +66,8 @@ public class OutboxRelay {
      * lock. Without it two slices' lone events rode in one batch that the broker refused whole, for ever.
      */
     private final Map<String, ReadWriteLock> inFlight = new ConcurrentHashMap<>();
+    /** Guarded by {@code producers}. */
+    private Unmade unmade;
 
     public OutboxRelay(CamelContext camelContext, OutboxSettings settings) {
         this.camelContext = camelContext;
@@ -88,6 +90,7 @@ public class OutboxRelay {
         AtomicBoolean passingFailure = new AtomicBoolean();
         String notSent = null;
         Lock held = null;
+        boolean handedOver = events.isEmpty();
         try {
             if (!events.isEmpty()) {
                 ReadWriteLock lock = inFlight.computeIfAbsent(endpointUri, uri -> new ReentrantReadWriteLock());
@@ -99,8 +102,18 @@ public class OutboxRelay {
                     notSent = "the round could not hand its events to the producer within ingestor.outbox.kafka-timeout";
                 }
             }
+            AsyncProducer producer = null;
             if (held != null) {
-                AsyncProducer producer = producer(endpointUri);
+                try {
+                    producer = producer(endpointUri);
+                } catch (Exception e) {
+                    // Kafka's client refuses to be made while no bootstrap server resolves (a broker's host gone
+                    // from DNS): the events wait, as for a broker that does not answer
+                    notSent = "no Kafka producer could be made: " + e.getMessage();
+                }
+            }
+            if (producer != null) {
+                handedOver = true;
                 Endpoint endpoint = producer.getEndpoint();
                 int toSend = round.oneAlone() ? 1 : events.size();
                 for (OutboxEvent event : events) {
@@ -161,7 +174,7 @@ public class OutboxRelay {
                 }
             }
         }
-        return new RelaySettlement(round, published, refused, waiting, firstFailure, held != null || events.isEmpty());
+        return new RelaySettlement(round, published, refused, waiting, firstFailure, handedOver);
     }
 
     private AsyncProducer producer(String uri) throws Exception {
@@ -172,12 +185,28 @@ public class OutboxRelay {
         synchronized (producers) {
             AsyncProducer producer = producers.get(uri);
             if (producer == null) {
+                // a producer that could not be made is tried again after Kafka's timeout, not at every round: each
+                // try logs the client's whole configuration
+                if (unmade != null && System.nanoTime() - unmade.at() < handOverNanos) {
+                    throw unmade.failure();
+                }
                 producer = camelContext.getEndpoint(uri).createAsyncProducer();
-                // the context starts it now and stops it with itself
-                camelContext.addService(producer, true, true);
+                // the context starts it now and stops it with itself; one that does not start is not kept there
+                try {
+                    camelContext.addService(producer, true, true);
+                } catch (Exception e) {
+                    camelContext.removeService(producer);
+                    unmade = new Unmade(System.nanoTime(), e);
+                    throw e;
+                }
+                unmade = null;
                 producers.put(uri, producer);
             }
             return producer;
         }
+    }
+
+    /** The last producer that could not be made, and when. */
+    private record Unmade(long at, Exception failure) {
     }
 }

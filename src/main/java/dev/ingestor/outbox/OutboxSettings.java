@@ -2,8 +2,10 @@ package dev.ingestor.outbox;
 
 import java.time.Duration;
 
+import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
@@ -12,6 +14,9 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 @ConfigurationProperties(prefix = "ingestor.outbox")
 public class OutboxSettings {
+
+    /** The relay producer's linger.ms (lingerMs in routes/outbox-relay.camel.yaml). */
+    static final int RELAY_LINGER_MILLIS = 5;
 
     /**
      * Largest event the relay sends (the producer's max.request.size; Kafka's own default). A larger one is
@@ -37,10 +42,14 @@ public class OutboxSettings {
     /**
      * The producer's wait for the cluster's metadata and for each request's answer (max.block.ms,
      * request.timeout.ms): a broker that does not answer within it counts as a failure that may pass, and the
-     * batch is retried.
+     * batch is retried. A relay round hands its events over within it, so 0 would hand none over, ever.
      */
+    @DurationMin(millis = 100)
     private Duration kafkaTimeout = Duration.ofSeconds(5);
-    /** The producer's delivery.timeout.ms: every event is acknowledged or failed within it. */
+    /**
+     * The producer's delivery.timeout.ms: every event is acknowledged or failed within it. Kafka's producer
+     * requires it to be at least {@code kafka-timeout} plus the relay's 5 ms of linger.
+     */
     private Duration kafkaDeliveryTimeout = Duration.ofSeconds(15);
     /**
      * Relays per topic on this instance. Each takes one slice of the topic's events at a time (a lease), so the
@@ -78,6 +87,15 @@ public class OutboxSettings {
     public void setVacuumDeadRows(long vacuumDeadRows) { this.vacuumDeadRows = vacuumDeadRows; }
     public Duration getVacuumCheckInterval() { return vacuumCheckInterval; }
     public void setVacuumCheckInterval(Duration vacuumCheckInterval) { this.vacuumCheckInterval = vacuumCheckInterval; }
+
+    /** Kafka's producer refuses to be made otherwise, and the relay would publish nothing. */
+    @AssertTrue(message = "ingestor.outbox.kafka-delivery-timeout must be at least ingestor.outbox.kafka-timeout"
+            + " plus 5ms (the relay's linger.ms): Kafka's producer refuses to be made otherwise, and no event would"
+            + " be published")
+    boolean isDeliveryTimeoutPastRequestTimeout() {
+        return kafkaTimeout == null || kafkaDeliveryTimeout == null
+                || kafkaDeliveryTimeout.compareTo(kafkaTimeout.plusMillis(RELAY_LINGER_MILLIS)) >= 0;
+    }
 
     /**
      * How long a relay round may keep Kafka waiting for its answers: the producer answers every record within its

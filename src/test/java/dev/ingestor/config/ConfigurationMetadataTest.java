@@ -340,6 +340,20 @@ class ConfigurationMetadataTest {
                 .isEqualTo(Duration.ofSeconds(3));
     }
 
+    /** Kafka's producer refuses delivery.timeout.ms under request.timeout.ms + linger.ms: the relay published nothing. */
+    @Test
+    void relayTimeoutsKafkasProducerWouldRefuseAreRefusedAtStart() {
+        assertThatThrownBy(() -> BoundSettings.bind(dev.ingestor.outbox.OutboxSettings.class,
+                Map.of("ingestor.outbox.kafka-timeout", "15s")))
+                .hasStackTraceContaining("ingestor.outbox.kafka-delivery-timeout must be at least");
+        assertThatThrownBy(() -> BoundSettings.bind(dev.ingestor.outbox.OutboxSettings.class,
+                Map.of("ingestor.outbox.kafka-timeout", "0s")))
+                .hasStackTraceContaining("ingestor.outbox.kafka-timeout");
+        assertThat(BoundSettings.bind(dev.ingestor.outbox.OutboxSettings.class,
+                Map.of("ingestor.outbox.kafka-timeout", "10s", "ingestor.outbox.kafka-delivery-timeout", "10005ms"))
+                .getKafkaTimeout()).isEqualTo(Duration.ofSeconds(10));
+    }
+
     @Test
     void theRoutesGetMillisecondsOfTheTypedValues() {
         RouteTimings timings = timings(Map.of(
