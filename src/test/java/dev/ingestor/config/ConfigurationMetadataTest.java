@@ -340,7 +340,7 @@ class ConfigurationMetadataTest {
                 .isEqualTo(Duration.ofSeconds(3));
     }
 
-    /** Kafka's producer refuses delivery.timeout.ms under request.timeout.ms + linger.ms: the relay published nothing. */
+    /** Kafka refuses a delivery.timeout.ms under request.timeout.ms + linger.ms: the relay published nothing. */
     @Test
     void relayTimeoutsKafkasProducerWouldRefuseAreRefusedAtStart() {
         assertThatThrownBy(() -> BoundSettings.bind(dev.ingestor.outbox.OutboxSettings.class,
