@@ -73,6 +73,12 @@ public class IntakeGate {
         return "file-drop".equals(source) || "sftp".equals(source);
     }
 
+    /** What a body of {@code supplier} longer than its limit is refused with. */
+    public ContentTooLargeException tooLarge(String supplier) {
+        Limit limit = limits.get(supplier);
+        return new ContentTooLargeException(limit.bytes(), limit.property());
+    }
+
     /** The most bytes {@link #check} lets a file of this configured supplier have. */
     public long maxSize(String supplier) {
         return limits.get(supplier).bytes();

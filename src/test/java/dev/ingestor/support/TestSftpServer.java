@@ -43,6 +43,12 @@ public final class TestSftpServer {
     private final Set<String> failingListings = ConcurrentHashMap.newKeySet();
     /** Names of files whose next opening fails. */
     private final Set<String> failingReads = ConcurrentHashMap.newKeySet();
+    /** Bytes read by clients, per file name. */
+    private final Map<String, java.util.concurrent.atomic.AtomicLong> reads = new ConcurrentHashMap<>();
+    /** Files whose next download fails after its first read, by name. */
+    private final Set<String> brokenDownloads = ConcurrentHashMap.newKeySet();
+    /** Files written again after their next first read, by name. */
+    private final Map<String, byte[]> rewrites = new ConcurrentHashMap<>();
     private SshServer server;
     private int port;
 
@@ -83,7 +89,12 @@ public final class TestSftpServer {
                             System.nanoTime()));
                     throw new IOException(file + " could not be opened");
                 }
-                return SftpFileSystemAccessor.super.openFile(subsystem, fileHandle, file, handle, options, attrs);
+                SeekableByteChannel channel = SftpFileSystemAccessor.super.openFile(subsystem, fileHandle, file,
+                        handle, options, attrs);
+                String name = file.getFileName() == null ? "" : file.getFileName().toString();
+                return options.contains(java.nio.file.StandardOpenOption.WRITE)
+                        ? channel
+                        : new CountedReads(channel, name, file);
             }
         });
         sshd.setSubsystemFactories(List.of(sftp));
@@ -130,6 +141,75 @@ public final class TestSftpServer {
     /** The next opening of a file named {@code name} (a download) fails once; the ones after it succeed. */
     public void failNextReadOf(String name) {
         failingReads.add(name);
+    }
+
+    /** The next download of the file named {@code name} fails after its first read, as a connection that breaks. */
+    public void breakNextDownloadOf(String name) {
+        brokenDownloads.add(name);
+    }
+
+    /** How many bytes clients read from files named {@code name} so far. */
+    public long bytesRead(String name) {
+        java.util.concurrent.atomic.AtomicLong read = reads.get(name);
+        return read == null ? 0 : read.get();
+    }
+
+    /**
+     * After the first read from the file named {@code name}, the file is written again in place with {@code content}
+     * (truncated, then written), as a supplier that uploads a file again while it is being downloaded.
+     */
+    public void rewriteAfterFirstRead(String name, byte[] content) {
+        rewrites.put(name, content);
+    }
+
+    /** A file opened for reading: counts what is read, and writes the file again after a first read if asked. */
+    private final class CountedReads implements SeekableByteChannel {
+        private final SeekableByteChannel channel;
+        private final String name;
+        private final Path file;
+
+        CountedReads(SeekableByteChannel channel, String name, Path file) {
+            this.channel = channel;
+            this.name = name;
+            this.file = file;
+        }
+
+        @Override
+        public int read(java.nio.ByteBuffer dst) throws IOException {
+            int read = channel.read(dst);
+            if (read > 0) {
+                reads.computeIfAbsent(name, n -> new java.util.concurrent.atomic.AtomicLong()).addAndGet(read);
+            }
+            if (read > 0 && brokenDownloads.remove(name)) {
+                throw new IOException("the connection broke while " + name + " was downloaded");
+            }
+            byte[] content = rewrites.remove(name);
+            if (content != null) {
+                Files.write(file, content);
+            }
+            return read;
+        }
+
+        @Override
+        public int write(java.nio.ByteBuffer src) throws IOException { return channel.write(src); }
+        @Override
+        public long position() throws IOException { return channel.position(); }
+        @Override
+        public SeekableByteChannel position(long newPosition) throws IOException {
+            channel.position(newPosition);
+            return this;
+        }
+        @Override
+        public long size() throws IOException { return channel.size(); }
+        @Override
+        public SeekableByteChannel truncate(long size) throws IOException {
+            channel.truncate(size);
+            return this;
+        }
+        @Override
+        public boolean isOpen() { return channel.isOpen(); }
+        @Override
+        public void close() throws IOException { channel.close(); }
     }
 
     /** Failures asked for and not happened yet happen no more. */

@@ -77,8 +77,19 @@ class OutcomeMove {
         return false;
     }
 
-    /** A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). */
-    public String sftp(Exchange exchange) {
+    /**
+     * A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). A file that
+     * changed on the server since it was listed (appended to, written again) is left there, to be taken again as it
+     * is now: what was read was the file as listed.
+     */
+    public String sftp(Exchange exchange) throws java.io.IOException {
+        String changed = RemoteDownload.changedSinceListed(exchange);
+        if (changed != null) {
+            String name = FileNameRule.printable(file(exchange).getAbsoluteFilePath());
+            LOG.warn("intake remote file={} changed after it was read ({}); left in place to be taken again", name,
+                    changed);
+            throw new IllegalStateException("the remote file " + name + " is not moved: it changed after it was read");
+        }
         String outcome = "rejected".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class))
                 ? "rejected"
                 : "done";

@@ -131,6 +131,8 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             if (complete) {
                 // taken after the claims' own hold: never forgotten here before the repository lets it go
                 open.put(key, System.nanoTime());
+                // the session that listed the file, for the download's and the move's look at it (RemoteDownload)
+                exchange.setProperty(RemoteDownload.OPERATIONS, operations);
             } else {
                 claims.remove(exchange, key);
             }

@@ -56,6 +56,55 @@ class OutcomeMoveTest {
         return exchange;
     }
 
+    /** The server's view of a remote file, as its session's operations list it: {@code entry}, or nothing. */
+    @SuppressWarnings("unchecked")
+    private static org.apache.camel.component.file.GenericFileOperations<Object> server(SftpEntry entry) {
+        return (org.apache.camel.component.file.GenericFileOperations<Object>) java.lang.reflect.Proxy.newProxyInstance(
+                OutcomeMoveTest.class.getClassLoader(),
+                new Class<?>[] {org.apache.camel.component.file.GenericFileOperations.class},
+                (proxy, method, args) -> method.getName().equals("listFiles")
+                        ? (entry == null ? new Object[0] : new Object[] {entry})
+                        : null);
+    }
+
+    private record SftpEntry(long getFileLength, long getLastModified)
+            implements
+                org.apache.camel.component.file.remote.SftpRemoteFile<Object> {
+        @Override
+        public Object getRemoteFile() { return null; }
+        @Override
+        public String getFilename() { return "advice.csv"; }
+        @Override
+        public String getLongname() { return "advice.csv"; }
+        @Override
+        public boolean isDirectory() { return false; }
+    }
+
+    private Exchange remote(SftpEntry onTheServer) {
+        GenericFile<Object> file = new GenericFile<>();
+        file.setAbsoluteFilePath("outbox/advice.csv");
+        file.setFileNameOnly("advice.csv");
+        file.setFileName("advice.csv");
+        Exchange exchange = new DefaultExchange(camel);
+        exchange.setProperty(FileComponent.FILE_EXCHANGE_FILE, file);
+        exchange.setProperty(IntakeHeaders.OUTCOME, "done");
+        exchange.getMessage().setHeader(Exchange.FILE_LENGTH, 120L);
+        exchange.getMessage().setHeader(Exchange.FILE_LAST_MODIFIED, 1_700_000_000_000L);
+        exchange.setProperty(RemoteDownload.OPERATIONS, server(onTheServer));
+        return exchange;
+    }
+
+    /** Appended to or written again on the server after it was read: left there, to be taken again as it is now. */
+    @Test
+    void aRemoteFileThatChangedSinceItWasListedIsNotMoved() throws Exception {
+        assertThat(move.sftp(remote(new SftpEntry(120L, 1_700_000_000_000L)))).startsWith(".done/");
+        for (SftpEntry changed : java.util.Arrays.asList(new SftpEntry(180L, 1_700_000_000_000L),
+                new SftpEntry(120L, 1_700_000_002_000L), null)) {
+            assertThatThrownBy(() -> move.sftp(remote(changed))).as("on the server: %s", changed)
+                    .hasMessageContaining("changed after it was read");
+        }
+    }
+
     @Test
     void theOutcomeFolderIsMadeBeforeTheMoveByEveryOneOfManyAnswersAtOnce() throws Exception {
         int answers = 16;

@@ -437,6 +437,51 @@ class SftpIntakeTest extends IngestorTestSupport {
         }
     }
 
+    /** The listing gives the size: a file over the limit is rejected without its bytes being downloaded. */
+    @Test
+    void aRemoteFileOverTheLimitIsRejectedWithoutBeingDownloaded() throws Exception {
+        publish("giant.csv", advice("G-" + "x".repeat(2_000_000)));
+        awaitFiles(OUTBOX.resolve(".rejected"), 1);
+        assertThat(SFTP.bytesRead("giant.csv")).as("bytes downloaded of a 2 MB file over a 4 KB limit")
+                .isLessThan(256 * 1024);
+    }
+
+    /**
+     * A supplier that uploads a file again while it is downloaded: what was read is neither the old file nor the new
+     * one. No job is made of it; the file stays and its new content is taken at a later poll.
+     */
+    @Test
+    void aRemoteFileWrittenAgainWhileItIsDownloadedIsNotTakenHalfOldHalfNew() throws Exception {
+        byte[] first = advice("OLD-" + "o".repeat(3000));
+        byte[] second = advice("NEW-" + "n".repeat(3300));
+        SFTP.rewriteAfterFirstRead("rewritten.csv", second);
+        publish("rewritten.csv", first);
+        awaitFiles(OUTBOX.resolve(".done"), 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> jobCount() >= 1);
+        String secondKey = "ACME:" + java.util.HexFormat.of()
+                .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(second));
+        assertThat(jdbc.queryForList("SELECT key FROM import_job WHERE file_name = 'rewritten.csv'", String.class))
+                .as("jobs made of the file: only of its content as uploaded again").containsExactly(secondKey);
+    }
+
+    /** A download that breaks half-way is tried again from the start, the file opened anew: all of it is taken. */
+    @Test
+    void aDownloadThatBreaksHalfWayIsDownloadedAgainWhole() throws Exception {
+        byte[] content = advice("BROKEN-" + "b".repeat(3000));
+        SFTP.breakNextDownloadOf("broken.csv");
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake")) {
+            publish("broken.csv", content);
+            awaitFiles(OUTBOX.resolve(".done"), 1);
+            String key = "ACME:" + java.util.HexFormat.of()
+                    .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+            assertThat(jdbc.queryForList("SELECT key FROM import_job WHERE file_name = 'broken.csv'", String.class))
+                    .containsExactly(key);
+            assertThat(logs.messages()).noneMatch(m -> m.contains("changed while it was downloaded"));
+        }
+        assertThat(SFTP.bytesRead("broken.csv")).as("read twice: the broken download and the whole one")
+                .isGreaterThan(content.length);
+    }
+
     private tools.jackson.databind.JsonNode health() throws Exception {
         return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth")
                 .path("details");
