@@ -24,7 +24,9 @@ import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.StreamWriteFeature;
 import tools.jackson.core.exc.JacksonIOException;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.util.TokenBuffer;
 
 /**
@@ -35,7 +37,12 @@ import tools.jackson.databind.util.TokenBuffer;
  */
 final class JsonRecordReader implements RecordReader {
 
-    private static final ObjectMapper MAPPER = JsonNesting.mapper();
+    /**
+     * Decimals as written ({@code 12500000.50}, not the double {@code 1.25000005E7}; {@code 10.0} is a whole 10), as
+     * an item of an item batch is read.
+     */
+    private static final ObjectMapper MAPPER = JsonMapper.builder(JsonNesting.factory())
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 
     /** Parsers whose strings and names may be as long as a record may be, by record size limit. */
     private static final Map<Long, JsonFactory> FACTORIES = new ConcurrentHashMap<>();
@@ -123,6 +130,8 @@ final class JsonRecordReader implements RecordReader {
         int depth = 0;
         long fields = 0;
         boolean over = false;
+        java.util.Set<String> names = new java.util.HashSet<>();
+        String twice = null;
         do {
             JsonToken token = parser.currentToken();
             if (token.isStructStart()) {
@@ -131,6 +140,10 @@ final class JsonRecordReader implements RecordReader {
                 depth--;
             } else if (token == JsonToken.PROPERTY_NAME && depth == 1) {
                 fields++;
+                // a tree would keep the last of two values silently; names are read in any case
+                if (twice == null && !over && !names.add(parser.currentName().toLowerCase(java.util.Locale.ROOT))) {
+                    twice = parser.currentName();
+                }
             }
             if (!over && (fields > limits.maxFields()
                     || parser.currentLocation().getCharOffset() - from > limits.maxSize())) {
@@ -145,6 +158,9 @@ final class JsonRecordReader implements RecordReader {
         index++;
         if (over || dropped > 0) {
             return limits.overLimit(index, line, to - from + dropped, fields, start != null ? start : text(copy));
+        }
+        if (twice != null) {
+            return RawRecord.namedTwice(index, line, twice);
         }
         return RawRecord.ofJson(MAPPER.readTree(copy.asParser()), index, line);
     }

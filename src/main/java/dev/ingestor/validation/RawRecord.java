@@ -36,7 +36,8 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
 
     /**
      * An object of a JSON document as a record: field names in lower case, values as text. A decimal is written out
-     * in full ({@code 1E+1}, as the canonical form of an item's {@code 10.0} keeps it, is {@code 10}), so a number
+     * in full without trailing zeros ({@code 1E+1}, as the canonical form of an item's {@code 10.0} keeps it, and a
+     * file's {@code 10.0} are {@code 10}), so a number
      * reads as its value whichever way it was written; one whose exponent would write it out longer than
      * {@link #PLAIN_DIGITS} more digits than its own ({@code 1e999999999} is a billion) stays as written.
      */
@@ -46,9 +47,18 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
                     "is a JSON " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
         }
         Map<String, String> fields = new java.util.LinkedHashMap<>();
-        node.properties().iterator()
-                .forEachRemaining(e -> fields.put(e.getKey().toLowerCase(java.util.Locale.ROOT), text(e.getValue())));
+        for (Map.Entry<String, tools.jackson.databind.JsonNode> field : node.properties()) {
+            if (fields.put(field.getKey().toLowerCase(java.util.Locale.ROOT), text(field.getValue())) != null) {
+                return namedTwice(index, line, field.getKey());
+            }
+        }
         return new RawRecord(index, line, fields, null);
+    }
+
+    /** A record that names one field twice ({@code QUANTITY} and {@code quantity} too): neither value is taken. */
+    static RawRecord namedTwice(long index, long line, String name) {
+        return broken(index, line, "names the field \"" + dev.ingestor.logging.SafeText.of(name, 60)
+                + "\" twice (field names are read in any case)");
     }
 
     private static String text(tools.jackson.databind.JsonNode value) {
@@ -56,7 +66,8 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
             return null;
         }
         if (value.isBigDecimal()) {
-            java.math.BigDecimal number = value.decimalValue();
+            // as the canonical form of an item writes it: 10.0 is 10, 1.50 is 1.5
+            java.math.BigDecimal number = value.decimalValue().stripTrailingZeros();
             return Math.abs((long) number.scale()) <= PLAIN_DIGITS ? number.toPlainString() : number.toString();
         }
         return value.isValueNode() ? value.asString() : value.toString();

@@ -27,7 +27,7 @@ class ItemLinesTest {
         assertThat(records.get(0).isBroken()).isTrue();
         assertThat(records.get(0).where()).isEqualTo("item 1");
         assertThat(records.get(1).fields()).containsEntry("quantity", "10").containsEntry("source_version", "12")
-                .containsEntry("price", "1.50");
+                .containsEntry("price", "1.5");
     }
 
     @Test

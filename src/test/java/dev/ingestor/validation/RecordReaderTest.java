@@ -109,6 +109,37 @@ class RecordReaderTest {
 
     private static final String LINE = "{\"source_id\": \"A-1\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"}";
 
+    /** A JSON file's decimals exact, written as an item batch's are: never through a double. */
+    @Test
+    void aJsonFilesDecimalsAreReadAsWrittenNotAsDoubles() {
+        String record = "{\"source_id\": \"A-1\", \"sku\": \"S\", \"quantity\": 10.0, \"delivery_date\": \"2026-12-01\","
+                + " \"price\": 12500000.50, \"total\": 12345678901234567.89, \"rate\": 1e1}";
+        for (List<Validated> records : List.of(readJson("[" + record + "]", List.of()), readJson(record + "\n",
+                List.of()))) {
+            Validated read = records.get(0);
+            assertThat(read.reason()).isNull();
+            assertThat(read.advice().quantity()).isEqualTo(10);
+            assertThat(read.advice().attributes()).containsEntry("price", "12500000.5")
+                    .containsEntry("total", "12345678901234567.89").containsEntry("rate", "10");
+        }
+    }
+
+    /** A field named twice (in any case) is the record's problem: the last value was taken silently. */
+    @Test
+    void aJsonRecordThatNamesAFieldTwiceIsQuarantinedAndTheFileReadsOn() {
+        String twice = "{\"source_id\": \"A-2\", \"sku\": \"S\", \"quantity\": 5, \"quantity\": 500,"
+                + " \"delivery_date\": \"2026-12-01\"}";
+        String twiceInAnyCase = "{\"source_id\": \"A-3\", \"sku\": \"S\", \"QUANTITY\": 5, \"quantity\": 500,"
+                + " \"delivery_date\": \"2026-12-01\"}";
+        for (List<Validated> records : List.of(readJson("[" + twice + ", " + twiceInAnyCase + ", " + LINE + "]",
+                List.of()), readJson(twice + "\n" + twiceInAnyCase + "\n" + LINE + "\n", List.of()))) {
+            assertThat(records).hasSize(3);
+            assertThat(records.get(0).reason()).contains("names the field \"quantity\" twice");
+            assertThat(records.get(1).reason()).contains("names the field \"quantity\" twice");
+            assertThat(records.get(2).reason()).isNull();
+        }
+    }
+
     @Test
     void aJsonDocumentIsReadToItsEndAndNothingMayFollowIt() {
         // the fields after the records and the closing braces are read (skipped), white space after is fine
