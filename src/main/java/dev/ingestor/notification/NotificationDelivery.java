@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -22,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.RetentionSettings;
@@ -61,7 +63,7 @@ class NotificationDelivery {
 
     /** A claimed row; {@code coalesced} rows carry their count and first and last time into the body sent. */
     private record Due(long id, UUID eventId, String type, String destination, String payload, int attempts,
-            boolean coalesced, int occurrences, Instant firstAt, Instant lastAt) {
+            boolean coalesced, int occurrences, Instant firstAt, Instant lastAt, OffsetDateTime lease) {
     }
 
     private final JdbcTemplate jdbc;
@@ -107,9 +109,10 @@ class NotificationDelivery {
                 + " AND next_attempt_at <= now() AND destination = ANY (?) ORDER BY next_attempt_at, id LIMIT ?"
                 + " FOR UPDATE SKIP LOCKED))"
                 + " RETURNING id, event_id, type, destination, payload, attempts, coalesce_key IS NOT NULL,"
-                + " occurrences, first_at, last_at",
+                + " occurrences, first_at, last_at, next_attempt_at",
                 (rs, n) -> new Due(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4),
-                        rs.getString(5), rs.getInt(6), rs.getBoolean(7), rs.getInt(8), instant(rs, 9), instant(rs, 10)),
+                        rs.getString(5), rs.getInt(6), rs.getBoolean(7), rs.getInt(8), instant(rs, 9), instant(rs, 10),
+                        rs.getObject(11, OffsetDateTime.class)),
                 deadline.multipliedBy(2).toMillis() / 1000.0, destinations,
                 Math.max(1, notifications.getBatchSize()));
         Map<String, List<Due>> lanes = new LinkedHashMap<>();
@@ -126,8 +129,9 @@ class NotificationDelivery {
     /** Sends {@code due} and settles it once answered, or at the deadline; the future ends when it is settled. */
     private CompletableFuture<Void> deliver(Due due, Duration deadline) {
         CompletableFuture<HttpResponse<Void>> answer;
+        AtomicInteger status = new AtomicInteger();
         try {
-            answer = send(due);
+            answer = send(due, status);
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e); // a request that cannot even be made is a failed attempt
         }
@@ -135,15 +139,17 @@ class NotificationDelivery {
         CompletableFuture<HttpResponse<Void>> sent = answer;
         CompletableFuture.delayedExecutor(deadline.toNanos(), TimeUnit.NANOSECONDS).execute(() -> sent.cancel(true));
         try {
-            return sent.handleAsync(NotificationDelivery::outcome, settling).thenAccept(error -> {
-                try {
-                    settle(due, error);
-                } catch (RuntimeException e) {
-                    // the lease ends and the row is due again: at least once
-                    LOG.warn("could not settle notification event={} ({}); it is sent again when its lease ends",
-                            due.eventId(), SafeText.of(e.toString()));
-                }
-            });
+            return sent.handleAsync((response, failure) -> outcome(response, failure, status.get()), settling)
+                    .thenAccept(error -> {
+                        try {
+                            settle(due, error);
+                        } catch (RuntimeException e) {
+                            // the lease ends and the row is due again: at least once
+                            LOG.warn(
+                                    "could not settle notification event={} ({}); it is sent again when its lease ends",
+                                    due.eventId(), SafeText.of(e.toString()));
+                        }
+                    });
         } catch (RejectedExecutionException e) {
             return CompletableFuture.completedFuture(null); // shutting down: the lease ends and the row is due again
         }
@@ -159,22 +165,40 @@ class NotificationDelivery {
         return time == null ? null : time.toInstant();
     }
 
+    /**
+     * Writes the attempt's outcome, only while the row is still held by this attempt's lease: a settle that comes
+     * after the lease ended (its connection waited, the JVM paused) and after another attempt took the row writes
+     * nothing, so it neither makes the row due under that attempt's POST nor gives up a row another delivered.
+     */
     private void settle(Due due, String error) {
         int attempts = due.attempts() + 1;
+        String held = " WHERE id = ? AND next_attempt_at = ? AND delivered_at IS NULL AND gave_up_at IS NULL";
+        String outcome;
+        int settled;
         if (error == null) {
-            jdbc.update("UPDATE notification SET attempts = ?, delivered_at = now(), last_error = NULL WHERE id = ?",
-                    attempts, due.id());
-            metrics.notification(due.type(), "delivered");
+            outcome = "delivered";
+            settled = jdbc.update(
+                    "UPDATE notification SET attempts = ?, delivered_at = now(), last_error = NULL" + held,
+                    attempts, due.id(), due.lease());
         } else if (attempts >= notifications.getMaxAttempts()) {
-            jdbc.update("UPDATE notification SET attempts = ?, gave_up_at = now(), last_error = ? WHERE id = ?",
-                    attempts, error, due.id());
-            metrics.notification(due.type(), "gave_up");
+            outcome = "gave_up";
+            settled = jdbc.update("UPDATE notification SET attempts = ?, gave_up_at = now(), last_error = ?" + held,
+                    attempts, error, due.id(), due.lease());
+        } else {
+            outcome = "retried";
+            settled = jdbc.update("UPDATE notification SET attempts = ?, next_attempt_at = now() + make_interval(secs"
+                    + " => ?), last_error = ?" + held, attempts, backoff(attempts).toMillis() / 1000.0, error, due.id(),
+                    due.lease());
+        }
+        if (settled == 0) {
+            LOG.warn("notification event={} was taken by another attempt after this one's lease ended; this attempt's"
+                    + " outcome ({}) is not recorded", due.eventId(), error == null ? "delivered" : SafeText.of(error));
+            return;
+        }
+        metrics.notification(due.type(), outcome);
+        if (error != null && attempts >= notifications.getMaxAttempts()) {
             LOG.error("notification given up after {} attempts: event={} type={} destination={} last error: {}",
                     attempts, due.eventId(), due.type(), SafeText.of(due.destination()), SafeText.of(error));
-        } else {
-            jdbc.update("UPDATE notification SET attempts = ?, next_attempt_at = now() + make_interval(secs => ?),"
-                    + " last_error = ? WHERE id = ?", attempts, backoff(attempts).toMillis() / 1000.0, error, due.id());
-            metrics.notification(due.type(), "retried");
         }
     }
 
@@ -209,7 +233,7 @@ class NotificationDelivery {
     }
 
     /** The POST of {@code due}, under way; a webhook this instance no longer has fails at once. */
-    private CompletableFuture<HttpResponse<Void>> send(Due due) {
+    private CompletableFuture<HttpResponse<Void>> send(Due due, AtomicInteger status) {
         Webhook webhook = webhook(due.destination());
         if (webhook.url().isEmpty()) {
             return CompletableFuture.failedFuture(new NoWebhook());
@@ -225,7 +249,12 @@ class NotificationDelivery {
             request.header(WebhookSignature.HEADER,
                     WebhookSignature.header(webhook.secret(), System.currentTimeMillis() / 1000, body));
         }
-        return client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
+        // the status is known once the head of the answer is: a receiver that answered 2xx and then trickles its body
+        // past the deadline has taken the notification
+        return client.sendAsync(request.build(), info -> {
+            status.set(info.statusCode());
+            return HttpResponse.BodySubscribers.discarding();
+        });
     }
 
     /**
@@ -249,10 +278,14 @@ class NotificationDelivery {
     }
 
     /**
-     * Null when the webhook answered 2xx, else what went wrong: a status or the name of the failure, never its
-     * message (which may quote the URL, itself a secret for some services).
+     * Null when the webhook answered 2xx (its status line, whatever became of the body after it), else what went
+     * wrong: a status or the name of the failure, never its message (which may quote the URL, itself a secret for
+     * some services).
      */
-    private static String outcome(HttpResponse<Void> response, Throwable failure) {
+    private static String outcome(HttpResponse<Void> response, Throwable failure, int headStatus) {
+        if (failure != null && headStatus >= 200 && headStatus < 300) {
+            return null;
+        }
         if (failure == null) {
             int status = response.statusCode();
             return status >= 200 && status < 300 ? null : "HTTP " + status;
