@@ -60,9 +60,10 @@ public class TransientFailures {
 
     /**
      * The narrower answer for code that calls out to others on a record's behalf (a supplier's hook): the other side
-     * is away (a connection refused, reset or timed out, a host not found, no database connection), or it is the
-     * product's own {@link TryAgainLaterException}. An I/O error in general is not: it may as well be about what was
-     * sent or read, and fail the same way every time.
+     * is away (a connection refused, reset or timed out, a host not found, no database connection, a database session
+     * lost: SQLState class 08, or ended by the server, 57P01 to 57P03, as a restart or a failover ends them), or it is
+     * the product's own {@link TryAgainLaterException}. An I/O error in general is not: it may as well be about what
+     * was sent or read, and fail the same way every time; nor is a statement's own time limit (57014).
      */
     public static boolean isConnectionLoss(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -71,9 +72,17 @@ public class TransientFailures {
                     || t instanceof CannotGetJdbcConnectionException
                     || t instanceof java.sql.SQLTransientConnectionException
                     || t instanceof SQLNonTransientConnectionException || isClosedPoolConnection(t)
-                    || t instanceof TryAgainLaterException) {
+                    || isLostDatabaseSession(t) || t instanceof TryAgainLaterException) {
                 return true;
             }
+        }
+        return false;
+    }
+
+    private static boolean isLostDatabaseSession(Throwable t) {
+        if (t instanceof SQLException sql && sql.getSQLState() != null) {
+            String state = sql.getSQLState();
+            return state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03");
         }
         return false;
     }

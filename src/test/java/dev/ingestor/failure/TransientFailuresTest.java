@@ -81,6 +81,30 @@ class TransientFailuresTest {
                 "SERROR\0C55P03\0Mcanceling statement due to lock timeout\0")))).isTrue();
     }
 
+    /**
+     * A supplier's hook whose own database statement (camel-sql over a JdbcTemplate) meets a server that ends its
+     * session (a restart, a failover, pg_terminate_backend) or a connection that breaks: no verdict on the record.
+     * A statement that is wrong, or given up on by its own time limit, is one.
+     */
+    @Test
+    void aHooksDatabaseSessionLostIsAConnectionLossAndItsMistakesAreNot() {
+        script.onStatement = new PSQLException(new ServerErrorMessage(
+                "SFATAL\0C57P01\0Mterminating connection due to administrator command\0"));
+        Throwable terminated = catchThrowable(() -> new JdbcTemplate(pool()).update("UPDATE t SET x = ?", 1));
+        assertThat(TransientFailures.isConnectionLoss(terminated)).as("%s", terminated).isTrue();
+
+        script.onStatement = new PSQLException("An I/O error occurred while sending to the backend.",
+                PSQLState.CONNECTION_FAILURE, new EOFException());
+        Throwable broken = catchThrowable(() -> new JdbcTemplate(pool()).update("UPDATE t SET x = ?", 1));
+        assertThat(TransientFailures.isConnectionLoss(broken)).as("%s", broken).isTrue();
+
+        script.onStatement = new PSQLException(new ServerErrorMessage("SERROR\0C42601\0Msyntax error\0"));
+        assertThat(TransientFailures.isConnectionLoss(
+                catchThrowable(() -> new JdbcTemplate(pool()).update("UPDATE t SET x = ?", 1)))).isFalse();
+        assertThat(TransientFailures.isConnectionLoss(new PSQLException(new ServerErrorMessage(
+                "SERROR\0C57014\0Mcanceling statement due to statement timeout\0")))).isFalse();
+    }
+
     @Test
     void mistakesAreNot() {
         assertThat(TransientFailures.isTransient(new DataIntegrityViolationException("check"))).isFalse();
