@@ -45,6 +45,8 @@ class SupplierHooksTest {
                     fields.put("supplier", e.getMessage().getHeader("IngestorSupplier", String.class));
                 });
                 from("direct:map-STRINGCO").setBody(constant("not a map"));
+                // a hook route written with an option of its direct endpoint
+                from("direct:map-QUERYCO?timeout=5000").setBody(constant("not a map"));
                 // a hook that looks each record up elsewhere, which is away
                 from("direct:map-LOOKUPCO").routeId("lookup-hook").process(e -> {
                     throw new java.net.ConnectException("the lookup service refused the connection");
@@ -82,6 +84,15 @@ class SupplierHooksTest {
         List<RawRecord> out = readAll(hooks.wrap("STRINGCO", null, reader(record(1, "x"))));
 
         assertThat(out.get(0).problem()).isEqualTo("hook map-STRINGCO returned a String, not a map of fields");
+    }
+
+    /** direct:map-QUERYCO?timeout=5000 consumes what is sent to direct:map-QUERYCO: its supplier's hook. */
+    @Test
+    void aHookRouteWhoseEndpointHasOptionsIsTheSuppliersHook() {
+        List<RawRecord> out = readAll(hooks.wrap("QUERYCO", null, reader(record(1, "x"))));
+
+        assertThat(out.get(0).problem()).isEqualTo("hook map-QUERYCO returned a String, not a map of fields");
+        assertThat(hooks.wrap("QUERY", null, reader(record(1, "x"))).next().isBroken()).isFalse();
     }
 
     @Test
