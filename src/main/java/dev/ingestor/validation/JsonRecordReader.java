@@ -349,7 +349,8 @@ final class JsonRecordReader implements RecordReader {
                 do {
                     pending = lines.next();
                     lineNumber++;
-                } while (pending != null && !pending.cut() && pending.text().isBlank());
+                } while (pending != null && !pending.cut() && (pending.text().isBlank()
+                        || pending.text().strip().equals(CsvRecordReader.END_OF_FILE_MARK)));
             } catch (IOException | JacksonException e) {
                 throw unreadable(e, "at line " + lineNumber);
             }
