@@ -23,6 +23,7 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.StreamWriteFeature;
 import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.core.exc.UnexpectedEndOfInputException;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectMapper;
@@ -380,6 +381,17 @@ final class JsonRecordReader implements RecordReader {
             } catch (JacksonIOException e) {
                 // the text itself could not be read (its charset), not one record's JSON
                 throw unreadable(e, "at line " + line);
+            } catch (UnexpectedEndOfInputException e) {
+                if (index == 0) {
+                    // {"lines": [ on a line of its own, the records after it one a line: an exporter's usual output,
+                    // read as JSON Lines it would apply some records and quarantine the others
+                    throw new UnreadableFileException("line " + line + " ends inside its JSON value: the file is one"
+                            + " JSON document over several lines, not JSON Lines (one whole record on each line); an"
+                            + " array of records is read as it is, and records inside an object need the supplier's"
+                            + " mapping.records-path");
+                }
+                index++;
+                return RawRecord.broken(index, line, "is not valid JSON: " + e.getOriginalMessage());
             } catch (JacksonException e) {
                 index++;
                 return RawRecord.broken(index, line, "is not valid JSON: " + e.getOriginalMessage());

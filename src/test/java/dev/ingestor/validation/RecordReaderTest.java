@@ -122,6 +122,21 @@ class RecordReaderTest {
 
     private static final String LINE = "{\"source_id\": \"A-1\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"}";
 
+    /** An exporter's document over several lines, without a records path: rejected whole, never applied in part. */
+    @Test
+    void aJsonDocumentOverSeveralLinesIsNotReadAsJsonLines() {
+        String document = "{\"lines\": [\n" + LINE + ",\n" + LINE.replace("A-1", "A-2") + "\n]}\n";
+        assertThatThrownBy(() -> readJson(document, List.of())).isInstanceOf(UnreadableFileException.class)
+                .hasMessageContaining("line 1 ends inside its JSON value")
+                .hasMessageContaining("mapping.records-path");
+        // the same document, read with its records path
+        assertThat(readJson(document, List.of("lines"))).hasSize(2).allSatisfy(r -> assertThat(r.reason()).isNull());
+        // a line cut short after a first whole record is that line's problem only
+        List<Validated> records = readJson(LINE + "\n{\"source_id\": \"A-2\",\n" + LINE + "\n", List.of());
+        assertThat(records).hasSize(3);
+        assertThat(records.get(1).reason()).contains("is not valid JSON");
+    }
+
     /** A JSON file's decimals exact, written as an item batch's are: never through a double. */
     @Test
     void aJsonFilesDecimalsAreReadAsWrittenNotAsDoubles() {
