@@ -38,6 +38,9 @@ class BacklogGauges {
     private final JobCounts jobCounts;
     private final AtomicReference<Snapshot> snapshot = new AtomicReference<>(
             new Snapshot(0, Map.of(), Map.of(), Map.of()));
+    private final MeterRegistry registry;
+    /** Topics with gauges; touched by the constructor, then by the refresher's one thread. */
+    private final java.util.Set<String> topics = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private final ExecutorService refresher = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "backlog-gauges");
@@ -53,15 +56,27 @@ class BacklogGauges {
                     .description("Import jobs in each state (all instances)").tag("state", state.name())
                     .register(registry);
         }
+        this.registry = registry;
         for (String topic : List.of(kafka.getItemsTopic(), kafka.getDeadLettersTopic())) {
-            Gauge.builder("ingestor.outbox.pending", this, m -> m.current().pending().getOrDefault(topic, 0L))
-                    .description("Events written but not yet published to Kafka").tag("topic", topic)
-                    .register(registry);
-            Gauge.builder("ingestor.outbox.lag", this, m -> m.current().lagSeconds().getOrDefault(topic, 0.0))
-                    .description("Age in seconds of the oldest unpublished event").baseUnit("seconds")
-                    .tag("topic", topic)
-                    .register(registry);
+            registerTopic(topic);
         }
+    }
+
+    /**
+     * The outbox gauges of {@code topic}: the configured topics from the start, and any other topic once events of it
+     * are seen waiting (a topic renamed while events were pending, which its relays still publish).
+     */
+    private void registerTopic(String topic) {
+        if (!topics.add(topic)) {
+            return;
+        }
+        Gauge.builder("ingestor.outbox.pending", this, m -> m.current().pending().getOrDefault(topic, 0L))
+                .description("Events written but not yet published to Kafka").tag("topic", topic)
+                .register(registry);
+        Gauge.builder("ingestor.outbox.lag", this, m -> m.current().lagSeconds().getOrDefault(topic, 0.0))
+                .description("Age in seconds of the oldest unpublished event").baseUnit("seconds")
+                .tag("topic", topic)
+                .register(registry);
     }
 
     /**
@@ -94,6 +109,7 @@ class BacklogGauges {
                         lag.put(rs.getString(1), rs.getDouble(3));
                     });
             snapshot.set(new Snapshot(System.nanoTime(), jobs, pending, lag));
+            pending.keySet().forEach(this::registerTopic);
         } catch (RuntimeException e) {
             LOG.debug("backlog gauges keep their last values: {}", e.toString());
         } finally {

@@ -47,6 +47,8 @@ class RelaySlicesTest extends IngestorTestSupport {
     OutboxRelay relay;
     @Autowired
     TransactionTemplate transactions;
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
 
     private final List<String> routes = new ArrayList<>();
 
@@ -180,6 +182,29 @@ class RelaySlicesTest extends IngestorTestSupport {
      * one in order, not about every free slice (under a large file that was 20 ms a round, past the events the
      * relays had deleted since the last vacuum).
      */
+    /**
+     * Events waiting for a topic that is no longer configured (its setting renamed while they were pending): seen by
+     * the gauges, and relayed to the topic they were written for, where before no relay, gauge or alert saw them.
+     */
+    @Test
+    void eventsWaitingForATopicNoLongerConfiguredAreSeenAndRelayedToIt() throws Exception {
+        String topic = newTopic("earlier", 1);
+        write(topic, "k-1");
+        write(topic, "k-2");
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            meters.find("ingestor.jobs").gauges().forEach(io.micrometer.core.instrument.Gauge::value);
+            io.micrometer.core.instrument.Gauge waiting = meters.find("ingestor.outbox.pending").tag("topic", topic)
+                    .gauge();
+            return waiting != null && waiting.value() == 2;
+        });
+
+        routes.addAll(installer.relayEarlierTopics());
+        awaitDrained(topic, Duration.ofSeconds(60));
+        assertThat(TestKafka.readAll(topic, Duration.ofSeconds(2))).extracting(ConsumerRecord::key)
+                .containsExactlyInAnyOrder("k-1", "k-2");
+        assertThat(installer.relayEarlierTopics()).as("relayed once").isEmpty();
+    }
+
     @Test
     void aTakeAsksTheOutboxAboutTheFirstFreeSliceOnly() {
         String topic = "probe-" + UUID.randomUUID();
