@@ -60,6 +60,8 @@ class BacklogGauges {
         for (String topic : List.of(kafka.getItemsTopic(), kafka.getDeadLettersTopic())) {
             registerTopic(topic);
         }
+        // the first snapshot, taken now: the first scrape after a start reads it, not zeros
+        current();
     }
 
     /**

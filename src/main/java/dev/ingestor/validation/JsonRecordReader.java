@@ -16,6 +16,7 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ingestor.config.JsonNesting;
+import dev.ingestor.logging.SafeText;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
@@ -163,7 +164,12 @@ final class JsonRecordReader implements RecordReader {
         if (twice != null) {
             return RawRecord.namedTwice(index, line, twice);
         }
-        return RawRecord.ofJson(MAPPER.readTree(copy.asParser()), index, line);
+        try {
+            return RawRecord.ofJson(MAPPER.readTree(copy.asParser()), index, line);
+        } catch (NumberFormatException e) {
+            // a decimal whose exponent is past what a BigDecimal holds (1e-2147483649): the record's problem
+            return RawRecord.broken(index, line, "holds a number out of range: " + SafeText.of(e.getMessage(), 80));
+        }
     }
 
     /** The JSON of the tokens copied so far, as far as they go. */

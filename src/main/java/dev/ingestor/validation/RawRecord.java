@@ -48,9 +48,11 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
         }
         Map<String, String> fields = new java.util.LinkedHashMap<>();
         for (Map.Entry<String, tools.jackson.databind.JsonNode> field : node.properties()) {
-            if (fields.put(field.getKey().toLowerCase(java.util.Locale.ROOT), text(field.getValue())) != null) {
+            String name = field.getKey().toLowerCase(java.util.Locale.ROOT);
+            if (fields.containsKey(name)) {
                 return namedTwice(index, line, field.getKey());
             }
+            fields.put(name, text(field.getValue()));
         }
         return new RawRecord(index, line, fields, null);
     }

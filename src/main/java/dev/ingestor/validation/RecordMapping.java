@@ -113,7 +113,7 @@ final class RecordMapping {
         }
         grouped = groupingSeparator == null
                 ? null
-                : Pattern.compile("[+-]?\\d{1,3}(" + Pattern.quote(
+                : Pattern.compile("[+-]?[1-9]\\d{0,2}(" + Pattern.quote(
                         groupingSeparator.toString()) + "\\d{3})+(" + Pattern.quote(String.valueOf(decimal))
                         + "\\d+)?");
         defaults = checkedFields(property + ".defaults", m.getDefaults());

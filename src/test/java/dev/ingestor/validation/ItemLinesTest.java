@@ -20,6 +20,13 @@ class ItemLinesTest {
         return records;
     }
 
+    /** One field in two cases, the first of them null: neither value is taken. */
+    @Test
+    void anItemThatNamesAFieldInTwoCasesIsBrokenEvenWhenTheFirstIsNull() {
+        List<RawRecord> records = read("{\"QUANTITY\":null,\"quantity\":5,\"source_id\":\"A\"}\n");
+        assertThat(records.get(0).problem()).contains("names the field \"quantity\" twice");
+    }
+
     @Test
     void aDecimalReadsAsItsValueAndAnItemThatIsNoObjectIsOneBrokenRecord() {
         List<RawRecord> records = read("\"x\"\n{\"quantity\":1E+1,\"source_version\":12,\"price\":1.50}\n");

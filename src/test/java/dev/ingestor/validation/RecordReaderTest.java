@@ -152,6 +152,19 @@ class RecordReaderTest {
         }
     }
 
+    /** A decimal past what a BigDecimal holds is its record's problem, not the file's nor the stage's. */
+    @Test
+    void aJsonNumberOutOfRangeIsItsRecordsProblem() {
+        String huge = "{\"source_id\": \"A-9\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\","
+                + " \"x\": 1e-2147483649}";
+        for (List<Validated> records : List.of(readJson("[" + huge + ", " + LINE + "]", List.of()),
+                readJson(huge + "\n" + LINE + "\n", List.of()))) {
+            assertThat(records).hasSize(2);
+            assertThat(records.get(0).reason()).contains("holds a number out of range");
+            assertThat(records.get(1).reason()).isNull();
+        }
+    }
+
     /** A field named twice (in any case) is the record's problem: the last value was taken silently. */
     @Test
     void aJsonRecordThatNamesAFieldTwiceIsQuarantinedAndTheFileReadsOn() {

@@ -80,10 +80,14 @@ class OutcomeMove {
     /**
      * A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). A file that
      * changed on the server since it was listed (appended to, written again) is left there, to be taken again as it
-     * is now: what was read was the file as listed.
+     * is now: what was read was the file as listed. Not with a done file, whose marker Camel removes first.
      */
     public String sftp(Exchange exchange) throws java.io.IOException {
-        String changed = RemoteDownload.changedSinceListed(exchange);
+        // not with a done file: Camel has removed its marker before the move, and a file left without it would never
+        // be taken again (as for dropped files)
+        boolean doneFile = exchange.getFromEndpoint() instanceof GenericFileEndpoint<?> from
+                && from.getDoneFileName() != null;
+        String changed = doneFile ? null : RemoteDownload.changedSinceListed(exchange);
         if (changed != null) {
             String name = FileNameRule.printable(file(exchange).getAbsoluteFilePath());
             LOG.warn("intake remote file={} changed after it was read ({}); left in place to be taken again", name,
