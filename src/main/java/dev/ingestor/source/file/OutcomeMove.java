@@ -87,7 +87,7 @@ class OutcomeMove {
         // be taken again (as for dropped files)
         boolean doneFile = exchange.getFromEndpoint() instanceof GenericFileEndpoint<?> from
                 && from.getDoneFileName() != null;
-        String changed = doneFile ? null : RemoteDownload.changedSinceListed(exchange);
+        String changed = doneFile ? null : RemoteDownload.changedSinceRead(exchange);
         if (changed != null) {
             String name = FileNameRule.printable(file(exchange).getAbsoluteFilePath());
             LOG.warn("intake remote file={} changed after it was read ({}); left in place to be taken again", name,

@@ -36,7 +36,10 @@ class RemoteDownload {
 
     /** Exchange property: the remote file operations of the session that listed and opened the file. */
     static final String OPERATIONS = "IngestorRemoteOperations";
-    /** Exchange property: set once the file's stream has been read, so that a redelivery opens it again. */
+    /**
+     * Exchange property: the file's size and time of change on the server as its download began; set once its stream
+     * has been read, so that a redelivery opens it again.
+     */
     private static final String READ = "IngestorRemoteRead";
 
     private final IntakeGate gate;
@@ -58,7 +61,10 @@ class RemoteDownload {
         if (exchange.getProperty(READ) != null && operations != null) {
             operations.retrieveFile(path, exchange, listed == null ? -1 : listed);
         }
-        exchange.setProperty(READ, true);
+        // the file as it is now, once the read lock has seen it stop changing: the poll's listing may be older (a
+        // file listed while it was still uploaded) than what is read
+        String before = operations == null ? listing(message) : stateNow(operations, path);
+        exchange.setProperty(READ, before);
         long limit = gate.maxSize(supplier);
         CachedOutputStream cache = new CachedOutputStream(exchange);
         long size = 0;
@@ -75,11 +81,13 @@ class RemoteDownload {
             }
         }
         String printable = FileNameRule.printable(path);
-        if (listed != null && size != listed) {
+        // a server that leaves the size out of its listings says 0; a file it lists as empty is judged by its time
+        long expected = sizeOf(before);
+        if (expected > 0 && size != expected) {
             cache.close();
-            throw new RemoteFileChangedException(printable, size + " bytes read where the listing said " + listed);
+            throw new RemoteFileChangedException(printable, size + " bytes read where the server said " + expected);
         }
-        String changed = changedSinceListed(exchange);
+        String changed = changedSinceRead(exchange);
         if (changed != null) {
             cache.close();
             throw new RemoteFileChangedException(printable, changed);
@@ -88,21 +96,40 @@ class RemoteDownload {
     }
 
     /**
-     * How the file of {@code exchange} on the server differs now from its listing (size, time of change, gone), or
-     * null when it does not, or when this exchange has no session to ask.
+     * How the file of {@code exchange} on the server differs now from what was read (its size and time of change as
+     * the download began, or as listed when it has not been read), or null when it does not, or when this exchange
+     * has no session to ask.
      */
-    static String changedSinceListed(Exchange exchange) throws IOException {
+    static String changedSinceRead(Exchange exchange) throws IOException {
         GenericFileOperations<?> operations = exchange.getProperty(OPERATIONS, GenericFileOperations.class);
         if (operations == null) {
             return null;
         }
-        Message message = exchange.getMessage();
-        String listed = message.getHeader(Exchange.FILE_LENGTH, Long.class) + " bytes, changed at "
-                + message.getHeader(Exchange.FILE_LAST_MODIFIED, Long.class);
-        Object[] entries = operations.listFiles(OutcomeMove.file(exchange).getAbsoluteFilePath());
-        String now = entries == null || entries.length != 1 || !(entries[0] instanceof SftpRemoteFile<?> entry)
+        String then = exchange.getProperty(READ, String.class);
+        if (then == null) {
+            then = listing(exchange.getMessage());
+        }
+        String now = stateNow(operations, OutcomeMove.file(exchange).getAbsoluteFilePath());
+        return then.equals(now) ? null : "was " + then + ", now " + now;
+    }
+
+    private static String listing(Message message) {
+        return state(message.getHeader(Exchange.FILE_LENGTH, 0L, Long.class),
+                message.getHeader(Exchange.FILE_LAST_MODIFIED, 0L, Long.class));
+    }
+
+    private static String stateNow(GenericFileOperations<?> operations, String path) {
+        Object[] entries = operations.listFiles(path);
+        return entries == null || entries.length != 1 || !(entries[0] instanceof SftpRemoteFile<?> entry)
                 ? "gone"
-                : entry.getFileLength() + " bytes, changed at " + entry.getLastModified();
-        return listed.equals(now) ? null : "listed as " + listed + ", now " + now;
+                : state(entry.getFileLength(), entry.getLastModified());
+    }
+
+    private static String state(long size, long modified) {
+        return size + " bytes, changed at " + modified;
+    }
+
+    private static long sizeOf(String state) {
+        return state.equals("gone") ? 0 : Long.parseLong(state.substring(0, state.indexOf(' ')));
     }
 }

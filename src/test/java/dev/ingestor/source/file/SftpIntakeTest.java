@@ -464,6 +464,27 @@ class SftpIntakeTest extends IngestorTestSupport {
                 .as("jobs made of the file: only of its content as uploaded again").containsExactly(secondKey);
     }
 
+    /**
+     * A file listed while it was still uploaded: the read lock waits for it to stop changing, and the download is
+     * judged against the file as it then is, not against the older listing. Taken at once, not refused as changed.
+     */
+    @Test
+    void aFileListedWhileItWasStillUploadedIsTakenOnceItIsComplete() throws Exception {
+        byte[] whole = advice("GROWN-" + "g".repeat(3000));
+        byte[] part = java.util.Arrays.copyOf(whole, 1000);
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake")) {
+            Files.write(OUTBOX.resolve("grown.csv"), part);
+            Thread.sleep(1200); // on purpose: the poll lists the part, and the rest lands in a later second
+            Files.write(OUTBOX.resolve("grown.csv"), whole);
+            awaitFiles(OUTBOX.resolve(".done"), 1);
+            String key = "ACME:" + java.util.HexFormat.of()
+                    .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(whole));
+            assertThat(jdbc.queryForList("SELECT key FROM import_job WHERE file_name = 'grown.csv'", String.class))
+                    .containsExactly(key);
+            assertThat(logs.messages()).noneMatch(m -> m.contains("changed while it was downloaded"));
+        }
+    }
+
     /** A download that breaks half-way is tried again from the start, the file opened anew: all of it is taken. */
     @Test
     void aDownloadThatBreaksHalfWayIsDownloadedAgainWhole() throws Exception {
