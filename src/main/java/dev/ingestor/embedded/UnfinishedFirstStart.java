@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * done. A start interrupted in between (a kill, a power cut, a container stopped during its first start) leaves
  * a folder initdb never finished: with PG_VERSION and no database, or files and no PG_VERSION. Such a folder
  * never starts, and holds nothing but what initdb wrote, so the next start finds the mark and makes it anew.
- * A folder without the mark (every folder made before the mark existed) is never emptied.
+ * A folder without the mark (every folder made before the mark existed) is never emptied, nor one that holds a
+ * database made after initdb (a release without the mark ran on it, a backup was put back), nor a symbolic link.
  */
 final class UnfinishedFirstStart {
 
@@ -39,18 +40,48 @@ final class UnfinishedFirstStart {
         if (!Files.exists(mark(dir))) {
             return;
         }
+        awaitInitdbOf(dir);
+        if (Files.isSymbolicLink(dir) || holdsADatabaseMadeAfterInitdb(dir)) {
+            // a folder in use after all (a release without the mark ran on it, a backup was put back): never emptied
+            LOG.warn("{} marks a first start of embedded PostgreSQL in {} as unfinished, but the folder {}; it is kept"
+                    + " and the mark removed", mark(dir), dir,
+                    Files.isSymbolicLink(dir)
+                            ? "is a symbolic link"
+                            : "holds a database made after initdb");
+            finish(dir);
+            return;
+        }
         LOG.warn("the first start of embedded PostgreSQL in {} was interrupted before it finished ({} is there):"
                 + " the folder holds only what initdb wrote, and is made anew", dir, mark(dir));
-        awaitInitdbOf(dir);
         if (Files.isDirectory(dir)) {
             EmbeddedPostgresServer.stopOrphanedPostmaster(dir);
+            // its contents, not the folder itself: it may be a mount point
             try (Stream<Path> tree = Files.walk(dir)) {
-                for (Path path : tree.sorted(Comparator.reverseOrder()).toList()) {
+                for (Path path : tree.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(dir)).toList()) {
                     Files.delete(path);
                 }
             }
         }
     }
+
+    /**
+     * initdb makes the databases template1, template0 and postgres, whose folders under {@code base/} are numbered
+     * below 16384; any database made later (the app's, at the end of a first start) is numbered from there.
+     */
+    private static boolean holdsADatabaseMadeAfterInitdb(Path dir) throws IOException {
+        Path base = dir.resolve("base");
+        if (!Files.isDirectory(base)) {
+            return false;
+        }
+        try (Stream<Path> databases = Files.list(base)) {
+            return databases.map(p -> p.getFileName().toString()).anyMatch(
+                    name -> name.chars().allMatch(Character::isDigit) && name.length() < 10
+                            && Long.parseLong(name) >= FIRST_NORMAL_OBJECT_ID);
+        }
+    }
+
+    /** PostgreSQL's FirstNormalObjectId: objects made after initdb get ids from here. */
+    private static final long FIRST_NORMAL_OBJECT_ID = 16384;
 
     static boolean isMissingOrEmpty(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {

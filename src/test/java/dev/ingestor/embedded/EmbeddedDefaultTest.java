@@ -147,6 +147,24 @@ class EmbeddedDefaultTest {
         assertThat(unmarked.resolve("PG_VERSION")).hasContent(major);
         assertThat(unmarked.resolve("postgresql.conf")).hasContent("# written by initdb");
         assertThat(UnfinishedFirstStart.mark(unmarked)).doesNotExist();
+
+        // a mark beside a folder in use (a release without the mark ran on it): the folder and its data are kept
+        try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(data, 0)) {
+            EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, data);
+            try (Connection app = DriverManager.getConnection(login.jdbcUrl(), login.username(), login.password());
+                    Statement s = app.createStatement()) {
+                s.execute("CREATE TABLE kept_through_a_stale_mark (id int)");
+            }
+        }
+        Files.createFile(UnfinishedFirstStart.mark(data));
+        try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(data, 0)) {
+            EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, data);
+            try (Connection app = DriverManager.getConnection(login.jdbcUrl(), login.username(), login.password());
+                    Statement s = app.createStatement()) {
+                assertThat(value(s, "SELECT count(*) FROM kept_through_a_stale_mark")).isEqualTo("0");
+            }
+        }
+        assertThat(UnfinishedFirstStart.mark(data)).doesNotExist();
     }
 
     private static void writeWhatInitdbWritesFirst(Path dir, String major) throws IOException {
