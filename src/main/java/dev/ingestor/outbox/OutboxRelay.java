@@ -206,6 +206,16 @@ public class OutboxRelay {
         }
     }
 
+    /**
+     * Whether a producer could not be made within the last {@code kafka-timeout}: a round then waits for its next
+     * poll instead of taking its slice's events to fail them at once (routes/outbox-relay.camel.yaml, step 0).
+     */
+    public boolean producerUnavailable() {
+        synchronized (producers) {
+            return unmade != null && System.nanoTime() - unmade.at() < handOverNanos;
+        }
+    }
+
     /** The last producer that could not be made, and when. */
     private record Unmade(long at, Exception failure) {
     }

@@ -81,6 +81,12 @@ class UnresolvableKafkaTest {
             long tries = relay.messages().stream().filter(m -> m.startsWith("Couldn't resolve server")).count();
             await().atMost(Duration.ofSeconds(30)).until(() -> relay.messages().stream()
                     .filter(m -> m.startsWith("Couldn't resolve server")).count() >= tries + 3);
+            // a round while no producer can be made waits for its poll, once a producer was tried: no round every
+            // poll interval (100 ms here), each reading its slice's events to fail them at once
+            long before = relay.messages().stream().filter(m -> m.startsWith("outbox relay for")).count();
+            Thread.sleep(6000); // on purpose: rounds would run meanwhile
+            long rounds = relay.messages().stream().filter(m -> m.startsWith("outbox relay for")).count() - before;
+            assertThat(rounds).as("failed rounds in 6 s, kafka-timeout 2 s").isLessThanOrEqualTo(8);
             assertThat(camel.hasServices(org.apache.camel.Producer.class))
                     .as("services after more rounds without a producer").hasSize(services);
             assertThat(jdbc.queryForObject("SELECT count(*) FROM outbox WHERE event_key = ?", Long.class,
