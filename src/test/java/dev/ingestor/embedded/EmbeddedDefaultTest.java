@@ -131,13 +131,7 @@ class EmbeddedDefaultTest {
         Path cut = Files.createTempDirectory("ingestor-pg-initdb-").resolve("postgres");
         writeWhatInitdbWritesFirst(cut, major);
         Files.createFile(UnfinishedFirstStart.mark(cut));
-        try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(cut, 0)) {
-            EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, cut);
-            try (Connection app = DriverManager.getConnection(login.jdbcUrl(), login.username(), login.password());
-                    Statement s = app.createStatement()) {
-                assertThat(value(s, "SELECT current_database()")).isEqualTo("ingestor");
-            }
-        }
+        assertThat(startAndAskAsTheApp(cut, "SELECT current_database()")).isEqualTo("ingestor");
         assertThat(UnfinishedFirstStart.mark(cut)).doesNotExist();
 
         Path unmarked = Files.createTempDirectory("ingestor-pg-initdb-").resolve("postgres");
@@ -149,22 +143,24 @@ class EmbeddedDefaultTest {
         assertThat(UnfinishedFirstStart.mark(unmarked)).doesNotExist();
 
         // a mark beside a folder in use (a release without the mark ran on it): the folder and its data are kept
-        try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(data, 0)) {
-            EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, data);
-            try (Connection app = DriverManager.getConnection(login.jdbcUrl(), login.username(), login.password());
-                    Statement s = app.createStatement()) {
-                s.execute("CREATE TABLE kept_through_a_stale_mark (id int)");
-            }
-        }
+        startAndAskAsTheApp(data, "CREATE TABLE kept_through_a_stale_mark (id int)");
         Files.createFile(UnfinishedFirstStart.mark(data));
+        assertThat(startAndAskAsTheApp(data, "SELECT count(*) FROM kept_through_a_stale_mark")).isEqualTo("0");
+        assertThat(UnfinishedFirstStart.mark(data)).doesNotExist();
+    }
+
+    /**
+     * Starts the server on {@code data}, runs {@code sql} as the app and answers its first value (null for a statement
+     * without rows); stops the server.
+     */
+    private static String startAndAskAsTheApp(Path data, String sql) throws Exception {
         try (EmbeddedPostgres postgres = EmbeddedPostgresServer.start(data, 0)) {
             EmbeddedPostgresServer.Login login = EmbeddedPostgresServer.appLogin(postgres, data);
             try (Connection app = DriverManager.getConnection(login.jdbcUrl(), login.username(), login.password());
                     Statement s = app.createStatement()) {
-                assertThat(value(s, "SELECT count(*) FROM kept_through_a_stale_mark")).isEqualTo("0");
+                return s.execute(sql) ? value(s, sql) : null;
             }
         }
-        assertThat(UnfinishedFirstStart.mark(data)).doesNotExist();
     }
 
     private static void writeWhatInitdbWritesFirst(Path dir, String major) throws IOException {

@@ -142,6 +142,17 @@ class SftpIntakeTest extends IngestorTestSupport {
         Files.move(temp, OUTBOX.resolve(name), StandardCopyOption.ATOMIC_MOVE);
     }
 
+    /** The content key of {@code content} as supplier ACME's. */
+    private static String keyOf(byte[] content) throws Exception {
+        return "ACME:" + java.util.HexFormat.of()
+                .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+    }
+
+    /** The content keys of the jobs made of files named {@code name}. */
+    private java.util.List<String> jobKeys(String name) {
+        return jdbc.queryForList("SELECT key FROM import_job WHERE file_name = ?", String.class, name);
+    }
+
     private static byte[] advice(String id) {
         return ("source_id,sku,quantity,delivery_date\n" + id + ",SKU,1,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
     }
@@ -458,10 +469,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         publish("rewritten.csv", first);
         awaitFiles(OUTBOX.resolve(".done"), 1);
         await().atMost(Duration.ofSeconds(30)).until(() -> jobCount() >= 1);
-        String secondKey = "ACME:" + java.util.HexFormat.of()
-                .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(second));
-        assertThat(jdbc.queryForList("SELECT key FROM import_job WHERE file_name = 'rewritten.csv'", String.class))
-                .as("jobs made of the file: only of its content as uploaded again").containsExactly(secondKey);
+        assertThat(jobKeys("rewritten.csv")).as("jobs made of the file: only of its content as uploaded again")
+                .containsExactly(keyOf(second));
     }
 
     /**
@@ -477,10 +486,7 @@ class SftpIntakeTest extends IngestorTestSupport {
             Thread.sleep(1200); // on purpose: the poll lists the part, and the rest lands in a later second
             Files.write(OUTBOX.resolve("grown.csv"), whole);
             awaitFiles(OUTBOX.resolve(".done"), 1);
-            String key = "ACME:" + java.util.HexFormat.of()
-                    .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(whole));
-            assertThat(jdbc.queryForList("SELECT key FROM import_job WHERE file_name = 'grown.csv'", String.class))
-                    .containsExactly(key);
+            assertThat(jobKeys("grown.csv")).containsExactly(keyOf(whole));
             assertThat(logs.messages()).noneMatch(m -> m.contains("changed while it was downloaded"));
         }
     }
@@ -493,10 +499,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake")) {
             publish("broken.csv", content);
             awaitFiles(OUTBOX.resolve(".done"), 1);
-            String key = "ACME:" + java.util.HexFormat.of()
-                    .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
-            assertThat(jdbc.queryForList("SELECT key FROM import_job WHERE file_name = 'broken.csv'", String.class))
-                    .containsExactly(key);
+            assertThat(jobKeys("broken.csv")).containsExactly(keyOf(content));
             assertThat(logs.messages()).noneMatch(m -> m.contains("changed while it was downloaded"));
         }
         assertThat(SFTP.bytesRead("broken.csv")).as("read twice: the broken download and the whole one")
