@@ -27,8 +27,6 @@ final class CsvRecordReader implements RecordReader {
 
     private final CSVParser parser;
     private final Iterator<CSVRecord> records;
-    /** The next record that is not a blank line, once {@link #hasNext} found it. */
-    private CSVRecord pending;
     private final List<String> header;
     private final RecordMapping mapping;
     private final RecordLimits limits;
@@ -108,42 +106,23 @@ final class CsvRecordReader implements RecordReader {
     @Override
     public boolean hasNext() {
         try {
-            while (pending == null && records.hasNext()) {
-                CSVRecord record = records.next();
-                if (!isBlank(record)) {
-                    pending = record;
-                }
-            }
-            return pending != null;
+            return records.hasNext();
         } catch (UncheckedIOException | IllegalStateException e) {
             throw unreadable(e, parser.getCurrentLineNumber());
         }
     }
-
-    /**
-     * A line with nothing in it, as files really come: spaces only, a spreadsheet's row of delimiters only ({@code
-     * ;;;}), or the end-of-file mark (Ctrl-Z, 0x1A) some Windows tools still write. Read past as an empty line is,
-     * never a record to quarantine.
-     */
-    private static boolean isBlank(CSVRecord record) {
-        for (String value : record) {
-            if (!value.isBlank() && !value.strip().equals(END_OF_FILE_MARK)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** DOS's end-of-file character, Ctrl-Z. */
-    static final String END_OF_FILE_MARK = "\u001A";
 
     @Override
     public RawRecord next() {
         if (!hasNext()) {
             throw new NoSuchElementException();
         }
-        CSVRecord record = pending;
-        pending = null;
+        CSVRecord record;
+        try {
+            record = records.next();
+        } catch (UncheckedIOException | IllegalStateException e) {
+            throw unreadable(e, parser.getCurrentLineNumber());
+        }
         index++;
         long line = lineOf(record) + droppedLineBreaks;
         if (record.size() > 0 && cutter.marker().equals(record.get(record.size() - 1))) {

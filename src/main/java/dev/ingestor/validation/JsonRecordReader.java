@@ -356,8 +356,7 @@ final class JsonRecordReader implements RecordReader {
                 do {
                     pending = lines.next();
                     lineNumber++;
-                } while (pending != null && !pending.cut() && (pending.text().isBlank()
-                        || pending.text().strip().equals(CsvRecordReader.END_OF_FILE_MARK)));
+                } while (pending != null && !pending.cut() && pending.text().isBlank());
             } catch (IOException | JacksonException e) {
                 throw unreadable(e, "at line " + lineNumber);
             }

@@ -40,19 +40,6 @@ class RecordReaderTest {
         assertThat(records.get(2).reason()).isEqualTo("line 4 has 3 values but the header names 6 columns");
     }
 
-    /** Lines with nothing in them, as files come from spreadsheets and old tools: read past, never quarantined. */
-    @Test
-    void blankLookingLinesAreReadPastAsEmptyLinesAre() {
-        List<Validated> records = read(RecordFormat.CSV, "source_id;sku;quantity;delivery_date\n"
-                + "A-1;S;1;2026-12-01\n   \n;;;\n ; ; ; \nA-2;S;2;2026-12-01\n\u001A", ';');
-        assertThat(records).hasSize(2).allSatisfy(r -> assertThat(r.reason()).isNull());
-        assertThat(records.get(1).raw().line()).isEqualTo(6);
-        // a header and blank lines only: no records, which the stage rejects as a file that holds none
-        assertThat(read(RecordFormat.CSV, "source_id;sku;quantity;delivery_date\n  \n;;;\n", ';')).isEmpty();
-        List<Validated> lines = read(RecordFormat.JSON, LINE + "\n  \n" + LINE.replace("A-1", "A-2") + "\n\u001A", ',');
-        assertThat(lines).hasSize(2).allSatisfy(r -> assertThat(r.reason()).isNull());
-    }
-
     @Test
     void aCsvWithoutTheRequiredHeaderIsUnreadable() {
         assertThatThrownBy(() -> read(RecordFormat.CSV, "A-1,SKU,1,2026-12-01\n", ','))
