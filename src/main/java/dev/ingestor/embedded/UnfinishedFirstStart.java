@@ -65,19 +65,28 @@ final class UnfinishedFirstStart {
     }
 
     /**
-     * initdb makes the databases template1, template0 and postgres, whose folders under {@code base/} are numbered
-     * below 16384; any database made later (the app's, at the end of a first start) is numbered from there.
+     * initdb makes the databases template1, template0 and postgres and their catalogs, all numbered below 16384 (their
+     * folders under {@code base/}, their files in them); any database or table made later (the app's database at the
+     * end of a first start, the tables of a data folder from before the app had a database of its own, which live in
+     * database postgres) is numbered from there.
      */
     private static boolean holdsADatabaseMadeAfterInitdb(Path dir) throws IOException {
         Path base = dir.resolve("base");
         if (!Files.isDirectory(base)) {
             return false;
         }
-        try (Stream<Path> databases = Files.list(base)) {
-            return databases.map(p -> p.getFileName().toString()).anyMatch(
-                    name -> name.chars().allMatch(Character::isDigit) && name.length() < 10
-                            && Long.parseLong(name) >= FIRST_NORMAL_OBJECT_ID);
+        try (Stream<Path> files = Files.walk(base, 2)) {
+            return files.anyMatch(path -> !path.equals(base) && numberedAfterInitdb(path.getFileName().toString()));
         }
+    }
+
+    /** A database folder ("16390") or a table's file ("16390", "16390_fsm", "16390.1") made after initdb. */
+    private static boolean numberedAfterInitdb(String name) {
+        int digits = 0;
+        while (digits < name.length() && Character.isDigit(name.charAt(digits))) {
+            digits++;
+        }
+        return digits > 0 && digits < 10 && Long.parseLong(name.substring(0, digits)) >= FIRST_NORMAL_OBJECT_ID;
     }
 
     /** PostgreSQL's FirstNormalObjectId: objects made after initdb get ids from here. */

@@ -207,12 +207,14 @@ public class OutboxRelay {
     }
 
     /**
-     * Whether a producer could not be made within the last {@code kafka-timeout}: a round then waits for its next
-     * poll instead of taking its slice's events to fail them at once (routes/outbox-relay.camel.yaml, step 0).
+     * Whether this round's topic has no producer and one could not be made within the last {@code kafka-timeout}: a
+     * round then waits for its next poll instead of taking its slice's events to fail them at once
+     * (routes/outbox-relay.camel.yaml, step 0). A topic whose producer was made goes on whatever another's does.
      */
-    public boolean producerUnavailable() {
+    public boolean producerUnavailable(@ExchangeProperty(ENDPOINT) String endpointUri) {
         synchronized (producers) {
-            return unmade != null && System.nanoTime() - unmade.at() < handOverNanos;
+            return !producers.containsKey(endpointUri) && unmade != null
+                    && System.nanoTime() - unmade.at() < handOverNanos;
         }
     }
 

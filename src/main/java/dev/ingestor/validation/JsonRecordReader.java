@@ -387,7 +387,8 @@ final class JsonRecordReader implements RecordReader {
                 // the text itself could not be read (its charset), not one record's JSON
                 throw unreadable(e, "at line " + line);
             } catch (UnexpectedEndOfInputException e) {
-                if (index == 0) {
+                // not inside a string: a line break inside a string value is one broken record, not a document
+                if (index == 0 && e.getTokenBeingDecoded() != JsonToken.VALUE_STRING) {
                     // {"lines": [ on a line of its own, the records after it one a line: an exporter's usual output,
                     // read as JSON Lines it would apply some records and quarantine the others
                     throw new UnreadableFileException("line " + line + " ends inside its JSON value: the file is one"

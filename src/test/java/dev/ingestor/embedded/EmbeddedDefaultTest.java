@@ -147,6 +147,16 @@ class EmbeddedDefaultTest {
         Files.createFile(UnfinishedFirstStart.mark(data));
         assertThat(startAndAskAsTheApp(data, "SELECT count(*) FROM kept_through_a_stale_mark")).isEqualTo("0");
         assertThat(UnfinishedFirstStart.mark(data)).doesNotExist();
+
+        // a folder from before the app had a database of its own keeps its tables in database postgres (5)
+        Path oldLayout = Files.createTempDirectory("ingestor-pg-initdb-").resolve("postgres");
+        writeWhatInitdbWritesFirst(oldLayout, major);
+        Files.createDirectories(oldLayout.resolve("base/5"));
+        Files.writeString(oldLayout.resolve("base/5/16390"), "a table of the app's");
+        Files.createFile(UnfinishedFirstStart.mark(oldLayout));
+        UnfinishedFirstStart.discardLeftovers(oldLayout);
+        assertThat(oldLayout.resolve("base/5/16390")).exists();
+        assertThat(UnfinishedFirstStart.mark(oldLayout)).doesNotExist();
     }
 
     /**

@@ -118,6 +118,11 @@ class RecordReaderTest {
                 .hasMessageContaining("mapping.records-path");
         // the same document, read with its records path
         assertThat(readJson(document, List.of("lines"))).hasSize(2).allSatisfy(r -> assertThat(r.reason()).isNull());
+        // a first record whose string holds a raw line break is that record's problem, not a document's
+        List<Validated> broken = readJson("{\"source_id\": \"A-1\", \"sku\": \"two\nlines\"}\n" + LINE + "\n",
+                List.of());
+        assertThat(broken).hasSize(3);
+        assertThat(broken.get(2).reason()).isNull();
         // a line cut short after a first whole record is that line's problem only
         List<Validated> records = readJson(LINE + "\n{\"source_id\": \"A-2\",\n" + LINE + "\n", List.of());
         assertThat(records).hasSize(3);

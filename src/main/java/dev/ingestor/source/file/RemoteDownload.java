@@ -36,11 +36,13 @@ class RemoteDownload {
 
     /** Exchange property: the remote file operations of the session that listed and opened the file. */
     static final String OPERATIONS = "IngestorRemoteOperations";
-    /**
-     * Exchange property: the file's size and time of change on the server as its download began; set once its stream
-     * has been read, so that a redelivery opens it again.
-     */
+    /** Exchange property: set once the file's stream has been read, so that a redelivery opens it again. */
     private static final String READ = "IngestorRemoteRead";
+    /**
+     * Exchange property: the file's size and time of change on the server once the read lock found it complete,
+     * before Camel opened it: what the download and the move are judged against.
+     */
+    static final String STATE = "IngestorRemoteState";
 
     private final IntakeGate gate;
 
@@ -61,10 +63,13 @@ class RemoteDownload {
         if (exchange.getProperty(READ) != null && operations != null) {
             operations.retrieveFile(path, exchange, listed == null ? -1 : listed);
         }
-        // the file as it is now, once the read lock has seen it stop changing: the poll's listing may be older (a
-        // file listed while it was still uploaded) than what is read
-        String before = operations == null ? listing(message) : stateNow(operations, path);
-        exchange.setProperty(READ, before);
+        // the file as the read lock left it, before it was opened: the poll's listing may be older (a file listed
+        // while it was still uploaded); a look taken now could see a file renamed over the one opened
+        String before = exchange.getProperty(STATE, String.class);
+        if (before == null) {
+            before = listing(message);
+        }
+        exchange.setProperty(READ, true);
         long limit = gate.maxSize(supplier);
         CachedOutputStream cache = new CachedOutputStream(exchange);
         long size = 0;
@@ -81,6 +86,10 @@ class RemoteDownload {
             }
         }
         String printable = FileNameRule.printable(path);
+        if (GONE.equals(before)) {
+            cache.close();
+            throw new RemoteFileChangedException(printable, "not found on the server by its name when it was taken");
+        }
         // a server that leaves the size out of its listings says 0; a file it lists as empty is judged by its time
         long expected = sizeOf(before);
         if (expected > 0 && size != expected) {
@@ -105,13 +114,28 @@ class RemoteDownload {
         if (operations == null) {
             return null;
         }
-        String then = exchange.getProperty(READ, String.class);
+        String then = exchange.getProperty(STATE, String.class);
         if (then == null) {
             then = listing(exchange.getMessage());
         }
         String now = stateNow(operations, OutcomeMove.file(exchange).getAbsoluteFilePath());
-        return then.equals(now) ? null : "was " + then + ", now " + now;
+        // a file its name does not find (gone, or a name the server reads as a pattern) is never judged unchanged
+        return then.equals(now) && !GONE.equals(now) ? null : "was " + then + ", now " + now;
     }
+
+    /**
+     * Keeps how the file of {@code path} is on the server now, once the read lock found it complete and before Camel
+     * opens it ({@link SftpClaimReadLock}). A server that refuses the look leaves the poll's listing as the reference.
+     */
+    static void remember(Exchange exchange, GenericFileOperations<?> operations, String path) {
+        try {
+            exchange.setProperty(STATE, stateNow(operations, path));
+        } catch (RuntimeException e) {
+            exchange.removeProperty(STATE);
+        }
+    }
+
+    private static final String GONE = "gone";
 
     private static String listing(Message message) {
         return state(message.getHeader(Exchange.FILE_LENGTH, 0L, Long.class),
@@ -121,7 +145,7 @@ class RemoteDownload {
     private static String stateNow(GenericFileOperations<?> operations, String path) {
         Object[] entries = operations.listFiles(path);
         return entries == null || entries.length != 1 || !(entries[0] instanceof SftpRemoteFile<?> entry)
-                ? "gone"
+                ? GONE
                 : state(entry.getFileLength(), entry.getLastModified());
     }
 
@@ -130,6 +154,6 @@ class RemoteDownload {
     }
 
     private static long sizeOf(String state) {
-        return state.equals("gone") ? 0 : Long.parseLong(state.substring(0, state.indexOf(' ')));
+        return Long.parseLong(state.substring(0, state.indexOf(' ')));
     }
 }

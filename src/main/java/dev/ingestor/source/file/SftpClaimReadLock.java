@@ -131,8 +131,10 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             if (complete) {
                 // taken after the claims' own hold: never forgotten here before the repository lets it go
                 open.put(key, System.nanoTime());
-                // the session that listed the file, for the download's and the move's look at it (RemoteDownload)
+                // the session that listed the file, for the download's and the move's look at it, and the file as it
+                // is now that it is complete, before Camel opens it (RemoteDownload)
                 exchange.setProperty(RemoteDownload.OPERATIONS, operations);
+                RemoteDownload.remember(exchange, operations, file.getAbsoluteFilePath());
             } else {
                 claims.remove(exchange, key);
             }
