@@ -21,15 +21,15 @@ import org.springframework.stereotype.Component;
  * <li>A file whose listed size is over the limit is not downloaded at all: intake's gate rejects it by that size.
  * Camel's own stream caching would have downloaded every file whole before the first step (application.yaml
  * keeps file bodies out of it), a supplier's 40 GB export included.</li>
- * <li>What was downloaded must be the file the listing showed: as many bytes, and the file on the server still of
- * the listed size and time of change once the download ends. A supplier that uploads a file again in place while
- * it is downloaded would otherwise have half of one version and half of another taken as a file.
+ * <li>What was downloaded must be the file as the read lock left it, complete and before Camel opened it ({@link
+ * #STATE}; the poll's listing when the server refused that look): as many bytes, and the file on the server still of
+ * that size and time of change once the download ends. A supplier that uploads a file again in place while it is
+ * downloaded would otherwise have half of one version and half of another taken as a file.
  * {@link RemoteFileChangedException}: nothing is kept, the file stays on the server.</li>
  * <li>A redelivery (intake failed after the download, the database away) opens the file again: the first
  * download's stream is spent.</li>
  * </ul>
- * The listing and the session are those of the read lock ({@link SftpClaimReadLock} keeps the session's operations on
- * the exchange, {@link #OPERATIONS}).
+ * The session is the read lock's ({@link SftpClaimReadLock} keeps its operations on the exchange, {@link #OPERATIONS}).
  */
 @Component("remoteDownload")
 class RemoteDownload {
@@ -43,7 +43,7 @@ class RemoteDownload {
      * before Camel opened it: what the download and the move are judged against.
      */
     static final String STATE = "IngestorRemoteState";
-
+    /** A file that its name does not find on the server. */
     private final IntakeGate gate;
 
     RemoteDownload(IntakeGate gate) {
@@ -70,6 +70,10 @@ class RemoteDownload {
             before = listing(message);
         }
         exchange.setProperty(READ, true);
+        String printable = FileNameRule.printable(path);
+        if (GONE.equals(before)) {
+            throw new RemoteFileChangedException(printable, "not found on the server by its name when it was taken");
+        }
         long limit = gate.maxSize(supplier);
         CachedOutputStream cache = new CachedOutputStream(exchange);
         long size = 0;
@@ -84,11 +88,6 @@ class RemoteDownload {
                 }
                 cache.write(buffer, 0, read);
             }
-        }
-        String printable = FileNameRule.printable(path);
-        if (GONE.equals(before)) {
-            cache.close();
-            throw new RemoteFileChangedException(printable, "not found on the server by its name when it was taken");
         }
         // a server that leaves the size out of its listings says 0; a file it lists as empty is judged by its time
         long expected = sizeOf(before);
