@@ -52,6 +52,7 @@ class StopSettlesPendingWorkTest {
                 "--ingestor.suppliers.ACME.file-drop.poll-interval=50ms",
                 "--ingestor.suppliers.GLOBEX.file-drop.enabled=false");
         UUID job;
+        int repeats = 0;
         try {
             // pushed bytes: intake takes them and makes their key known here, so a repeat is answered from it
             int port = Integer.parseInt(instance.getEnvironment().getProperty("local.server.port"));
@@ -64,10 +65,14 @@ class StopSettlesPendingWorkTest {
             Files.move(staged, inbox.resolve("ACME/dropped.csv"));
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> done(inbox));
 
-            // the repeat: counted, written within a second; no transaction, so it takes milliseconds
-            assertThat(push(port, pushed).statusCode()).isEqualTo(200);
-            assertThat(instance.getBean(DuplicatePushCounts.class).pendingOf(job)).as("counted, not written yet")
-                    .isEqualTo(1);
+            // the repeat: counted, written within a second; no transaction, so it takes milliseconds. On a busy machine
+            // a batch may write it before the stop: repeats go on until one is seen pending right before the stop
+            DuplicatePushCounts counts = instance.getBean(DuplicatePushCounts.class);
+            do {
+                assertThat(push(port, pushed).statusCode()).isEqualTo(200);
+                repeats++;
+            } while (counts.pendingOf(job) == 0 && repeats < 20);
+            assertThat(repeats).as("repeats until one was seen counted, not written yet").isLessThan(20);
             assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class))
                     .as("the claim of the file just done is held until its release").isEqualTo(1);
         } finally {
@@ -76,7 +81,7 @@ class StopSettlesPendingWorkTest {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM file_claim", Long.class)).as("claims left after the stop")
                 .isZero();
         assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job WHERE id = ?", Integer.class, job))
-                .as("the repeated push counted on the row").isEqualTo(1);
+                .as("the repeated pushes counted on the row").isEqualTo(repeats);
     }
 
     private static byte[] csv(String id) {
