@@ -77,7 +77,7 @@ final class DataFolderMajor {
                 + " PostgreSQL\" in docs/operations.md has the commands";
     }
 
-    private static boolean isEmpty(Path dir) {
+    static boolean isEmpty(Path dir) {
         try (Stream<Path> entries = Files.list(dir)) {
             return entries.findAny().isEmpty();
         } catch (IOException e) {

@@ -27,6 +27,8 @@ final class UnfinishedFirstStart {
 
     private static final Logger LOG = LoggerFactory.getLogger(UnfinishedFirstStart.class);
     private static final Duration INITDB_WAIT = Duration.ofSeconds(60);
+    /** PostgreSQL's FirstNormalObjectId: objects made after initdb get ids from here. */
+    private static final long FIRST_NORMAL_OBJECT_ID = 16384;
 
     private UnfinishedFirstStart() {
     }
@@ -89,16 +91,8 @@ final class UnfinishedFirstStart {
         return digits > 0 && digits < 10 && Long.parseLong(name.substring(0, digits)) >= FIRST_NORMAL_OBJECT_ID;
     }
 
-    /** PostgreSQL's FirstNormalObjectId: objects made after initdb get ids from here. */
-    private static final long FIRST_NORMAL_OBJECT_ID = 16384;
-
-    static boolean isMissingOrEmpty(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return !Files.exists(dir);
-        }
-        try (Stream<Path> entries = Files.list(dir)) {
-            return entries.findAny().isEmpty();
-        }
+    static boolean isMissingOrEmpty(Path dir) {
+        return Files.isDirectory(dir) ? DataFolderMajor.isEmpty(dir) : !Files.exists(dir);
     }
 
     /** Marks {@code dir}'s first start as begun, durably, before initdb writes a byte. */

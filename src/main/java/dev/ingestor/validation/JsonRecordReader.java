@@ -386,19 +386,17 @@ final class JsonRecordReader implements RecordReader {
             } catch (JacksonIOException e) {
                 // the text itself could not be read (its charset), not one record's JSON
                 throw unreadable(e, "at line " + line);
-            } catch (UnexpectedEndOfInputException e) {
-                // not inside a string: a line break inside a string value is one broken record, not a document
-                if (index == 0 && e.getTokenBeingDecoded() != JsonToken.VALUE_STRING) {
-                    // {"lines": [ on a line of its own, the records after it one a line: an exporter's usual output,
-                    // read as JSON Lines it would apply some records and quarantine the others
+            } catch (JacksonException e) {
+                // a first line ending inside its value, not inside a string (a line break in a string value is one
+                // broken record): {"lines": [ on a line of its own, the records after it one a line, an exporter's
+                // usual output, read as JSON Lines would apply some records and quarantine the others
+                if (index == 0 && e instanceof UnexpectedEndOfInputException end
+                        && end.getTokenBeingDecoded() != JsonToken.VALUE_STRING) {
                     throw new UnreadableFileException("line " + line + " ends inside its JSON value: the file is one"
                             + " JSON document over several lines, not JSON Lines (one whole record on each line); an"
                             + " array of records is read as it is, and records inside an object need the supplier's"
                             + " mapping.records-path");
                 }
-                index++;
-                return RawRecord.broken(index, line, "is not valid JSON: " + e.getOriginalMessage());
-            } catch (JacksonException e) {
                 index++;
                 return RawRecord.broken(index, line, "is not valid JSON: " + e.getOriginalMessage());
             } catch (IOException | UncheckedIOException e) {

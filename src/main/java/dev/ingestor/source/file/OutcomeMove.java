@@ -43,7 +43,7 @@ class OutcomeMove {
 
     /** A dropped file after intake: {@code .done/}, {@code .duplicate/} or {@code .rejected/}. */
     public String fileDrop(Exchange exchange) {
-        if (!(exchange.getFromEndpoint() instanceof GenericFileEndpoint<?> from) || from.getDoneFileName() == null) {
+        if (!hasDoneFile(exchange)) {
             refuseChangedSinceRead(exchange);
         }
         return local(exchange, exchange.getProperty(IntakeHeaders.OUTCOME, "done", String.class));
@@ -79,15 +79,11 @@ class OutcomeMove {
 
     /**
      * A remote file after intake: {@code .rejected/} when rejected, else {@code .done/} (duplicates too). A file that
-     * changed on the server since it was listed (appended to, written again) is left there, to be taken again as it
-     * is now: what was read was the file as listed. Not with a done file, whose marker Camel removes first.
+     * changed on the server since it was read (appended to, written again) is left there, to be taken again as it is
+     * now. Not with a done file, whose marker Camel removes before the move (as for dropped files).
      */
     public String sftp(Exchange exchange) throws java.io.IOException {
-        // not with a done file: Camel has removed its marker before the move, and a file left without it would never
-        // be taken again (as for dropped files)
-        boolean doneFile = exchange.getFromEndpoint() instanceof GenericFileEndpoint<?> from
-                && from.getDoneFileName() != null;
-        String changed = doneFile ? null : RemoteDownload.changedSinceRead(exchange);
+        String changed = hasDoneFile(exchange) ? null : RemoteDownload.changedSinceRead(exchange);
         if (changed != null) {
             String name = FileNameRule.printable(file(exchange).getAbsoluteFilePath());
             LOG.warn("intake remote file={} changed after it was read ({}); left in place to be taken again", name,
@@ -114,6 +110,14 @@ class OutcomeMove {
             exchange.setProperty(PLANNED, plan);
         }
         return plan;
+    }
+
+    /**
+     * Whether the file's route waits for a done file: Camel removes the marker before the move, so a file left in
+     * place then would never be taken again.
+     */
+    private static boolean hasDoneFile(Exchange exchange) {
+        return exchange.getFromEndpoint() instanceof GenericFileEndpoint<?> from && from.getDoneFileName() != null;
     }
 
     /** A file written again or replaced since intake read it: what is there now was never read; taken again. */
