@@ -10,7 +10,7 @@ import dev.ingestor.config.RecordFormat;
  * duplicate does not change it); null for jobs made before it was recorded. {@code lease} is the lease its worker
  * held when it was read (null: none): for a job a worker just claimed, that claim's own, which every write the worker
  * makes to the job names ({@link JobClaims}). {@code rerun}: an operator has sent the job round again since it was
- * received (re-validated, reprocessed, or a dead letter replayed from the start), so its earlier runs may have made
+ * received (re-validated, reprocessed, or resumed after its dead letter), so its earlier runs may have made
  * effects ({@code ItemStore} says what a re-run may still do).
  */
 public record ImportJob(

@@ -422,12 +422,15 @@ public class JobLifecycle {
 
     /**
      * A FAILED job back to the stage that failed: processing waits again and resumes from its checkpoint (if
-     * validation counted any records), anything else starts again at RECEIVED. False when the job is not FAILED.
+     * validation counted any records), anything else starts again at RECEIVED. Either way it is a re-run: jobs may
+     * have written its items since it failed, and its records after the checkpoint must not undo what they wrote.
+     * False when the job is not FAILED.
      */
     public boolean resumeAfterDeadLetter(UUID jobId, String stage) {
         if ("processing".equals(stage)) {
             return sentBack(jdbc.update(
-                    "UPDATE import_job SET state = 'PROCESSING', error = NULL, lease_owner = NULL, lease_until = NULL,"
+                    "UPDATE import_job SET state = 'PROCESSING', rerun = true, error = NULL, lease_owner = NULL,"
+                            + " lease_until = NULL,"
                             + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0",
                     jobId) == 1);
         }

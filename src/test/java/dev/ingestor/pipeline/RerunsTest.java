@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /**
- * A job an operator sends round again (reprocess, re-validate, a dead letter replayed from the start) repeats
+ * A job an operator sends round again (reprocess, re-validate, a dead letter replayed) repeats
  * nothing and undoes nothing, for items without a version too, where the content decides: its records do not bring
  * an item back from what a later job wrote, and a file that names an item twice does not write it twice again. On
  * the real PostgreSQL, through the admin API and the stages.
@@ -47,6 +47,33 @@ class RerunsTest extends IngestorTestSupport {
 
         for (String action : List.of("reprocess", "revalidate")) {
             send("/api/v1/admin/jobs/" + older + "/" + action);
+            awaitState(older, "COMPLETED");
+            assertThat(sku(item)).as(action).isEqualTo("NEW");
+            assertThat(events(item)).as(action).isEqualTo(2);
+            assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, older))
+                    .as(action).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A job that failed in processing and is resumed from its checkpoint once a later job has written its items (the
+     * failure left where the stage leaves it: FAILED, its checkpoint, a processing dead letter) is a re-run too: its
+     * records after the checkpoint do not bring an item back, whether its letter is replayed or its supplier's failed
+     * jobs are retried.
+     */
+    @Test
+    void aJobResumedAfterItsDeadLetterDoesNotBringAnItemBackFromALaterJobsContent() throws Exception {
+        String item = "RD-" + UUID.randomUUID();
+        UUID older = olderThenLater(item).get(0);
+        for (String action : List.of("replay", "retry-failed")) {
+            jdbc.update("UPDATE import_job SET state = 'FAILED', records_done = 0, accepted = 0, updated = 0,"
+                    + " replayed = 0, rerun = false, error = 'gone between two statements' WHERE id = ?", older);
+            Long letter = jdbc.queryForObject("INSERT INTO dead_letter (job_id, stage, exception, attempts)"
+                    + " VALUES (?, 'processing', 'org.postgresql.util.PSQLException', 5) RETURNING id", Long.class,
+                    older);
+            send(action.equals("replay")
+                    ? "/api/v1/admin/dead-letters/" + letter + "/replay"
+                    : "/api/v1/admin/suppliers/ACME/retry-failed");
             awaitState(older, "COMPLETED");
             assertThat(sku(item)).as(action).isEqualTo("NEW");
             assertThat(events(item)).as(action).isEqualTo(2);
