@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 import dev.ingestor.api.JobView;
@@ -28,8 +29,11 @@ import dev.ingestor.web.MediaTypes;
 import dev.ingestor.web.TenantGuard;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
+import org.apache.camel.component.platform.http.springboot.PlatformHttpMessage;
 import org.apache.camel.support.SynchronizationAdapter;
 import org.springframework.stereotype.Component;
+import org.springframework.web.multipart.MultipartHttpServletRequest;
+import org.springframework.web.util.WebUtils;
 
 /**
  * POST /api/v1/suppliers/{supplier}/files: a supplier pushes a file, as the raw body (name in X-File-Name) or as
@@ -159,8 +163,13 @@ class FilePushApi {
         }
     }
 
+    /**
+     * The one file part of a multipart push. Camel counts a form's parts by name (Spring's map of them keeps the first
+     * of a name), so two parts named {@code file} would pass as one and the second be dropped unread: the parts are
+     * counted on the servlet request itself.
+     */
     private static Path singleUpload(Message message) {
-        Integer parts = message.getHeader(Exchange.ATTACHMENTS_SIZE, Integer.class);
+        Integer parts = fileParts(message);
         Object body = message.getBody();
         Path upload = body instanceof Path p ? p : body instanceof File f ? f.toPath() : null;
         if (parts == null || parts != 1 || upload == null) {
@@ -168,6 +177,17 @@ class FilePushApi {
                     + " it holds " + (parts == null ? 0 : parts));
         }
         return upload;
+    }
+
+    /** The file parts of the servlet request, every one of each name; Camel's count when there is none. */
+    private static Integer fileParts(Message message) {
+        MultipartHttpServletRequest multipart = message instanceof PlatformHttpMessage http
+                ? WebUtils.getNativeRequest(http.getRequest(), MultipartHttpServletRequest.class)
+                : null;
+        if (multipart == null) {
+            return message.getHeader(Exchange.ATTACHMENTS_SIZE, Integer.class);
+        }
+        return multipart.getMultiFileMap().values().stream().mapToInt(List::size).sum();
     }
 
     /** After intake: 202 for a new job, 200 for content seen before. */
