@@ -69,7 +69,13 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
         }
         if (value.isBigDecimal()) {
             // as the canonical form of an item writes it: 10.0 is 10, 1.50 is 1.5
-            java.math.BigDecimal number = value.decimalValue().stripTrailingZeros();
+            java.math.BigDecimal number = value.decimalValue();
+            try {
+                number = number.stripTrailingZeros();
+            } catch (ArithmeticException e) {
+                // zeros stripped would take its exponent past what a BigDecimal holds (100E2147483647): as written
+                return number.toString();
+            }
             return Math.abs((long) number.scale()) <= PLAIN_DIGITS ? number.toPlainString() : number.toString();
         }
         return value.isValueNode() ? value.asString() : value.toString();

@@ -43,6 +43,21 @@ class ItemLinesTest {
         assertThat(record.fields()).containsEntry("x", "1E+999999999").containsEntry("y", "1E-999999999");
     }
 
+    /** A name as long as the batch's record limit lets through, past Jackson's own 50,000 characters. */
+    @Test
+    void aNameLongerThanJacksonsDefaultIsRead() {
+        String name = "n".repeat(50_001);
+        assertThat(read("{\"source_id\":\"a\",\"" + name + "\":1}\n").get(0).fields()).containsEntry(name, "1");
+    }
+
+    /** Zeros stripped would take the exponent out of a BigDecimal's range: kept as written, not a failed stage. */
+    @Test
+    void aNumberWhoseZerosCannotBeStrippedIsKeptAsWritten() {
+        RawRecord record = read("{\"source_id\":\"a\",\"x\":1.00E+2147483649}\n").get(0);
+        assertThat(record.isBroken()).isFalse();
+        assertThat(record.fields()).containsEntry("x", "1.00E+2147483649");
+    }
+
     /**
      * Intake takes a number of up to 1,000 characters; its canonical form adds an exponent ({@code 998 digits e5} is
      * {@code d.ddd...E+1002}), which the stored line must still be read with.

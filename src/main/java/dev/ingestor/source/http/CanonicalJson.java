@@ -101,9 +101,14 @@ final class CanonicalJson {
         return MAPPER.createGenerator(out);
     }
 
-    /** One value inside a document: what follows it is the rest of the document, not trailing content. */
-    private static final tools.jackson.databind.ObjectReader VALUE_READER = MAPPER.reader()
-            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    /**
+     * One value inside a document: what follows it is the rest of the document, not trailing content. Its strings and
+     * names are as long as the parser it reads from allows; from text, as long as they are, for the text is a copy a
+     * bounded parser made ({@code ItemBatchReader}): Jackson's own 50,000-character names would refuse a name that
+     * limit let through, naming the wrong limit.
+     */
+    private static final tools.jackson.databind.ObjectReader VALUE_READER = parsersWithStringsUpTo(Integer.MAX_VALUE)
+            .reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     /** The JSON form of a text (a quoted, escaped string), as a key is written in the canonical form. */
     static byte[] quoted(String text) {

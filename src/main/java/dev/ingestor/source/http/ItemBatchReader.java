@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
+import dev.ingestor.logging.SafeText;
 import dev.ingestor.web.ApiProblemException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
@@ -205,7 +206,13 @@ final class ItemBatchReader {
             }
             throw e;
         }
-        return CanonicalJson.readValue(copy.toString());
+        try {
+            return CanonicalJson.readValue(copy.toString());
+        } catch (NumberFormatException e) {
+            // a decimal whose exponent is past what a BigDecimal holds (1e-2147483649): Jackson's own, not a JSON error
+            throw ApiProblemException.badRequest("number-out-of-range", what.get() + " not readable: it holds a number"
+                    + " whose exponent is out of range (" + SafeText.of(e.getMessage(), 80) + ")");
+        }
     }
 
     private static ApiProblemException notABatch() {

@@ -42,6 +42,22 @@ class ItemBatchReaderTest {
         }
     }
 
+    /** Jackson refuses such a number with no JSON error of its own: a 400 naming the item, never a 500. */
+    @Test
+    void aNumberPastABigDecimalsRangeIsA400NamingItsItem() {
+        assertThatThrownBy(() -> read("{\"items\": [{\"a\": 1}, {\"x\": 1e-2147483648}]}", 100, 10_000))
+                .isInstanceOfSatisfying(ApiProblemException.class, e -> assertThat(e.problem().status()).isEqualTo(400))
+                .hasMessageContaining("item 2 is not readable").hasMessageContaining("out of range");
+    }
+
+    /** A name within the record limit but over Jackson's own 50,000 characters is read, as a value would be. */
+    @Test
+    void aLongNameWithinTheRecordLimitIsRead() throws Exception {
+        String name = "n".repeat(50_001);
+        ItemBatchReader.Batch batch = read("{\"items\": [{\"" + name + "\": 1}]}", 100, 65_536);
+        assertThat(Files.readString(batch.jsonLines())).isEqualTo("{\"" + name + "\":1}\n");
+    }
+
     @Test
     void itemsBecomeCanonicalJsonLinesOnePerItem() throws Exception {
         ItemBatchReader.Batch batch = read("{\"items\": [ {\"b\": 1,  \"a\": 2}, {\"c\": {\"z\": 1, \"y\": 2}} ]}", 100,
