@@ -66,6 +66,18 @@ class JobValidation {
      * processing by this worker with its records on the exchange.
      */
     public ImportJob validate(@Body ImportJob job, Exchange exchange) throws Exception {
+        try {
+            return validateRecords(job, exchange);
+        } catch (UnreadableFileException e) {
+            if (job.rerun()) {
+                // an earlier run may have applied its records: REJECTED would say it has no effect
+                throw new UnreadableOnRerunException(job.id(), e);
+            }
+            throw e;
+        }
+    }
+
+    private ImportJob validateRecords(ImportJob job, Exchange exchange) throws Exception {
         Attempts.count(exchange);
         Timer.Sample timing = Timer.start();
         // a re-run (redelivery, takeover, re-validation) starts from a clean slate

@@ -7,10 +7,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import dev.ingestor.intake.RawStore;
+import dev.ingestor.job.ContentKey;
 import dev.ingestor.processing.ItemStore;
 import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.validation.DeliveryAdvice;
@@ -27,6 +30,9 @@ class RerunsTest extends IngestorTestSupport {
 
     @Autowired
     ItemStore items;
+
+    @Autowired
+    RawStore rawStore;
 
     private static final String HEADER = "source_id,sku,quantity,delivery_date\n";
 
@@ -80,6 +86,28 @@ class RerunsTest extends IngestorTestSupport {
             assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, older))
                     .as(action).isEqualTo(1);
         }
+    }
+
+    /**
+     * A job re-validated once its file can no longer be read (damaged on disk, or its supplier's settings changed) may
+     * have applied its records in its earlier run: it fails with a dead letter, not REJECTED (which says no effect).
+     */
+    @Test
+    void aReValidatedJobWhoseFileCanNoLongerBeReadFailsNotRejected() throws Exception {
+        String item = "RU-" + UUID.randomUUID();
+        UUID job = intake("ACME", "damaged.csv", HEADER + item + ",S,1,2026-12-01\n");
+        awaitState(job, "COMPLETED");
+        String key = jdbc.queryForObject("SELECT key FROM import_job WHERE id = ?", String.class, job);
+        Files.writeString(rawStore.pathOf(ContentKey.parse(key)), HEADER);
+
+        send("/api/v1/admin/jobs/" + job + "/revalidate");
+        awaitState(job, "FAILED");
+        assertThat(jdbc.queryForObject("SELECT error FROM import_job WHERE id = ?", String.class, job))
+                .contains("can no longer be read").contains("no records");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ? AND stage = 'validation'",
+                Long.class, job)).isEqualTo(1);
+        assertThat(sku(item)).isEqualTo("S");
+        jdbc.update("DELETE FROM import_job WHERE id = ?", job);
     }
 
     /** The later job gone (retention deletes jobs, not items), its content still stands against the earlier job. */
