@@ -2,7 +2,9 @@ package dev.ingestor.config;
 
 import java.time.Duration;
 
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Positive;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
@@ -15,9 +17,15 @@ import org.springframework.validation.annotation.Validated;
 public class RetentionSettings {
 
     /** How often retention and recovery run (recovery also runs at start). */
+    @DurationMin(seconds = 1)
     private Duration interval = Duration.ofHours(1);
-    /** Rows per DELETE statement, so no statement holds its locks for long. */
+    /**
+     * Rows per DELETE statement, so no statement holds its locks for long. At most 2,000: a batch of jobs holds a lock
+     * per content key in PostgreSQL's shared lock table (max_locks_per_transaction x max_connections, 6,400 slots by
+     * default), where intake needs room for its own.
+     */
     @Positive
+    @Max(2000)
     private int batchSize = 1000;
     /**
      * Finished jobs (with their records, dead letters, content keys and raw files) older than this go; 0 keeps

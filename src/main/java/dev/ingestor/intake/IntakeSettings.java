@@ -30,6 +30,7 @@ public class IntakeSettings {
      */
     private boolean fsync = true;
     /** How often files outside any supplier folder (the inbox root, unknown supplier folders) are answered. */
+    @DurationMin(millis = 10)
     private Duration strayScanInterval = Duration.ofSeconds(30);
     /**
      * How long an instance leaves a file in a folder that is no configured supplier before it answers it (moves it

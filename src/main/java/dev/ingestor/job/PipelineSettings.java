@@ -72,6 +72,7 @@ public class PipelineSettings {
      * waits for its stage wakes it first (ingestor.wakeups.*): the safety net for a notification lost, and the
      * latency of a light load when the listener is off.
      */
+    @DurationMin(millis = 10)
     private Duration pollInterval = Duration.ofMillis(500);
 
     public Duration getPollInterval() { return pollInterval; }

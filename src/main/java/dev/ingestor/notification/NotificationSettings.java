@@ -3,6 +3,7 @@ package dev.ingestor.notification;
 import java.time.Duration;
 
 import jakarta.validation.constraints.Positive;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
@@ -26,6 +27,7 @@ public class NotificationSettings {
      */
     private String secret = "";
     /** How often the delivery looks for notifications due. */
+    @DurationMin(millis = 10)
     private Duration pollInterval = Duration.ofSeconds(1);
     /**
      * Notifications taken per delivery round, each leased while it is sent; a round waits for no answer, each
@@ -50,6 +52,7 @@ public class NotificationSettings {
      */
     private Duration relayStalledAfter = Duration.ofMinutes(5);
     /** How often the relay is checked for a stall. */
+    @DurationMin(millis = 10)
     private Duration relayCheckInterval = Duration.ofSeconds(30);
     /** Delivered or given-up notifications are deleted this long after (every {@code ingestor.retention.interval}). */
     private Duration keepSettled = Duration.ofDays(7);

@@ -52,17 +52,20 @@ class Housekeeping implements CamelContextConfiguration {
             + "SELECT ctid FROM outbox_published WHERE published_at < now() - make_interval(secs => ?)"
             + " ORDER BY published_at LIMIT ?))";
 
+    /** A request key whose request is not running: finished, or its lease (its instance) gone. */
+    private static final String NOT_RUNNING = "(state <> 'IN_PROGRESS' OR lease_until < now())";
+
     /**
      * Expired HTTP keys with their stored answers, at most a batch, found through http_request_expires. The batch
      * is an array of row addresses, not {@code IN (SELECT ... LIMIT)}: the planner may join that subquery to a whole
      * scan of the table, which grows with the keys kept.
      */
     static final String EXPIRED_HTTP_KEYS = "DELETE FROM http_request WHERE ctid = ANY (ARRAY("
-            + "SELECT ctid FROM http_request WHERE expires_at < now() LIMIT ?))"
+            + "SELECT ctid FROM http_request WHERE expires_at < now() AND " + NOT_RUNNING + " LIMIT ?))"
             // checked again on the row as it is when deleted: a retry may have taken the expired key over meanwhile
             // (RequestKeyStore), and a row address alone may not be checked again (PostgreSQL 18 checks it; older
             // majors are reported not to)
-            + " AND expires_at < now()";
+            + " AND expires_at < now() AND " + NOT_RUNNING;
 
     /**
      * Intake failures past their retention, at most a batch, by id through the primary key (as above, not

@@ -25,6 +25,7 @@ public class OutboxSettings {
      */
     private DataSize maxEventSize = DataSize.ofMegabytes(1);
     /** How long the relay waits before it looks for new events again once a topic's backlog is empty. */
+    @DurationMin(millis = 10)
     private Duration pollInterval = Duration.ofMillis(200);
     /**
      * Events taken per relay transaction at most. Each round reads the index of unpublished events from its
@@ -65,6 +66,7 @@ public class OutboxSettings {
     @PositiveOrZero
     private long vacuumDeadRows = 20_000;
     /** How often an instance looks at the outbox's dead rows (PostgreSQL's statistics, one cheap query). */
+    @DurationMin(millis = 10)
     private Duration vacuumCheckInterval = Duration.ofSeconds(3);
 
     public DataSize getMaxEventSize() { return maxEventSize; }

@@ -2,6 +2,7 @@ package dev.ingestor.wakeup;
 
 import java.time.Duration;
 
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
@@ -30,6 +31,7 @@ public class WakeupSettings {
      * The listener's first wait before it connects again after losing its connection; doubled up to
      * reconnect-max-delay, and back to this only after a connection that listened for reconnect-max-delay.
      */
+    @DurationMin(millis = 10)
     private Duration reconnectDelay = Duration.ofSeconds(1);
     /** The longest wait between the listener's attempts to connect again. */
     private Duration reconnectMaxDelay = Duration.ofSeconds(30);
@@ -37,6 +39,7 @@ public class WakeupSettings {
      * How long the listener waits for a notification before it checks its connection with a query, so that a
      * connection the network lost without a word is noticed and replaced.
      */
+    @DurationMin(millis = 10)
     private Duration aliveCheckInterval = Duration.ofSeconds(30);
 
     public boolean isEnabled() { return enabled; }

@@ -34,6 +34,7 @@ public class HttpSettings {
     /** Largest single item of a batch, in bytes of its JSON; a larger one is refused with 400 naming the item. */
     private DataSize maxRecordSize = DataSize.ofKilobytes(64);
     /** How long a request's Idempotency-Key and stored response are kept (docs/design.md, Keys expire). */
+    @DurationMin(seconds = 1)
     private Duration idempotencyTtl = Duration.ofDays(30);
     /**
      * How long a request in flight holds its key. A retry meanwhile gets 409; after this, the key of a

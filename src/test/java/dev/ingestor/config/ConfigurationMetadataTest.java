@@ -340,6 +340,33 @@ class ConfigurationMetadataTest {
                 .isEqualTo(Duration.ofSeconds(3));
     }
 
+    /**
+     * A poll or timer period of 0 (or a plain 1, read as 1 ms) made the workers and relays claim back to back and
+     * housekeeping run once, never again; a key kept for no time let every retry run again; a retention batch past
+     * PostgreSQL's lock table failed every run. Refused at start, naming the property.
+     */
+    @Test
+    void periodsAndBatchesOutOfTheirRangeAreRefusedNamingTheProperty() {
+        Map<Class<?>, List<String>> refused = Map.of(
+                PipelineSettings.class, List.of("ingestor.pipeline.poll-interval"),
+                OutboxSettings.class, List.of("ingestor.outbox.poll-interval", "ingestor.outbox.vacuum-check-interval"),
+                IntakeSettings.class, List.of("ingestor.intake.stray-scan-interval"),
+                NotificationSettings.class,
+                List.of("ingestor.notifications.poll-interval", "ingestor.notifications.relay-check-interval"),
+                RetentionSettings.class, List.of("ingestor.retention.interval"),
+                dev.ingestor.wakeup.WakeupSettings.class,
+                List.of("ingestor.wakeups.reconnect-delay", "ingestor.wakeups.alive-check-interval"),
+                dev.ingestor.web.HttpSettings.class, List.of("ingestor.http.idempotency-ttl"));
+        refused.forEach((type, names) -> names.forEach(name -> {
+            assertThatThrownBy(() -> BoundSettings.bind(type, Map.of(name, "0"))).as(name)
+                    .hasStackTraceContaining(name);
+            assertThat(BoundSettings.bind(type, Map.of(name, "1s"))).as(name).isNotNull();
+        }));
+        assertThatThrownBy(() -> BoundSettings.bind(RetentionSettings.class,
+                Map.of("ingestor.retention.batch-size", "10000")))
+                .hasStackTraceContaining("ingestor.retention.batch-size");
+    }
+
     /** Kafka refuses a delivery.timeout.ms under request.timeout.ms + linger.ms: the relay published nothing. */
     @Test
     void relayTimeoutsKafkasProducerWouldRefuseAreRefusedAtStart() {

@@ -111,6 +111,11 @@ class HousekeepingTest extends IngestorTestSupport {
             request("old-" + i, "-1 day");
         }
         request("fresh", "29 days");
+        // expired while its request still runs (a TTL shorter than the request): kept until the request ends
+        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until,"
+                + " expires_at) VALUES ('ACME', 'running', repeat('a', 64), 'IN_PROGRESS', 'test/1',"
+                + " now() + interval '1 hour', now() - interval '1 day'), ('ACME', 'gone', repeat('a', 64),"
+                + " 'IN_PROGRESS', 'test/1', now() - interval '1 minute', now() - interval '1 day')");
         StoredContent old1 = job("COMPLETED", "400 days", "old one");
         StoredContent old2 = job("FAILED", "400 days", "old two");
         StoredContent old3 = job("REJECTED", "400 days", "old three");
@@ -124,9 +129,9 @@ class HousekeepingTest extends IngestorTestSupport {
 
         Housekeeping.RetentionReport report = housekeeping.retain();
 
-        assertThat(report.httpKeys()).isEqualTo(5);
+        assertThat(report.httpKeys()).isEqualTo(6);
         assertThat(jdbc.queryForList("SELECT idempotency_key FROM http_request", String.class))
-                .containsExactly("fresh");
+                .containsExactlyInAnyOrder("fresh", "running");
         assertThat(report.jobs()).isEqualTo(3);
         assertThat(jdbc.queryForList("SELECT key FROM import_job", String.class))
                 .containsExactlyInAnyOrder(recent.key().toString(), stuck.key().toString());

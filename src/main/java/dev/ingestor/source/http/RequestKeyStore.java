@@ -53,7 +53,11 @@ public class RequestKeyStore {
     private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
     private static final ObjectMapper JSON = JsonNesting.mapper();
 
-    /** Inserts, or takes over an expired row or a dead owner's row of the same request; returns whether ours. */
+    /**
+     * Inserts, or takes over an expired row or a dead owner's row of the same request; returns whether ours. An expired
+     * row still in progress under a live lease stays its request's: a TTL shorter than a request's run must not let a
+     * retry take the key from a request still running.
+     */
     private static final String CLAIM = """
             INSERT INTO http_request AS r (supplier, idempotency_key, fingerprint, state, owner, lease_until,
                 expires_at)
@@ -62,7 +66,7 @@ public class RequestKeyStore {
               SET fingerprint = EXCLUDED.fingerprint, state = 'IN_PROGRESS', owner = EXCLUDED.owner,
                   lease_until = EXCLUDED.lease_until, expires_at = EXCLUDED.expires_at, status = NULL,
                   headers = NULL, body = NULL, job_id = NULL, created_at = now(), completed_at = NULL
-              WHERE r.expires_at < now()
+              WHERE (r.expires_at < now() AND (r.state <> 'IN_PROGRESS' OR r.lease_until < now()))
                  OR (r.state = 'IN_PROGRESS' AND r.lease_until < now() AND r.fingerprint = EXCLUDED.fingerprint)
             RETURNING owner
             """;

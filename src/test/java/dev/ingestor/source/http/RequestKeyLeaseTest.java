@@ -117,6 +117,36 @@ class RequestKeyLeaseTest extends IngestorTestSupport {
     }
 
     /**
+     * A request still running past its key's expiry (ingestor.http.idempotency-ttl shorter than its run) keeps its key:
+     * a retry meanwhile gets 409 rather than the key, and the request then completes (retention leaves such a row too:
+     * {@code HousekeepingTest}).
+     */
+    @Test
+    void aRunningRequestKeepsItsKeyPastItsExpiry() throws Exception {
+        String key = "ttl-" + java.util.UUID.randomUUID();
+        assertThat(http.send(request(key + "-0", batch("T-1", 1)), HttpResponse.BodyHandlers.ofString()).statusCode())
+                .isEqualTo(200);
+        CompletableFuture<HttpResponse<String>> first;
+        try (Connection lock = dataSource.getConnection()) {
+            lock.setAutoCommit(false);
+            lock.createStatement()
+                    .execute("SELECT * FROM item WHERE supplier = 'ACME' AND source_id = 'T-1' FOR UPDATE");
+            first = http.sendAsync(request(key, batch("T-1", 2)), HttpResponse.BodyHandlers.ofString());
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject("SELECT count(*) FROM http_request"
+                    + " WHERE idempotency_key = ? AND state = 'IN_PROGRESS'", Long.class, key) == 1);
+            jdbc.update("UPDATE http_request SET expires_at = now() - interval '1 second' WHERE idempotency_key = ?",
+                    key);
+            HttpResponse<String> retry = http.send(request(key, batch("T-1", 2), Duration.ofSeconds(8)),
+                    HttpResponse.BodyHandlers.ofString());
+            assertProblem(retry, 409, "still being processed");
+            lock.rollback();
+        }
+        HttpResponse<String> done = first.get();
+        assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
+        assertThat(JSON.readTree(done.body()).get("items").get(0).get("outcome").asString()).isEqualTo("UPDATED");
+    }
+
+    /**
      * A key that is claimed and let go of by others each time between this request's claim and its look at the row
      * (here a trigger makes every claim of the key vanish): 409 with Retry-After, as in flight, never a 500.
      */
