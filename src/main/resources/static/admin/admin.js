@@ -413,6 +413,11 @@ async function showJob(id) {
     const actions = cell(row, '');
     if (!d.replayedAt) { actions.appendChild(replayButton(d)); }
   });
+  if (detail.earlierDeadLetters) {
+    const row = letters.insertRow();
+    const note = cell(row, 'only the latest ' + detail.deadLetters.length + ' are shown: earlier ones are in Dead letters');
+    note.colSpan = 7;
+  }
 }
 
 async function lookUpKey() {

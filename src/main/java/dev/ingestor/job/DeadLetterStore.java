@@ -118,14 +118,30 @@ public class DeadLetterStore {
         return RowPage.of(rows, request, total, row -> PageCursor.ofId(((Number) row.get("id")).longValue()));
     }
 
-    /** The dead letters of one job, oldest first. */
-    public List<Map<String, Object>> ofJob(UUID jobId) {
-        return jdbc.queryForList(LETTER + "WHERE d.job_id = ? ORDER BY d.id", jobId);
+    /** The latest dead letters of a job, oldest first, and whether it has earlier ones besides. */
+    public record JobLetters(List<Map<String, Object>> letters, boolean more) {
+    }
+
+    /**
+     * The latest {@code most} dead letters of one job, oldest first (through {@code dead_letter_job_id}, V28): a job
+     * may have one for every event Kafka refused, a million for a file of a million records.
+     */
+    public JobLetters ofJob(UUID jobId, int most) {
+        List<Map<String, Object>> latest = new ArrayList<>(
+                jdbc.queryForList(LETTER + "WHERE d.job_id = ? ORDER BY d.id DESC LIMIT ?", jobId, most + 1));
+        boolean more = latest.size() > most;
+        if (more) {
+            latest.remove(most);
+        }
+        java.util.Collections.reverse(latest);
+        return new JobLetters(latest, more);
     }
 
     /**
      * FAILED jobs, most recently failed first, each with the stage, exception, message and attempts of its last
-     * dead letter; {@code supplier} null for all. Read through the partial indexes of FAILED jobs by time of failure.
+     * dead letter of a stage (a refused event's letter, which may come after the failure, is not the job's failure,
+     * as {@link #FAILED_STAGE_OF_J} says); {@code supplier} null for all. Read through the partial indexes of FAILED
+     * jobs by time of failure.
      */
     public RowPage failedJobs(String supplier, PageRequest request) {
         String where = " WHERE j.state = 'FAILED'" + (supplier == null ? "" : " AND j.supplier = ?");
@@ -144,9 +160,9 @@ public class DeadLetterStore {
                         SELECT j.id, j.supplier, j.file_name AS "fileName", j.key, j.error, j.updated_at AS "failedAt",
                                d.id AS "deadLetterId", d.stage, d.exception, d.message, d.attempts
                         FROM import_job j
-                        LEFT JOIN LATERAL (SELECT * FROM dead_letter x WHERE x.job_id = j.id
+                        LEFT JOIN LATERAL (SELECT * FROM dead_letter x WHERE x.job_id = j.id AND x.stage <> '%s'
                                            ORDER BY x.id DESC LIMIT 1) d ON true
-                        """
+                        """.formatted(DeadLetterWriter.RELAY_STAGE)
                         + where + " ORDER BY j.updated_at DESC, j.id DESC LIMIT ? OFFSET ?",
                 request.limitAndOffset(args));
         return RowPage.of(rows, request, total,

@@ -47,6 +47,8 @@ import org.springframework.stereotype.Component;
 public class AdminApi {
 
     private static final int DEFAULT_SIZE = 50;
+    /** The dead letters a job's view holds at most, its latest. */
+    static final int JOB_LETTERS = 100;
     private static final int DEFAULT_MINUTES = 60;
     /** A day of minutes: enough to look back over a night, few enough rows for one answer. */
     private static final int MAX_MINUTES = 1440;
@@ -159,14 +161,17 @@ public class AdminApi {
         replies.json(exchange, 200, new Throughput(span, items));
     }
 
-    /** One job with its quarantined records (first page) and its dead letters. */
+    /** One job with its quarantined records (first page) and its latest {@link #JOB_LETTERS} dead letters. */
     public void job(@Header("id") String id, Exchange exchange) {
         UUID jobId = QueryParams.jobId(id);
         ImportJob job = jobs.find(jobId).orElseThrow(() -> ApiProblemException.notFound("no job with id " + jobId));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("job", JobView.whole(job));
         body.put("quarantined", records.quarantined(jobId, new PageRequest(false, 0, 100, null)));
-        body.put("deadLetters", deadLetters.ofJob(jobId));
+        DeadLetterStore.JobLetters letters = deadLetters.ofJob(jobId, JOB_LETTERS);
+        body.put("deadLetters", letters.letters());
+        // the rest are in the dead letters' list, newest first
+        body.put("earlierDeadLetters", letters.more());
         replies.json(exchange, 200, body);
     }
 

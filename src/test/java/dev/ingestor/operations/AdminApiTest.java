@@ -79,6 +79,50 @@ class AdminApiTest extends IngestorTestSupport {
                 .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /**
+     * A job that failed in processing, then had 149 of its earlier events refused by Kafka (a letter each): its view
+     * holds its latest 100 letters and says there are earlier ones, and the failed jobs' list names the stage that
+     * failed it, not the latest refused event.
+     */
+    @Test
+    void aJobsViewHoldsItsLatestLettersAndItsFailureIsTheStagesNotARefusedEvents() throws Exception {
+        UUID id = ingest(HEADER + "L-" + UUID.randomUUID() + ",1,SKU,1,2026-12-01\n");
+        awaitState(id, "COMPLETED");
+        jdbc.update("UPDATE import_job SET state = 'FAILED', error = 'processing failed' WHERE id = ?", id);
+        long failure = jdbc.queryForObject("INSERT INTO dead_letter (job_id, stage, exception, message, attempts)"
+                + " VALUES (?, 'processing', 'java.lang.IllegalStateException', 'the stage failed', 3) RETURNING id",
+                Long.class, id);
+        jdbc.update("INSERT INTO dead_letter (job_id, stage, exception, message, attempts)"
+                + " SELECT ?, 'relay', 'org.apache.kafka.common.errors.RecordTooLargeException', 'event ' || g, 1"
+                + " FROM generate_series(1, 149) g", id);
+        try {
+            JsonNode detail = mapper.readTree(admin("GET", "/jobs/" + id).body());
+            JsonNode letters = detail.get("deadLetters");
+            assertThat(letters.size()).isEqualTo(100);
+            assertThat(letters.get(0).get("message").asString()).isEqualTo("event 50");
+            assertThat(letters.get(99).get("message").asString()).isEqualTo("event 149");
+            assertThat(detail.get("earlierDeadLetters").asBoolean()).isTrue();
+
+            JsonNode failed = null;
+            for (JsonNode row : mapper.readTree(admin("GET", "/failed-jobs?supplier=ACME&size=1000").body())
+                    .get("items")) {
+                if (row.get("id").asString().equals(id.toString())) {
+                    failed = row;
+                }
+            }
+            assertThat(failed).isNotNull();
+            assertThat(failed.get("stage").asString()).isEqualTo("processing");
+            assertThat(failed.get("deadLetterId").asLong()).isEqualTo(failure);
+
+            jdbc.update("DELETE FROM dead_letter WHERE job_id = ? AND stage = 'relay'", id);
+            detail = mapper.readTree(admin("GET", "/jobs/" + id).body());
+            assertThat(detail.get("deadLetters").size()).isEqualTo(1);
+            assertThat(detail.get("earlierDeadLetters").asBoolean()).isFalse();
+        } finally {
+            jdbc.update("DELETE FROM import_job WHERE id = ?", id);
+        }
+    }
+
     @Test
     void onlyTheAdminKeyReachesTheAdminApi() throws Exception {
         assertProblem(get("/api/v1/admin/overview", ACME_KEY), 403, "admin key");
