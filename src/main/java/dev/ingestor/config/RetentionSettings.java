@@ -39,7 +39,8 @@ public class RetentionSettings {
     private Duration outboxMaxAge = Duration.ofDays(7);
     /**
      * Records of files refused or failed at intake (the admin list) older than this are no longer listed; the files
-     * themselves stay where they are, and a failed file never retried keeps its row. 0 keeps them for ever.
+     * themselves stay where they are, and a dropped file that failed and was never retried keeps its row (its retry
+     * needs it). 0 keeps them for ever.
      */
     private Duration intakeFailures = Duration.ofDays(90);
     /**

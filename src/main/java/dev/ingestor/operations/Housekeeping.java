@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.config.InstanceId;
@@ -52,6 +54,9 @@ class Housekeeping implements CamelContextConfiguration {
             + "SELECT ctid FROM outbox_published WHERE published_at < now() - make_interval(secs => ?)"
             + " ORDER BY published_at LIMIT ?))";
 
+    /** The keys of requests whose instance died, through the partial index of those in progress (V29). */
+    static final String LAPSED_REQUESTS = "DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND lease_until < now()";
+
     /** A request key whose request is not running: finished, or its lease (its instance) gone. */
     private static final String NOT_RUNNING = "(state <> 'IN_PROGRESS' OR lease_until < now())";
 
@@ -69,13 +74,15 @@ class Housekeeping implements CamelContextConfiguration {
 
     /**
      * Intake failures past their retention, at most a batch, by id through the primary key (as above, not
-     * {@code IN (SELECT ... LIMIT)}, which a year of 100,000 failures turned into a scan of them all). A failed file
-     * never retried keeps its row: the row is what the retry needs, and the file still lies in .failed/ waiting
-     * for an operator.
+     * {@code IN (SELECT ... LIMIT)}, which a year of 100,000 failures turned into a scan of them all). A dropped file
+     * that failed and was never retried keeps its row: the row is what the retry needs, and the file still lies in
+     * .failed/ waiting for an operator. Any other failed file (one on an SFTP server, read again at the next poll) has
+     * no retry waiting for its row.
      */
     static final String EXPIRED_INTAKE_FAILURES = "DELETE FROM intake_failure WHERE id = ANY (ARRAY("
             + "SELECT id FROM intake_failure WHERE occurred_at < now() - make_interval(secs => ?)"
-            + " AND (outcome <> 'failed' OR retried_at IS NOT NULL) LIMIT ?))";
+            + " AND (outcome <> 'failed' OR retried_at IS NOT NULL OR source <> 'file-drop' OR location IS NULL)"
+            + " LIMIT ?))";
 
     /**
      * Of the keys of jobs just deleted, those no job refers to any more, each with how many key rows went (the
@@ -125,7 +132,7 @@ class Housekeeping implements CamelContextConfiguration {
         long contentKeys = 0;
         long rawFiles = 0;
         // the raw files this run could not unlink: not asked for again by it, so they never hold up the rest
-        List<String> unlinkFailed = new ArrayList<>();
+        Set<String> unlinkFailed = new HashSet<>();
         long jobSeconds = retention.getJobMaxAge().toSeconds();
         if (jobSeconds > 0) {
             while (true) {
@@ -223,17 +230,25 @@ class Housekeeping implements CamelContextConfiguration {
      * stays and a later run unlinks the file. A file that cannot be unlinked keeps its row, is added to {@code failed}
      * (the run's, so no later call of the same run tries it again), and is tried again at the next run.
      */
-    private long removeRawFiles(int batch, int[] statements, List<String> failed) {
+    private long removeRawFiles(int batch, int[] statements, Set<String> failed) {
         long rawFiles = 0;
+        // by key, from the first: the rows of files that could not be unlinked stay, and are passed over, not compared
+        // with every one of them in the query (a shared volume that refuses every unlink would make that quadratic)
+        String[] after = {""};
         while (true) {
             long[] removed = transactions.execute(status -> {
                 // another instance's retention may hold these keys for a whole batch of jobs
                 DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
                 statements[0] += 3;
-                List<String> keys = jdbc.queryForList("SELECT key FROM raw_file_unlink WHERE key <> ALL (?::text[])"
-                        + " ORDER BY key LIMIT ?", String.class, array(failed), batch);
-                if (keys.isEmpty()) {
+                List<String> read = jdbc.queryForList("SELECT key FROM raw_file_unlink WHERE key > ?"
+                        + " ORDER BY key LIMIT ?", String.class, after[0], batch);
+                if (read.isEmpty()) {
                     return null;
+                }
+                after[0] = read.get(read.size() - 1);
+                List<String> keys = read.stream().filter(key -> !failed.contains(key)).toList();
+                if (keys.isEmpty()) {
+                    return new long[] {0};
                 }
                 contentKeyLock.lockAll(keys);
                 List<String> unused = jdbc.queryForList("SELECT k FROM unnest(?::text[]) AS k"
@@ -269,7 +284,7 @@ class Housekeeping implements CamelContextConfiguration {
         double claimLease = intake.getClaimLease().toMillis() / 1000.0;
         long claims = jdbc.update("DELETE FROM file_claim WHERE claimed_at < now() - make_interval(secs => ?)",
                 claimLease);
-        long requests = jdbc.update("DELETE FROM http_request WHERE state = 'IN_PROGRESS' AND lease_until < now()");
+        long requests = jdbc.update(LAPSED_REQUESTS);
         Long lapsed = jdbc.queryForObject("SELECT count(*) FROM import_job WHERE state IN ('VALIDATING', 'PROCESSING')"
                 + " AND lease_until < now()", Long.class);
         // the listener rows of runs that ended without a clean stop (each run has an id of its own by default): every

@@ -212,6 +212,8 @@ class HousekeepingTest extends IngestorTestSupport {
         String keys = String.join("\n", jdbc.queryForList("EXPLAIN " + Housekeeping.EXPIRED_HTTP_KEYS,
                 String.class, 1000));
         assertThat(keys).as(keys).contains("http_request_expires").doesNotContain("Seq Scan");
+        String lapsed = String.join("\n", jdbc.queryForList("EXPLAIN " + Housekeeping.LAPSED_REQUESTS, String.class));
+        assertThat(lapsed).as(lapsed).contains("http_request_in_progress").doesNotContain("Seq Scan");
 
         retention.setBatchSize(1000); // the shipped size, as planned above (the class's 2 would take 2,000 rounds)
         long oldFailures = jdbc.queryForObject("SELECT count(*) FROM intake_failure"
@@ -263,15 +265,21 @@ class HousekeepingTest extends IngestorTestSupport {
         // an old failed file that was retried has done its work; one never retried still waits in .failed/
         jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at, retried_at)"
                 + " VALUES ('ACME', 'file-drop', 'old-retried.csv', 'failed', 'r', now() - interval '91 days', now())");
-        jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at)"
-                + " VALUES ('ACME', 'file-drop', 'old-waiting.csv', 'failed', 'r', now() - interval '91 days')");
+        jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at, location)"
+                + " VALUES ('ACME', 'file-drop', 'old-waiting.csv', 'failed', 'r', now() - interval '91 days',"
+                + " '/inbox/ACME/.failed/old-waiting.csv')");
+        // a file that failed on an SFTP server stays there and is read again at the next poll: no retry is waiting
+        // for its row, and each poll that failed left one
+        jdbc.update("INSERT INTO intake_failure (supplier, source, file_name, outcome, reason, occurred_at, location)"
+                + " VALUES ('ACME', 'sftp', 'old-remote.csv', 'failed', 'r', now() - interval '91 days',"
+                + " '/outgoing/old-remote.csv')");
 
         Housekeeping.RetentionReport report = housekeeping.retain();
 
-        assertThat(report.intakeFailures()).isEqualTo(4);
+        assertThat(report.intakeFailures()).isEqualTo(5);
         assertThat(jdbc.queryForList(
-                "SELECT file_name FROM intake_failure WHERE file_name IN ('old-0.csv', 'old-1.csv',"
-                        + " 'old-2.csv', 'recent.csv', 'old-retried.csv', 'old-waiting.csv') ORDER BY file_name",
+                "SELECT file_name FROM intake_failure WHERE file_name IN ('old-0.csv', 'old-1.csv', 'old-2.csv',"
+                        + " 'recent.csv', 'old-retried.csv', 'old-waiting.csv', 'old-remote.csv') ORDER BY file_name",
                 String.class))
                 .containsExactly("old-waiting.csv", "recent.csv");
     }
