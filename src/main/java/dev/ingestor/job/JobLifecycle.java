@@ -8,7 +8,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
-import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.notification.NotificationWriter;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -364,21 +363,19 @@ public class JobLifecycle {
     // ---- operators
 
     /**
-     * A job at rest back to RECEIVED: validation reads the file again, its quarantine and counts start from
-     * nothing. False when the job is not at rest (a worker holds it) or unknown.
+     * A job at rest back to RECEIVED: validation reads the file again, its counts start from nothing, and so does its
+     * quarantine, which validation clears as it starts (as after any interruption). Not here: a file of millions of
+     * bad records has that many rows, and deleting them here would hold the job's row for minutes, where a duplicate
+     * arrival and the counts of repeated pushes wait on it. False when the job is not at rest (a worker holds it) or
+     * unknown.
      */
     public boolean revalidate(UUID jobId) {
-        return Boolean.TRUE.equals(transactions.execute(status -> {
-            int moved = jdbc.update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0,"
-                    + " replayed = 0, quarantined = 0, records_done = 0, rerun = true, error = NULL, lease_owner = NULL, lease_until = NULL,"
-                    + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state IN " + AT_REST, jobId);
-            if (moved == 1) {
-                // a file of millions of bad records has that many quarantined
-                DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
-                jdbc.update("DELETE FROM job_record WHERE job_id = ?", jobId);
-            }
-            return sentBack(moved == 1);
-        }));
+        return sentBack(jdbc.update(
+                "UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
+                        + " quarantined = 0, records_done = 0, rerun = true, error = NULL, lease_owner = NULL,"
+                        + " lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
+                        + " WHERE id = ? AND state IN " + AT_REST,
+                jobId) == 1);
     }
 
     /**

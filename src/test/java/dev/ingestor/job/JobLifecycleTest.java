@@ -57,14 +57,14 @@ class JobLifecycleTest extends IngestorTestSupport {
     }
 
     @Test
-    void revalidateTakesOnlyAJobAtRestAndClearsItsQuarantine() {
+    void revalidateTakesOnlyAJobAtRestAndStartsItsCountsFromNothing() {
         for (Start start : everyStart()) {
             boolean expected = AT_REST.contains(start.state());
             Map<String, Object> after = run(start, id -> lifecycle.revalidate(id), expected);
             if (expected) {
                 assertThat(after).as("revalidate " + start).containsEntry("state", "RECEIVED")
                         .containsEntry("takeovers", 0).containsEntry("attempts", 0)
-                        .containsEntry("total", 0L).containsEntry("quarantined", 0L).containsEntry("records", 0L);
+                        .containsEntry("total", 0L).containsEntry("quarantined", 0L);
             }
         }
     }

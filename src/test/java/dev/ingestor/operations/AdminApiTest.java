@@ -169,6 +169,9 @@ class AdminApiTest extends IngestorTestSupport {
                 && jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, id) == 2);
         assertThat(events(id)).isEqualTo(2);
         assertThat(jdbc.queryForObject("SELECT quarantined FROM import_job WHERE id = ?", Long.class, id)).isEqualTo(1);
+        // the earlier run's quarantine gave way to this run's, which validation starts from nothing
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM job_record WHERE job_id = ?", Long.class, id))
+                .isEqualTo(1);
 
         assertThat(admin("POST", "/jobs/" + id + "/reprocess").statusCode()).isEqualTo(202);
         await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED_WITH_ERRORS")
