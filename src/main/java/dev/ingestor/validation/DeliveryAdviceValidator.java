@@ -23,12 +23,17 @@ public final class DeliveryAdviceValidator {
     static final Set<String> KNOWN = Set.of("source_id", "source_version", "sku", "quantity", "delivery_date", DELETED);
     public static final int MAX_SOURCE_ID_LENGTH = 128;
 
+    /** The problems a record's reason names at most. */
+    static final int MAX_PROBLEMS = 10;
+    /** The longest reason, in characters (as a quarantined record's row keeps it). */
+    static final int MAX_REASON = 2000;
+
     private DeliveryAdviceValidator() {
     }
 
     public static Validated validate(RawRecord raw) {
         if (raw.isBroken()) {
-            return new Validated(raw, null, raw.where() + " " + raw.problem());
+            return new Validated(raw, null, SafeText.of(raw.where() + " " + raw.problem(), MAX_REASON));
         }
         Map<String, String> f = raw.fields();
         List<String> problems = new ArrayList<>();
@@ -90,7 +95,7 @@ public final class DeliveryAdviceValidator {
         } else if (deleted) {
             // a tombstone names its item and version only: what the item held no longer matters
             if (!problems.isEmpty()) {
-                return new Validated(raw, null, raw.where() + ": " + String.join("; ", problems));
+                return new Validated(raw, null, reason(raw, problems));
             }
             return new Validated(raw, DeliveryAdvice.tombstone(sourceId, sourceVersion), null);
         }
@@ -128,7 +133,7 @@ public final class DeliveryAdviceValidator {
             }
         }
         if (!problems.isEmpty()) {
-            return new Validated(raw, null, raw.where() + ": " + String.join("; ", problems));
+            return new Validated(raw, null, reason(raw, problems));
         }
         Map<String, String> attributes = new LinkedHashMap<>();
         f.forEach((name, value) -> {
@@ -163,6 +168,19 @@ public final class DeliveryAdviceValidator {
         }
         String t = value.trim();
         return t.isEmpty() ? null : t;
+    }
+
+    /**
+     * The record's reason: where it is and its first {@link #MAX_PROBLEMS} problems, at most {@link #MAX_REASON}
+     * characters. A record of many fields may have four problems a field, each a sentence: uncut, a batch's answer
+     * could be ten times its body.
+     */
+    private static String reason(RawRecord raw, List<String> problems) {
+        String listed = String.join("; ", problems.subList(0, Math.min(problems.size(), MAX_PROBLEMS)));
+        if (problems.size() > MAX_PROBLEMS) {
+            listed += "; and " + (problems.size() - MAX_PROBLEMS) + " more problem(s)";
+        }
+        return SafeText.of(raw.where() + ": " + listed, MAX_REASON);
     }
 
     private static String clip(String value) {

@@ -36,6 +36,21 @@ class QuarantineRowTest {
         assertThat(kept.get("c0").asString()).startsWith("a\\u0001");
     }
 
+    /**
+     * A record whose every field has a control character and an unpaired surrogate in its name and its value: its
+     * reason names its first problems and how many more, bounded, where it was about ten times the record.
+     */
+    @Test
+    void aRecordOfManyProblemsHasABoundedReasonThatCountsTheRest() {
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (int i = 0; i < 1000; i++) {
+            fields.put("\u0001\ud800" + i, "\u0001\ud800");
+        }
+        String reason = DeliveryAdviceValidator.validate(new RawRecord(1, 2, fields, null)).reason();
+        assertThat(reason.length()).isLessThanOrEqualTo(DeliveryAdviceValidator.MAX_REASON + 3);
+        assertThat(reason).startsWith("line 2: field name").contains("; and 3994 more problem(s)");
+    }
+
     @Test
     void anOrdinaryRecordKeepsEveryField() {
         Map<String, String> fields = new LinkedHashMap<>();
