@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -16,6 +17,7 @@ import dev.ingestor.outbox.FailedJobError;
 import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -55,6 +57,12 @@ public class JobClaims {
     private final long groupMaxBytes;
     private final long groupLingerNanos;
     /** When each stage next looks for a job past the takeover limit (System.nanoTime). */
+    /**
+     * The leases of claims that failed, each with the jobs of its own to keep: such a claim may have committed with its
+     * answer lost ({@link #unlessLost}). Bounded: past it, their jobs wait out their leases as after a crash.
+     */
+    private final Map<String, List<UUID>> lostClaims = new ConcurrentHashMap<>();
+    private static final int LOST_CLAIMS_KEPT = 100;
     private final Map<JobState, AtomicLong> nextPoisonCheck = new EnumMap<>(
             Map.of(JobState.VALIDATING, new AtomicLong(System.nanoTime()),
                     JobState.PROCESSING, new AtomicLong(System.nanoTime())));
@@ -99,7 +107,8 @@ public class JobClaims {
         // one lease for the group: one worker holds all of its jobs
         String lease = newLease();
         Optional<JobLifecycle.Claimed> claimed = claimChecked(JobState.RECEIVED, JobState.VALIDATING,
-                () -> lifecycle.claimOne(JobState.RECEIVED, JobState.VALIDATING, lease));
+                () -> unlessLost(lease, List.of(), () -> lifecycle.claimOne(JobState.RECEIVED, JobState.VALIDATING,
+                        lease)));
         if (claimed.isEmpty()) {
             return null;
         }
@@ -111,7 +120,9 @@ public class JobClaims {
         group.add(first);
         lingerUntilGathered(first);
         try {
-            group.addAll(lifecycle.claimSmallAfter(lease, groupSize - 1, groupMaxBytes, groupMaxBytes - first.size()));
+            group.addAll(unlessLost(lease, List.of(first.id()),
+                    () -> lifecycle.claimSmallAfter(lease, groupSize - 1, groupMaxBytes,
+                            groupMaxBytes - first.size())));
         } catch (RuntimeException e) {
             // the first job is claimed and committed: it goes on alone rather than wait for its lease to lapse
             PIPELINE.warn("could not claim more small files after job {}: {}", first.id(), e.getMessage());
@@ -161,11 +172,53 @@ public class JobClaims {
     }
 
     private Optional<ImportJob> claim(JobState waiting, JobState working) {
-        return claimChecked(waiting, working, () -> lifecycle.claim(waiting, working, newLease()));
+        String lease = newLease();
+        return claimChecked(waiting, working,
+                () -> unlessLost(lease, List.of(), () -> lifecycle.claim(waiting, working, lease)));
     }
 
-    /** {@code claim}, after this stage's look for a job past the takeover limit when one is due. */
+    /**
+     * Runs a claim under {@code lease}; when it fails, the lease is remembered, for its claim may have committed with
+     * its answer lost (the connection broke after PostgreSQL committed): the jobs it took, but for {@code keep}, are
+     * handed back at the next claim of any worker here ({@link #handBackLostClaims}).
+     */
+    private <T> T unlessLost(String lease, List<UUID> keep, Supplier<T> claim) {
+        try {
+            return claim.get();
+        } catch (RuntimeException e) {
+            // no connection, no statement sent: nothing can have committed
+            if (!(e instanceof CannotGetJdbcConnectionException) && lostClaims.size() < LOST_CLAIMS_KEPT) {
+                lostClaims.put(lease, keep);
+            }
+            throw e;
+        }
+    }
+
+    /** Hands back what the claims whose answers were lost may hold; each is forgotten once that has run. */
+    private void handBackLostClaims() {
+        for (Map.Entry<String, List<UUID>> lost : lostClaims.entrySet()) {
+            try {
+                int released = lifecycle.releasedUnknownClaim(lost.getKey(), lost.getValue());
+                lostClaims.remove(lost.getKey());
+                if (released > 0) {
+                    PIPELINE.warn("handed back {} job(s) a claim whose answer was lost had taken (lease {})",
+                            released, lost.getKey());
+                }
+            } catch (RuntimeException e) {
+                // the database still does not answer: the next claim tries again
+                return;
+            }
+        }
+    }
+
+    /**
+     * {@code claim}, after this stage's look for a job past the takeover limit when one is due, and after the jobs of
+     * claims whose answers were lost are handed back.
+     */
     private <T> T claimChecked(JobState waiting, JobState working, Supplier<T> claim) {
+        if (!lostClaims.isEmpty()) {
+            handBackLostClaims();
+        }
         AtomicLong next = nextPoisonCheck.get(working);
         long due = next.get();
         long now = System.nanoTime();

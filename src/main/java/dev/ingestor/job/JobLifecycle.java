@@ -1,5 +1,6 @@
 package dev.ingestor.job;
 
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -31,10 +32,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  *     completedGroup         VALIDATING → at rest: a group of small files validated and processed together
  *     completed / rejected / failed   → at rest, lease given up
  *     releasedOnShutdown     VALIDATING → RECEIVED, PROCESSING → waiting for processing (no takeover counted)
+ *     releasedUnknownClaim   the same, for the jobs a claim whose answer was lost may hold
+ *     validatedEarlier       PROCESSING held → waiting for processing: validation's own earlier attempt committed
  *   lapsed leases
  *     failedPastTakeoverLimit   a job whose lease lapsed once more after its last allowed takeover → FAILED
  *   operators (only a job at rest: one a worker holds is never touched)
- *     revalidate             at rest → RECEIVED, quarantine cleared
+ *     revalidate             at rest → RECEIVED (validation clears the quarantine as it starts)
  *     reprocess              COMPLETED, COMPLETED_WITH_ERRORS, FAILED (validated once) → waiting for processing
  *     resumeAfterDeadLetter  FAILED → back to the stage that failed
  * </pre>
@@ -331,6 +334,36 @@ public class JobLifecycle {
                         + " lease_owner = NULL, lease_until = NULL, updated_at = now()"
                         + " WHERE starts_with(lease_owner, ? || '/') AND state IN ('VALIDATING', 'PROCESSING')",
                         instance);
+    }
+
+    /**
+     * Hands back, as at a shutdown, the jobs that {@code lease} holds but for {@code keep}: a claim under it whose
+     * answer was lost (the connection broke after PostgreSQL committed) may have taken jobs that no worker knows it
+     * holds, which would otherwise wait out the whole lease and then count a takeover. A takeover such a claim made
+     * stays counted. Returns how many jobs were handed back.
+     */
+    public int releasedUnknownClaim(String lease, Collection<UUID> keep) {
+        return jdbc.update(
+                "UPDATE import_job SET state = CASE WHEN state = 'VALIDATING' THEN 'RECEIVED' ELSE state END,"
+                        + " lease_owner = NULL, lease_until = NULL, updated_at = now()"
+                        + " WHERE lease_owner = ? AND id <> ALL (?::uuid[]) AND state IN ('VALIDATING', 'PROCESSING')",
+                lease,
+                keep.toArray(UUID[]::new));
+    }
+
+    /** The state of job {@code jobId} while {@code lease} holds it; empty when it does not (or the job is gone). */
+    public Optional<JobState> heldBy(UUID jobId, String lease) {
+        return jdbc.queryForList("SELECT state FROM import_job WHERE id = ? AND lease_owner = ?", String.class, jobId,
+                lease).stream().map(JobState::valueOf).findFirst();
+    }
+
+    /**
+     * A job validation's earlier attempt took to processing still held ({@link #validatedAndHeld}), whose answer was
+     * lost: handed on to processing's workers, waiting, its validation and quarantine as that attempt left them.
+     */
+    public boolean validatedEarlier(UUID jobId, String lease) {
+        return jdbc.update("UPDATE import_job SET lease_owner = NULL, lease_until = NULL, updated_at = now()"
+                + " WHERE id = ? AND lease_owner = ? AND state = 'PROCESSING'", jobId, lease) == 1;
     }
 
     // ---- lapsed leases

@@ -7,6 +7,7 @@ import dev.ingestor.job.Attempts;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.job.JobClaims;
 import dev.ingestor.job.JobLifecycle;
+import dev.ingestor.job.JobState;
 import dev.ingestor.job.LeaseLostException;
 import dev.ingestor.job.PipelineSettings;
 import dev.ingestor.metrics.IngestorMetrics;
@@ -79,6 +80,16 @@ class JobValidation {
 
     private ImportJob validateRecords(ImportJob job, Exchange exchange) throws Exception {
         Attempts.count(exchange);
+        // before the clean slate: a redelivery must not clear what this worker no longer holds, nor what its own
+        // earlier attempt committed as validated and then lost the answer of
+        JobState held = lifecycle.heldBy(job.id(), job.lease()).orElseThrow(() -> new LeaseLostException(job.id()));
+        if (held == JobState.PROCESSING) {
+            if (lifecycle.validatedEarlier(job.id(), job.lease())) {
+                LOG.info("job={} was validated by this worker's earlier attempt, whose answer was lost; handed on to"
+                        + " processing", job.id());
+            }
+            return job;
+        }
         Timer.Sample timing = Timer.start();
         // a re-run (redelivery, takeover, re-validation) starts from a clean slate
         quarantine.clear(job.id());

@@ -5,6 +5,10 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -80,7 +84,7 @@ class FilePushApi {
         Message message = exchange.getMessage();
         String supplier = tenants.supplierFor(exchange, "supplier");
         String media = MediaTypes.of(message.getHeader(Exchange.CONTENT_TYPE, String.class));
-        String fileName = message.getHeader(FILE_NAME_HEADER, String.class);
+        String fileName = headerText(message.getHeader(FILE_NAME_HEADER, String.class));
         InputStream content;
         if ("multipart/form-data".equals(media)) {
             Path upload = singleUpload(message);
@@ -177,6 +181,24 @@ class FilePushApi {
                     + " it holds " + (parts == null ? 0 : parts));
         }
         return upload;
+    }
+
+    /**
+     * A header's text as the client meant it: the servlet container reads a header's bytes as ISO-8859-1, so a name
+     * sent in UTF-8 ({@code é} as C3 A9) arrives as {@code Ã©}, and a {@code €} as a control character U+0082 the
+     * client never sent. Bytes that are UTF-8 are read as UTF-8; any others stay as ISO-8859-1 read them.
+     */
+    static String headerText(String value) {
+        if (value == null || value.chars().allMatch(c -> c < 0x80) || value.chars().anyMatch(c -> c > 0xFF)) {
+            return value;
+        }
+        byte[] bytes = value.getBytes(StandardCharsets.ISO_8859_1);
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            return value;
+        }
     }
 
     /** The file parts of the servlet request, every one of each name; Camel's count when there is none. */

@@ -88,6 +88,44 @@ class HttpFilePushTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT submitted_by FROM import_job", String.class)).isEqualTo("admin");
     }
 
+    /**
+     * A name sent in UTF-8 is the job's name as sent: the servlet container reads a header's bytes as ISO-8859-1, so
+     * {@code é} arrived as {@code Ã©} and {@code €} as a control character. Sent over a socket: Java's client writes
+     * a header's characters as ASCII.
+     */
+    @Test
+    void aFileNameSentInUtf8IsTheJobsName() throws Exception {
+        String name = "Lieferung-\u20ac-\u00e9t\u00e9-" + UUID.randomUUID() + ".csv";
+        String answer = rawPush(name);
+        assertThat(answer).as(answer).startsWith("HTTP/1.1 202");
+        assertThat(mapper.readTree(answer.substring(answer.indexOf("\r\n\r\n") + 4)).get("fileName").asString())
+                .isEqualTo(name);
+        assertThat(FilePushApi.headerText("caf\u00e9.csv")).as("not UTF-8: as ISO-8859-1 read it")
+                .isEqualTo("caf\u00e9.csv");
+
+        // a control character in any header, refused by the container or by the firewall: a 400 problem, never the
+        // container's error page
+        for (String control : List.of("\u0001", "\u007f")) {
+            String refused = rawPush("a" + control + "b.csv");
+            assertThat(refused).as(refused).startsWith("HTTP/1.1 400").contains("application/problem+json");
+        }
+    }
+
+    /** A push over a socket, its headers' bytes as UTF-8 (Java's client writes a header's characters as ASCII). */
+    private String rawPush(String fileName) throws Exception {
+        byte[] body = (CSV + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + FILES + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: " + ACME_KEY
+                    + "\r\nContent-Type: application/octet-stream\r\nConnection: close\r\nContent-Length: "
+                    + body.length + "\r\nX-File-Name: " + fileName + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write(body);
+            out.flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
     @Test
     void fiftyConcurrentPushesOfTheSameBytesMakeOneJob() throws Exception {
         byte[] body = ("source_id,sku,quantity,delivery_date\nC-1,SKU,1,2026-12-01\n" + UUID.randomUUID())

@@ -1,0 +1,89 @@
+package dev.ingestor.validation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import java.util.UUID;
+
+import dev.ingestor.job.ImportJob;
+import dev.ingestor.job.ImportJobStore;
+import dev.ingestor.job.JobClaims;
+import dev.ingestor.job.LeaseLostException;
+import dev.ingestor.support.IngestorTestSupport;
+import org.apache.camel.CamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+/**
+ * A validation redelivered after its earlier attempt committed while the answer was lost (the connection broke after
+ * PostgreSQL committed) hands its job on to processing instead of clearing its quarantine and waiting out its lease;
+ * one whose job another worker holds since lets go before it clears anything. On the real PostgreSQL, the stage's
+ * bean called as its route calls it; this instance's own workers are kept off the job by a constraint.
+ */
+class ValidationLostAnswerTest extends IngestorTestSupport {
+
+    private static final String INSTANCE = "lost-validation-answer";
+
+    @Autowired
+    JobClaims claims;
+    @Autowired
+    JobValidation validation;
+    @Autowired
+    ImportJobStore jobs;
+    @Autowired
+    CamelContext camelContext;
+
+    @BeforeEach
+    void holdBackThisInstancesWorkers() {
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
+                + " NOT VALID");
+    }
+
+    @AfterEach
+    void letThemGo() {
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT IF EXISTS hold_back");
+    }
+
+    @Test
+    void aValidationRedeliveredAfterItsJobWentOnHandsItOnAndKeepsItsQuarantine() throws Exception {
+        UUID id = intake("ACME", "lost-hand-on.csv", "source_id,sku,quantity,delivery_date\nLH-" + UUID.randomUUID()
+                + ",S,1,2026-12-01\n");
+        String lease = INSTANCE + "/" + UUID.randomUUID();
+        try {
+            // as validatedAndHeld leaves it: processing, held by the validating worker, with its quarantine
+            jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 1, quarantined = 1, lease_owner = ?,"
+                    + " lease_until = now() + interval '10 minutes' WHERE id = ?", lease, id);
+            jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, reason)"
+                    + " VALUES (?, 1, 2, 'QUARANTINED', 'kept')", id);
+            ImportJob held = jobs.find(id).orElseThrow();
+
+            validation.validate(held, new DefaultExchange(camelContext));
+
+            assertThat(row(id)).containsEntry("state", "PROCESSING").containsEntry("lease_owner", null)
+                    .containsEntry("takeovers", 0);
+            assertThat(quarantined(id)).isEqualTo(1);
+
+            // held by another worker since: let go of, its quarantine untouched
+            jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = ? WHERE id = ?", lease, id);
+            ImportJob stale = jobs.find(id).orElseThrow();
+            jdbc.update("UPDATE import_job SET lease_owner = 'another/claim' WHERE id = ?", id);
+            assertThatThrownBy(() -> validation.validate(stale, new DefaultExchange(camelContext)))
+                    .isInstanceOf(LeaseLostException.class);
+            assertThat(quarantined(id)).isEqualTo(1);
+        } finally {
+            jdbc.update("DELETE FROM import_job WHERE id = ?", id);
+        }
+    }
+
+    private Map<String, Object> row(UUID id) {
+        return jdbc.queryForMap("SELECT state, lease_owner, takeovers, attempts FROM import_job WHERE id = ?", id);
+    }
+
+    private long quarantined(UUID id) {
+        return jdbc.queryForObject("SELECT count(*) FROM job_record WHERE job_id = ?", Long.class, id);
+    }
+}
