@@ -124,7 +124,9 @@ public class DeadLetterStore {
 
     /**
      * The latest {@code most} dead letters of one job, oldest first (through {@code dead_letter_job_id}, V28): a job
-     * may have one for every event Kafka refused, a million for a file of a million records.
+     * may have one for every event Kafka refused, a million for a file of a million records. When those are all
+     * refused events' letters, the letter of the job's failure comes first besides (through {@code
+     * dead_letter_job_failure}, V30).
      */
     public JobLetters ofJob(UUID jobId, int most) {
         List<Map<String, Object>> latest = new ArrayList<>(
@@ -132,6 +134,11 @@ public class DeadLetterStore {
         boolean more = latest.size() > most;
         if (more) {
             latest.remove(most);
+            // the letter of the job's failure, the one a replay resumes it by, even behind refused events' letters
+            if (latest.stream().allMatch(letter -> DeadLetterWriter.RELAY_STAGE.equals(letter.get("stage")))) {
+                latest.addAll(jdbc.queryForList(LETTER + "WHERE d.job_id = ? AND d.stage <> '"
+                        + DeadLetterWriter.RELAY_STAGE + "' ORDER BY d.id DESC LIMIT 1", jobId));
+            }
         }
         java.util.Collections.reverse(latest);
         return new JobLetters(latest, more);

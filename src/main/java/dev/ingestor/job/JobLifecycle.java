@@ -405,10 +405,24 @@ public class JobLifecycle {
     public boolean revalidate(UUID jobId) {
         return sentBack(jdbc.update(
                 "UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
-                        + " quarantined = 0, records_done = 0, rerun = true, error = NULL, lease_owner = NULL,"
-                        + " lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
+                        + " quarantined = 0, records_done = 0, rerun = true, " + APPLIED_BEFORE + ", error = NULL,"
+                        + " lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
                         + " WHERE id = ? AND state IN " + AT_REST,
                 jobId) == 1);
+    }
+
+    /**
+     * Whether an earlier run of the job may have applied records, judged from the state it is sent round from (the
+     * row as the UPDATE reads it): finished, or processing checkpointed; kept once true. A REJECTED job, or one that
+     * failed before processing committed a batch, applied nothing (V30).
+     */
+    private static final String APPLIED_BEFORE = "applied_before = applied_before"
+            + " OR state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS') OR records_done > 0";
+
+    /** Whether an earlier run of the job may have applied records ({@link #APPLIED_BEFORE}); false when unknown. */
+    public boolean appliedBefore(UUID jobId) {
+        return jdbc.queryForList("SELECT applied_before FROM import_job WHERE id = ?", Boolean.class, jobId).stream()
+                .anyMatch(Boolean.TRUE::equals);
     }
 
     /**
@@ -466,8 +480,9 @@ public class JobLifecycle {
         }
         return sentBack(jdbc
                 .update("UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
-                        + " quarantined = 0, records_done = 0, rerun = true, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0,"
-                        + " takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED'", jobId) == 1);
+                        + " quarantined = 0, records_done = 0, rerun = true, " + APPLIED_BEFORE + ", error = NULL,"
+                        + " lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
+                        + " WHERE id = ? AND state = 'FAILED'", jobId) == 1);
     }
 
     /**

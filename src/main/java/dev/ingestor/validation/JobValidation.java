@@ -70,8 +70,12 @@ class JobValidation {
         try {
             return validateRecords(job, exchange);
         } catch (UnreadableFileException e) {
-            if (job.rerun()) {
-                // an earlier run may have applied its records: REJECTED would say it has no effect
+            if (job.rerun() && lifecycle.appliedBefore(job.id())) {
+                // an earlier run may have applied its records: REJECTED would say it has no effect. The dead letter's
+                // FAILED keeps what this run quarantined, which REJECTED clears: cleared here, while still held
+                if (lifecycle.heldBy(job.id(), job.lease()).isPresent()) {
+                    quarantine.clear(job.id());
+                }
                 throw new UnreadableOnRerunException(job.id(), e);
             }
             throw e;

@@ -98,9 +98,11 @@ class AdminApiTest extends IngestorTestSupport {
         try {
             JsonNode detail = mapper.readTree(admin("GET", "/jobs/" + id).body());
             JsonNode letters = detail.get("deadLetters");
-            assertThat(letters.size()).isEqualTo(100);
-            assertThat(letters.get(0).get("message").asString()).isEqualTo("event 50");
-            assertThat(letters.get(99).get("message").asString()).isEqualTo("event 149");
+            // the failure's letter first, the one a replay resumes the job by, then the latest 100
+            assertThat(letters.size()).isEqualTo(101);
+            assertThat(letters.get(0).get("id").asLong()).isEqualTo(failure);
+            assertThat(letters.get(1).get("message").asString()).isEqualTo("event 50");
+            assertThat(letters.get(100).get("message").asString()).isEqualTo("event 149");
             assertThat(detail.get("earlierDeadLetters").asBoolean()).isTrue();
 
             JsonNode failed = null;

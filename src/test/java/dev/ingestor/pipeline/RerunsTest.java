@@ -107,6 +107,22 @@ class RerunsTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ? AND stage = 'validation'",
                 Long.class, job)).isEqualTo(1);
         assertThat(sku(item)).isEqualTo("S");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM job_record WHERE job_id = ?", Long.class, job)).isZero();
+        jdbc.update("DELETE FROM import_job WHERE id = ?", job);
+    }
+
+    /** A job that was REJECTED applied nothing: re-validated and still unreadable, it is REJECTED again. */
+    @Test
+    void aRejectedJobReValidatedIsRejectedAgainWithoutADeadLetter() throws Exception {
+        // a header and no record; a column of its own keeps the bytes apart from other tests'
+        UUID job = intake("ACME", "no-records.csv",
+                HEADER.strip() + ",x" + UUID.randomUUID().toString().replace("-", "")
+                        + "\n");
+        awaitState(job, "REJECTED");
+        send("/api/v1/admin/jobs/" + job + "/revalidate");
+        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT state = 'REJECTED' AND rerun FROM import_job WHERE id = ?", Boolean.class, job));
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ?", Long.class, job)).isZero();
         jdbc.update("DELETE FROM import_job WHERE id = ?", job);
     }
 
