@@ -30,9 +30,7 @@ public final class ItemLines implements RecordReader {
      */
     private static final ObjectMapper JSON = JsonMapper.builder(tools.jackson.core.json.JsonFactory.builder()
             .streamReadConstraints(JsonNesting.READ.rebuild()
-                    .maxNumberLength(JsonNesting.READ.getMaxNumberLength() + 32)
-                    // a name as long as the batch's reader let through (its record limit), past Jackson's 50,000
-                    .maxNameLength(Integer.MAX_VALUE).build())
+                    .maxNumberLength(JsonNesting.READ.getMaxNumberLength() + 32).build())
             .streamWriteConstraints(JsonNesting.WRITE).build())
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 

@@ -43,13 +43,6 @@ class ItemLinesTest {
         assertThat(record.fields()).containsEntry("x", "1E+999999999").containsEntry("y", "1E-999999999");
     }
 
-    /** A name as long as the batch's record limit lets through, past Jackson's own 50,000 characters. */
-    @Test
-    void aNameLongerThanJacksonsDefaultIsRead() {
-        String name = "n".repeat(50_001);
-        assertThat(read("{\"source_id\":\"a\",\"" + name + "\":1}\n").get(0).fields()).containsEntry(name, "1");
-    }
-
     /** Zeros stripped would take the exponent out of a BigDecimal's range: kept as written, not a failed stage. */
     @Test
     void aNumberWhoseZerosCannotBeStrippedIsKeptAsWritten() {

@@ -10,6 +10,7 @@ import dev.ingestor.config.JsonNesting;
 import dev.ingestor.web.ApiProblemException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.core.exc.StreamConstraintsException;
@@ -73,14 +74,32 @@ final class CanonicalJson {
     static JsonMapper parsersWithStringsUpTo(long maxChars) {
         int max = (int) Math.min(maxChars, Integer.MAX_VALUE);
         return mapper(JsonNesting.factory().rebuild()
-                .streamReadConstraints(JsonNesting.READ.rebuild().maxStringLength(max).maxNameLength(max).build())
+                .streamReadConstraints(JsonNesting.READ.rebuild().maxStringLength(max)
+                        .maxNameLength(Math.min(max, MAX_NAME_CHARS)).build())
                 .build());
     }
+
+    /**
+     * The longest field name, in characters: Jackson's own limit, which every reader of an item's record holds to (the
+     * stored lines' reader, the item history's, a consumer of its Kafka event), so a longer one is refused here.
+     */
+    static final int MAX_NAME_CHARS = StreamReadConstraints.DEFAULT_MAX_NAME_LEN;
 
     /** Whether Jackson refused a string or a property name as longer than its parser allows. */
     static boolean isTooLongString(StreamConstraintsException e) {
         String message = String.valueOf(e.getOriginalMessage());
         return message.contains("getMaxStringLength") || message.contains("getMaxNameLength");
+    }
+
+    /** Whether Jackson refused a property name as longer than {@link #MAX_NAME_CHARS}. */
+    static boolean isTooLongName(StreamConstraintsException e) {
+        return String.valueOf(e.getOriginalMessage()).contains("getMaxNameLength");
+    }
+
+    /** A field name over {@link #MAX_NAME_CHARS}: a 400 naming that limit. */
+    static ApiProblemException nameTooLong(String where) {
+        return ApiProblemException.badRequest("field-name-too-long", where + " a field name longer than "
+                + MAX_NAME_CHARS + " characters, the most a field name may have");
     }
 
     /** Reads the value at the parser's current token as a tree, with the same settings as {@link #parse}. */
@@ -101,14 +120,9 @@ final class CanonicalJson {
         return MAPPER.createGenerator(out);
     }
 
-    /**
-     * One value inside a document: what follows it is the rest of the document, not trailing content. Its strings and
-     * names are as long as the parser it reads from allows; from text, as long as they are, for the text is a copy a
-     * bounded parser made ({@code ItemBatchReader}): Jackson's own 50,000-character names would refuse a name that
-     * limit let through, naming the wrong limit.
-     */
-    private static final tools.jackson.databind.ObjectReader VALUE_READER = parsersWithStringsUpTo(Integer.MAX_VALUE)
-            .reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    /** One value inside a document: what follows it is the rest of the document, not trailing content. */
+    private static final tools.jackson.databind.ObjectReader VALUE_READER = MAPPER.reader()
+            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     /** The JSON form of a text (a quoted, escaped string), as a key is written in the canonical form. */
     static byte[] quoted(String text) {

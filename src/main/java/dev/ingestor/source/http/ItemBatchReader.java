@@ -69,6 +69,9 @@ final class ItemBatchReader {
             return new Batch(lines, count, fingerprint(fingerprintPrefix, others, lines));
         } catch (StreamConstraintsException e) {
             Files.deleteIfExists(lines);
+            if (CanonicalJson.isTooLongName(e) && maxRecordSize > CanonicalJson.MAX_NAME_CHARS) {
+                throw CanonicalJson.nameTooLong("the body has");
+            }
             if (CanonicalJson.isTooLongString(e)) {
                 throw ApiProblemException.badRequest("record-too-large", "a string in the body is larger than the"
                         + " limit of " + maxRecordSize + " bytes (ingestor.http.max-record-size); reading stopped"
@@ -200,6 +203,9 @@ final class ItemBatchReader {
                 }
             } while (depth > 0 && parser.nextToken() != null);
         } catch (StreamConstraintsException e) {
+            if (CanonicalJson.isTooLongName(e) && maxRecordSize > CanonicalJson.MAX_NAME_CHARS) {
+                throw CanonicalJson.nameTooLong(what.get().replaceFirst(" is$", " has").replaceFirst(" are$", " have"));
+            }
             if (CanonicalJson.isTooLongString(e)) {
                 throw ApiProblemException.badRequest("record-too-large", what.get() + " larger than the limit of "
                         + maxRecordSize + " bytes (ingestor.http.max-record-size): one of its strings is longer");

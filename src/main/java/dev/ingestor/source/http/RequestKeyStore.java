@@ -168,10 +168,10 @@ public class RequestKeyStore {
                         new RequestClaim(request.supplier(), request.idempotencyKey(), owner));
                 return;
             }
-            List<Stored> existing = jdbc.query("SELECT fingerprint, state, status, headers, body"
-                    + " FROM http_request WHERE supplier = ? AND idempotency_key = ?",
+            List<Stored> existing = jdbc.query("SELECT fingerprint, state, status, headers, body,"
+                    + " expires_at < now() FROM http_request WHERE supplier = ? AND idempotency_key = ?",
                     (rs, i) -> new Stored(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4),
-                            rs.getBytes(5)),
+                            rs.getBytes(5), rs.getBoolean(6)),
                     request.supplier(), request.idempotencyKey());
             if (existing.isEmpty()) {
                 continue; // released between the two statements: claim again
@@ -194,7 +194,10 @@ public class RequestKeyStore {
     }
 
     private void answer(Exchange exchange, ItemBatchRequest request, Stored stored) {
-        if (!stored.fingerprint().equals(request.fingerprint())) {
+        if (stored.expired()) {
+            // a request still running past its key's expiry: the key is a fresh one for any body once it ends
+            throw inFlight(request);
+        } else if (!stored.fingerprint().equals(request.fingerprint())) {
             LOG.info("request key reused for another payload supplier={} key={}", request.supplier(),
                     request.idempotencyKey());
             throw new ApiProblemException(Problem.of(422, "idempotency-key-reused", "Unprocessable Content",
@@ -305,6 +308,8 @@ public class RequestKeyStore {
         }
     }
 
-    private record Stored(String fingerprint, String state, int status, String headers, byte[] body) {
+    /** A key's row as a request that could not claim it reads it; {@code expired}: past its TTL (still running). */
+    private record Stored(String fingerprint, String state, int status, String headers, byte[] body,
+            boolean expired) {
     }
 }

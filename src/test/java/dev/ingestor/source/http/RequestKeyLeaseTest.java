@@ -139,6 +139,10 @@ class RequestKeyLeaseTest extends IngestorTestSupport {
             HttpResponse<String> retry = http.send(request(key, batch("T-1", 2), Duration.ofSeconds(8)),
                     HttpResponse.BodyHandlers.ofString());
             assertProblem(retry, 409, "still being processed");
+            // another body under the expired key: a fresh request once the first ends, so 409 now, not 422
+            HttpResponse<String> another = http.send(request(key, batch("T-2", 1), Duration.ofSeconds(8)),
+                    HttpResponse.BodyHandlers.ofString());
+            assertProblem(another, 409, "still being processed");
             lock.rollback();
         }
         HttpResponse<String> done = first.get();
