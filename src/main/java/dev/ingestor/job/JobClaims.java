@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import dev.ingestor.config.InstanceId;
+import dev.ingestor.failure.TransientFailures;
 import dev.ingestor.metrics.IngestorMetrics;
 import dev.ingestor.outbox.DeadLetterWriter;
 import dev.ingestor.outbox.FailedJobError;
@@ -186,8 +187,11 @@ public class JobClaims {
         try {
             return claim.get();
         } catch (RuntimeException e) {
-            // no connection, no statement sent: nothing can have committed
-            if (!(e instanceof CannotGetJdbcConnectionException) && lostClaims.size() < LOST_CLAIMS_KEPT) {
+            // the session lost while the claim ran; not a failure without a connection (no statement was sent), nor
+            // one that fails the same way each time (a row that cannot be read: handed back, it would be claimed and
+            // fail again at every poll, where its lease lapsing counts takeovers until it is failed)
+            if (!(e instanceof CannotGetJdbcConnectionException) && TransientFailures.isConnectionLoss(e)
+                    && lostClaims.size() < LOST_CLAIMS_KEPT) {
                 lostClaims.put(lease, keep);
             }
             throw e;

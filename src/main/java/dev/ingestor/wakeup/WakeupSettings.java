@@ -34,6 +34,7 @@ public class WakeupSettings {
     @DurationMin(millis = 10)
     private Duration reconnectDelay = Duration.ofSeconds(1);
     /** The longest wait between the listener's attempts to connect again. */
+    @DurationMin(millis = 10)
     private Duration reconnectMaxDelay = Duration.ofSeconds(30);
     /**
      * How long the listener waits for a notification before it checks its connection with a query, so that a

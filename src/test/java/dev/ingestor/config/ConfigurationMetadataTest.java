@@ -355,7 +355,8 @@ class ConfigurationMetadataTest {
                 List.of("ingestor.notifications.poll-interval", "ingestor.notifications.relay-check-interval"),
                 RetentionSettings.class, List.of("ingestor.retention.interval"),
                 dev.ingestor.wakeup.WakeupSettings.class,
-                List.of("ingestor.wakeups.reconnect-delay", "ingestor.wakeups.alive-check-interval"),
+                List.of("ingestor.wakeups.reconnect-delay", "ingestor.wakeups.reconnect-max-delay",
+                        "ingestor.wakeups.alive-check-interval"),
                 dev.ingestor.web.HttpSettings.class, List.of("ingestor.http.idempotency-ttl"));
         refused.forEach((type, names) -> names.forEach(name -> {
             assertThatThrownBy(() -> BoundSettings.bind(type, Map.of(name, "0"))).as(name)

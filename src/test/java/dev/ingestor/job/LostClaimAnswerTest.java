@@ -17,9 +17,11 @@ import dev.ingestor.support.IngestorTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.PSQLState;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.dao.RecoverableDataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -70,7 +72,9 @@ class LostClaimAnswerTest extends IngestorTestSupport {
             public Optional<Claimed> claimOne(JobState waiting, JobState working, String owner) {
                 Optional<Claimed> claimed = super.claimOne(waiting, working, owner);
                 if (loseNext.getAndSet(false)) {
-                    throw new RecoverableDataAccessException("An I/O error occurred while sending to the backend");
+                    // as pgjdbc reports a connection broken while it waited for the answer
+                    throw new DataAccessResourceFailureException("claim", new PSQLException(
+                            "An I/O error occurred while sending to the backend.", PSQLState.CONNECTION_FAILURE));
                 }
                 return claimed;
             }
@@ -80,7 +84,7 @@ class LostClaimAnswerTest extends IngestorTestSupport {
         JobClaims worker = new JobClaims(jdbc, losing, new InstanceId(properties), pipeline, deadLetters,
                 transactionManager, metrics);
         try {
-            assertThatThrownBy(worker::claimForValidation).isInstanceOf(RecoverableDataAccessException.class);
+            assertThatThrownBy(worker::claimForValidation).isInstanceOf(DataAccessResourceFailureException.class);
             assertThat(row(id)).containsEntry("state", "VALIDATING");
 
             ImportJob again = worker.claimForValidation();
