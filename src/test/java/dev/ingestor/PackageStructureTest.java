@@ -61,7 +61,7 @@ class PackageStructureTest {
         // webhook notices: queued with what they tell, delivered signed
         allowed.put("notification", Set.of("config", "logging", "metrics", "outbox"));
         // import jobs, their lifecycle, claims and the dead-letter channel's end
-        allowed.put("job", Set.of("config", "metrics", "notification", "outbox", "wakeup"));
+        allowed.put("job", Set.of("config", "failure", "metrics", "notification", "outbox", "wakeup"));
         // content keys, the raw store, the idempotent repository, the job a new key opens
         allowed.put("intake", Set.of("config", "job", "metrics", "notification"));
         // record readers and rules, quarantine
