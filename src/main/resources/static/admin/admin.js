@@ -428,7 +428,8 @@ async function lookUpKey() {
   $('key-release').hidden = true;
   lookedUpKey = null;
   try {
-    const k = await api('GET', '/idempotency-keys/' + encodeURIComponent(supplier) + '/' + encodeURIComponent(value));
+    // ?key=: a key may hold '/', '%' or be '..', which no path segment carries
+    const k = await api('GET', '/idempotency-keys/' + encodeURIComponent(supplier) + '?key=' + encodeURIComponent(value));
     lookedUpKey = k;
     ['supplier', 'key', 'state', 'status', 'jobId', 'owner', 'leaseUntil', 'createdAt', 'completedAt', 'expiresAt', 'fingerprint']
       .forEach((name) => field(result, name, k[name]));
@@ -500,7 +501,7 @@ $('preview-form').addEventListener('submit', (event) => {
 $('key-release').addEventListener('click', async () => {
   const k = lookedUpKey;
   await act('Release Idempotency-Key ' + k.key + ' of ' + k.supplier + '?', 'DELETE',
-    '/idempotency-keys/' + encodeURIComponent(k.supplier) + '/' + encodeURIComponent(k.key));
+    '/idempotency-keys/' + encodeURIComponent(k.supplier) + '?key=' + encodeURIComponent(k.key));
   // a released key is gone: the answer stays in the status line, the lookup is cleared
   clear($('key-result'));
   $('key-release').hidden = true;

@@ -229,14 +229,25 @@ public class AdminApi {
     }
 
     public void requestKey(@Header("supplier") String supplier, @Header("key") String key, Exchange exchange) {
-        replies.json(exchange, 200, requestKeys.find(supplier, key).orElseThrow(
-                () -> ApiProblemException.notFound("no Idempotency-Key '" + key + "' of supplier '" + supplier + "'")));
+        String named = requestKeyNamed(key);
+        replies.json(exchange, 200, requestKeys.find(supplier, named).orElseThrow(
+                () -> ApiProblemException.notFound("no Idempotency-Key '" + named + "' of supplier '" + supplier
+                        + "'")));
     }
 
     public void releaseRequestKey(@Header("supplier") String supplier, @Header("key") String key, Exchange exchange) {
-        answer(exchange, requestKeys.releaseInProgress(supplier, key, who(exchange)), "released",
+        answer(exchange, requestKeys.releaseInProgress(supplier, requestKeyNamed(key), who(exchange)), "released",
                 "Idempotency-Key '" + key + "' of supplier '" + supplier
                         + "' is not in progress (or unknown); nothing to release");
+    }
+
+    /** The key of a request-key call, from its path or its {@code ?key=}; none is a 400. */
+    private static String requestKeyNamed(String key) {
+        if (key == null || key.isEmpty()) {
+            throw ApiProblemException.badRequest("invalid-parameter",
+                    "name the Idempotency-Key: /admin/idempotency-keys/{supplier}?key=... (or .../{supplier}/{key})");
+        }
+        return key;
     }
 
     public void revalidate(@Header("id") String id, Exchange exchange) {

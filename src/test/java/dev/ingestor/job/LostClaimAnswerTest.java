@@ -53,13 +53,12 @@ class LostClaimAnswerTest extends IngestorTestSupport {
     void holdBackThisInstancesWorkers() {
         // no job of another test waits before this one's
         truncateAll();
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
-                + " NOT VALID");
+        holdBackWorkersOf(claims.owner());
     }
 
     @AfterEach
     void letThemGo() {
-        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT IF EXISTS hold_back");
+        stopHoldingBackWorkers();
     }
 
     @Test

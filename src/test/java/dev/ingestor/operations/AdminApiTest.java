@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -262,6 +263,19 @@ class AdminApiTest extends IngestorTestSupport {
         assertThat(admin("DELETE", "/idempotency-keys/ACME/stuck-1").statusCode()).isEqualTo(202);
         assertProblem(admin("GET", "/idempotency-keys/ACME/stuck-1"), 404, "stuck-1");
         assertProblem(admin("DELETE", "/idempotency-keys/ACME/stuck-1"), 409, "not in progress");
+
+        // a key no path segment carries (a '/', a '%', a dot segment): named by ?key=
+        for (String odd : List.of("order/17", "50%", "..")) {
+            jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until,"
+                    + " expires_at) VALUES ('ACME', ?, repeat('a', 64), 'IN_PROGRESS', 'gone/1',"
+                    + " now() + interval '1 hour', now() + interval '1 day')", odd);
+            String query = "/idempotency-keys/ACME?key=" + java.net.URLEncoder.encode(odd, StandardCharsets.UTF_8);
+            assertThat(mapper.readTree(admin("GET", query).body()).get("key").asString()).isEqualTo(odd);
+            assertThat(admin("DELETE", query).statusCode()).as(odd).isEqualTo(202);
+            assertProblem(admin("GET", query), 404, odd);
+        }
+        assertProblem(admin("GET", "/idempotency-keys/ACME"), 400, "name the Idempotency-Key");
+        assertProblem(admin("DELETE", "/idempotency-keys/ACME?key="), 400, "name the Idempotency-Key");
     }
 
     UUID ingestNamed(String fileName, String content) {

@@ -271,7 +271,7 @@ class AdminPageBrowserTest extends IngestorTestSupport {
                 Long.class, dropped.toAbsolutePath().toString());
         jdbc.update(
                 "INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until, expires_at)"
-                        + " VALUES ('ACME', 'stuck-page', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
+                        + " VALUES ('ACME', 'stuck/page', repeat('a', 64), 'IN_PROGRESS', 'gone/1', now() + interval '1 hour', now() + interval '1 day')");
 
         WebDriverWait wait = open(page);
         wait.until(d -> d.findElement(By.cssSelector("#tile-dead .count")).getText().equals("1"));
@@ -304,14 +304,14 @@ class AdminPageBrowserTest extends IngestorTestSupport {
 
         tab(page, "keys");
         page.findElement(By.id("key-supplier")).sendKeys("ACME");
-        page.findElement(By.id("key-value")).sendKeys("stuck-page");
+        page.findElement(By.id("key-value")).sendKeys("stuck/page");
         page.findElement(By.cssSelector("#key-lookup button[type=submit]")).click();
         wait.until(d -> d.findElement(By.id("key-result")).getText().contains("IN_PROGRESS"));
         screenshot("admin-page-request-key.png");
         page.findElement(By.id("key-release")).click();
         wait.until(ExpectedConditions.alertIsPresent()).accept();
         wait.until(d -> status(d).contains("released"));
-        assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request WHERE idempotency_key = 'stuck-page'"
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM http_request WHERE idempotency_key = 'stuck/page'"
                 + " AND state = 'IN_PROGRESS'", Long.class)).isZero();
     }
 

@@ -53,11 +53,7 @@ class RerunsTest extends IngestorTestSupport {
 
         for (String action : List.of("reprocess", "revalidate")) {
             send("/api/v1/admin/jobs/" + older + "/" + action);
-            awaitState(older, "COMPLETED");
-            assertThat(sku(item)).as(action).isEqualTo("NEW");
-            assertThat(events(item)).as(action).isEqualTo(2);
-            assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, older))
-                    .as(action).isEqualTo(1);
+            assertTheLaterContentStood(older, item, action);
         }
     }
 
@@ -80,12 +76,17 @@ class RerunsTest extends IngestorTestSupport {
             send(action.equals("replay")
                     ? "/api/v1/admin/dead-letters/" + letter + "/replay"
                     : "/api/v1/admin/suppliers/ACME/retry-failed");
-            awaitState(older, "COMPLETED");
-            assertThat(sku(item)).as(action).isEqualTo("NEW");
-            assertThat(events(item)).as(action).isEqualTo(2);
-            assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, older))
-                    .as(action).isEqualTo(1);
+            assertTheLaterContentStood(older, item, action);
         }
+    }
+
+    /** The older job, sent round by {@code action}, completed and left the later job's content, with no event. */
+    private void assertTheLaterContentStood(UUID older, String item, String action) {
+        awaitState(older, "COMPLETED");
+        assertThat(sku(item)).as(action).isEqualTo("NEW");
+        assertThat(events(item)).as(action).isEqualTo(2);
+        assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, older))
+                .as(action).isEqualTo(1);
     }
 
     /**

@@ -74,10 +74,11 @@ class FrontDoorTest extends IngestorTestSupport {
         calls.add(Call.of("GET", JOB));
         calls.add(Call.of("GET", JOB + "/records?outcome=QUARANTINED"));
         for (String admin : List.of("/overview", "/jobs", "/jobs/" + UUID.randomUUID(), "/failed-jobs", "/dead-letters",
-                "/idempotency-keys/ACME/k-1")) {
+                "/idempotency-keys/ACME/k-1", "/idempotency-keys/ACME?key=k%2F1")) {
             calls.add(Call.of("GET", "/api/v1/admin" + admin));
         }
         calls.add(Call.of("DELETE", "/api/v1/admin/idempotency-keys/ACME/k-1"));
+        calls.add(Call.of("DELETE", "/api/v1/admin/idempotency-keys/ACME?key=k%2F1"));
         calls.add(new Call("DELETE", "/api/v1/admin/idempotency-keys/ACME/k-1", "application/x-www-form-urlencoded",
                 form));
         for (String admin : List.of("/jobs/" + UUID.randomUUID() + "/revalidate",

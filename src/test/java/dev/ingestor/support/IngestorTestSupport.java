@@ -319,6 +319,19 @@ public abstract class IngestorTestSupport {
     }
 
     /**
+     * Keeps the stage workers of {@code instance} off every job until {@link #stopHoldingBackWorkers}: a constraint no
+     * lease of theirs meets, so their claims fail and the jobs stay as a test leaves them.
+     */
+    protected void holdBackWorkersOf(String instance) {
+        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(instance) + " NOT VALID");
+    }
+
+    /** Lets the workers held back by {@link #holdBackWorkersOf} claim again. */
+    protected void stopHoldingBackWorkers() {
+        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT IF EXISTS hold_back");
+    }
+
+    /**
      * A condition true of every job row no worker of {@code instance} leases (a lease is the instance id, a slash and
      * the claim's token): as a {@code CHECK ... NOT VALID} constraint it keeps that instance's workers off the jobs.
      */

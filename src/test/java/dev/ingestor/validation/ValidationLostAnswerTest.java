@@ -39,13 +39,12 @@ class ValidationLostAnswerTest extends IngestorTestSupport {
 
     @BeforeEach
     void holdBackThisInstancesWorkers() {
-        jdbc.execute("ALTER TABLE import_job ADD CONSTRAINT hold_back CHECK " + notLeasedBy(claims.owner())
-                + " NOT VALID");
+        holdBackWorkersOf(claims.owner());
     }
 
     @AfterEach
     void letThemGo() {
-        jdbc.execute("ALTER TABLE import_job DROP CONSTRAINT IF EXISTS hold_back");
+        stopHoldingBackWorkers();
     }
 
     @Test
