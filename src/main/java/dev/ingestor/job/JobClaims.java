@@ -57,13 +57,13 @@ public class JobClaims {
     private final int groupSize;
     private final long groupMaxBytes;
     private final long groupLingerNanos;
-    /** When each stage next looks for a job past the takeover limit (System.nanoTime). */
     /**
      * The leases of claims that failed, each with the jobs of its own to keep: such a claim may have committed with its
      * answer lost ({@link #unlessLost}). Bounded: past it, their jobs wait out their leases as after a crash.
      */
     private final Map<String, List<UUID>> lostClaims = new ConcurrentHashMap<>();
     private static final int LOST_CLAIMS_KEPT = 100;
+    /** When each stage next looks for a job past the takeover limit (System.nanoTime). */
     private final Map<JobState, AtomicLong> nextPoisonCheck = new EnumMap<>(
             Map.of(JobState.VALIDATING, new AtomicLong(System.nanoTime()),
                     JobState.PROCESSING, new AtomicLong(System.nanoTime())));

@@ -413,8 +413,8 @@ public class JobLifecycle {
 
     /**
      * Whether an earlier run of the job may have applied records, judged from the state it is sent round from (the
-     * row as the UPDATE reads it): finished, or processing checkpointed; kept once true. A REJECTED job, or one that
-     * failed before processing committed a batch, applied nothing (V30).
+     * row as the UPDATE reads it): finished, or processing checkpointed; kept once true, by every action that sends a
+     * job round. A REJECTED job, or one that failed before processing committed a batch, applied nothing (V30).
      */
     private static final String APPLIED_BEFORE = "applied_before = applied_before"
             + " OR state IN ('COMPLETED', 'COMPLETED_WITH_ERRORS') OR records_done > 0";
@@ -433,8 +433,9 @@ public class JobLifecycle {
     public boolean reprocess(UUID jobId) {
         return sentBack(
                 jdbc.update(
-                        "UPDATE import_job SET state = 'PROCESSING', records_done = 0, rerun = true, accepted = 0, updated = 0,"
-                                + " replayed = 0, error = NULL, lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
+                        "UPDATE import_job SET state = 'PROCESSING', " + APPLIED_BEFORE + ", records_done = 0,"
+                                + " rerun = true, accepted = 0, updated = 0, replayed = 0, error = NULL,"
+                                + " lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
                                 + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE),
                         jobId) == 1);
     }
@@ -473,8 +474,8 @@ public class JobLifecycle {
     public boolean resumeAfterDeadLetter(UUID jobId, String stage) {
         if ("processing".equals(stage)) {
             return sentBack(jdbc.update(
-                    "UPDATE import_job SET state = 'PROCESSING', rerun = true, error = NULL, lease_owner = NULL,"
-                            + " lease_until = NULL,"
+                    "UPDATE import_job SET state = 'PROCESSING', rerun = true, " + APPLIED_BEFORE + ", error = NULL,"
+                            + " lease_owner = NULL, lease_until = NULL,"
                             + " attempts = 0, takeovers = 0, updated_at = now() WHERE id = ? AND state = 'FAILED' AND total > 0",
                     jobId) == 1);
         }

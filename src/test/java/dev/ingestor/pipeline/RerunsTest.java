@@ -95,9 +95,20 @@ class RerunsTest extends IngestorTestSupport {
      */
     @Test
     void aReValidatedJobWhoseFileCanNoLongerBeReadFailsNotRejected() throws Exception {
+        reValidatedOnceUnreadable(false);
+        // the same job reprocessed, its reprocess failed before its first batch: what it applied before still stands
+        reValidatedOnceUnreadable(true);
+    }
+
+    private void reValidatedOnceUnreadable(boolean afterAFailedReprocess) throws Exception {
         String item = "RU-" + UUID.randomUUID();
         UUID job = intake("ACME", "damaged.csv", HEADER + item + ",S,1,2026-12-01\n");
         awaitState(job, "COMPLETED");
+        if (afterAFailedReprocess) {
+            send("/api/v1/admin/jobs/" + job + "/reprocess");
+            awaitState(job, "COMPLETED");
+            jdbc.update("UPDATE import_job SET state = 'FAILED', records_done = 0 WHERE id = ?", job);
+        }
         String key = jdbc.queryForObject("SELECT key FROM import_job WHERE id = ?", String.class, job);
         Files.writeString(rawStore.pathOf(ContentKey.parse(key)), HEADER);
 
