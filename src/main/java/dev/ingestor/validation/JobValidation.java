@@ -119,13 +119,13 @@ class JobValidation {
                     quarantined++;
                     pending.add(row(job, record));
                     if (pending.size() >= INSERT_BATCH) {
-                        insert(pending);
+                        insert(job, pending);
                         claims.requireLease(job);
                     }
                 }
             }
         }
-        insert(pending);
+        insert(job, pending);
         if (total == 0) {
             throw UnreadableFileException.noRecords();
         }
@@ -162,8 +162,11 @@ class JobValidation {
         }
     }
 
-    private void insert(List<Object[]> rows) {
-        quarantine.insert(rows);
+    /** The quarantined rows so far, written only while this worker holds the job; else it lets go. */
+    private void insert(ImportJob job, List<Object[]> rows) {
+        if (!rows.isEmpty() && !quarantine.insertWhileHeld(rows, job.id(), job.lease())) {
+            throw new LeaseLostException(job.id());
+        }
     }
 
     private static Object[] row(ImportJob job, Validated record) {

@@ -50,6 +50,42 @@ public class QuarantineWriter {
     }
 
     /**
+     * Inserts validation's rows made by {@link #row} for job {@code jobId} in one statement, and only while
+     * {@code lease} holds the job in validation; empties the list. The job's row is share-locked until the statement
+     * commits, so a hand-back or a takeover waits for it and the next owner's clean slate sees these rows: a worker
+     * still running after its job was handed back (past the shutdown timeout) writes nothing the next owner would
+     * collide with. False when the lease no longer holds the job: nothing was written.
+     */
+    public boolean insertWhileHeld(List<Object[]> rows, UUID jobId, String lease) {
+        if (rows.isEmpty()) {
+            return true;
+        }
+        int n = rows.size();
+        Long[] recordNo = new Long[n];
+        Long[] line = new Long[n];
+        String[] sourceId = new String[n];
+        String[] reason = new String[n];
+        String[] fields = new String[n];
+        for (int i = 0; i < n; i++) {
+            Object[] row = rows.get(i);
+            recordNo[i] = ((Number) row[1]).longValue();
+            line[i] = ((Number) row[2]).longValue();
+            sourceId[i] = (String) row[3];
+            reason[i] = (String) row[4];
+            fields[i] = (String) row[5];
+        }
+        int inserted = jdbc.update("""
+                INSERT INTO job_record (job_id, record_no, line, outcome, source_id, reason, fields)
+                SELECT j.id, r.record_no, r.line, 'QUARANTINED', r.source_id, r.reason, r.fields::jsonb
+                FROM (SELECT id FROM import_job WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING' FOR SHARE) j,
+                     unnest(?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[])
+                       AS r(record_no, line, source_id, reason, fields)""", jobId, lease, recordNo, line, sourceId,
+                reason, fields);
+        rows.clear();
+        return inserted > 0;
+    }
+
+    /**
      * The most characters of JSON a quarantined record keeps of its fields. A record is bounded in characters of its
      * text, but each control character in it is kept as an escape of six or seven: without this bound the thousand
      * rows a validation writes at once could hold hundreds of megabytes for one crafted file.

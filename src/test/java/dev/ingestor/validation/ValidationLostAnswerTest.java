@@ -36,6 +36,8 @@ class ValidationLostAnswerTest extends IngestorTestSupport {
     ImportJobStore jobs;
     @Autowired
     CamelContext camelContext;
+    @Autowired
+    QuarantineWriter quarantine;
 
     @BeforeEach
     void holdBackThisInstancesWorkers() {
@@ -72,6 +74,37 @@ class ValidationLostAnswerTest extends IngestorTestSupport {
             jdbc.update("UPDATE import_job SET lease_owner = 'another/claim' WHERE id = ?", id);
             assertThatThrownBy(() -> validation.validate(stale, new DefaultExchange(camelContext)))
                     .isInstanceOf(LeaseLostException.class);
+            assertThat(quarantined(id)).isEqualTo(1);
+        } finally {
+            jdbc.update("DELETE FROM import_job WHERE id = ?", id);
+        }
+    }
+
+    /**
+     * Validation's quarantine is written only while its lease holds the job: a worker still running after its job was
+     * handed back (past the shutdown timeout) writes nothing the next owner's run would collide with.
+     */
+    @Test
+    void quarantinedRowsAreWrittenOnlyWhileTheLeaseHoldsTheJob() {
+        UUID id = intake("ACME", "lease-held.csv", "source_id,sku,quantity,delivery_date\nLQ-" + UUID.randomUUID()
+                + ",S,1,2026-12-01\n");
+        String lease = INSTANCE + "/" + UUID.randomUUID();
+        try {
+            jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = ?,"
+                    + " lease_until = now() + interval '10 minutes' WHERE id = ?", lease, id);
+            Validated bad = DeliveryAdviceValidator.validate(new RawRecord(1, 2, Map.of("source_id", "x"), null));
+            java.util.List<Object[]> rows = new java.util.ArrayList<>();
+            rows.add(QuarantineWriter.row(id, bad));
+            assertThat(quarantine.insertWhileHeld(rows, id, lease)).isTrue();
+            assertThat(rows).isEmpty();
+            assertThat(quarantined(id)).isEqualTo(1);
+
+            // handed back at a shutdown, or taken over: the late worker's rows are not written
+            jdbc.update("UPDATE import_job SET state = 'RECEIVED', lease_owner = NULL, lease_until = NULL WHERE id = ?",
+                    id);
+            rows.add(QuarantineWriter.row(id,
+                    DeliveryAdviceValidator.validate(new RawRecord(2, 3, Map.of("source_id", "y"), null))));
+            assertThat(quarantine.insertWhileHeld(rows, id, lease)).isFalse();
             assertThat(quarantined(id)).isEqualTo(1);
         } finally {
             jdbc.update("DELETE FROM import_job WHERE id = ?", id);
