@@ -51,13 +51,11 @@ class ValidationLostAnswerTest extends IngestorTestSupport {
 
     @Test
     void aValidationRedeliveredAfterItsJobWentOnHandsItOnAndKeepsItsQuarantine() throws Exception {
-        UUID id = intake("ACME", "lost-hand-on.csv", "source_id,sku,quantity,delivery_date\nLH-" + UUID.randomUUID()
-                + ",S,1,2026-12-01\n");
         String lease = INSTANCE + "/" + UUID.randomUUID();
+        // as validatedAndHeld leaves it: processing, held by the validating worker, with its quarantine
+        UUID id = jobHeld("lost-hand-on.csv", "PROCESSING", lease);
         try {
-            // as validatedAndHeld leaves it: processing, held by the validating worker, with its quarantine
-            jdbc.update("UPDATE import_job SET state = 'PROCESSING', total = 1, quarantined = 1, lease_owner = ?,"
-                    + " lease_until = now() + interval '10 minutes' WHERE id = ?", lease, id);
+            jdbc.update("UPDATE import_job SET total = 1, quarantined = 1 WHERE id = ?", id);
             jdbc.update("INSERT INTO job_record (job_id, record_no, line, outcome, reason)"
                     + " VALUES (?, 1, 2, 'QUARANTINED', 'kept')", id);
             ImportJob held = jobs.find(id).orElseThrow();
@@ -86,12 +84,9 @@ class ValidationLostAnswerTest extends IngestorTestSupport {
      */
     @Test
     void quarantinedRowsAreWrittenOnlyWhileTheLeaseHoldsTheJob() {
-        UUID id = intake("ACME", "lease-held.csv", "source_id,sku,quantity,delivery_date\nLQ-" + UUID.randomUUID()
-                + ",S,1,2026-12-01\n");
         String lease = INSTANCE + "/" + UUID.randomUUID();
+        UUID id = jobHeld("lease-held.csv", "VALIDATING", lease);
         try {
-            jdbc.update("UPDATE import_job SET state = 'VALIDATING', lease_owner = ?,"
-                    + " lease_until = now() + interval '10 minutes' WHERE id = ?", lease, id);
             Validated bad = DeliveryAdviceValidator.validate(new RawRecord(1, 2, Map.of("source_id", "x"), null));
             java.util.List<Object[]> rows = new java.util.ArrayList<>();
             rows.add(QuarantineWriter.row(id, bad));
@@ -109,6 +104,15 @@ class ValidationLostAnswerTest extends IngestorTestSupport {
         } finally {
             jdbc.update("DELETE FROM import_job WHERE id = ?", id);
         }
+    }
+
+    /** A job of a file of its own, in {@code state} and held by {@code lease}, as a worker left it. */
+    private UUID jobHeld(String fileName, String state, String lease) {
+        UUID id = intake("ACME", fileName, "source_id,sku,quantity,delivery_date\nL-" + UUID.randomUUID()
+                + ",S,1,2026-12-01\n");
+        jdbc.update("UPDATE import_job SET state = ?, lease_owner = ?, lease_until = now() + interval '10 minutes'"
+                + " WHERE id = ?", state, lease, id);
+        return id;
     }
 
     private Map<String, Object> row(UUID id) {

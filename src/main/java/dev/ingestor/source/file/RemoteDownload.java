@@ -43,7 +43,9 @@ class RemoteDownload {
      * before Camel opened it: what the download and the move are judged against.
      */
     static final String STATE = "IngestorRemoteState";
-    /** A file that its name does not find on the server. */
+    /** The state of a file that its name does not find on the server. */
+    private static final String GONE = "gone";
+
     private final IntakeGate gate;
 
     RemoteDownload(IntakeGate gate) {
@@ -133,8 +135,6 @@ class RemoteDownload {
             exchange.removeProperty(STATE);
         }
     }
-
-    private static final String GONE = "gone";
 
     private static String listing(Message message) {
         return state(message.getHeader(Exchange.FILE_LENGTH, 0L, Long.class),
