@@ -13,11 +13,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.job.ContentKey;
@@ -273,6 +275,58 @@ public class RawStore {
         wrapped.clear().limit(length);
         while (wrapped.hasRemaining()) {
             out.write(wrapped);
+        }
+    }
+
+    /**
+     * The keys of the files stored in {@code folder} (two hex digits: a key's first two) of every supplier's folder,
+     * {@code raw/{supplier}/{folder}/}, last written before {@code before}: for retention's look for files no key
+     * refers to. A name that is not a stored file's (an operator's copy, a folder, a link) is passed over.
+     */
+    public void forEachKeyIn(String folder, Instant before, Consumer<ContentKey> action) throws IOException {
+        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (DirectoryStream<Path> suppliers = Files.newDirectoryStream(root)) {
+            for (Path supplierFolder : suppliers) {
+                String supplier = supplierFolder.getFileName().toString();
+                Path files = supplierFolder.resolve(folder);
+                if (supplier.startsWith(".") || !Files.isDirectory(supplierFolder, LinkOption.NOFOLLOW_LINKS)
+                        || !Files.isDirectory(files, LinkOption.NOFOLLOW_LINKS)) {
+                    continue;
+                }
+                try (DirectoryStream<Path> stored = Files.newDirectoryStream(files)) {
+                    for (Path file : stored) {
+                        ContentKey key = storedKey(supplier, folder, file);
+                        if (key != null && writtenBefore(file, before)) {
+                            action.accept(key);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static ContentKey storedKey(String supplier, String folder, Path file) {
+        String name = file.getFileName().toString();
+        if (name.length() != 64 || !name.startsWith(folder)) {
+            return null;
+        }
+        try {
+            return new ContentKey(supplier, name);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static boolean writtenBefore(Path file, Instant before) throws IOException {
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            return attributes.isRegularFile() && attributes.lastModifiedTime().toInstant().isBefore(before);
+        } catch (NoSuchFileException e) {
+            // unlinked since the listing
+            return false;
         }
     }
 

@@ -3,11 +3,16 @@ package dev.ingestor.operations;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.ingestor.config.DatabaseTimeouts;
 import dev.ingestor.config.InstanceId;
@@ -93,8 +98,27 @@ class Housekeeping implements CamelContextConfiguration {
             + " deleted AS (DELETE FROM content_key c USING unused u WHERE c.key = u.k RETURNING c.key)"
             + " SELECT k, (SELECT count(*) FROM deleted) FROM unused";
 
+    /**
+     * A raw file is looked at for a key only this long after it was written: a registration is over within moments,
+     * and by then a client that sends the same bytes again after a failure has done so.
+     */
+    static final Duration ORPHAN_AGE = Duration.ofDays(1);
+
+    /** The raw store spreads each supplier's files over 256 folders, by their key's first two hex digits. */
+    static final int RAW_FOLDERS = 256;
+
+    /**
+     * Of a list of keys, those without a key row or a job, named in raw_file_unlink. Checked again under each key's
+     * lock when the file is unlinked ({@code removeRawFiles}); this only spares that step the keys in use.
+     */
+    static final String UNUSED_RAW_FILES_NAMED = "INSERT INTO raw_file_unlink (key) SELECT k FROM unnest(?::text[]) AS k"
+            + " WHERE NOT EXISTS (SELECT 1 FROM content_key c WHERE c.key = k)"
+            + " AND NOT EXISTS (SELECT 1 FROM import_job j WHERE j.key = k) ON CONFLICT DO NOTHING";
+
     private final JdbcTemplate jdbc;
     private final RawStore rawStore;
+    /** The raw store's folder the next run looks through for orphaned files; all of them in 256 runs. */
+    private final AtomicInteger nextRawFolder = new AtomicInteger(ThreadLocalRandom.current().nextInt(RAW_FOLDERS));
     private final RetentionSettings retention;
     private final IntakeSettings intake;
     private final String instance;
@@ -114,9 +138,8 @@ class Housekeeping implements CamelContextConfiguration {
     }
 
     /** What one retention run deleted, and in how many statements. */
-    public record RetentionReport(long httpKeys, long jobs, long contentKeys, long rawFiles, long outbox,
-            long intakeFailures,
-            int statements) {
+    public record RetentionReport(long httpKeys, long jobs, long contentKeys, long rawFiles, long orphanedRawFiles,
+            long outbox, long intakeFailures, int statements) {
     }
 
     /** What one recovery run gave back. */
@@ -153,7 +176,9 @@ class Housekeeping implements CamelContextConfiguration {
                 }
             }
         }
-        // what an earlier run was interrupted before unlinking (and what another instance's run is unlinking now)
+        long orphaned = nameOrphanedRawFiles(rawFolderName(nextRawFolder.getAndIncrement()), batch, statements);
+        // what an earlier run was interrupted before unlinking (and what another instance's run is unlinking now), and
+        // the orphans just named
         rawFiles += removeRawFiles(batch, statements, unlinkFailed);
         rawStore.removeLeftovers();
         double outboxSeconds = retention.getOutboxMaxAge().toMillis() / 1000.0;
@@ -163,12 +188,12 @@ class Housekeeping implements CamelContextConfiguration {
                 ? 0
                 : repeat(batch, statements,
                         () -> jdbc.update(EXPIRED_INTAKE_FAILURES, (double) intakeFailureSeconds, batch));
-        RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures,
-                statements[0]);
-        if (httpKeys + jobs + outbox + intakeFailures > 0) {
-            LOG.info("retention deleted http-keys={} jobs={} content-keys={} raw-files={} outbox={} intake-failures={}"
-                    + " in {} statements", httpKeys, jobs, contentKeys, rawFiles, outbox, intakeFailures,
-                    statements[0]);
+        RetentionReport report = new RetentionReport(httpKeys, jobs, contentKeys, rawFiles, orphaned, outbox,
+                intakeFailures, statements[0]);
+        if (httpKeys + jobs + rawFiles + outbox + intakeFailures > 0) {
+            LOG.info("retention deleted http-keys={} jobs={} content-keys={} raw-files={} (orphans named: {})"
+                    + " outbox={} intake-failures={} in {} statements", httpKeys, jobs, contentKeys, rawFiles, orphaned,
+                    outbox, intakeFailures, statements[0]);
         }
         return report;
     }
@@ -277,6 +302,46 @@ class Housekeeping implements CamelContextConfiguration {
             }
             rawFiles += removed[0];
         }
+    }
+
+    /**
+     * Names in raw_file_unlink the files of one of the raw store's folders ({@code raw/{supplier}/{folder}/}) that no
+     * key or job refers to and that were written more than {@link #ORPHAN_AGE} ago: bytes put in place by a
+     * registration that did not commit (the database went away before its commit, the instance was killed) and that
+     * nobody sent again. {@link #removeRawFiles} then unlinks them under their key's lock, checked again, as it does
+     * a deleted key's file, so bytes registered meanwhile stay. Each run looks through the next folder: a 256th of
+     * the files, all of them in 256 runs (about eleven days at the hourly default). Returns how many it named.
+     */
+    long nameOrphanedRawFiles(String folder, int batch, int[] statements) {
+        List<String> keys = new ArrayList<>();
+        long[] named = {0};
+        try {
+            rawStore.forEachKeyIn(folder, Instant.now().minus(ORPHAN_AGE), key -> {
+                keys.add(key.toString());
+                if (keys.size() == batch) {
+                    named[0] += nameUnused(keys, statements);
+                    keys.clear();
+                }
+            });
+            named[0] += nameUnused(keys, statements);
+        } catch (IOException e) {
+            LOG.warn("retention cannot look through the raw files in folder {}: {}; it looks again in {} runs", folder,
+                    e.toString(), RAW_FOLDERS);
+        }
+        return named[0];
+    }
+
+    private long nameUnused(List<String> keys, int[] statements) {
+        if (keys.isEmpty()) {
+            return 0;
+        }
+        statements[0]++;
+        return jdbc.update(UNUSED_RAW_FILES_NAMED, (Object) array(keys));
+    }
+
+    /** The name of the raw store's folder {@code index} (modulo 256): two lower-case hex digits. */
+    static String rawFolderName(int index) {
+        return HexFormat.of().toHexDigits((byte) Math.floorMod(index, RAW_FOLDERS));
     }
 
     /** Gives back what instances whose leases have run out still hold. */

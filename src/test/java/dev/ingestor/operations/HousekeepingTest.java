@@ -398,6 +398,58 @@ class HousekeepingTest extends IngestorTestSupport {
                 .containsExactly("k-live");
     }
 
+    /**
+     * Bytes put in place by a registration that never committed (the database gone before its commit) and never sent
+     * again: unlinked once they are a day old. A file whose key is in use stays, so does a young one, and so does one
+     * whose bytes were registered after it was named.
+     */
+    @Test
+    void rawFilesNoKeyRefersToGoOnceTheyAreADayOld() throws Exception {
+        StoredContent orphan = placedWithoutKey("orphan");
+        StoredContent young = placedWithoutKey("young");
+        StoredContent registeredLater = placedWithoutKey("registered later");
+        StoredContent used = job("COMPLETED", "2 days", "source_id,sku,quantity,delivery_date\nU-" + UUID.randomUUID()
+                + ",SKU,1,2026-12-01\n");
+        for (StoredContent old : List.of(orphan, registeredLater, used)) {
+            java.nio.file.Files.setLastModifiedTime(old.path(),
+                    java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(Duration.ofHours(25))));
+        }
+        int[] statements = {0};
+        long named = 0;
+        for (StoredContent content : List.of(orphan, young, registeredLater, used)) {
+            named += housekeeping.nameOrphanedRawFiles(content.key().sha256().substring(0, 2), BATCH_SIZE, statements);
+        }
+        assertThat(named).isGreaterThanOrEqualTo(2);
+        // the same bytes arrive again and are registered before the file is unlinked
+        jdbc.update("INSERT INTO content_key (key, supplier, sha256, created_by) VALUES (?, 'ACME', ?, 'test')",
+                registeredLater.key().toString(), registeredLater.sha256());
+
+        assertThat(housekeeping.retain().rawFiles()).isGreaterThanOrEqualTo(1);
+
+        assertThat(orphan.path()).doesNotExist();
+        assertThat(young.path()).exists();
+        assertThat(registeredLater.path()).exists();
+        assertThat(used.path()).exists();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM raw_file_unlink WHERE key = ANY (?::text[])", Long.class,
+                (Object) new String[] {orphan.key().toString(), registeredLater.key().toString()})).isZero();
+    }
+
+    /** Retention looks through each of the raw store's 256 folders once in 256 runs, from wherever it starts. */
+    @Test
+    void theRawFoldersAreLookedThroughInTurn() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (int run = Integer.MAX_VALUE - 100; names.size() < 300 && run != Integer.MAX_VALUE - 100 + 256; run++) {
+            names.add(Housekeeping.rawFolderName(run));
+        }
+        assertThat(names).hasSize(256).allMatch(name -> name.matches("[0-9a-f]{2}"));
+    }
+
+    private StoredContent placedWithoutKey(String what) throws Exception {
+        return rawStore.store(
+                new ByteArrayInputStream((what + " " + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8)),
+                "ACME", null);
+    }
+
     /** Files that cannot be unlinked, a whole batch of them, do not hold up the files named after them. */
     @Test
     void rawFilesThatCannotBeUnlinkedDoNotHoldUpTheRest() throws Exception {
