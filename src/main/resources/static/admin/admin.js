@@ -19,19 +19,49 @@ function paging(name, extra) {
   if (at) { params.set('after', at); }
   return params;
 }
+// the job the operator asked to see, and the one the job view shows (its id, state, supplier and file name): the
+// view's buttons act on what is shown, never on a job whose answer has not come yet
 let selectedJob = null;
+let shownJob = null;
 let lookedUpKey = null;
 let timer = null;
+// the filter of the job list as last submitted: what the fields hold before Search is pressed is not applied
+let jobFilter = {};
+/** A request the server has not answered within this is given up, and says so. */
+const ANSWER_WITHIN_MS = 10000;
+
+// each list and the job view draws only the answer to the latest request for it: an answer that arrives after a
+// later request's (a slow refresh, then a click) would draw over what the operator asked for last
+const asked = {};
+function ask(name) {
+  const n = (asked[name] || 0) + 1;
+  asked[name] = n;
+  return () => asked[name] === n;
+}
 
 function key() { return sessionStorage.getItem('ingestor-admin-key') || ''; }
 
 async function call(method, url) {
-  const response = await fetch(url, { method, headers: { 'X-Api-Key': key() } });
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    throw new Error(body.detail || body.title || ('HTTP ' + response.status));
+  const controller = new AbortController();
+  const timeout = setTimeout(() => controller.abort(), ANSWER_WITHIN_MS);
+  try {
+    const response = await fetch(url, { method, headers: { 'X-Api-Key': key() }, signal: controller.signal });
+    const body = await response.json().catch(() => ({}));
+    if (controller.signal.aborted) { throw new Error('aborted'); }
+    if (!response.ok) {
+      const refused = new Error(body.detail || body.title || ('HTTP ' + response.status));
+      refused.status = response.status;
+      throw refused;
+    }
+    return body;
+  } catch (e) {
+    if (!controller.signal.aborted) { throw e; }
+    const late = new Error('no answer within ' + (ANSWER_WITHIN_MS / 1000) + ' s');
+    late.timedOut = true;
+    throw late;
+  } finally {
+    clearTimeout(timeout);
   }
-  return body;
 }
 
 function api(method, path) { return call(method, '/api/v1/admin' + path); }
@@ -77,12 +107,36 @@ async function act(asked, method, path) {
     const answer = result.result || (result.jobs !== undefined ? result.jobs + ' job(s) sent back' : 'done');
     say(question + ' → ' + answer);
   } catch (e) {
-    say(question + ' → refused: ' + e.message);
+    // an action unanswered may still have been taken: the lists, refreshed below, say whether it was
+    say(question + ' → ' + (e.timedOut ? e.message + ' (it may still be taken: see the lists)' : 'refused: ' + e.message));
   }
   await refresh();
 }
 
-async function refresh() {
+// one refresh at a time: asked for while one runs (a click, the timer), it runs once more when that one ends, so that
+// a slow server never has refreshes piling up on it and an answer is never drawn over by an older one
+let refreshing = null;
+let refreshAgain = false;
+
+function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    try {
+      do {
+        refreshAgain = false;
+        await refreshOnce();
+      } while (refreshAgain);
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
+}
+
+async function refreshOnce() {
   if (!key()) { say(NO_KEY); return; }
   try {
     const overview = await api('GET', '/overview');
@@ -145,8 +199,9 @@ function renderRetrySuppliers(overview) {
   clear(box);
   Object.entries(overview.suppliers).forEach(([supplier, counts]) => {
     if (counts.FAILED > 0) {
+      // every job FAILED when the button is pressed is sent back: the count is the overview's, a moment old
       const b = button('Retry all ' + counts.FAILED + ' failed of ' + supplier, 'retry-supplier', () =>
-        act('Retry all ' + counts.FAILED + ' failed jobs of ' + supplier + '?', 'POST',
+        act('Retry every failed job of ' + supplier + ' (' + counts.FAILED + ' when last counted)?', 'POST',
           '/suppliers/' + encodeURIComponent(supplier) + '/retry-failed'));
       b.dataset.supplier = supplier;
       box.appendChild(b);
@@ -241,9 +296,11 @@ function pager(id, list, name, load) {
   const box = $(id);
   clear(box);
   const walked = cursors[name];
-  const prev = button('‹ previous', 'prev', () => { if (walked.length > 1) { walked.pop(); } load(); });
+  // a second click before the list is drawn again would walk a page further than the page shown
+  const go = (step) => { prev.disabled = true; next.disabled = true; step(); load(); };
+  const prev = button('‹ previous', 'prev', () => go(() => { if (walked.length > 1) { walked.pop(); } }));
   prev.disabled = walked.length <= 1;
-  const next = button('next ›', 'next', () => { if (list.next) { walked.push(list.next); } load(); });
+  const next = button('next ›', 'next', () => go(() => { if (list.next) { walked.push(list.next); } }));
   next.disabled = !list.more;
   box.appendChild(prev);
   box.appendChild(element('span', 'page ' + walked.length + ' · ' + (list.more ? 'more follow' : 'last page'), 'where'));
@@ -253,11 +310,9 @@ function pager(id, list, name, load) {
 function reloadSoon(promise) { promise.catch((e) => say('error: ' + e.message)); }
 
 async function loadJobs() {
-  const params = paging('jobs');
-  if ($('search').value.trim()) { params.set('q', $('search').value.trim()); }
-  if ($('filter-supplier').value.trim()) { params.set('supplier', $('filter-supplier').value.trim()); }
-  if ($('filter-state').value) { params.set('state', $('filter-state').value); }
-  const page = await api('GET', '/jobs?' + params);
+  const current = ask('jobs');
+  const page = await api('GET', '/jobs?' + paging('jobs', jobFilter));
+  if (!current()) { return; }
   const body = $('jobs').tBodies[0];
   clear(body);
   page.items.forEach((job) => {
@@ -267,7 +322,7 @@ async function loadJobs() {
     cell(row, job.id);
     cell(row, job.supplier);
     cell(row, job.state, 'state-' + job.state);
-    cell(row, job.fileName);
+    cell(row, job.fileName, 'file');
     cell(row, job.source);
     cell(row, job.progress.total ? job.progress.recordsDone + ' / ' + job.progress.total : '');
     cell(row, job.error, 'reason');
@@ -287,17 +342,17 @@ function renderFailed(failed) {
     row.dataset.job = job.id;
     cell(row, job.id);
     cell(row, job.supplier);
-    cell(row, job.fileName);
+    cell(row, job.fileName, 'file');
     cell(row, job.stage);
     cell(row, job.exception);
     cell(row, job.message || job.error, 'reason');
     cell(row, job.attempts, 'num');
     cell(row, job.failedAt);
     const actions = cell(row, '');
-    actions.appendChild(button('Re-validate', 'revalidate', () =>
-      act('Re-validate job ' + job.id + '?', 'POST', '/jobs/' + job.id + '/revalidate')));
-    actions.appendChild(button('Re-process', 'reprocess', () =>
-      act('Re-process job ' + job.id + '?', 'POST', '/jobs/' + job.id + '/reprocess')));
+    // sent with the state this row shows: a job that has finished since the list was drawn is left as it is
+    const failedJob = { id: job.id, state: 'FAILED', supplier: job.supplier, fileName: job.fileName };
+    actions.appendChild(button('Re-validate', 'revalidate', () => jobAction('Re-validate', 'revalidate', failedJob)));
+    actions.appendChild(button('Re-process', 'reprocess', () => jobAction('Re-process', 'reprocess', failedJob)));
     row.addEventListener('click', () => reloadSoon(showJob(job.id)));
   });
   pager('failed-pager', failed, 'failed', () => reloadSoon(refresh()));
@@ -367,13 +422,44 @@ function field(list, name, value) {
   list.appendChild(element('dd', value));
 }
 
+/** A re-validate or re-process of {@code job} as the operator saw it: named in the question, its state expected. */
+function jobAction(label, action, job) {
+  return act(label + ' job ' + job.id + ' (' + text(job.fileName) + ' of ' + job.supplier + ', ' + job.state + ')?',
+    'POST', '/jobs/' + job.id + '/' + action + '?expectedState=' + encodeURIComponent(job.state));
+}
+
+function closeJob() {
+  ask('job');
+  selectedJob = null;
+  shownJob = null;
+  $('detail').hidden = true;
+}
+
 async function showJob(id) {
-  if (selectedJob !== id) { cursors.records = [null]; }
+  const current = ask('job');
+  if (selectedJob !== id) {
+    cursors.records = [null];
+    // the job shown until now is not the one asked for: its buttons go with it until the new one is drawn
+    shownJob = null;
+    $('detail').hidden = true;
+  }
   selectedJob = id;
-  const detail = await api('GET', '/jobs/' + id);
+  let detail;
+  try {
+    detail = await api('GET', '/jobs/' + id);
+  } catch (e) {
+    if (e.status === 404 && current()) {
+      closeJob();
+      say('job ' + id + ' is gone (retention deleted it, or it never was)');
+      return;
+    }
+    throw e;
+  }
   const records = await call('GET', '/api/v1/jobs/' + encodeURIComponent(id) + '/records?'
     + paging('records'));
+  if (!current()) { return; }
   const job = detail.job;
+  shownJob = { id, state: job.state, supplier: job.supplier, fileName: job.fileName };
   $('detail').hidden = false;
   $('detail-id').textContent = id;
   const total = job.progress.total;
@@ -480,9 +566,16 @@ function showTab(name) {
   document.querySelectorAll('section.tab').forEach((s) => { s.hidden = s.id !== 'tab-' + name; });
 }
 
+// the next live refresh is due 3 s after the last one ended, however long that took
 function schedule() {
-  if (timer) { clearInterval(timer); }
-  timer = $('live').checked ? setInterval(refresh, 3000) : null;
+  if (timer) { clearTimeout(timer); timer = null; }
+  if ($('live').checked) {
+    timer = setTimeout(async () => {
+      timer = null;
+      await refresh();
+      schedule();
+    }, 3000);
+  }
 }
 
 STATES.forEach((s) => { const o = element('option', s); o.value = s; $('filter-state').appendChild(o); });
@@ -492,7 +585,15 @@ $('login').addEventListener('submit', (event) => {
   sessionStorage.setItem('ingestor-admin-key', $('key').value);
   refresh();
 });
-$('filter').addEventListener('submit', (event) => { event.preventDefault(); cursors.jobs = [null]; reloadSoon(loadJobs()); });
+$('filter').addEventListener('submit', (event) => {
+  event.preventDefault();
+  jobFilter = {};
+  if ($('search').value.trim()) { jobFilter.q = $('search').value.trim(); }
+  if ($('filter-supplier').value.trim()) { jobFilter.supplier = $('filter-supplier').value.trim(); }
+  if ($('filter-state').value) { jobFilter.state = $('filter-state').value; }
+  cursors.jobs = [null];
+  reloadSoon(loadJobs());
+});
 $('key-lookup').addEventListener('submit', (event) => { event.preventDefault(); lookUpKey(); });
 $('preview-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -500,15 +601,17 @@ $('preview-form').addEventListener('submit', (event) => {
 });
 $('key-release').addEventListener('click', async () => {
   const k = lookedUpKey;
-  await act('Release Idempotency-Key ' + k.key + ' of ' + k.supplier + '?', 'DELETE',
-    '/idempotency-keys/' + encodeURIComponent(k.supplier) + '?key=' + encodeURIComponent(k.key));
+  // with the owner looked up: a retry that has taken the key over since runs on
+  await act('Release Idempotency-Key ' + k.key + ' of ' + k.supplier + ' (held by ' + k.owner + ')?', 'DELETE',
+    '/idempotency-keys/' + encodeURIComponent(k.supplier) + '?key=' + encodeURIComponent(k.key)
+      + '&owner=' + encodeURIComponent(k.owner));
   // a released key is gone: the answer stays in the status line, the lookup is cleared
   clear($('key-result'));
   $('key-release').hidden = true;
 });
-$('revalidate').addEventListener('click', () => act('Re-validate job ' + selectedJob + '?', 'POST', '/jobs/' + selectedJob + '/revalidate'));
-$('reprocess').addEventListener('click', () => act('Re-process job ' + selectedJob + '?', 'POST', '/jobs/' + selectedJob + '/reprocess'));
-$('detail-close').addEventListener('click', () => { selectedJob = null; $('detail').hidden = true; });
+$('revalidate').addEventListener('click', () => { if (shownJob) { jobAction('Re-validate', 'revalidate', shownJob); } });
+$('reprocess').addEventListener('click', () => { if (shownJob) { jobAction('Re-process', 'reprocess', shownJob); } });
+$('detail-close').addEventListener('click', closeJob);
 $('live').addEventListener('change', schedule);
 schedule();
 refresh();

@@ -403,12 +403,20 @@ public class JobLifecycle {
      * unknown.
      */
     public boolean revalidate(UUID jobId) {
+        return revalidate(jobId, null);
+    }
+
+    /**
+     * As {@link #revalidate(UUID)}, only while the job is in {@code expected} (null: any state at rest): an operator
+     * acting on a row they saw FAILED does not send round a job that has finished since.
+     */
+    public boolean revalidate(UUID jobId, JobState expected) {
         return sentBack(jdbc.update(
                 "UPDATE import_job SET state = 'RECEIVED', total = 0, accepted = 0, updated = 0, replayed = 0,"
                         + " quarantined = 0, records_done = 0, rerun = true, " + APPLIED_BEFORE + ", error = NULL,"
                         + " lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
-                        + " WHERE id = ? AND state IN " + AT_REST,
-                jobId) == 1);
+                        + " WHERE id = ? AND state IN " + AT_REST + " AND state = coalesce(?, state)",
+                jobId, expected == null ? null : expected.name()) == 1);
     }
 
     /**
@@ -431,13 +439,19 @@ public class JobLifecycle {
      * or no records), or is unknown.
      */
     public boolean reprocess(UUID jobId) {
+        return reprocess(jobId, null);
+    }
+
+    /** As {@link #reprocess(UUID)}, only while the job is in {@code expected} (null: any it may be sent from). */
+    public boolean reprocess(UUID jobId, JobState expected) {
         return sentBack(
                 jdbc.update(
                         "UPDATE import_job SET state = 'PROCESSING', " + APPLIED_BEFORE + ", records_done = 0,"
                                 + " rerun = true, accepted = 0, updated = 0, replayed = 0, error = NULL,"
                                 + " lease_owner = NULL, lease_until = NULL, attempts = 0, takeovers = 0, updated_at = now()"
-                                + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE),
-                        jobId) == 1);
+                                + " WHERE id = ? AND total > 0 AND state IN " + inList(REPROCESSABLE)
+                                + " AND state = coalesce(?, state)",
+                        jobId, expected == null ? null : expected.name()) == 1);
     }
 
     /** A FAILED job and the stage its last dead letter names. */

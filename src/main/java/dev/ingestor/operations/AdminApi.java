@@ -235,10 +235,17 @@ public class AdminApi {
                         + "'")));
     }
 
-    public void releaseRequestKey(@Header("supplier") String supplier, @Header("key") String key, Exchange exchange) {
-        answer(exchange, requestKeys.releaseInProgress(supplier, requestKeyNamed(key), who(exchange)), "released",
-                "Idempotency-Key '" + key + "' of supplier '" + supplier
-                        + "' is not in progress (or unknown); nothing to release");
+    /**
+     * {@code ?owner=}: the owner the operator saw; a key another request has taken over since (a retry after the
+     * owner's lease ran out) is left to it (409).
+     */
+    public void releaseRequestKey(@Header("supplier") String supplier, @Header("key") String key,
+            @Header("owner") String owner, Exchange exchange) {
+        String expectedOwner = owner == null || owner.isEmpty() ? null : QueryParams.text("owner", owner);
+        answer(exchange, requestKeys.releaseInProgress(supplier, requestKeyNamed(key), expectedOwner, who(exchange)),
+                "released", "Idempotency-Key '" + key + "' of supplier '" + supplier + "' is not in progress"
+                        + (expectedOwner == null ? "" : " under " + expectedOwner + " (taken over or finished since)")
+                        + " (or unknown); nothing to release");
     }
 
     /** The key of a request-key call, from its path or its {@code ?key=}; none is a 400. */
@@ -250,16 +257,28 @@ public class AdminApi {
         return key;
     }
 
-    public void revalidate(@Header("id") String id, Exchange exchange) {
+    /** {@code ?expectedState=}: the state the operator saw; a job in another state now is left as it is (409). */
+    public void revalidate(@Header("id") String id, @Header(EXPECTED_STATE) String expectedState, Exchange exchange) {
         UUID jobId = QueryParams.jobId(id);
-        answer(exchange, actions.revalidate(jobId, who(exchange)), "queued for validation",
-                "job " + jobId + " is unknown or not at rest (a worker holds it); try again when it has finished");
+        JobState expected = QueryParams.state(expectedState);
+        answer(exchange, actions.revalidate(jobId, expected, who(exchange)), "queued for validation",
+                "job " + jobId + " is unknown or not at rest (a worker holds it)" + notAsSeen(expected)
+                        + "; try again when it has finished");
     }
 
-    public void reprocess(@Header("id") String id, Exchange exchange) {
+    public void reprocess(@Header("id") String id, @Header(EXPECTED_STATE) String expectedState, Exchange exchange) {
         UUID jobId = QueryParams.jobId(id);
-        answer(exchange, actions.reprocess(jobId, who(exchange)), "queued for processing",
-                "job " + jobId + " is unknown, not finished, or was never validated (re-validate it instead)");
+        JobState expected = QueryParams.state(expectedState);
+        answer(exchange, actions.reprocess(jobId, expected, who(exchange)), "queued for processing",
+                "job " + jobId + " is unknown, not finished, or was never validated (re-validate it instead)"
+                        + notAsSeen(expected));
+    }
+
+    /** The query parameter naming the state a job action expects its job in. */
+    static final String EXPECTED_STATE = "expectedState";
+
+    private static String notAsSeen(JobState expected) {
+        return expected == null ? "" : ", or is no longer " + expected + " as expected (reload it)";
     }
 
     public void replayDeadLetter(@Header("id") String id, Exchange exchange) {

@@ -6,6 +6,7 @@ import java.util.function.BooleanSupplier;
 
 import dev.ingestor.job.DeadLetterStore;
 import dev.ingestor.job.JobLifecycle;
+import dev.ingestor.job.JobState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -46,19 +47,27 @@ class JobActions {
         REFUSED
     }
 
-    /** Back to RECEIVED: validation reads the file again, then processing applies it (replays stay replays). */
-    public boolean revalidate(UUID jobId, String who) {
-        boolean done = sentRound(jobId, who, () -> lifecycle.revalidate(jobId));
+    /**
+     * Back to RECEIVED: validation reads the file again, then processing applies it (replays stay replays). Only while
+     * the job is in {@code expected}, when that is named: the state the operator saw.
+     */
+    public boolean revalidate(UUID jobId, JobState expected, String who) {
+        boolean done = sentRound(jobId, who, () -> lifecycle.revalidate(jobId, expected));
         LOG.info("admin action=revalidate job={} by={} result={}", jobId, who,
-                done ? "queued" : "refused (not at rest, or unknown)");
+                done ? "queued" : "refused (not at rest, not " + expected + " as expected, or unknown)");
         return done;
     }
 
-    /** Back to PROCESSING from the first record: the quarantine stays as validation left it. */
-    public boolean reprocess(UUID jobId, String who) {
-        boolean done = sentRound(jobId, who, () -> lifecycle.reprocess(jobId));
+    /**
+     * Back to PROCESSING from the first record: the quarantine stays as validation left it. Only while the job is in
+     * {@code expected}, when that is named.
+     */
+    public boolean reprocess(UUID jobId, JobState expected, String who) {
+        boolean done = sentRound(jobId, who, () -> lifecycle.reprocess(jobId, expected));
         LOG.info("admin action=reprocess job={} by={} result={}", jobId, who,
-                done ? "queued" : "refused (not finished, never validated, or unknown)");
+                done
+                        ? "queued"
+                        : "refused (not finished, never validated, not " + expected + " as expected, or unknown)");
         return done;
     }
 

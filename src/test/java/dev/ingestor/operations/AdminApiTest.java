@@ -185,6 +185,32 @@ class AdminApiTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM item", Long.class)).isEqualTo(2);
     }
 
+    /**
+     * An action sent from a row the operator saw FAILED (the console's Failed jobs list, a view not redrawn yet)
+     * leaves a job that has finished since as it is: the state it expects is named, and the answer says so.
+     */
+    @Test
+    void anActionThatNamesTheStateItSawLeavesAJobInAnotherStateAlone() throws Exception {
+        UUID id = ingest(HEADER + "E-1,1,SKU,1,2026-12-01\n");
+        awaitState(id, "COMPLETED");
+        long updatedAt = jdbc.queryForObject("SELECT extract(epoch FROM updated_at) * 1e6 FROM import_job WHERE id = ?",
+                Double.class, id).longValue();
+
+        assertProblem(admin("POST", "/jobs/" + id + "/revalidate?expectedState=FAILED"), 409, "no longer FAILED");
+        assertProblem(admin("POST", "/jobs/" + id + "/reprocess?expectedState=FAILED"), 409, "no longer FAILED");
+        assertThat(state(id)).isEqualTo("COMPLETED");
+        assertThat(jdbc.queryForObject("SELECT extract(epoch FROM updated_at) * 1e6 FROM import_job WHERE id = ?",
+                Double.class, id).longValue()).isEqualTo(updatedAt);
+        assertProblem(admin("POST", "/jobs/" + id + "/revalidate?expectedState=DONE"), 400, "DONE");
+
+        assertThat(admin("POST", "/jobs/" + id + "/reprocess?expectedState=COMPLETED").statusCode()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED")
+                && jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, id) == 1);
+        assertThat(admin("POST", "/jobs/" + id + "/revalidate?expectedState=completed").statusCode()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(id).equals("COMPLETED"));
+        assertThat(events(id)).isEqualTo(1);
+    }
+
     @Test
     void retryFailedSendsEveryFailedJobOfASupplierBack() throws Exception {
         breakProcessing();
@@ -276,6 +302,26 @@ class AdminApiTest extends IngestorTestSupport {
         }
         assertProblem(admin("GET", "/idempotency-keys/ACME"), 400, "name the Idempotency-Key");
         assertProblem(admin("DELETE", "/idempotency-keys/ACME?key="), 400, "name the Idempotency-Key");
+    }
+
+    /**
+     * A release that names the owner the operator saw leaves a key a retry has taken over since (its owner's lease ran
+     * out) to that retry, which is running.
+     */
+    @Test
+    void aReleaseThatNamesTheOwnerItSawLeavesAKeyTakenOverSince() throws Exception {
+        jdbc.update("INSERT INTO http_request (supplier, idempotency_key, fingerprint, state, owner, lease_until,"
+                + " expires_at) VALUES ('ACME', 'taken-over', repeat('a', 64), 'IN_PROGRESS', 'live/2',"
+                + " now() + interval '1 hour', now() + interval '1 day')");
+
+        assertProblem(admin("DELETE", "/idempotency-keys/ACME?key=taken-over&owner=gone%2F1"), 409,
+                "under gone/1 (taken over or finished since)");
+        assertProblem(admin("DELETE", "/idempotency-keys/ACME/taken-over?owner=gone%2F1"), 409, "taken over");
+        assertThat(mapper.readTree(admin("GET", "/idempotency-keys/ACME?key=taken-over").body()).get("owner")
+                .asString()).isEqualTo("live/2");
+        assertThat(admin("DELETE", "/idempotency-keys/ACME?key=taken-over&owner=live%2F2").statusCode())
+                .isEqualTo(202);
+        assertProblem(admin("GET", "/idempotency-keys/ACME?key=taken-over"), 404, "taken-over");
     }
 
     UUID ingestNamed(String fileName, String content) {

@@ -193,6 +193,81 @@ class AdminPageBrowserTest extends IngestorTestSupport {
         wait.until(d -> d.findElements(retryAll).isEmpty());
     }
 
+    /**
+     * The page's own fetch, wrapped in the browser: answers to requests whose address holds a key of
+     * {@code window.slow} wait that many milliseconds (abortable, as a network's wait is), and the requests in
+     * flight at once are counted. The page's code is as served.
+     */
+    private static final String SLOW_SERVER = """
+            window.slow = {}; window.inFlight = 0; window.maxInFlight = 0;
+            const original = window.fetch;
+            window.fetch = async (url, init) => {
+              window.inFlight++; window.maxInFlight = Math.max(window.maxInFlight, window.inFlight);
+              try {
+                const wait = Object.entries(window.slow).find(([part]) => String(url).includes(part));
+                if (wait) {
+                  await new Promise((resolve, reject) => {
+                    const t = setTimeout(resolve, wait[1]);
+                    if (init && init.signal) {
+                      init.signal.addEventListener('abort', () => {
+                        clearTimeout(t); reject(new DOMException('aborted', 'AbortError'));
+                      });
+                    }
+                  });
+                }
+                return await original(url, init);
+              } finally { window.inFlight--; }
+            };""";
+
+    /**
+     * A slow server gets one refresh at a time, a server that does not answer is named within 10 s, and the job
+     * view acts on the job it shows: a slow answer about a job clicked earlier is not drawn over a later one's.
+     */
+    @Test
+    void aSlowServerGetsOneRequestAtATimeAndTheJobViewActsOnTheJobShown() throws Exception {
+        WebDriver page = browser();
+        UUID first = ingest("first.csv", "source_id,sku,quantity,delivery_date\nS-1,SKU,1,2026-12-01\n");
+        UUID second = ingest("second.csv", "source_id,sku,quantity,delivery_date\nS-2,SKU,1,2026-12-01\n");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> state(first).equals("COMPLETED") && state(second).equals("COMPLETED"));
+        WebDriverWait wait = open(page);
+        org.openqa.selenium.JavascriptExecutor js = (org.openqa.selenium.JavascriptExecutor) page;
+        js.executeScript(SLOW_SERVER);
+
+        // each refresh waits 7 s for the overview, more than the 3 s between refreshes
+        js.executeScript("window.slow = {'/admin/overview': 7000};");
+        Thread.sleep(16_000);
+        assertThat(((Number) js.executeScript("return window.maxInFlight;")).intValue()).isEqualTo(1);
+
+        // no answer at all: said within the 10 s a request is given
+        js.executeScript("window.slow = {'/admin/overview': 600000};");
+        new WebDriverWait(page, Duration.ofSeconds(25))
+                .until(d -> status(d).equals("error: no answer within 10 s"));
+
+        // the first job's answer is slow; the operator clicks it, then the second, which is drawn and stays (live
+        // refresh off: it would draw the second again, over whatever drew the first)
+        js.executeScript("window.slow = {'/admin/jobs/" + first + "': 3000};");
+        wait.until(d -> status(d).isEmpty());
+        page.findElement(By.id("live")).click();
+        By firstRow = By.cssSelector("#jobs tbody tr[data-job='" + first + "']");
+        By secondRow = By.cssSelector("#jobs tbody tr[data-job='" + second + "']");
+        click(wait, firstRow);
+        click(wait, secondRow);
+        wait.until(d -> d.findElement(By.id("detail-id")).getText().equals(second.toString()));
+        Thread.sleep(4_000);
+        assertThat(page.findElement(By.id("detail-id")).getText()).isEqualTo(second.toString());
+        assertThat(page.findElement(By.id("detail-fields")).getText()).contains("second.csv");
+
+        click(wait, By.id("reprocess"));
+        org.openqa.selenium.Alert question = wait.until(ExpectedConditions.alertIsPresent());
+        assertThat(question.getText()).contains(second.toString()).contains("second.csv").contains("COMPLETED");
+        question.accept();
+        wait.until(d -> status(d).contains("queued for processing"));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.queryForObject(
+                "SELECT replayed FROM import_job WHERE id = ?", Long.class, second) == 1);
+        assertThat(jdbc.queryForObject("SELECT replayed FROM import_job WHERE id = ?", Long.class, first)).isZero();
+    }
+
     @Test
     void throughputSearchAndPagingShowTheJobs() throws Exception {
         WebDriver page = browser();

@@ -277,13 +277,13 @@ public class RequestKeyStore {
     }
 
     /**
-     * An operator lets go of a key stuck IN_PROGRESS (whoever owns it), so the supplier's retry runs; a key that
-     * completed is left alone, its stored response is the answer. Logged with who did it.
+     * An operator lets go of a key stuck IN_PROGRESS, so the supplier's retry runs: whoever owns it, or only while
+     * {@code owner} does when that is named (the owner the operator saw: a retry that took the key over since runs
+     * on). A key that completed is left alone, its stored response is the answer. Logged with who did it.
      */
-    public boolean releaseInProgress(String supplier, String key, String who) {
-        int deleted = jdbc.update(
-                "DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ? AND state = 'IN_PROGRESS'",
-                supplier, key);
+    public boolean releaseInProgress(String supplier, String key, String owner, String who) {
+        int deleted = jdbc.update("DELETE FROM http_request WHERE supplier = ? AND idempotency_key = ?"
+                + " AND state = 'IN_PROGRESS' AND owner = coalesce(?, owner)", supplier, key, owner);
         ADMIN_LOG.info("admin action=release-request-key supplier={} key={} by={} result={}", SafeText.of(supplier, 80),
                 SafeText.of(key, 200), who, deleted == 1 ? "released" : "refused (not in progress, or unknown)");
         return deleted == 1;
