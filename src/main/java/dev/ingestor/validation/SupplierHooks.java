@@ -23,11 +23,13 @@ import org.springframework.stereotype.Component;
  * <p>
  * A reload takes a route away before it adds it again, and an edit that does not load leaves it away. So the file
  * each hook route was loaded from is remembered: a hook missing while that file is still there throws {@link
- * HookNotRunningException}, which the stage tries again, rather than read the records as if the supplier had no hook.
- * A hook whose file was deleted is gone on purpose, and so is one away for longer than {@link #AWAY_AT_MOST} while
- * its file is there (an edit that took the route out, which a reload loads without it): its jobs then go on without
- * it, as a route reload is over in moments. Hooks are remembered from the first lookup of the run on, every
- * hook route at each lookup, so a reload before the first job of the run is not told from a hook never there.
+ * HookNotRunningException}, which the stage tries again (and, past its redeliveries, fails the job with a dead
+ * letter), rather than read the records as if the supplier had no hook. A hook whose file was deleted is gone on
+ * purpose, and so is one away for longer than {@link #AWAY_AT_MOST} whose file no longer names its endpoint (an
+ * edit that took the route out, which a reload loads without it): its jobs then go on without it. A file that still
+ * names it and did not load (Camel has taken its routes away, and an edit with a mistake in it leaves them away) is
+ * waited for however long that lasts. Hooks are remembered from the first lookup of the run on, every hook route at
+ * each lookup, so a reload before the first job of the run is not told from a hook never there.
  */
 @Component
 class SupplierHooks {
@@ -37,7 +39,7 @@ class SupplierHooks {
 
     private final CamelContext camelContext;
     private final ProducerTemplate producer;
-    /** How long a hook whose file is there is waited for before its supplier's jobs go on without it. */
+    /** How long a hook whose file no longer names it is waited for before its supplier's jobs go on without it. */
     static final Duration AWAY_AT_MOST = Duration.ofMinutes(1);
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.validation");
 
@@ -100,14 +102,32 @@ class SupplierHooks {
         Resource file = loadedFrom.get(supplier);
         if (file != null && file.exists()) {
             long now = System.nanoTime();
-            if (now - awaySince.computeIfAbsent(supplier, s -> now) < awayAtMostNanos) {
+            if (now - awaySince.computeIfAbsent(supplier, s -> now) < awayAtMostNanos || namesHook(file, supplier)) {
                 throw new HookNotRunningException(supplier, uri, file.getLocation());
             }
-            LOG.warn("the hook route of supplier {} ({}) has been away for {} while its file {} is there: its jobs go"
-                    + " on without it", supplier, uri, Duration.ofNanos(awayAtMostNanos), file.getLocation());
+            LOG.warn("the hook route of supplier {} ({}) has been away for {} and its file {} no longer names it: its"
+                    + " jobs go on without it", supplier, uri, Duration.ofNanos(awayAtMostNanos), file.getLocation());
         }
         loadedFrom.remove(supplier);
         awaySince.remove(supplier);
         return Optional.empty();
+    }
+
+    /** More than any route file holds; a file longer than this is read this far. */
+    private static final int MOST_READ = 1024 * 1024;
+
+    /**
+     * Whether the route file still names the supplier's hook endpoint, {@code map-<SUPPLIER>} as a word of its own
+     * (as {@code direct:map-X}, {@code direct://map-X} or a {@code name: map-X} parameter). A file that cannot be read
+     * is taken to name it: waiting is the safe side.
+     */
+    static boolean namesHook(Resource file, String supplier) {
+        try (java.io.InputStream in = file.getInputStream()) {
+            String text = new String(in.readNBytes(MOST_READ), java.nio.charset.StandardCharsets.UTF_8);
+            return java.util.regex.Pattern.compile("(?<![\\w-])map-" + java.util.regex.Pattern.quote(supplier)
+                    + "(?![\\w-])").matcher(text).find();
+        } catch (java.io.IOException | RuntimeException e) {
+            return true;
+        }
     }
 }

@@ -159,11 +159,13 @@ class SupplierHooksTest {
     }
 
     /**
-     * A hook route taken out of its file (which a reload loads without it) is waited for a while only: then the
-     * supplier's jobs go on without it.
+     * A hook whose file did not load (an edit with a mistake: Camel has taken its routes away) is waited for as long as
+     * the file names it, never read around; one taken out of its file (which a reload loads without it) is waited for
+     * a while only: then the supplier's jobs go on without it.
      */
     @Test
-    void aHookAwayForLongerThanAReloadTakesIsGone(@TempDir Path folder) throws Exception {
+    void aHookAwayIsWaitedForWhileItsFileNamesItAndGoneOnceTheFileNoLongerDoes(@TempDir Path folder)
+            throws Exception {
         SupplierHooks briefly = new SupplierHooks(camel, java.time.Duration.ofMillis(200));
         Path file = Files.writeString(folder.resolve("EDITCO.camel.yaml"), """
                 - route:
@@ -176,11 +178,41 @@ class SupplierHooksTest {
                 """);
         PluginHelper.getRoutesLoader(camel).loadRoutes(ResourceHelper.resolveResource(camel, "file:" + file));
         assertThat(briefly.hook("EDITCO", null)).isPresent();
+        // an edit that does not load: the route is away, the file still names the hook
         camel.getRouteController().stopRoute("edited-hook");
         camel.removeRoute("edited-hook");
+        Files.writeString(file, Files.readString(file).replace("constant:", "constant: [unclosed"));
         assertThatThrownBy(() -> briefly.hook("EDITCO", null)).isInstanceOf(HookNotRunningException.class);
         Thread.sleep(300);
-        assertThat(briefly.hook("EDITCO", null)).as("away longer than a reload takes").isEmpty();
+        assertThatThrownBy(() -> briefly.hook("EDITCO", null)).as("still named by its file")
+                .isInstanceOf(HookNotRunningException.class);
+
+        // the hook taken out of the file
+        Files.writeString(file, """
+                - route:
+                    id: edited-other
+                    from:
+                      uri: direct:map-EDITCO2
+                      steps:
+                        - log: "no hook of EDITCO here"
+                """);
+        assertThat(briefly.hook("EDITCO", null)).as("no longer named, away longer than a reload takes").isEmpty();
+    }
+
+    /** A hook is named by its endpoint as a word of its own, in each way a route file may write it. */
+    @Test
+    void aRouteFileNamesAHookByItsEndpoint(@TempDir Path folder) throws Exception {
+        for (String from : List.of("uri: direct:map-ACME", "uri: \"direct://map-ACME?timeout=5\"",
+                "uri: direct\n      parameters:\n        name: map-ACME")) {
+            Path file = Files.writeString(folder.resolve("ACME.camel.yaml"), "- route:\n    from:\n      " + from);
+            assertThat(SupplierHooks.namesHook(ResourceHelper.resolveResource(camel, "file:" + file), "ACME"))
+                    .as(from).isTrue();
+        }
+        for (String from : List.of("uri: direct:map-ACME2", "uri: direct:remap-ACME", "uri: direct:map-ACME-EU")) {
+            Path file = Files.writeString(folder.resolve("ACME.camel.yaml"), "- route:\n    from:\n      " + from);
+            assertThat(SupplierHooks.namesHook(ResourceHelper.resolveResource(camel, "file:" + file), "ACME"))
+                    .as(from).isFalse();
+        }
     }
 
     /**
