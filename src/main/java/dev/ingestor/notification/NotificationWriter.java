@@ -166,6 +166,12 @@ public class NotificationWriter {
             if (!INSTALLATION.equals(destination)) {
                 forSupplier.accept(shown);
             }
+            if (kind != null && window <= 0) {
+                // not coalesced (a window of 0): a notice of one fact, carrying what a coalesced one does
+                shown.put("count", 1);
+                shown.put("first_occurred_at", occurredAt);
+                shown.put("last_occurred_at", occurredAt);
+            }
             Map<String, Object> event = new LinkedHashMap<>();
             event.put("event_id", eventId.toString());
             event.put("type", type);

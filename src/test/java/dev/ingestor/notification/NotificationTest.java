@@ -180,6 +180,31 @@ class NotificationTest extends IngestorTestSupport {
         }
     }
 
+    /** With coalescing off (a window of 0), each intake notice still carries its count, 1, and its times. */
+    @Test
+    void anIntakeNoticeNotCoalescedCarriesItsCountAndTimes(@Autowired NotificationSettings settings) throws Exception {
+        Duration window = settings.getCoalesceWindow();
+        settings.setCoalesceWindow(Duration.ZERO);
+        try {
+            for (int i = 0; i < 2; i++) {
+                java.net.http.HttpResponse<String> refused = post("/api/v1/suppliers/ACME/files", ACME_KEY,
+                        "application/octet-stream",
+                        (HEADER + "W1,1,SKU,1,2026-01-01\n").getBytes(StandardCharsets.UTF_8),
+                        "X-File-Name", "window|zero.csv");
+                assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+            }
+        } finally {
+            settings.setCoalesceWindow(window);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> RECEIVER.received("/hook", "intake.rejected").size() == 2);
+        for (WebhookReceiver.Received request : RECEIVER.received("/hook", "intake.rejected")) {
+            JsonNode data = json.readTree(request.body()).path("data");
+            assertThat(data.path("count").asInt()).as(data.toString()).isEqualTo(1);
+            assertThat(data.path("first_occurred_at").asString()).isEqualTo(data.path("last_occurred_at").asString())
+                    .isEqualTo(json.readTree(request.body()).path("occurred_at").asString());
+        }
+    }
+
     // slow tier: a read timeout waited out
     @SlowTest
     @Test
