@@ -109,6 +109,19 @@ public class IngestorMetrics {
     }
 
     /**
+     * This instance no longer polls the supplier's SFTP server (another holds the route's lease): its
+     * {@code ingestor_sftp_up} goes until it polls again, so the last poll it made before it lost the lease (a failed
+     * one, when a network fault cut it off from the server and the database alike) does not hold the SftpDown alert
+     * on while the instance that took over polls the server well.
+     */
+    public void sftpNotPolledHere(String supplier) {
+        AtomicInteger removed = sftpUp.remove(tag(supplier));
+        if (removed != null) {
+            registry.find("ingestor.sftp.up").tag("supplier", tag(supplier)).meters().forEach(registry::remove);
+        }
+    }
+
+    /**
      * Whether this instance leads the supplier's SFTP route: holds its lease and so is the one instance that polls
      * the supplier's server. Summed over the instances it is 1 while someone polls, 0 during a takeover.
      */

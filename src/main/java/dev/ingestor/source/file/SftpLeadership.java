@@ -98,8 +98,11 @@ public class SftpLeadership {
      * route's consumer is left out of /actuator/health, so it is on while this instance leads (a server that
      * cannot be polled shows DOWN) and off while another does (a stopped route on a follower is no fault).
      */
-    private void leadershipChanged(String routeId, boolean leading) {
+    void leadershipChanged(String routeId, boolean leading) {
         metrics.sftpLeader(supplier(routeId), leading);
+        if (!leading) {
+            metrics.sftpNotPolledHere(supplier(routeId));
+        }
         CamelContext context = camelContext;
         org.apache.camel.Route route = context == null ? null : context.getRoute(routeId);
         if (route != null) {

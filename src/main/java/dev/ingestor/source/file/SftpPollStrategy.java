@@ -57,7 +57,7 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
         refusals.endPoll(PollingRoute.id(consumer), PollingRoute.sawEverything(endpoint, polledMessages));
         Integer failed = failures.remove(PollingRoute.id(consumer));
-        metrics.sftpUp(supplier(consumer), true);
+        recordUp(consumer, true);
         if (failed != null) {
             LOG.info("sftp {} answers again after {} failed poll(s)", where(consumer, endpoint), failed);
         }
@@ -67,11 +67,22 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
     public boolean rollback(Consumer consumer, Endpoint endpoint, int retryCounter, Exception cause) {
         refusals.abandonPoll();
         int failed = failures.merge(PollingRoute.id(consumer), 1, Integer::sum);
-        metrics.sftpUp(supplier(consumer), false);
+        recordUp(consumer, false);
         LOG.warn("sftp {} cannot be polled (failure {} in a row): {}; polling goes on with back-off",
                 where(consumer, endpoint), failed, describe(cause));
         // no immediate retry: the next scheduled poll (after the back-off) tries again
         return false;
+    }
+
+    /**
+     * The poll's outcome as {@code ingestor_sftp_up}, while this instance holds the route's lease: a poll that ends
+     * after the lease was lost (one that waited on a server cut off with the database) would bring back the gauge of
+     * an instance that no longer polls ({@link IngestorMetrics#sftpNotPolledHere}).
+     */
+    private void recordUp(Consumer consumer, boolean up) {
+        if (leadership.leadsNow(PollingRoute.id(consumer))) {
+            metrics.sftpUp(supplier(consumer), up);
+        }
     }
 
     /**

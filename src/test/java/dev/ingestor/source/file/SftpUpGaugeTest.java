@@ -23,10 +23,16 @@ class SftpUpGaugeTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final IngestorMetrics metrics = new IngestorMetrics(registry);
-    // commit and rollback only: the lease, which begin asks for, is never read
-    private final SftpPollStrategy strategy = new SftpPollStrategy(metrics, new LinkRefusals(),
-            new SftpLeadership(new RouteLeases(null), new InstanceId(new IngestorProperties()), new SftpSettings(),
-                    metrics));
+    /** Whether this instance holds the routes' leases: the real leadership, its lease service's answer set here. */
+    private volatile boolean leading = true;
+    private final SftpLeadership leadership = new SftpLeadership(new RouteLeases(null),
+            new InstanceId(new IngestorProperties()), new SftpSettings(), metrics) {
+        @Override
+        public boolean leadsNow(String routeId) {
+            return leading;
+        }
+    };
+    private final SftpPollStrategy strategy = new SftpPollStrategy(metrics, new LinkRefusals(), leadership);
 
     private static Consumer consumerOf(String routeId) {
         return (Consumer) Proxy.newProxyInstance(SftpUpGaugeTest.class.getClassLoader(),
@@ -57,6 +63,30 @@ class SftpUpGaugeTest {
         assertThat(up("ACME")).isEqualTo(0.0);
         assertThat(up("GLOBEX")).as("one supplier's server is not another's").isEqualTo(1.0);
 
+        strategy.commit(acme, endpoint(), 0);
+        assertThat(up("ACME")).isEqualTo(1.0);
+    }
+
+    /**
+     * An instance that lost the route's lease (cut off from the server and the database alike, its last poll failed)
+     * no longer exports the gauge, nor brings it back with a poll that ends after the loss: the instance that took
+     * over polls the server, and the alert reads its gauge alone.
+     */
+    @Test
+    void anInstanceThatNoLongerPollsTheServerExportsNoGaugeForIt() {
+        Consumer acme = consumerOf("sftp-ACME");
+        strategy.rollback(acme, endpoint(), 0, new IOException("Connection timed out"));
+        assertThat(up("ACME")).isEqualTo(0.0);
+
+        leading = false;
+        leadership.leadershipChanged("sftp-ACME", false);
+        assertThat(registry.find("ingestor.sftp.up").tag("supplier", "ACME").gauge()).isNull();
+        // the poll that was waiting on the server ends after the lease was lost
+        strategy.rollback(acme, endpoint(), 1, new IOException("Connection timed out"));
+        assertThat(registry.find("ingestor.sftp.up").tag("supplier", "ACME").gauge()).isNull();
+
+        leading = true;
+        leadership.leadershipChanged("sftp-ACME", true);
         strategy.commit(acme, endpoint(), 0);
         assertThat(up("ACME")).isEqualTo(1.0);
     }
