@@ -5,6 +5,8 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ingestor.config.IngestorProperties;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -24,6 +26,8 @@ import org.springframework.core.env.Environment;
 @ConditionalOnExpression("'${spring.datasource.url:}'.isEmpty()")
 @EnableConfigurationProperties(EmbeddedPostgresProperties.class)
 class EmbeddedPostgresConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresConfiguration.class);
 
     @Bean(destroyMethod = "close")
     EmbeddedPostgres embeddedPostgres(IngestorProperties ingestor, EmbeddedPostgresProperties postgres)
@@ -46,6 +50,9 @@ class EmbeddedPostgresConfiguration {
         dataSource.setPassword(login.password());
         Integer formerPoolSize = properties.poolSizeIfSet();
         if (formerPoolSize != null) {
+            LOG.warn("ingestor.embedded.postgres.pool-size={} is deprecated and sizes the embedded database's pool over"
+                    + " spring.datasource.hikari.maximum-pool-size={} until 1.0.0: set the size there and remove it",
+                    formerPoolSize, dataSource.getMaximumPoolSize());
             dataSource.setMaximumPoolSize(formerPoolSize);
         }
         return dataSource;

@@ -37,6 +37,20 @@ class PoolAboveKeyConcurrencyTest {
         assertThatCode(() -> check.postProcessAfterInitialization(pool, "dataSource")).doesNotThrowAnyException();
     }
 
+    /** A deployment that still sets the former size, which wins, is told that one, not the size it did not set. */
+    @Test
+    void aPoolSizedByTheFormerPropertyIsRefusedNamingIt() {
+        PoolAboveKeyConcurrency check = new PoolAboveKeyConcurrency(new MockEnvironment()
+                .withProperty("ingestor.embedded.postgres.pool-size", "20")
+                .withProperty("spring.datasource.hikari.maximum-pool-size", "46"));
+        HikariDataSource pool = new HikariDataSource();
+        pool.setMaximumPoolSize(20);
+        assertThatThrownBy(() -> check.postProcessAfterInitialization(pool, "dataSource"))
+                .hasMessageStartingWith("ingestor.embedded.postgres.pool-size=20 (deprecated, read over"
+                        + " spring.datasource.hikari.maximum-pool-size: remove it) is not above"
+                        + " ingestor.http.limits.max-concurrent-per-key=32");
+    }
+
     @Test
     void withoutTheLimitSetTheDefaultOfOneKeyIsChecked() {
         PoolAboveKeyConcurrency check = new PoolAboveKeyConcurrency(new MockEnvironment());
