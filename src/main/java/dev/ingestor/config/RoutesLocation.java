@@ -28,8 +28,10 @@ import org.springframework.core.env.MapPropertySource;
  * An explicit {@code camel.main.routes-include-pattern} always wins.
  * <p>
  * A route runs with the app's rights (a route file can call any bean and write anywhere the app may), so the
- * folders it is read from must be writable by their owner alone: a routes folder or {@code suppliers/} that its
- * group or everyone may write to fails the start, naming the folder and the fix.
+ * folders it is read from, and its route files, must be writable by their owner alone: a routes folder, {@code
+ * suppliers/} or a route file in them that its group or everyone may write to fails the start, naming it and the
+ * fix. A route file that is a link (a Kubernetes ConfigMap's are) is judged as the file it leads to, with the folder
+ * that holds that file.
  */
 public class RoutesLocation implements EnvironmentPostProcessor {
 
@@ -65,6 +67,8 @@ public class RoutesLocation implements EnvironmentPostProcessor {
         if (hasRoutes(dir)) {
             requireOwnerOnlyWritable(dir);
             requireOwnerOnlyWritable(dir.resolve("suppliers"));
+            requireRouteFilesOwnerOnlyWritable(dir);
+            requireRouteFilesOwnerOnlyWritable(dir.resolve("suppliers"));
             pattern = "file:" + dir + "/*.camel.yaml";
             if (Files.isDirectory(dir.resolve("suppliers"))) {
                 pattern += ",file:" + dir + "/suppliers/*.camel.yaml";
@@ -95,23 +99,52 @@ public class RoutesLocation implements EnvironmentPostProcessor {
      * Fails when {@code folder} exists and its group or everyone may write to it (on file systems with POSIX rights).
      */
     static void requireOwnerOnlyWritable(Path folder) {
-        PosixFileAttributeView posix = Files.getFileAttributeView(folder, PosixFileAttributeView.class);
-        if (posix == null || !Files.isDirectory(folder)) {
+        if (Files.isDirectory(folder)) {
+            requireOwnerOnlyWritable(folder, "the routes folder " + folder, "add one there");
+        }
+    }
+
+    /**
+     * Fails when a route file in {@code folder} may be written by its group or everyone; a link is judged as the file
+     * it leads to, and the folder that holds that file as a routes folder.
+     */
+    static void requireRouteFilesOwnerOnlyWritable(Path folder) {
+        if (!Files.isDirectory(folder)) {
+            return;
+        }
+        try (DirectoryStream<Path> routes = Files.newDirectoryStream(folder, "*.camel.yaml")) {
+            Path realFolder = folder.toRealPath();
+            for (Path route : routes) {
+                Path real = route.toRealPath();
+                requireOwnerOnlyWritable(real, "the route file " + route
+                        + (real.equals(route.toAbsolutePath().normalize()) ? "" : " (a link to " + real + ")"),
+                        "change it");
+                if (!realFolder.equals(real.getParent())) {
+                    requireOwnerOnlyWritable(real.getParent(), "the folder " + real.getParent() + " of the route file "
+                            + route + " (a link)", "replace it");
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the route files in " + folder + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void requireOwnerOnlyWritable(Path path, String what, String how) {
+        PosixFileAttributeView posix = Files.getFileAttributeView(path, PosixFileAttributeView.class);
+        if (posix == null) {
             return;
         }
         Set<PosixFilePermission> permissions;
         try {
             permissions = posix.readAttributes().permissions();
         } catch (IOException e) {
-            throw new IllegalStateException(
-                    "cannot read the rights of the routes folder " + folder + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot read the rights of " + what + ": " + e.getMessage(), e);
         }
         if (permissions.stream().anyMatch(WRITABLE_BY_OTHERS::contains)) {
-            throw new IllegalStateException("the routes folder " + folder + " may be written by others than its owner"
-                    + " (" + java.nio.file.attribute.PosixFilePermissions.toString(permissions)
-                    + "): a route runs with the"
-                    + " app's rights, so whoever can add one there could run anything the app can. Fix: chmod go-w "
-                    + folder + " (ingestor.routes-dir)");
+            throw new IllegalStateException(what + " may be written by others than its owner ("
+                    + java.nio.file.attribute.PosixFilePermissions.toString(permissions) + "): a route runs with the"
+                    + " app's rights, so whoever can " + how + " could run anything the app can. Fix: chmod go-w "
+                    + path + " (ingestor.routes-dir)");
         }
     }
 

@@ -63,6 +63,47 @@ class RoutesLocationTest {
         }
     }
 
+    /**
+     * A route file others may write to fails the start as its folder would: editing a route runs code as surely as
+     * adding one. A link is judged as the file it leads to and the folder holding that (a ConfigMap's files are links
+     * into a folder of its own, which passes when only its owner may write).
+     */
+    @Test
+    void aRouteFileWritableByOthersThanItsOwnerIsRefusedAndALinkIsJudgedByWhatItLeadsTo(@TempDir Path elsewhere)
+            throws Exception {
+        Path route = Files.writeString(dir.resolve("intake.camel.yaml"), "- route: {}\n");
+        Path suppliers = Files.createDirectories(dir.resolve("suppliers"));
+        Path hook = Files.writeString(suppliers.resolve("SPLITCO.camel.yaml"), "- route: {}\n");
+        for (Path folder : List.of(dir, suppliers, elsewhere)) {
+            Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        for (Path file : List.of(route, hook)) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-r--"));
+            MockEnvironment environment = new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString());
+            assertThatThrownBy(() -> patternFor(environment)).as("%s", file)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("the route file " + file.toAbsolutePath().normalize())
+                    .hasMessageContaining("chmod go-w");
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        }
+
+        // a link to a file in a folder only its owner may write: read; the same folder writable by its group: refused
+        Path target = Files.writeString(elsewhere.resolve("GLOBEX.camel.yaml"), "- route: {}\n");
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
+        Files.createSymbolicLink(suppliers.resolve("GLOBEX.camel.yaml"), target);
+        assertThat(patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString())))
+                .startsWith("file:");
+        Files.setPosixFilePermissions(elsewhere, PosixFilePermissions.fromString("rwxrwxr-x"));
+        MockEnvironment environment = new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString());
+        assertThatThrownBy(() -> patternFor(environment)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("(a link)").hasMessageContaining("chmod go-w " + elsewhere.toRealPath());
+        Files.setPosixFilePermissions(elsewhere, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-rw-rw-"));
+        MockEnvironment again = new MockEnvironment().withProperty("ingestor.routes-dir", dir.toString());
+        assertThatThrownBy(() -> patternFor(again)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("(a link to " + target.toRealPath() + ")");
+    }
+
     @Test
     void withoutRoutesInTheDefaultFolderThePackagedCopyIsUsed() {
         for (Path defaultDir : List.of(dir.resolve("missing"), dir)) {
