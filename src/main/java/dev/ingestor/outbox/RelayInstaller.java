@@ -20,7 +20,10 @@ import org.springframework.stereotype.Component;
  * routes/outbox-relay.camel.yaml: routes {@code outbox-relay-items-<n>} and {@code outbox-relay-dead-letters-<n>}.
  * A topic that is no longer configured but still has events waiting in the outbox (its setting renamed while events
  * were pending, as after a Kafka outage) gets relays too, {@code outbox-relay-earlier-<i>-<n>}: each event goes to the
- * topic it was written for, and none is stranded where no relay, gauge or alert would ever see it.
+ * topic it was written for, and none is stranded where no relay, gauge or alert would ever see it. Asked at start and
+ * by every housekeeping run (routes/housekeeping.camel.yaml): during a rolling deploy that renames a topic, the
+ * instances of the earlier settings write events for it after the new ones started, and a start may find the database
+ * away.
  */
 @Component
 public class RelayInstaller implements RoutesFromTemplates {

@@ -205,6 +205,41 @@ class RelaySlicesTest extends IngestorTestSupport {
         assertThat(installer.relayEarlierTopics()).as("relayed once").isEmpty();
     }
 
+    /**
+     * Events for a topic no longer configured that arrive after the start (an instance of the earlier settings still
+     * writing during a rolling deploy) are relayed too: housekeeping asks again at each run.
+     */
+    @Test
+    void eventsForATopicNoLongerConfiguredThatArriveAfterTheStartAreRelayedByHousekeeping() throws Exception {
+        String topic = newTopic("earlier-later", 1);
+        write(topic, "late-1");
+        java.util.Set<String> before = earlierRelays();
+
+        // one run of housekeeping's steps, as its timer runs them
+        boolean running = camelContext.getRouteController().getRouteStatus("housekeeping").isStarted();
+        camelContext.getRouteController().startRoute("housekeeping");
+        org.apache.camel.Exchange run = new org.apache.camel.support.DefaultExchange(camelContext);
+        camelContext.getRoute("housekeeping").getConsumer().getProcessor().process(run);
+        if (!running) {
+            camelContext.getRouteController().stopRoute("housekeeping");
+        }
+        assertThat(run.getException()).isNull();
+        java.util.Set<String> added = earlierRelays();
+        added.removeAll(before);
+        routes.addAll(added);
+
+        assertThat(added).isNotEmpty();
+        awaitDrained(topic, Duration.ofSeconds(60));
+        assertThat(TestKafka.readAll(topic, Duration.ofSeconds(2))).extracting(ConsumerRecord::key)
+                .containsExactly("late-1");
+    }
+
+    private java.util.Set<String> earlierRelays() {
+        return camelContext.getRoutes().stream().map(org.apache.camel.Route::getRouteId)
+                .filter(id -> id.startsWith(RelayInstaller.EARLIER_TOPIC_RELAYS))
+                .collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
+    }
+
     @Test
     void aTakeAsksTheOutboxAboutTheFirstFreeSliceOnly() {
         String topic = "probe-" + UUID.randomUUID();
