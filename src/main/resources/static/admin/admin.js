@@ -499,6 +499,9 @@ async function showJob(id) {
     const actions = cell(row, '');
     if (!d.replayedAt) { actions.appendChild(replayButton(d)); }
   });
+  // events Kafka refused for good (a file of records too large for the topic may have thousands): seen in one click
+  $('acknowledge-refused').hidden = !detail.earlierDeadLetters
+    && !detail.deadLetters.some((d) => d.stage === 'relay' && !d.replayedAt);
   if (detail.earlierDeadLetters) {
     const row = letters.insertRow();
     const note = cell(row, 'only the latest ' + detail.deadLetters.length + ' are shown: earlier ones are in Dead letters');
@@ -612,6 +615,13 @@ $('key-release').addEventListener('click', async () => {
 $('revalidate').addEventListener('click', () => { if (shownJob) { jobAction('Re-validate', 'revalidate', shownJob); } });
 $('reprocess').addEventListener('click', () => { if (shownJob) { jobAction('Re-process', 'reprocess', shownJob); } });
 $('detail-close').addEventListener('click', closeJob);
+$('acknowledge-refused').addEventListener('click', () => {
+  if (shownJob) {
+    act('Acknowledge every refused event of job ' + shownJob.id + ' (' + text(shownJob.fileName) + ' of '
+      + shownJob.supplier + ')? Their effects stand; nothing is sent again.', 'POST',
+      '/jobs/' + shownJob.id + '/acknowledge-refused-events');
+  }
+});
 $('live').addEventListener('change', schedule);
 schedule();
 refresh();

@@ -55,6 +55,12 @@ public class DeadLetterStore {
                 + " AND replayed_at IS NULL AND stage = ?", who, id, DeadLetterWriter.RELAY_STAGE) == 1;
     }
 
+    /** Marks every waiting letter of an event of the job Kafka refused seen, by whom; returns how many. */
+    public int acknowledgeRefusedEventsOfJob(UUID jobId, String who) {
+        return jdbc.update("UPDATE dead_letter SET replayed_at = now(), replayed_by = ? WHERE job_id = ?"
+                + " AND replayed_at IS NULL AND stage = ?", who, jobId, DeadLetterWriter.RELAY_STAGE);
+    }
+
     /**
      * Marks every waiting dead letter of a job's failures as replayed, by whom: the job has been sent round again. The
      * letters of events Kafka refused are not its failures, and wait to be acknowledged.

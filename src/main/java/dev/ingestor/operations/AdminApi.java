@@ -291,6 +291,15 @@ public class AdminApi {
                 "dead letter " + letter + " is unknown, already replayed, or its job is no longer FAILED");
     }
 
+    /** Every waiting letter of an event of the job that Kafka refused for good, marked seen at once. */
+    public void acknowledgeRefusedEvents(@Header("id") String id, Exchange exchange) {
+        UUID jobId = QueryParams.jobId(id);
+        int acknowledged = actions.acknowledgeRefusedEvents(jobId, who(exchange));
+        answer(exchange, acknowledged > 0,
+                acknowledged + " refused event(s) acknowledged: their effects stand and they are not sent again",
+                "job " + jobId + " is unknown or has no refused event waiting");
+    }
+
     public void retryFailed(@Header("supplier") String supplier, Exchange exchange) {
         int count = actions.retryFailed(supplier, who(exchange));
         replies.json(exchange, 202, Map.of("supplier", supplier, "jobs", count));

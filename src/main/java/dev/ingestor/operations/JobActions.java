@@ -102,6 +102,16 @@ class JobActions {
         return replay;
     }
 
+    /**
+     * Every waiting letter of an event of {@code jobId} that Kafka refused for good, marked seen: as many replays of
+     * them, one at a time, would do. Nothing is sent round. Returns how many.
+     */
+    public int acknowledgeRefusedEvents(UUID jobId, String who) {
+        int acknowledged = deadLetters.acknowledgeRefusedEventsOfJob(jobId, who);
+        LOG.info("admin action=acknowledge-refused-events job={} by={} acknowledged={}", jobId, who, acknowledged);
+        return acknowledged;
+    }
+
     /** Every FAILED job of a supplier, each back to the stage that failed. */
     public int retryFailed(String supplier, String who) {
         Integer count = transactions.execute(status -> {

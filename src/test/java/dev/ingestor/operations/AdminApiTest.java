@@ -126,6 +126,43 @@ class AdminApiTest extends IngestorTestSupport {
         }
     }
 
+    /**
+     * The letters of a job's events Kafka refused for good are acknowledged in one call, all of them, and nothing else:
+     * the job's own failure keeps its letter, another job's refused events keep theirs, and the job is not sent round.
+     */
+    @Test
+    void everyRefusedEventOfAJobIsAcknowledgedAtOnceAndNothingElse() throws Exception {
+        UUID id = ingest(HEADER + "A-" + UUID.randomUUID() + ",1,SKU,1,2026-12-01\n");
+        UUID other = ingest(HEADER + "A-" + UUID.randomUUID() + ",1,SKU,1,2026-12-01\n");
+        awaitState(id, "COMPLETED");
+        awaitState(other, "COMPLETED");
+        jdbc.update("UPDATE import_job SET state = 'FAILED', error = 'processing failed' WHERE id = ?", id);
+        long failure = jdbc.queryForObject("INSERT INTO dead_letter (job_id, stage, exception, message, attempts)"
+                + " VALUES (?, 'processing', 'java.lang.IllegalStateException', 'the stage failed', 3) RETURNING id",
+                Long.class, id);
+        for (UUID job : List.of(id, other)) {
+            jdbc.update("INSERT INTO dead_letter (job_id, stage, exception, message, attempts)"
+                    + " SELECT ?, 'relay', 'org.apache.kafka.common.errors.RecordTooLargeException', 'event ' || g, 1"
+                    + " FROM generate_series(1, 150) g", job);
+        }
+        try {
+            HttpResponse<String> answer = admin("POST", "/jobs/" + id + "/acknowledge-refused-events");
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(202);
+            assertThat(mapper.readTree(answer.body()).get("result").asString()).startsWith("150 refused event(s)");
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ? AND stage = 'relay'"
+                    + " AND replayed_at IS NULL", Long.class, id)).isZero();
+            assertThat(jdbc.queryForObject("SELECT replayed_at IS NULL FROM dead_letter WHERE id = ?", Boolean.class,
+                    failure)).as("the job's failure is not a refused event").isTrue();
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM dead_letter WHERE job_id = ? AND replayed_at IS NULL",
+                    Long.class, other)).isEqualTo(150);
+            assertThat(state(id)).isEqualTo("FAILED");
+            assertProblem(admin("POST", "/jobs/" + id + "/acknowledge-refused-events"), 409, "no refused event");
+            assertProblem(admin("POST", "/jobs/nope/acknowledge-refused-events"), 400, "nope");
+        } finally {
+            jdbc.update("DELETE FROM import_job WHERE id = ANY (?)", (Object) new UUID[] {id, other});
+        }
+    }
+
     @Test
     void onlyTheAdminKeyReachesTheAdminApi() throws Exception {
         assertProblem(get("/api/v1/admin/overview", ACME_KEY), 403, "admin key");
