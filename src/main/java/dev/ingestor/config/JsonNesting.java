@@ -4,7 +4,9 @@ import org.springframework.boot.context.event.ApplicationStartingEvent;
 import org.springframework.context.ApplicationListener;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamWriteConstraints;
+import tools.jackson.core.TokenStreamFactory;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonFactoryBuilder;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -26,9 +28,19 @@ public class JsonNesting implements ApplicationListener<ApplicationStartingEvent
     public static final StreamWriteConstraints WRITE = StreamWriteConstraints.defaults().rebuild()
             .maxNestingDepth(MAX_WRITE_DEPTH).build();
 
-    /** A JSON factory with these limits; others of its settings are Jackson's. */
+    /** A JSON factory with these limits; others of its settings are Jackson's, but for the names it keeps. */
     public static JsonFactory factory() {
-        return JsonFactory.builder().streamReadConstraints(READ).streamWriteConstraints(WRITE).build();
+        return builder().build();
+    }
+
+    /**
+     * A builder of such a factory. Its parsers keep no table of the field names they read, shared by every parser of
+     * the factory: the names come from outside (a supplier's file, a pushed body), and a file of distinct long names
+     * would be held there while it is read and after it, as many as 12,000 names of up to a record's size.
+     */
+    public static JsonFactoryBuilder builder() {
+        return JsonFactory.builder().streamReadConstraints(READ).streamWriteConstraints(WRITE)
+                .disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES);
     }
 
     /** A mapper with Jackson's defaults and these limits, for the classes that keep one of their own. */

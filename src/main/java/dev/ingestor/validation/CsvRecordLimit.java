@@ -184,6 +184,11 @@ final class CsvRecordLimit extends Reader {
             }
             return true;
         }
+        if (state == State.COMMENT) {
+            // a comment's text is not passed on, only its line break: the parser gathers the comments before a record
+            // into one text (commons-csv keeps them for the record), whose size no limit would bound
+            return false;
+        }
         size++;
         if (cutIn == null && (size > limits.maxSize() || fields > limits.maxFields())) {
             // the state before this character is where the text passed on so far stops

@@ -109,7 +109,7 @@ final class JsonRecordReader implements RecordReader {
     private static JsonFactory factory(long maxSize) {
         return FACTORIES.computeIfAbsent(maxSize, size -> {
             int most = (int) Math.min(Integer.MAX_VALUE - 64, size + 16);
-            return JsonFactory.builder().streamReadConstraints(JsonNesting.READ.rebuild()
+            return JsonNesting.builder().streamReadConstraints(JsonNesting.READ.rebuild()
                     .maxStringLength(most).maxNameLength(most).build()).streamWriteConstraints(JsonNesting.WRITE)
                     .build();
         });

@@ -47,8 +47,28 @@ final class HugeRecordFiles {
             // a record of a JSON array with a million (or more) small fields
             case "json-array-fields" -> new GeneratedFile().text("[" + FIRST_JSON + ",\n{\"source_id\":\"A-2\"")
                     .numbered(",\"f%d\":1", huge / 10).text("},\n" + LAST_JSON + "]");
+            // many comment lines before a record, 1,000 characters each (read with '#' as the comment marker)
+            case "csv-comments" -> new GeneratedFile().text(HEADER + FIRST_CSV)
+                    .repeat("#" + "c".repeat(998) + "\n", huge / 1000).text("A-2,S,2,2026-12-01\n" + LAST_CSV);
+            // JSON lines of small records, each with a field of a long name of its own
+            case "jsonl-names" -> new GeneratedFile().text(FIRST_JSON + "\n")
+                    .numbered(
+                            "{\"source_id\":\"N-%d\",\"sku\":\"S\",\"quantity\":1,\"delivery_date\":\"2026-12-01\",\"%d"
+                                    + "n".repeat(60_000) + "\":1}\n",
+                            huge / 60_000)
+                    .text(LAST_JSON + "\n");
             default -> throw new IllegalArgumentException(shape);
         };
+    }
+
+    /** The mapping a shape is read with: '#' marks a comment line of {@code csv-comments}. */
+    static RecordMapping mapping(String shape) {
+        if (!shape.equals("csv-comments")) {
+            return RecordMapping.NONE;
+        }
+        dev.ingestor.config.SupplierProperties.Mapping mapping = new dev.ingestor.config.SupplierProperties.Mapping();
+        mapping.setComment('#');
+        return RecordMapping.of("HUGE", mapping);
     }
 
     /**
@@ -62,7 +82,7 @@ final class HugeRecordFiles {
                 : new RecordLimits(Long.parseLong(args[1]),
                         RecordLimits.GLOBAL_SIZE, Integer.parseInt(args[2]), RecordLimits.GLOBAL_FIELDS);
         try (RecordReader reader = RecordReader.open(format(shape), file(shape, HUGE), StandardCharsets.UTF_8, ',',
-                RecordMapping.NONE, limits)) {
+                mapping(shape), limits)) {
             while (reader.hasNext()) {
                 Validated record = DeliveryAdviceValidator.validate(reader.next());
                 RawRecord raw = record.raw();

@@ -82,6 +82,30 @@ class RecordLimitsTest {
         assertThat(output).contains("max heap");
     }
 
+    /**
+     * Many small things that each fit, in a 100 MB file read in 48 MB of heap: comment lines before a record (the
+     * CSV parser keeps a record's comments together) and JSON field names each of its own (Jackson can keep the names
+     * it reads in a table its parsers share). None is held together with the others.
+     */
+    // slow tier: large files
+    @SlowTest
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {"csv-comments; 3; 100004", "jsonl-names; 1668; 1668"})
+    void manySmallThingsOfAFileAreNotHeldTogetherInASmallHeap(String shape, int records, long lastLine)
+            throws Exception {
+        Process java = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx48m", "-cp", System.getProperty("java.class.path"), HugeRecordFiles.class.getName(), shape)
+                .redirectErrorStream(true).start();
+        String output = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(java.waitFor(100, TimeUnit.SECONDS)).isTrue();
+        assertThat(java.exitValue()).as(output.length() > 4000 ? output.substring(output.length() - 4000) : output)
+                .isZero();
+        List<String> read = output.lines().filter(l -> l.matches("\\d+\\|.*")).toList();
+        assertThat(read).hasSize(records);
+        assertThat(read.get(records - 1)).startsWith(records + "|" + lastLine + "|");
+        assertThat(output).contains("max heap");
+    }
+
     @Test
     void aCsvValueOverTheLimitIsCutAndTheLinesAfterItKeepTheirNumbers() {
         List<Validated> records = read("csv-field", 5_000, SMALL);
