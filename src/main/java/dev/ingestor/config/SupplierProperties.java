@@ -194,7 +194,10 @@ public class SupplierProperties {
      * record's field names, ISO dates and whole numbers.
      */
     public static class Mapping {
-        /** Supplier field name to record field (e.g. {@code Artikelnummer: sku}); names match in any case. */
+        /**
+         * Supplier field name to record field (e.g. {@code "[Version Nr]": source_version}); names match in any case.
+         * Each name in brackets: without, Spring Boot binds another name ({@code VersionNr}), and the start refuses it.
+         */
         private java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
         /** CSV without a header row: the record field of each column, by position. */
         private List<String> columns = new ArrayList<>();

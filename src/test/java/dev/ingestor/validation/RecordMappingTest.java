@@ -10,9 +10,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.config.RecordFormat;
 import dev.ingestor.config.SupplierProperties;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
 
 /** A supplier's own layout becomes the one record; what it cannot read is named in the supplier's words. */
 class RecordMappingTest {
@@ -51,6 +57,33 @@ class RecordMappingTest {
         assertThat(records.get(1).reason()).isEqualTo("line 3: Menge: '-1' is not a whole number greater than 0");
         assertThat(records.get(2).reason()).isEqualTo("line 4: Menge: '2,5' is not a whole number greater than 0"
                 + " (decimal separator ',', grouping separator '.'); Liefertermin: '31.02.2026' is not a date of the pattern dd.MM.yyyy");
+    }
+
+    /**
+     * A supplier field name with a space, bound from the YAML as the app binds it: in brackets it is kept as written
+     * and renames the file's column; without, Spring Boot binds it as VersionNr, which no column matches, and the
+     * version stays an attribute (config.SupplierFieldNames refuses such a name at start).
+     */
+    @Test
+    void aBracketedFieldNameWithASpaceRenamesItsColumn() throws Exception {
+        String file = "source_id,sku,quantity,delivery_date,Version Nr\nP-1,SKU-1,5,2026-12-01,3\n";
+        SupplierProperties.Mapping bracketed = boundFromYaml("\"[Version Nr]\": source_version");
+        assertThat(bracketed.getFields()).isEqualTo(Map.of("Version Nr", "source_version"));
+        assertThat(read(RecordFormat.CSV, file, ',', bracketed).get(0).advice()).isEqualTo(
+                new DeliveryAdvice("P-1", 3L, "SKU-1", 5, LocalDate.of(2026, 12, 1), Map.of()));
+
+        SupplierProperties.Mapping unbracketed = boundFromYaml("\"Version Nr\": source_version");
+        assertThat(unbracketed.getFields()).isEqualTo(Map.of("VersionNr", "source_version"));
+        assertThat(read(RecordFormat.CSV, file, ',', unbracketed).get(0).advice()).isEqualTo(
+                new DeliveryAdvice("P-1", null, "SKU-1", 5, LocalDate.of(2026, 12, 1), Map.of("version nr", "3")));
+    }
+
+    private static SupplierProperties.Mapping boundFromYaml(String field) throws Exception {
+        String yaml = "ingestor:\n  suppliers:\n    ACME:\n      mapping:\n        fields:\n          " + field + "\n";
+        List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("application.yaml",
+                new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8)));
+        return new Binder(ConfigurationPropertySources.from(sources)).bind("ingestor", IngestorProperties.class).get()
+                .getSuppliers().get("ACME").getMapping();
     }
 
     @Test
