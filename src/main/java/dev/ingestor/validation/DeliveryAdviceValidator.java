@@ -50,7 +50,7 @@ public final class DeliveryAdviceValidator {
             int control = value == null ? -1 : SafeText.controlCharacterIn(value);
             if (control >= 0) {
                 problems.add(SafeText.of(raw.label(name), 60) + ": contains the control character "
-                        + String.format("U+%04X", control));
+                        + String.format("U+%04X", control) + (isC1(control) ? C1_HINT : ""));
             }
             // not valid Unicode: UTF-8 on the way to PostgreSQL turns it into '?', so "a\uD800" and "a\uDBFF"
             // would both be stored as "a?" and no longer be the ids (or values) the supplier sent
@@ -185,5 +185,16 @@ public final class DeliveryAdviceValidator {
 
     private static String clip(String value) {
         return SafeText.of(value, 40);
+    }
+
+    /**
+     * Said of a C1 control character (U+0080 to U+009F) in a value: no text holds one, but a file in Windows-1252 read
+     * as ISO-8859-1 does, where Windows-1252 has its dashes, quotes and euro sign.
+     */
+    static final String C1_HINT = " (a file in Windows-1252 read as ISO-8859-1 has these where it has dashes, quotes or"
+            + " the euro sign: check the supplier's charset, ingestor.suppliers.<CODE>.charset)";
+
+    private static boolean isC1(int c) {
+        return c >= 0x80 && c <= 0x9F;
     }
 }

@@ -40,6 +40,25 @@ class RecordReaderTest {
         assertThat(records.get(2).reason()).isEqualTo("line 4 has 3 values but the header names 6 columns");
     }
 
+    /**
+     * A C1 control character in a value is what a Windows-1252 file read as ISO-8859-1 holds (its dashes, quotes, the
+     * euro sign): the reason says so, naming the setting. A C0 one says nothing of it.
+     */
+    @Test
+    void aC1ControlCharacterInAValueNamesTheSuppliersCharset() {
+        byte[] windows1252 = "source_id,sku,quantity,delivery_date,note\nW-1,SKU,1,2026-12-01,K\u00fchlware \u2013 oben\n"
+                .getBytes(java.nio.charset.Charset.forName("windows-1252"));
+        List<Validated> records = new ArrayList<>();
+        try (RecordReader reader = RecordReader.open(RecordFormat.CSV, new ByteArrayInputStream(windows1252),
+                StandardCharsets.ISO_8859_1, ',')) {
+            reader.forEachRemaining(r -> records.add(DeliveryAdviceValidator.validate(r)));
+        }
+        assertThat(records.get(0).reason()).isEqualTo("line 2: note: contains the control character U+0096"
+                + DeliveryAdviceValidator.C1_HINT).contains("ingestor.suppliers.<CODE>.charset");
+        assertThat(read(RecordFormat.CSV, "source_id,sku,quantity,delivery_date,note\nW-2,SKU,1,2026-12-01,a\u0007b\n",
+                ',').get(0).reason()).isEqualTo("line 2: note: contains the control character U+0007");
+    }
+
     @Test
     void aCsvWithoutTheRequiredHeaderIsUnreadable() {
         assertThatThrownBy(() -> read(RecordFormat.CSV, "A-1,SKU,1,2026-12-01\n", ','))
