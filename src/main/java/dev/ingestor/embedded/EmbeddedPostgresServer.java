@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * Starts embedded PostgreSQL for real use rather than for a test: the data directory is kept between runs
  * (zonky's builder wipes it by default) and commits are durable (its default is {@code synchronous_commit=off},
  * fine for tests, wrong for the keys and jobs Ingestor holds). A data directory made by another PostgreSQL major
- * is refused before anything touches it ({@link DataFolderMajor}).
+ * is refused before anything touches it ({@link DataFolderMajor}), and so is one another running instance holds
+ * ({@link DataFolderLock}).
  * <p>
  * zonky's defaults trust every local user (any process on the host could log in as the superuser and run
  * {@code COPY ... TO PROGRAM}). Here the server listens on 127.0.0.1 only, has no Unix socket, and takes
@@ -59,15 +60,19 @@ final class EmbeddedPostgresServer {
 
     public static EmbeddedPostgres start(Path dataDir, int port) throws IOException {
         Path dir = dataDir.toAbsolutePath();
-        UnfinishedFirstStart.discardLeftovers(dir);
-        // before anything touches the folder: one made by another PostgreSQL major is refused, never initialised over
-        DataFolderMajor.requireStartable(dir, PostgresBinaries::major);
-        // only a folder initdb makes from nothing is marked, and so ever emptied
-        if (UnfinishedFirstStart.isMissingOrEmpty(dir)) {
-            Files.createDirectories(dir);
-            UnfinishedFirstStart.begin(dir);
+        // first of all: a folder a running instance holds is refused, nothing in it touched, no process signalled.
+        // Held while this start looks at the folder, so no other start runs a server there meanwhile
+        try (DataFolderLock lock = DataFolderLock.take(dir)) {
+            UnfinishedFirstStart.discardLeftovers(dir);
+            // before anything touches the folder: one of another PostgreSQL major is refused, never initialised over
+            DataFolderMajor.requireStartable(dir, PostgresBinaries::major);
+            // only a folder initdb makes from nothing is marked, and so ever emptied
+            if (UnfinishedFirstStart.isMissingOrEmpty(dir)) {
+                Files.createDirectories(dir);
+                UnfinishedFirstStart.begin(dir);
+            }
+            stopOrphanedPostmaster(dir);
         }
-        stopOrphanedPostmaster(dir);
         Path superuserFile = superuserPasswordFile(dir);
         boolean fresh = !Files.exists(dir.resolve("postgresql.conf"));
         boolean settingFirstPassword = !fresh && !Files.exists(superuserFile);
@@ -213,7 +218,9 @@ final class EmbeddedPostgresServer {
 
     /**
      * A JVM killed without its shutdown hook leaves its postmaster running on our data directory, and a new
-     * one cannot start beside it. That process serves nobody any more: stop it cleanly.
+     * one cannot start beside it. That process serves nobody any more: stop it cleanly. Called only while this start
+     * holds the folder's {@link DataFolderLock}, which a running instance's JVM would hold: so the postmaster is no
+     * live instance's.
      */
     static void stopOrphanedPostmaster(Path dataDir) throws IOException {
         Path pidFile = dataDir.resolve("postmaster.pid");

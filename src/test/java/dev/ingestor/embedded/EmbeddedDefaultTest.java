@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -24,9 +25,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.FreePorts;
 import dev.ingestor.support.SlowTest;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.Test;
@@ -212,6 +215,69 @@ class EmbeddedDefaultTest {
             assertThat(new JdbcTemplate(next.getPostgresDatabase())
                     .queryForObject("SELECT count(*) FROM survivor", Long.class)).isZero();
         }
+    }
+
+    /**
+     * A second start on the data folder of a running instance is refused at once, naming the folder and
+     * ingestor.data-dir, and signals nothing: the running instance's PostgreSQL still takes new connections. Both are
+     * the app in a JVM of its own, as an operator starts it twice. Without the check, the second start took the first's
+     * postmaster for an orphan and stopped it (new connections refused: "the database system is shutting down").
+     */
+    @Test
+    void aSecondStartOnARunningInstancesDataFolderIsRefusedAndTheFirstKeepsItsDatabase() throws Exception {
+        Path work = Files.createTempDirectory("ingestor-twice-");
+        Path postgres = work.resolve("data/postgres").toAbsolutePath();
+        int postgresPort = FreePorts.outsideTheEphemeralRange();
+        try (AppProcess first = AppProcess.start(work.resolve("first.log"), appArguments(work, postgresPort))) {
+            await().atMost(Duration.ofMinutes(3)).until(() -> !first.process().isAlive() || first.started());
+            assertThat(first.started()).as(first.output()).isTrue();
+
+            try (AppProcess second = AppProcess.start(work.resolve("second.log"), appArguments(work, 0))) {
+                assertThat(second.process().waitFor(2, TimeUnit.MINUTES)).as("the second start ended").isTrue();
+                assertThat(second.process().exitValue()).isNotZero();
+                assertThat(second.output()).as("the second start's output")
+                        .contains(DataFolderLock.inUseMessage(postgres))
+                        .doesNotContain("stopping an orphaned embedded PostgreSQL");
+            }
+
+            assertThat(first.process().isAlive()).isTrue();
+            String password = PasswordFile.read(EmbeddedPostgresServer.appPasswordFile(postgres));
+            try (Connection app = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + postgresPort + "/"
+                    + EmbeddedPostgresServer.APP_DATABASE, EmbeddedPostgresServer.APP_ROLE, password);
+                    Statement s = app.createStatement()) {
+                assertThat(value(s, "SELECT count(*) FROM import_job")).isEqualTo("0");
+            }
+        }
+    }
+
+    /**
+     * A second start in the same JVM is refused too, and leaves the folder locked: a lock of FileChannel is the
+     * process's (POSIX), so closing any channel on the lock file would drop the running server's, and a start in
+     * another process would then take its postmaster for an orphan.
+     */
+    @Test
+    void aSecondStartInTheSameJvmIsRefusedAndTheFolderStaysLocked() throws Exception {
+        Path data = Files.createTempDirectory("ingestor-twice-jvm-").resolve("postgres");
+        try (EmbeddedPostgres running = EmbeddedPostgresServer.start(data, 0)) {
+            assertThatThrownBy(() -> EmbeddedPostgresServer.start(data, 0).close())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage(DataFolderLock.inUseMessage(data.toAbsolutePath()));
+
+            Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), LockProbe.class.getName(), data.toString())
+                    .redirectErrorStream(true).start();
+            String said = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(probe.waitFor(1, TimeUnit.MINUTES)).isTrue();
+            assertThat(said).as("another process's attempt").contains(LockProbe.HELD);
+            assertThat(new JdbcTemplate(running.getPostgresDatabase()).queryForObject("SELECT 1", Integer.class))
+                    .isOne();
+        }
+    }
+
+    private static String[] appArguments(Path work, int postgresPort) {
+        return new String[] {"--server.port=0", "--ingestor.embedded.kafka.port=0",
+                "--ingestor.embedded.postgres.port=" + postgresPort, "--ingestor.data-dir=" + work.resolve("data"),
+                "--ingestor.inbox-dir=" + work.resolve("inbox")};
     }
 
     @Test
