@@ -4,9 +4,14 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -26,6 +31,8 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafkaServer.class);
     private static final String CONTROLLER = "CONTROLLER";
+    /** How long a broker whose start failed is given to stop its threads. */
+    private static final Duration STOP_AFTER_FAILED_START = Duration.ofSeconds(30);
 
     private final KafkaRaftServer server;
     private final String bootstrapServers;
@@ -82,7 +89,12 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
                     .run();
         }
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
-        server.startup();
+        try {
+            server.startup();
+        } catch (Exception e) {
+            stopAfterAFailedStart(server, e);
+            throw new IllegalStateException(failedStartMessage(brokerPort, dir, e), e);
+        }
         String bootstrap = "127.0.0.1:" + brokerPort;
         LOG.info("embedded Kafka broker ready at {} with its log in {}", bootstrap, dir);
         return new EmbeddedKafkaServer(server, bootstrap, List.of(brokerPort, controllerPort));
@@ -104,6 +116,45 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
         server.shutdown();
         server.awaitShutdown();
         LOG.info("embedded Kafka broker stopped");
+    }
+
+    /**
+     * A start that failed part way (the controller up, then the broker's port found taken) leaves the controller's,
+     * raft's and network threads running; none is a daemon, so the JVM would never end once the app gave up. They are
+     * stopped here, waited for at most {@link #STOP_AFTER_FAILED_START}: nothing else holds the server to stop it.
+     */
+    private static void stopAfterAFailedStart(KafkaRaftServer server, Exception failure) {
+        BrokerShutdownNotice.install();
+        FutureTask<Void> stop = new FutureTask<>(() -> {
+            server.shutdown();
+            server.awaitShutdown();
+            return null;
+        });
+        Thread stopper = new Thread(stop, "embedded-kafka-stop-after-failed-start");
+        stopper.setDaemon(true);
+        stopper.start();
+        try {
+            stop.get(STOP_AFTER_FAILED_START.toSeconds(), TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure.addSuppressed(e);
+        } catch (ExecutionException | TimeoutException e) {
+            failure.addSuppressed(e);
+            LOG.warn("the embedded Kafka broker that failed to start did not stop within {} s: {}",
+                    STOP_AFTER_FAILED_START.toSeconds(), e.toString());
+        }
+    }
+
+    /** What failed, where, and the two ways out: another port, or a broker of one's own. */
+    static String failedStartMessage(int brokerPort, Path dir, Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        return "the embedded Kafka broker could not start on 127.0.0.1:" + brokerPort + " (ingestor.embedded.kafka"
+                + ".port) with its log in " + dir + ": " + cause.getMessage() + ". Free that port or set"
+                + " ingestor.embedded.kafka.port to another (0 picks a free one), or use a Kafka of your own with"
+                + " ingestor.kafka.bootstrap-servers (then no broker is started here)";
     }
 
     private static int freePort() throws IOException {

@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.support.SlowTest;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -22,7 +24,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
-// slow tier: a Kafka broker of its own, started and stopped
+// slow tier: a Kafka broker of its own, started and stopped; the app started in a JVM of its own
 @SlowTest
 class EmbeddedKafkaServerTest {
 
@@ -42,6 +44,30 @@ class EmbeddedKafkaServerTest {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * The broker's port taken by another process: the app's start fails naming ingestor.embedded.kafka.port and the
+     * way to an external broker, and its JVM ends. The app runs in a JVM of its own, as only the end of a whole JVM
+     * shows that no thread is left. Without the stop after a failed start, the controller's threads (none a daemon)
+     * kept the JVM running for good.
+     */
+    @Test
+    void aTakenPortEndsTheStartNamingThePropertyAndTheJvmExits() throws Exception {
+        Path work = Files.createTempDirectory("ingestor-kafka-port-");
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                AppProcess app = AppProcess.start(work.resolve("app.log"), "--server.port=0",
+                        "--ingestor.embedded.kafka.port=" + taken.getLocalPort(),
+                        "--ingestor.data-dir=" + work.resolve("data"),
+                        "--ingestor.inbox-dir=" + work.resolve("inbox"))) {
+            assertThat(app.process().waitFor(3, TimeUnit.MINUTES)).as("the JVM ended").isTrue();
+            assertThat(app.process().exitValue()).isNotZero();
+            assertThat(app.output()).as("the app's output")
+                    .contains(
+                            "could not start on 127.0.0.1:" + taken.getLocalPort() + " (ingestor.embedded.kafka.port)")
+                    .contains("ingestor.kafka.bootstrap-servers")
+                    .doesNotContain(AppProcess.STARTED);
         }
     }
 
