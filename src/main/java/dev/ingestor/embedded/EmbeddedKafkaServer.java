@@ -89,6 +89,11 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
                     .run();
         }
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+        BrokerFatalFaults.install(() -> {
+            server.shutdown();
+            server.awaitShutdown();
+            LOG.info("embedded Kafka broker stopped after its fatal fault");
+        });
         try {
             server.startup();
         } catch (Exception e) {
@@ -115,6 +120,7 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
         BrokerShutdownNotice.install();
         server.shutdown();
         server.awaitShutdown();
+        BrokerFatalFaults.uninstall();
         LOG.info("embedded Kafka broker stopped");
     }
 

@@ -71,6 +71,23 @@ class EmbeddedKafkaServerTest {
         }
     }
 
+    /**
+     * A fatal fault of the broker (a log folder that failed, as on a full disk) stops the broker, not the JVM: Kafka
+     * would end the process on the spot. Run in a JVM of its own ({@link FatalBrokerFault}), as only that shows the
+     * JVM goes on; without the procedure put in Kafka's place, it ended with status 1.
+     */
+    @Test
+    void aFatalFaultOfTheBrokerStopsTheBrokerAndNotTheJvm() throws Exception {
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), FatalBrokerFault.class.getName(),
+                Files.createTempDirectory("ingestor-kafka-fault-").toString()).redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(child.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        assertThat(child.exitValue()).as(output).isZero();
+        assertThat(output).contains("met a fatal fault (test: every log folder failed) and stops")
+                .contains(FatalBrokerFault.BROKER_GONE_JVM_ALIVE);
+    }
+
     @Test
     void anLz4CompressedRecordWrittenBeforeARestartIsReadAfterIt() throws Exception {
         Path dir = Files.createTempDirectory("ingestor-kafka-");

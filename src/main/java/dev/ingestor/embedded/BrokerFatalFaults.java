@@ -1,0 +1,46 @@
+package dev.ingestor.embedded;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.kafka.common.utils.Exit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the embedded broker does where Kafka would end the process. A fatal fault of the broker (its log folder failed:
+ * a disk full, which the broker shares with the raw store and the embedded PostgreSQL in the data folder) calls
+ * Kafka's {@code Exit.halt}, which ends the JVM on the spot: no request answered, no job handed back, no orderly stop.
+ * In this JVM the broker alone stops instead, with an ERROR line: the app runs on with Kafka away (events wait in the
+ * outbox, health says kafka is DOWN, pushes of a full disk are answered 503) until it is restarted with room on the
+ * disk. Only the embedded default installs this; with a broker of one's own nothing in the JVM calls {@code Exit}.
+ */
+final class BrokerFatalFaults {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafkaServer.class);
+
+    private BrokerFatalFaults() {
+    }
+
+    /** Stops the broker with {@code stop} (once, on a thread of its own) where Kafka would end the JVM. */
+    static void install(Runnable stop) {
+        AtomicBoolean stopping = new AtomicBoolean();
+        Exit.Procedure instead = (status, message) -> {
+            LOG.error("the embedded Kafka broker met a fatal fault ({}) and stops, where Kafka would end the process;"
+                    + " the app runs on with Kafka away and its events waiting in the outbox: make room on the disk of"
+                    + " ingestor.data-dir and restart the app", message);
+            if (stopping.compareAndSet(false, true)) {
+                Thread stopper = new Thread(stop, "embedded-kafka-fatal-fault-stop");
+                stopper.setDaemon(true);
+                stopper.start();
+            }
+        };
+        Exit.setHaltProcedure(instead);
+        Exit.setExitProcedure(instead);
+    }
+
+    /** Kafka's own again: the broker has stopped. */
+    static void uninstall() {
+        Exit.resetHaltProcedure();
+        Exit.resetExitProcedure();
+    }
+}
