@@ -28,17 +28,19 @@ public class JsonNesting implements ApplicationListener<ApplicationStartingEvent
     public static final StreamWriteConstraints WRITE = StreamWriteConstraints.defaults().rebuild()
             .maxNestingDepth(MAX_WRITE_DEPTH).build();
 
-    /** A JSON factory with these limits; others of its settings are Jackson's, but for the names it keeps. */
+    /** A JSON factory with these limits; others of its settings are Jackson's. */
     public static JsonFactory factory() {
-        return builder().build();
+        return JsonFactory.builder().streamReadConstraints(READ).streamWriteConstraints(WRITE).build();
     }
 
     /**
-     * A builder of such a factory. Its parsers keep no table of the field names they read, shared by every parser of
-     * the factory: the names come from outside (a supplier's file, a pushed body), and a file of distinct long names
-     * would be held there while it is read and after it, as many as 12,000 names of up to a record's size.
+     * A builder of a factory with these limits for parsers of text (a Reader, a String) from outside, a supplier's file
+     * above all: they keep no table of the field names they read, shared by every parser of the factory, where a file
+     * of distinct long names would be held while it is read and after it (as many as 12,000 names of up to a record's
+     * size). Not for bytes: without its table a parser of bytes is one of text over a decoder, and loses its byte
+     * offsets.
      */
-    public static JsonFactoryBuilder builder() {
+    public static JsonFactoryBuilder textBuilder() {
         return JsonFactory.builder().streamReadConstraints(READ).streamWriteConstraints(WRITE)
                 .disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES);
     }

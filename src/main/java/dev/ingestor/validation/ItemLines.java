@@ -28,7 +28,7 @@ public final class ItemLines implements RecordReader {
      * canonical form may be longer than the text intake took ({@code 1000 digits e5} is {@code d.ddd...E+1004}): the
      * limit on a number's length leaves room for the exponent a canonical form adds.
      */
-    private static final ObjectMapper JSON = JsonMapper.builder(JsonNesting.builder()
+    private static final ObjectMapper JSON = JsonMapper.builder(JsonNesting.textBuilder()
             .streamReadConstraints(JsonNesting.READ.rebuild()
                     .maxNumberLength(JsonNesting.READ.getMaxNumberLength() + 32).build())
             .streamWriteConstraints(JsonNesting.WRITE).build())

@@ -43,7 +43,7 @@ final class JsonRecordReader implements RecordReader {
      * Decimals as written ({@code 12500000.50}, not the double {@code 1.25000005E7}; {@code 10.0} is a whole 10), as
      * an item of an item batch is read.
      */
-    private static final ObjectMapper MAPPER = JsonMapper.builder(JsonNesting.factory())
+    private static final ObjectMapper MAPPER = JsonMapper.builder(JsonNesting.textBuilder().build())
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 
     /** Parsers whose strings and names may be as long as a record may be, by record size limit. */
@@ -109,7 +109,7 @@ final class JsonRecordReader implements RecordReader {
     private static JsonFactory factory(long maxSize) {
         return FACTORIES.computeIfAbsent(maxSize, size -> {
             int most = (int) Math.min(Integer.MAX_VALUE - 64, size + 16);
-            return JsonNesting.builder().streamReadConstraints(JsonNesting.READ.rebuild()
+            return JsonNesting.textBuilder().streamReadConstraints(JsonNesting.READ.rebuild()
                     .maxStringLength(most).maxNameLength(most).build()).streamWriteConstraints(JsonNesting.WRITE)
                     .build();
         });
