@@ -12,6 +12,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * {@code dev.ingestor.intake.IntakeSettings}, and so on; docs/configuration.md lists them all). Each default is
  * the initial value of its field here or there, and nowhere else.
  */
+@org.springframework.validation.annotation.Validated
 @ConfigurationProperties(prefix = "ingestor")
 public class IngestorProperties {
 
@@ -42,7 +43,7 @@ public class IngestorProperties {
      */
     private String instanceId;
     /** The suppliers by code; each gets a folder under the inbox and, with a host, an SFTP route. */
-    private final Map<String, SupplierProperties> suppliers = new LinkedHashMap<>();
+    private final Map<String, @jakarta.validation.Valid SupplierProperties> suppliers = new LinkedHashMap<>();
 
     public Path getDataDir() { return dataDir; }
     public void setDataDir(Path dataDir) { this.dataDir = dataDir; }

@@ -6,14 +6,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import jakarta.validation.Valid;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.util.unit.DataSize;
 
 /** One supplier, {@code ingestor.suppliers.<CODE>.*}. */
 public class SupplierProperties {
 
     /** The supplier's folder under the inbox. */
+    @Valid
     private final FileDrop fileDrop = new FileDrop();
     /** The supplier's own SFTP server, polled by Ingestor. */
+    @Valid
     private final Sftp sftp = new Sftp();
     /** How the supplier's files are written: csv or json. */
     private RecordFormat format = RecordFormat.CSV;
@@ -77,7 +81,8 @@ public class SupplierProperties {
         private String doneFileSuffix = ".done";
         /** A file must be unchanged for this long before it is taken (read lock {@code changed}). */
         private Duration minAge = Duration.ofSeconds(1);
-        /** How often the supplier's folder is looked at. */
+        /** How often the supplier's folder is looked at; at least 10 ms (0 looked at it without a pause). */
+        @DurationMin(millis = 10)
         private Duration pollInterval = Duration.ofMillis(500);
         /** Files of this supplier ingested in parallel. */
         private int concurrency = 4;
@@ -128,7 +133,11 @@ public class SupplierProperties {
         private boolean strictHostKeyChecking = true;
         /** Remote directory, relative to the login directory unless it starts with '/'. */
         private String directory = "";
-        /** How often the remote directory is polled. */
+        /**
+         * How often the remote directory is polled; at least 1 s: the server is the supplier's, and a login every few
+         * milliseconds would be an attack on it.
+         */
+        @DurationMin(seconds = 1)
         private Duration pollInterval = Duration.ofSeconds(30);
         /** What happens to a remote file once it is ingested. */
         private AfterPickup afterPickup = AfterPickup.MOVE;

@@ -366,6 +366,18 @@ class ConfigurationMetadataTest {
         assertThatThrownBy(() -> BoundSettings.bind(RetentionSettings.class,
                 Map.of("ingestor.retention.batch-size", "10000")))
                 .hasStackTraceContaining("ingestor.retention.batch-size");
+        // a supplier's: its folder looked at without a pause, its SFTP server (the supplier's) logged into as fast
+        for (String part : List.of("file-drop", "sftp")) {
+            String name = "ingestor.suppliers.ACME." + part + ".poll-interval";
+            assertThatThrownBy(() -> BoundSettings.bind(IngestorProperties.class, Map.of(name, "0"))).as(name)
+                    .hasStackTraceContaining("ingestor.suppliers.acme." + part)
+                    .hasStackTraceContaining("'pollInterval': rejected value [PT0S]");
+            assertThat(BoundSettings.bind(IngestorProperties.class, Map.of(name, "1s")).getSuppliers().get("ACME"))
+                    .as(name).isNotNull();
+        }
+        assertThatThrownBy(() -> BoundSettings.bind(IngestorProperties.class,
+                Map.of("ingestor.suppliers.ACME.sftp.poll-interval", "500ms")))
+                .hasStackTraceContaining("'pollInterval': rejected value [PT0.5S]");
     }
 
     /** Kafka refuses a delivery.timeout.ms under request.timeout.ms + linger.ms: the relay published nothing. */

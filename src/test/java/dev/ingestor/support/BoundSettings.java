@@ -26,8 +26,11 @@ public final class BoundSettings {
         Map<String, String> configured = new LinkedHashMap<>(values);
         configured.putAll(RenamedProperties.replacements(values::get, warning -> {}));
         String prefix = type.getAnnotation(ConfigurationProperties.class).prefix();
-        BindHandler validated = new ValidationBindHandler(
-                new SpringValidatorAdapter(Validation.buildDefaultValidatorFactory().getValidator()));
+        // as the app: its constraints are checked only on a class marked @Validated
+        BindHandler validated = type.isAnnotationPresent(org.springframework.validation.annotation.Validated.class)
+                ? new ValidationBindHandler(
+                        new SpringValidatorAdapter(Validation.buildDefaultValidatorFactory().getValidator()))
+                : BindHandler.DEFAULT;
         return new Binder(new MapConfigurationPropertySource(configured)).bindOrCreate(prefix, Bindable.of(type),
                 validated);
     }
