@@ -134,10 +134,10 @@ public class SupplierProperties {
         /** Remote directory, relative to the login directory unless it starts with '/'. */
         private String directory = "";
         /**
-         * How often the remote directory is polled; at least 1 s: the server is the supplier's, and a login every few
-         * milliseconds would be an attack on it.
+         * How often the remote directory is polled; at least 100 ms: the server is the supplier's, and a login without
+         * a pause would be an attack on it.
          */
-        @DurationMin(seconds = 1)
+        @DurationMin(millis = 100)
         private Duration pollInterval = Duration.ofSeconds(30);
         /** What happens to a remote file once it is ingested. */
         private AfterPickup afterPickup = AfterPickup.MOVE;

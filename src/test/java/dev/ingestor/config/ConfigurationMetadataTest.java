@@ -376,8 +376,8 @@ class ConfigurationMetadataTest {
                     .as(name).isNotNull();
         }
         assertThatThrownBy(() -> BoundSettings.bind(IngestorProperties.class,
-                Map.of("ingestor.suppliers.ACME.sftp.poll-interval", "500ms")))
-                .hasStackTraceContaining("'pollInterval': rejected value [PT0.5S]");
+                Map.of("ingestor.suppliers.ACME.sftp.poll-interval", "50ms")))
+                .hasStackTraceContaining("'pollInterval': rejected value [PT0.05S]");
     }
 
     /** Kafka refuses a delivery.timeout.ms under request.timeout.ms + linger.ms: the relay published nothing. */
