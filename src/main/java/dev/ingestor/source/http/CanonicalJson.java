@@ -120,9 +120,13 @@ final class CanonicalJson {
         return MAPPER.createGenerator(out);
     }
 
-    /** One value inside a document: what follows it is the rest of the document, not trailing content. */
-    private static final tools.jackson.databind.ObjectReader VALUE_READER = MAPPER.reader()
-            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    /**
+     * One value inside a document: what follows it is the rest of the document, not trailing content. Its parsers of
+     * text keep no table of the names they read ({@link JsonNesting#textBuilder}): every item of every batch is read
+     * again through it, and a table shared by them all would hold on to the names of every supplier's items.
+     */
+    private static final tools.jackson.databind.ObjectReader VALUE_READER = mapper(JsonNesting.textBuilder().build())
+            .reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     /** The JSON form of a text (a quoted, escaped string), as a key is written in the canonical form. */
     static byte[] quoted(String text) {

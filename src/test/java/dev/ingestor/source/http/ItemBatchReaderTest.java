@@ -26,6 +26,24 @@ class ItemBatchReaderTest {
                 .read(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)), PREFIX);
     }
 
+    /**
+     * Batches whose items hold field names of their own, 40,000 characters each, one after another through one
+     * reader, in a JVM of 128 MB of heap: a reader that kept a body's names after reading it (Jackson keeps the names
+     * its parsers read in a table of their factory's, up to 6,000 of them) ran out of memory by the twentieth.
+     */
+    // slow tier: a JVM of its own, 180 MB of bodies
+    @dev.ingestor.support.SlowTest
+    @Test
+    void theNamesOfABatchAreNotKeptAfterItWasRead() throws Exception {
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-cp", System.getProperty("java.class.path"), ManyNamedBatches.class.getName(), "30")
+                .redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+        assertThat(child.exitValue()).as(output).isZero();
+        assertThat(output).contains(ManyNamedBatches.READ_THEM_ALL);
+    }
+
     /** Stored keys of requests made before the streaming reader must still match their retries. */
     @Test
     void theFingerprintIsTheOneOfTheWholeCanonicalBody() throws Exception {
