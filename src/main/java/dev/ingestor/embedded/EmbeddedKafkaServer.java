@@ -49,6 +49,14 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
      * authentication, so they (the controller's too) are bound to loopback alone, never to every interface.
      */
     public static EmbeddedKafkaServer start(Path logDir, int port) throws Exception {
+        return start(logDir, port, () -> {});
+    }
+
+    /**
+     * As {@link #start(Path, int)}; {@code afterFatalFault} runs once the broker has stopped after a fatal fault of its
+     * own ({@link BrokerFatalFaults}), where Kafka would have ended the JVM.
+     */
+    public static EmbeddedKafkaServer start(Path logDir, int port, Runnable afterFatalFault) throws Exception {
         Path dir = logDir.toAbsolutePath();
         Files.createDirectories(dir);
         int brokerPort = port > 0 ? port : freePort();
@@ -93,6 +101,7 @@ public final class EmbeddedKafkaServer implements AutoCloseable {
             server.shutdown();
             server.awaitShutdown();
             LOG.info("embedded Kafka broker stopped after its fatal fault");
+            afterFatalFault.run();
         });
         try {
             server.startup();

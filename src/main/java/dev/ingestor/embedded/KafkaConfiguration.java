@@ -7,6 +7,8 @@ import org.apache.camel.spi.ComponentCustomizer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -30,15 +32,21 @@ public class KafkaConfiguration {
     }
 
     @Bean
-    KafkaBootstrap kafkaBootstrap(IngestorProperties properties, KafkaSettings kafka, EmbeddedKafkaProperties embedded)
-            throws Exception {
+    KafkaBootstrap kafkaBootstrap(IngestorProperties properties, KafkaSettings kafka, EmbeddedKafkaProperties embedded,
+            ConfigurableApplicationContext context) throws Exception {
         String configured = kafka.getBootstrapServers();
         if (configured != null && !configured.isBlank()) {
             LOG.info("Kafka at {}", configured);
             return new KafkaBootstrap(configured, null);
         }
+        // a broker stopped by a fatal fault (a full disk) comes back only with a new start: the app stops in order and
+        // ends with status 1, for whatever runs it (compose's restart policy, Kubernetes) to start it again
         EmbeddedKafkaServer server = EmbeddedKafkaServer.start(properties.getDataDir().resolve("kafka"),
-                embedded.getPort());
+                embedded.getPort(), () -> {
+                    LOG.error("the embedded Kafka broker has stopped after a fatal fault: the app stops and exits with"
+                            + " status 1, to be started again with it");
+                    System.exit(SpringApplication.exit(context, () -> 1));
+                });
         return new KafkaBootstrap(server.bootstrapServers(), server);
     }
 

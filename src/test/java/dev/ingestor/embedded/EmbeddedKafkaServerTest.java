@@ -72,8 +72,9 @@ class EmbeddedKafkaServerTest {
     }
 
     /**
-     * A fatal fault of the broker (a log folder that failed, as on a full disk) stops the broker, not the JVM: Kafka
-     * would end the process on the spot. Run in a JVM of its own ({@link FatalBrokerFault}), as only that shows the
+     * A fatal fault of the broker (a log folder that failed, as on a full disk) stops the broker, not the JVM, and then
+     * runs what its starter asked for (the app: an orderly stop and exit, to be started again): Kafka would end the
+     * process on the spot. Run in a JVM of its own ({@link FatalBrokerFault}), as only that shows the
      * JVM goes on; without the procedure put in Kafka's place, it ended with status 1.
      */
     @Test
@@ -85,7 +86,7 @@ class EmbeddedKafkaServerTest {
         assertThat(child.waitFor(2, TimeUnit.MINUTES)).isTrue();
         assertThat(child.exitValue()).as(output).isZero();
         assertThat(output).contains("met a fatal fault (test: every log folder failed) and stops")
-                .contains(FatalBrokerFault.BROKER_GONE_JVM_ALIVE);
+                .contains(FatalBrokerFault.BROKER_GONE_JVM_ALIVE).contains(FatalBrokerFault.AFTER_THE_STOP);
     }
 
     @Test
