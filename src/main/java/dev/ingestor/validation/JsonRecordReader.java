@@ -53,6 +53,8 @@ final class JsonRecordReader implements RecordReader {
     private final Iterator<RawRecord> records;
     private final RecordLimits limits;
     private final JsonFactory factory;
+    /** The names leading to the records inside the document; empty for an array or JSON Lines. */
+    private final List<String> recordsPath;
     /** Between the file and the parser of an array; null for JSON Lines, whose lines are cut as they are read. */
     private JsonStringLimit strings;
     private long index;
@@ -72,6 +74,7 @@ final class JsonRecordReader implements RecordReader {
     JsonRecordReader(InputStream in, Charset charset, List<String> recordsPath, RecordLimits limits) {
         this.limits = limits;
         this.factory = factory(limits.maxSize());
+        this.recordsPath = recordsPath;
         try {
             int buffer = ReadBuffers.size(in);
             PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), buffer), 1);
@@ -282,13 +285,18 @@ final class JsonRecordReader implements RecordReader {
         /**
          * Reads the rest of the file after the records: the objects that hold them (their other fields skipped,
          * not built) and then nothing but white space. A file that goes on after its document is not the
-         * document a supplier meant to send, whatever the records before it were.
+         * document a supplier meant to send, whatever the records before it were; nor is one that names a step of
+         * the records path again beside it ({@code "lines": [...], "lines": [...]}): the path would lead to two
+         * arrays, and the records of the second would be passed over unseen.
          */
         private void finishDocument() throws IOException {
             while (!parser.streamReadContext().inRoot()) {
                 JsonToken token = parser.nextToken();
                 if (token == null) {
                     throw new UnreadableFileException("the JSON document is not closed: the file ends inside it");
+                }
+                if (token == JsonToken.PROPERTY_NAME) {
+                    refuseRepeatedStep();
                 }
                 if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
                     parser.skipChildren();
@@ -298,6 +306,21 @@ final class JsonRecordReader implements RecordReader {
                 throw new UnreadableFileException("the file goes on after its JSON document (line "
                         + parser.currentLocation().getLineNr() + "): one document is read, nothing may follow it");
             }
+        }
+
+        /**
+         * The parser stands on a field name of an object that holds the records, at the depth of one step of the
+         * path (whatever lies deeper is skipped): that step's name again is the path's second match.
+         */
+        private void refuseRepeatedStep() {
+            int depth = parser.streamReadContext().getNestingDepth();
+            if (depth < 1 || depth > recordsPath.size() || !parser.currentName().equals(recordsPath.get(depth - 1))) {
+                return;
+            }
+            throw new UnreadableFileException("the JSON document holds "
+                    + String.join(".", recordsPath.subList(0, depth)) + " twice (the second on line "
+                    + parser.currentLocation().getLineNr() + "): the supplier's mapping.records-path "
+                    + String.join(".", recordsPath) + " must lead to one array of records");
         }
 
         @Override

@@ -211,4 +211,27 @@ class RecordReaderTest {
                 () -> readJson("{\"order\": {\"lines\": [" + LINE + "], \"more\": 1", List.of("order", "lines")))
                 .isInstanceOf(UnreadableFileException.class).hasMessageContaining("end-of-input");
     }
+
+    /**
+     * A step of the records path named twice at its level leads to two arrays: the file is refused whole, never read
+     * as the first array with the second passed over unseen. A name repeated elsewhere is no step of the path.
+     */
+    @Test
+    void aJsonDocumentThatNamesAStepOfTheRecordsPathTwiceIsUnreadable() {
+        String b = LINE.replace("A-1", "B-1");
+        List<String> path = List.of("order", "lines");
+        assertThatThrownBy(() -> readJson("{\"order\": {\"lines\": [" + LINE + "],\n\"lines\": [" + b + "]}}", path))
+                .isInstanceOf(UnreadableFileException.class)
+                .hasMessage("the JSON document holds order.lines twice (the second on line 2): the supplier's"
+                        + " mapping.records-path order.lines must lead to one array of records");
+        assertThatThrownBy(() -> readJson("{\"order\": {\"lines\": [" + LINE + "]}, \"order\": {\"lines\": [" + b
+                + "]}}", path)).isInstanceOf(UnreadableFileException.class)
+                .hasMessageStartingWith("the JSON document holds order twice");
+        // whatever the repeat holds, after other fields
+        assertThatThrownBy(() -> readJson("{\"order\": {\"lines\": [" + LINE + "], \"note\": 1, \"lines\": null}}",
+                path)).isInstanceOf(UnreadableFileException.class).hasMessageContaining("holds order.lines twice");
+        // the same names deeper inside other values, or other names repeated, are read past as before
+        assertThat(readJson("{\"order\": {\"lines\": [" + LINE + "], \"meta\": {\"lines\": [" + b
+                + "], \"order\": 1}, \"note\": 1, \"note\": 2}, \"tail\": {\"order\": {}}}", path)).hasSize(1);
+    }
 }
