@@ -8,7 +8,8 @@ import java.util.Queue;
 
 /**
  * The text of a CSV file on its way to the parser, record by record: it follows quotes, delimiters, line breaks
- * and comment lines as commons-csv reads them (no escape character, a quote opens a value only at its start), and
+ * and comment lines as commons-csv reads them (no escape character, a quote opens a value only at its start, white
+ * space before it included, as the parser ignores surrounding spaces), and
  * cuts a record that grows over {@link RecordLimits}. The parser then never holds more of a record than the limit:
  * the rest of a cut record is dropped up to its end, and the record is closed with one more value, {@link #marker},
  * a random word no file can contain by chance, which tells the reader that record was cut; {@link #nextCut} gives
@@ -136,6 +137,11 @@ final class CsvRecordLimit extends Reader {
                 return cutIn == null; // an empty line, or the \n of \r\n
             }
             case FIELD_START -> {
+                if (c != delimiter && !lineBreak && Character.isWhitespace(c)) {
+                    // still the value's start: the parser skips white space there (not a line break or the
+                    // delimiter, as its lexer), so a quote after it opens a quoted value
+                    break;
+                }
                 if (c == quote) {
                     state = State.QUOTED;
                 } else if (c == delimiter) {

@@ -58,11 +58,14 @@ final class CsvRecordReader implements RecordReader {
             cutter = new CsvRecordLimit(lines, delimiter, mapping.quote(), mapping.comment(), limits,
                     Math.min(buffer, 16 * 1024));
             Reader text = cutter;
+            // spaces before a value are no part of it, so a quote after them still opens it (1, "SKU-1", 10):
+            // without ignoring them the quotes would be kept in the value; CsvRecordLimit follows the same rule
             CSVFormat.Builder format = CSVFormat.DEFAULT.builder()
                     .setDelimiter(delimiter)
                     .setQuote(mapping.quote())
                     .setCommentMarker(mapping.comment())
                     .setIgnoreEmptyLines(true)
+                    .setIgnoreSurroundingSpaces(true)
                     .setTrim(true)
                     .setAllowMissingColumnNames(true);
             if (mapping.hasHeader()) {

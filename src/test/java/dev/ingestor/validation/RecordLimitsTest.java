@@ -172,6 +172,28 @@ class RecordLimitsTest {
         assertThat(records.get(1).isValid()).isTrue();
     }
 
+    /**
+     * A quote after white space opens a quoted value for the limits as for the parser: its delimiters are no
+     * fields, and a cut inside it closes it, so the line breaks in it are counted and the records after it read.
+     */
+    @Test
+    void aQuotedValueAfterASpaceIsOneValueForTheLimitsAsForTheParser() {
+        String commas = "A-2, \"" + "a,".repeat(20) + "b\", 2, 2026-12-01\n";
+        List<Validated> wide = read(RecordFormat.CSV, text(HugeRecordFiles.HEADER + commas + HugeRecordFiles.LAST_CSV),
+                RecordMapping.NONE, SMALL);
+        assertThat(wide).hasSize(2);
+        assertThat(wide.get(0).isValid()).as(wide.get(0).reason()).isTrue();
+        assertThat(wide.get(0).advice().sku()).isEqualTo("a,".repeat(20) + "b");
+        String lines = "A-2, \"" + ("x".repeat(40) + "\n").repeat(5) + "\", 2, 2026-12-01\n";
+        List<Validated> records = read(RecordFormat.CSV, text(HugeRecordFiles.HEADER + HugeRecordFiles.FIRST_CSV
+                + lines + HugeRecordFiles.LAST_CSV), RecordMapping.NONE, SMALL);
+        assertThat(records).hasSize(3);
+        assertThat(records.get(1).reason()).isEqualTo("line 3 is larger than the limit of 100 characters"
+                + " (ingestor.intake.max-record-size): 227 characters; only its first 1000 are kept");
+        assertThat(records.get(2).isValid()).isTrue();
+        assertThat(records.get(2).raw().line()).isEqualTo(9);
+    }
+
     @Test
     void aJsonLineWithMoreFieldsThanTheLimitIsQuarantinedNamingIt() {
         RecordLimits manyCharacters = new RecordLimits(1_000_000, RecordLimits.GLOBAL_SIZE, 10,

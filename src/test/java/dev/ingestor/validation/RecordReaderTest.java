@@ -59,6 +59,29 @@ class RecordReaderTest {
                 ',').get(0).reason()).isEqualTo("line 2: note: contains the control character U+0007");
     }
 
+    /**
+     * White space before a quote is no part of the value (an exporter's {@code , "SKU-1"}): the quote still opens a
+     * quoted value, whose quotes are not kept, and whose delimiters and line breaks are the value's own.
+     */
+    @Test
+    void aQuoteAfterSpacesStillOpensAQuotedValue() {
+        List<Validated> records = read(RecordFormat.CSV, """
+                source_id,sku,quantity,delivery_date,note
+                P-1, "SKU-1", 10, 2026-12-01, "a, b"
+                P-2,  "SKU-2"  ,\t"2",2026-12-01, "two
+                lines"
+                P-3,S,3,2026-12-01,x
+                """, ',');
+        assertThat(records).hasSize(3);
+        assertThat(records.get(0).advice()).isEqualTo(new DeliveryAdvice("P-1", null, "SKU-1", 10,
+                java.time.LocalDate.of(2026, 12, 1), java.util.Map.of("note", "a, b")));
+        assertThat(records.get(1).raw().fields()).containsEntry("sku", "SKU-2").containsEntry("quantity", "2")
+                .containsEntry("note", "two\nlines");
+        assertThat(records.get(1).reason()).isEqualTo("line 3: note: contains the control character U+000A");
+        assertThat(records.get(2).isValid()).isTrue();
+        assertThat(records.get(2).raw().line()).isEqualTo(5);
+    }
+
     @Test
     void aCsvWithoutTheRequiredHeaderIsUnreadable() {
         assertThatThrownBy(() -> read(RecordFormat.CSV, "A-1,SKU,1,2026-12-01\n", ','))
