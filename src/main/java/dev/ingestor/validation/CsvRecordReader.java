@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
 
+import dev.ingestor.logging.SafeText;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
@@ -144,6 +145,15 @@ final class CsvRecordReader implements RecordReader {
         }
         Map<String, String> fields = new LinkedHashMap<>(header.size() * 2);
         for (int i = 0; i < header.size(); i++) {
+            if (header.get(i).isEmpty()) {
+                // a column the header gives no name (a spreadsheet's trailing ",,"): its empty values are no field;
+                // a value in it has no name to be kept under, so its record is quarantined rather than taken without
+                if (!record.get(i).isEmpty()) {
+                    return RawRecord.broken(index, line, "has a value in column " + (i + 1)
+                            + ", which has no name in the header row: '" + SafeText.of(record.get(i), 40) + "'");
+                }
+                continue;
+            }
             fields.put(header.get(i), record.get(i));
         }
         return new RawRecord(index, line, fields, null);

@@ -82,6 +82,27 @@ class RecordReaderTest {
         assertThat(records.get(2).raw().line()).isEqualTo(5);
     }
 
+    /**
+     * A column the header names not: empty, it is passed over; a value in it quarantines its record naming the
+     * column, never dropped unsaid (nor kept under a name two such columns share).
+     */
+    @Test
+    void aValueInAColumnWithNoNameQuarantinesItsRecord() {
+        List<Validated> records = read(RecordFormat.CSV, """
+                source_id,sku,quantity,delivery_date,,colour, ,
+                P-1,S,1,2026-12-01,,red,,
+                P-2,S,1,2026-12-01,a,red,,
+                P-3,S,1,2026-12-01, ,red,,b
+                """, ',');
+        assertThat(records).hasSize(3);
+        assertThat(records.get(0).advice().attributes()).isEqualTo(java.util.Map.of("colour", "red"));
+        assertThat(records.get(0).raw().fields()).doesNotContainKey("");
+        assertThat(records.get(1).reason())
+                .isEqualTo("line 3 has a value in column 5, which has no name in the header row: 'a'");
+        assertThat(records.get(2).reason())
+                .isEqualTo("line 4 has a value in column 8, which has no name in the header row: 'b'");
+    }
+
     @Test
     void aCsvWithoutTheRequiredHeaderIsUnreadable() {
         assertThatThrownBy(() -> read(RecordFormat.CSV, "A-1,SKU,1,2026-12-01\n", ','))
