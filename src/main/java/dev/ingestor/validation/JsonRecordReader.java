@@ -24,6 +24,7 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.StreamWriteFeature;
 import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.exc.UnexpectedEndOfInputException;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DeserializationFeature;
@@ -75,23 +76,24 @@ final class JsonRecordReader implements RecordReader {
         this.limits = limits;
         this.factory = factory(limits.maxSize());
         this.recordsPath = recordsPath;
+        JsonParser document = null;
         try {
             int buffer = ReadBuffers.size(in);
             PushbackReader pushback = new PushbackReader(new BufferedReader(Decoding.strict(in, charset), buffer), 1);
             int first = firstSignificant(pushback);
             reader = pushback;
             if (!recordsPath.isEmpty() && first == '{') {
-                JsonParser parser = arrayParser(pushback);
-                parser.nextToken(); // START_OBJECT
-                descend(parser, recordsPath);
-                records = new ArrayRecords(parser);
+                document = arrayParser(pushback);
+                document.nextToken(); // START_OBJECT
+                descend(document, recordsPath);
+                records = new ArrayRecords(document);
             } else if (!recordsPath.isEmpty() && first != -1) {
                 throw new UnreadableFileException("the file is not a JSON document: it starts with '" + (char) first
                         + "', expected '{' holding the records at " + String.join(".", recordsPath));
             } else if (first == '[') {
-                JsonParser parser = arrayParser(pushback);
-                parser.nextToken(); // START_ARRAY
-                records = new ArrayRecords(parser);
+                document = arrayParser(pushback);
+                document.nextToken(); // START_ARRAY
+                records = new ArrayRecords(document);
             } else if (first == '{') {
                 records = new LineRecords(new BoundedLines(pushback, limits.maxSize()));
             } else if (first == -1) {
@@ -101,7 +103,8 @@ final class JsonRecordReader implements RecordReader {
                         + "', expected '[' (an array of records) or '{' (JSON Lines)");
             }
         } catch (IOException | JacksonException e) {
-            throw unreadable(e, "at the start");
+            throw unreadable(e,
+                    document == null ? "at the start" : "at line " + document.currentLocation().getLineNr());
         }
     }
 
@@ -253,6 +256,12 @@ final class JsonRecordReader implements RecordReader {
                 return new UnreadableFileException(
                         "the file is not valid text in the supplier's charset (" + where + ")", e);
             }
+        }
+        StreamConstraintsException breach = JsonLimitBreach.in(e);
+        if (breach != null) {
+            // a record over a limit ends an array or a document: the parser cannot be read on after it
+            return new UnreadableFileException("the file cannot be read as JSON " + where + ", which holds "
+                    + JsonLimitBreach.of(breach), e);
         }
         String detail = e instanceof JacksonException j ? j.getOriginalMessage() : e.getMessage();
         return new UnreadableFileException("the file cannot be read as JSON " + where + ": " + detail, e);
@@ -421,6 +430,9 @@ final class JsonRecordReader implements RecordReader {
                             + " mapping.records-path");
                 }
                 index++;
+                if (e instanceof StreamConstraintsException breach) {
+                    return RawRecord.broken(index, line, "holds " + JsonLimitBreach.of(breach));
+                }
                 return RawRecord.broken(index, line, "is not valid JSON: " + e.getOriginalMessage());
             } catch (IOException | UncheckedIOException e) {
                 throw unreadable(e, "at line " + line);

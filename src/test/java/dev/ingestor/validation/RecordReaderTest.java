@@ -220,6 +220,32 @@ class RecordReaderTest {
         }
     }
 
+    /**
+     * A number longer than 1000 digits or values nested deeper than 1000 levels (the JSON parser's limits) are named
+     * in the supplier's terms, never by the Java method that set the limit: in JSON Lines the record is quarantined
+     * alone; an array or a document cannot be read past it and is rejected, naming its line.
+     */
+    @Test
+    void aJsonNumberOrNestingOverTheParsersLimitsIsNamedInTheSuppliersTerms() {
+        String number = LINE.replace("}", ", \"x\": " + "1".repeat(1001) + "}");
+        String deep = LINE.replace("}", ", \"x\": " + "[".repeat(1000) + "]".repeat(1000) + "}");
+        List<Validated> lines = readJson(LINE + "\n" + number + "\n" + deep + "\n" + LINE + "\n", List.of());
+        assertThat(lines).extracting(Validated::reason).containsExactly(null,
+                "line 2 holds a number longer than 1000 digits, the limit for JSON numbers",
+                "line 3 holds values nested deeper than 1000 levels, the limit for JSON", null);
+        assertThatThrownBy(() -> readJson("[" + LINE + ",\n" + number + "]", List.of()))
+                .isInstanceOf(UnreadableFileException.class).hasMessage("the file cannot be read as JSON at line 2,"
+                        + " which holds a number longer than 1000 digits, the limit for JSON numbers");
+        assertThatThrownBy(() -> readJson("[" + LINE + ",\n\n" + deep + "]", List.of()))
+                .isInstanceOf(UnreadableFileException.class).hasMessage("the file cannot be read as JSON at line 3,"
+                        + " which holds values nested deeper than 1000 levels, the limit for JSON");
+        // beside the records of a document, before them
+        assertThatThrownBy(() -> readJson("{\"order\": {\n\"id\": " + "9".repeat(1001) + ", \"lines\": [" + LINE
+                + "]}}", List.of("order", "lines"))).isInstanceOf(UnreadableFileException.class)
+                .hasMessage("the file cannot be read as JSON at line 2, which holds a number longer than 1000 digits,"
+                        + " the limit for JSON numbers");
+    }
+
     /** A field named twice (in any case) is the record's problem: the last value was taken silently. */
     @Test
     void aJsonRecordThatNamesAFieldTwiceIsQuarantinedAndTheFileReadsOn() {
