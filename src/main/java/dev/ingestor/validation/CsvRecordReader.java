@@ -210,8 +210,12 @@ final class CsvRecordReader implements RecordReader {
     private static UnreadableFileException unreadable(Exception e, long line) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof CharacterCodingException) {
+                // the decoder's own line: the parser's stands where its buffer was read, or before
+                String where = t instanceof LineCountingDecoder.NotText notText
+                        ? notText.getMessage()
+                        : "near line " + line;
                 return new UnreadableFileException(
-                        "the file is not valid text in the supplier's charset (near line " + line + ")", e);
+                        "the file is not valid text in the supplier's charset (" + where + ")", e);
             }
         }
         return new UnreadableFileException("the file cannot be read as CSV near line " + line + ": " + e.getMessage(),

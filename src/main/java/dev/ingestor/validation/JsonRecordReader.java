@@ -253,8 +253,9 @@ final class JsonRecordReader implements RecordReader {
     private static UnreadableFileException unreadable(Exception e, String where) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof CharacterCodingException) {
-                return new UnreadableFileException(
-                        "the file is not valid text in the supplier's charset (" + where + ")", e);
+                // the decoder's own line: the parser's stands where its buffer was read, or before
+                return new UnreadableFileException("the file is not valid text in the supplier's charset ("
+                        + (t instanceof LineCountingDecoder.NotText notText ? notText.getMessage() : where) + ")", e);
             }
         }
         StreamConstraintsException breach = JsonLimitBreach.in(e);

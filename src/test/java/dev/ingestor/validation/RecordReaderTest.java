@@ -120,6 +120,42 @@ class RecordReaderTest {
         }).isInstanceOf(UnreadableFileException.class).hasMessageContaining("not valid text");
     }
 
+    /** A byte that is not text is named on its own line, not where the parser stood a block of text before it. */
+    @Test
+    void aByteThatIsNotTextIsNamedOnItsOwnLine() {
+        String record = "{\"source_id\": \"P-%d\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"}";
+        java.io.ByteArrayOutputStream csv = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream jsonLines = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream array = new java.io.ByteArrayOutputStream();
+        array.write('[');
+        for (int line = 1; line <= 5000; line++) {
+            // the header is line 1
+            csv.writeBytes((line == 1 ? "source_id,sku,quantity,delivery_date" : "P-" + line + ",S,1,2026-12-01")
+                    .getBytes(StandardCharsets.UTF_8));
+            jsonLines.writeBytes(record.formatted(line).getBytes(StandardCharsets.UTF_8));
+            array.writeBytes(((line > 1 ? ",\n" : "") + record.formatted(line)).getBytes(StandardCharsets.UTF_8));
+            if (line == 4000) {
+                csv.write(0xFF);
+                jsonLines.write(0xFF);
+                array.write(0xFF);
+            }
+            csv.write('\n');
+            jsonLines.write('\n');
+        }
+        array.write(']');
+        for (var file : java.util.List.of(java.util.Map.entry(RecordFormat.CSV, csv),
+                java.util.Map.entry(RecordFormat.JSON, jsonLines), java.util.Map.entry(RecordFormat.JSON, array))) {
+            assertThatThrownBy(() -> {
+                try (RecordReader reader = RecordReader.open(file.getKey(),
+                        new ByteArrayInputStream(file.getValue().toByteArray()), StandardCharsets.UTF_8, ',')) {
+                    reader.forEachRemaining(r -> {});
+                }
+            }).isInstanceOf(UnreadableFileException.class)
+                    .hasMessage(
+                            "the file is not valid text in the supplier's charset (line 4000: byte FF is not UTF-8)");
+        }
+    }
+
     @Test
     void aLongSourceIdIsQuarantined() {
         List<Validated> records = read(RecordFormat.JSON, "[{\"source_id\": \"" + "x".repeat(129)
