@@ -500,8 +500,7 @@ async function showJob(id) {
     if (!d.replayedAt) { actions.appendChild(replayButton(d)); }
   });
   // events Kafka refused for good (a file of records too large for the topic may have thousands): seen in one click
-  $('acknowledge-refused').hidden = !detail.earlierDeadLetters
-    && !detail.deadLetters.some((d) => d.stage === 'relay' && !d.replayedAt);
+  $('acknowledge-refused').hidden = !detail.deadLetters.some((d) => d.stage === 'relay' && !d.replayedAt);
   if (detail.earlierDeadLetters) {
     const row = letters.insertRow();
     const note = cell(row, 'only the latest ' + detail.deadLetters.length + ' are shown: earlier ones are in Dead letters');

@@ -98,7 +98,7 @@ public class IngestorMetrics {
     }
 
     /** The outcome of the last poll of a supplier's SFTP server ({@code ingestor_sftp_up}, 1 up, 0 down). */
-    public void sftpUp(String supplier, boolean up) {
+    public synchronized void sftpUp(String supplier, boolean up) {
         sftpUp.computeIfAbsent(tag(supplier), code -> {
             AtomicInteger value = new AtomicInteger(1);
             Gauge.builder("ingestor.sftp.up", value, AtomicInteger::get)
@@ -114,7 +114,7 @@ public class IngestorMetrics {
      * one, when a network fault cut it off from the server and the database alike) does not hold the SftpDown alert
      * on while the instance that took over polls the server well.
      */
-    public void sftpNotPolledHere(String supplier) {
+    public synchronized void sftpNotPolledHere(String supplier) {
         AtomicInteger removed = sftpUp.remove(tag(supplier));
         if (removed != null) {
             registry.find("ingestor.sftp.up").tag("supplier", tag(supplier)).meters().forEach(registry::remove);

@@ -13,7 +13,8 @@ import java.util.Queue;
  * cuts a record that grows over {@link RecordLimits}. The parser then never holds more of a record than the limit:
  * the rest of a cut record is dropped up to its end, and the record is closed with one more value, {@link #marker},
  * a random word no file can contain by chance, which tells the reader that record was cut; {@link #nextCut} gives
- * its full size. A comment line over the size limit is cut the same way, without a marker (the parser drops it).
+ * its full size. A comment line is passed on as its line break alone: the parser, which would gather the comments
+ * before a record into one text, sees an empty line, which it passes over.
  */
 final class CsvRecordLimit extends Reader {
 

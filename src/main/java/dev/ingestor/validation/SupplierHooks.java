@@ -113,6 +113,8 @@ class SupplierHooks {
         return Optional.empty();
     }
 
+    private static final java.util.regex.Pattern YAML_COMMENT = java.util.regex.Pattern.compile("(?m)(^|\\s)#.*$");
+
     /** More than any route file holds; a file longer than this is read this far. */
     private static final int MOST_READ = 1024 * 1024;
 
@@ -124,8 +126,11 @@ class SupplierHooks {
     static boolean namesHook(Resource file, String supplier) {
         try (java.io.InputStream in = file.getInputStream()) {
             String text = new String(in.readNBytes(MOST_READ), java.nio.charset.StandardCharsets.UTF_8);
+            // a YAML comment (from a '#' that starts a line or follows white space) names nothing: a hook commented out
+            // of its file, or the file's own header that quotes its endpoint, is no hook
+            String uncommented = YAML_COMMENT.matcher(text).replaceAll("");
             return java.util.regex.Pattern.compile("(?<![\\w-])map-" + java.util.regex.Pattern.quote(supplier)
-                    + "(?![\\w-])").matcher(text).find();
+                    + "(?![\\w-])").matcher(uncommented).find();
         } catch (java.io.IOException | RuntimeException e) {
             return true;
         }

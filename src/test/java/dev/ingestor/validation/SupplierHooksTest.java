@@ -208,7 +208,8 @@ class SupplierHooksTest {
             assertThat(SupplierHooks.namesHook(ResourceHelper.resolveResource(camel, "file:" + file), "ACME"))
                     .as(from).isTrue();
         }
-        for (String from : List.of("uri: direct:map-ACME2", "uri: direct:remap-ACME", "uri: direct:map-ACME-EU")) {
+        for (String from : List.of("uri: direct:map-ACME2", "uri: direct:remap-ACME", "uri: direct:map-ACME-EU",
+                "# uri: direct:map-ACME", "uri: direct:other # was map-ACME")) {
             Path file = Files.writeString(folder.resolve("ACME.camel.yaml"), "- route:\n    from:\n      " + from);
             assertThat(SupplierHooks.namesHook(ResourceHelper.resolveResource(camel, "file:" + file), "ACME"))
                     .as(from).isFalse();
