@@ -280,10 +280,12 @@ public class RawStore {
 
     /**
      * The keys of the files stored in {@code folder} (two hex digits: a key's first two) of every supplier's folder,
-     * {@code raw/{supplier}/{folder}/}, last written before {@code before}: for retention's look for files no key
-     * refers to. A name that is not a stored file's (an operator's copy, a folder, a link) is passed over.
+     * {@code raw/{supplier}/{folder}/}, last written after {@code after} and before {@code before}: for retention's
+     * look for files no key refers to. A name that is not a stored file's (an operator's copy, a folder, a link) is
+     * passed over.
      */
-    public void forEachKeyIn(String folder, Instant before, Consumer<ContentKey> action) throws IOException {
+    public void forEachKeyIn(String folder, Instant after, Instant before, Consumer<ContentKey> action)
+            throws IOException {
         if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
@@ -298,7 +300,7 @@ public class RawStore {
                 try (DirectoryStream<Path> stored = Files.newDirectoryStream(files)) {
                     for (Path file : stored) {
                         ContentKey key = storedKey(supplier, folder, file);
-                        if (key != null && writtenBefore(file, before)) {
+                        if (key != null && writtenBetween(file, after, before)) {
                             action.accept(key);
                         }
                     }
@@ -319,11 +321,12 @@ public class RawStore {
         }
     }
 
-    private static boolean writtenBefore(Path file, Instant before) throws IOException {
+    private static boolean writtenBetween(Path file, Instant after, Instant before) throws IOException {
         try {
             BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
                     LinkOption.NOFOLLOW_LINKS);
-            return attributes.isRegularFile() && attributes.lastModifiedTime().toInstant().isBefore(before);
+            Instant written = attributes.lastModifiedTime().toInstant();
+            return attributes.isRegularFile() && written.isAfter(after) && written.isBefore(before);
         } catch (NoSuchFileException e) {
             // unlinked since the listing
             return false;

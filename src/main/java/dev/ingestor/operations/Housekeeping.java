@@ -308,15 +308,21 @@ class Housekeeping implements CamelContextConfiguration {
      * Names in raw_file_unlink the files of one of the raw store's folders ({@code raw/{supplier}/{folder}/}) that no
      * key or job refers to and that were written more than {@link #ORPHAN_AGE} ago: bytes put in place by a
      * registration that did not commit (the database went away before its commit, the instance was killed) and that
-     * nobody sent again. {@link #removeRawFiles} then unlinks them under their key's lock, checked again, as it does
-     * a deleted key's file, so bytes registered meanwhile stay. Each run looks through the next folder: a 256th of
-     * the files, all of them in 256 runs (about eleven days at the hourly default). Returns how many it named.
+     * nobody sent again; never one written before this database was made (its migrations' first run). {@link
+     * #removeRawFiles} then unlinks them under their key's lock, checked again, as it does a deleted key's file, so
+     * bytes registered meanwhile stay. Each run looks through the next folder: a 256th of the files, all of them in 256
+     * runs (about eleven days at the hourly default). Returns how many it named.
      */
     long nameOrphanedRawFiles(String folder, int batch, int[] statements) {
         List<String> keys = new ArrayList<>();
         long[] named = {0};
+        // a file written before this database was made was put in place by a registration against another one (the
+        // embedded database given up for an external one, whose restore is still to come): not an orphan of this one
+        Instant databaseMade = jdbc.queryForObject("SELECT min(installed_on)::timestamptz FROM flyway_schema_history",
+                java.sql.Timestamp.class).toInstant();
+        statements[0]++;
         try {
-            rawStore.forEachKeyIn(folder, Instant.now().minus(ORPHAN_AGE), key -> {
+            rawStore.forEachKeyIn(folder, databaseMade, Instant.now().minus(ORPHAN_AGE), key -> {
                 keys.add(key.toString());
                 if (keys.size() == batch) {
                     named[0] += nameUnused(keys, statements);

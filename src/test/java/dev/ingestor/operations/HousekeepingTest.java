@@ -405,6 +405,23 @@ class HousekeepingTest extends IngestorTestSupport {
      */
     @Test
     void rawFilesNoKeyRefersToGoOnceTheyAreADayOld() throws Exception {
+        // this database as made two days ago: a file older than that belongs to another one, and stays
+        java.sql.Timestamp made = jdbc.queryForObject("SELECT min(installed_on) FROM flyway_schema_history",
+                java.sql.Timestamp.class);
+        jdbc.update("UPDATE flyway_schema_history SET installed_on = installed_on - interval '2 days'");
+        try {
+            orphansGoExceptThoseOfAnotherDatabase();
+        } finally {
+            jdbc.update("UPDATE flyway_schema_history SET installed_on = installed_on + interval '2 days'");
+            assertThat(jdbc.queryForObject("SELECT min(installed_on) FROM flyway_schema_history",
+                    java.sql.Timestamp.class)).isEqualTo(made);
+        }
+    }
+
+    private void orphansGoExceptThoseOfAnotherDatabase() throws Exception {
+        StoredContent ofAnotherDatabase = placedWithoutKey("of another database");
+        java.nio.file.Files.setLastModifiedTime(ofAnotherDatabase.path(),
+                java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(Duration.ofDays(3))));
         StoredContent orphan = placedWithoutKey("orphan");
         StoredContent young = placedWithoutKey("young");
         StoredContent registeredLater = placedWithoutKey("registered later");
@@ -416,7 +433,7 @@ class HousekeepingTest extends IngestorTestSupport {
         }
         int[] statements = {0};
         long named = 0;
-        for (StoredContent content : List.of(orphan, young, registeredLater, used)) {
+        for (StoredContent content : List.of(orphan, young, registeredLater, used, ofAnotherDatabase)) {
             named += housekeeping.nameOrphanedRawFiles(content.key().sha256().substring(0, 2), BATCH_SIZE, statements);
         }
         assertThat(named).isGreaterThanOrEqualTo(2);
@@ -430,6 +447,7 @@ class HousekeepingTest extends IngestorTestSupport {
         assertThat(young.path()).exists();
         assertThat(registeredLater.path()).exists();
         assertThat(used.path()).exists();
+        assertThat(ofAnotherDatabase.path()).exists();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM raw_file_unlink WHERE key = ANY (?::text[])", Long.class,
                 (Object) new String[] {orphan.key().toString(), registeredLater.key().toString()})).isZero();
     }
