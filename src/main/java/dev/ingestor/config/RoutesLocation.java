@@ -31,7 +31,7 @@ import org.springframework.core.env.MapPropertySource;
  * folders it is read from, and its route files, must be writable by their owner alone: a routes folder, {@code
  * suppliers/} or a route file in them that its group or everyone may write to fails the start, naming it and the
  * fix. A route file that is a link (a Kubernetes ConfigMap's are) is judged as the file it leads to, with the folder
- * that holds that file.
+ * that holds that file; a folder or file on a file system mounted read-only (a ConfigMap's volume) is not judged.
  */
 public class RoutesLocation implements EnvironmentPostProcessor {
 
@@ -131,7 +131,7 @@ public class RoutesLocation implements EnvironmentPostProcessor {
 
     private static void requireOwnerOnlyWritable(Path path, String what, String how) {
         PosixFileAttributeView posix = Files.getFileAttributeView(path, PosixFileAttributeView.class);
-        if (posix == null) {
+        if (posix == null || onReadOnlyStore(path)) {
             return;
         }
         Set<PosixFilePermission> permissions;
@@ -145,6 +145,18 @@ public class RoutesLocation implements EnvironmentPostProcessor {
                     + java.nio.file.attribute.PosixFilePermissions.toString(permissions) + "): a route runs with the"
                     + " app's rights, so whoever can " + how + " could run anything the app can. Fix: chmod go-w "
                     + path + " (ingestor.routes-dir)");
+        }
+    }
+
+    /**
+     * Whether {@code path} lies on a file system mounted read-only, where no one may write whatever its rights say: a
+     * Kubernetes ConfigMap's volume, whose folder kubelet makes writable by all (0777) and mounts read-only.
+     */
+    private static boolean onReadOnlyStore(Path path) {
+        try {
+            return Files.getFileStore(path).isReadOnly();
+        } catch (IOException e) {
+            return false;
         }
     }
 
