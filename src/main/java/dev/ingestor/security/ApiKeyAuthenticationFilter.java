@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import dev.ingestor.web.ApiKeys;
 import dev.ingestor.web.Caller;
+import dev.ingestor.web.ProblemResponse;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -21,7 +22,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * {@code X-Api-Key}), before anything of the body is read. A known key: the caller becomes the request's
  * authentication and the request attribute the routes take it from, whatever the failures of its address. An
  * unknown key: 401 at once (429 once its address has failed too often). No key:
- * the request goes on anonymous, and the authorization rules decide (public pages pass, the rest is 401).
+ * the request goes on anonymous, and the authorization rules decide (public pages pass, the rest is 401); the
+ * answer to an anonymous request with a body closes the connection, so none of that body is waited for.
  * A key anywhere else (query string, form field) is never looked at. A metrics token ({@link MetricsToken}) is
  * taken on the Prometheus endpoint only; anywhere else it is refused 403 here, before any body is read.
  * <p>
@@ -55,6 +57,11 @@ final class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
         String key = ApiKeys.presentedKey(request.getHeader("Authorization"),
                 request.getHeader(ApiKeys.API_KEY_HEADER));
         if (key == null) {
+            if (ProblemResponse.hasBody(request)) {
+                // nothing that answers without a key reads a body: the connection ends with the answer, and
+                // none of the body is waited for (web.NoDrainAfterClosingAnswers)
+                response.setHeader("Connection", "close");
+            }
             chain.doFilter(request, response);
             return;
         }

@@ -10,8 +10,9 @@ import tools.jackson.databind.ObjectMapper;
 /**
  * Writes a refusal made before any route runs (by the front door, or for a body over its limit) as
  * problem+json, without touching the request body: when the request
- * carries one, the connection is closed after the answer so the client stops sending it, and the answer is
- * flushed at once so that the client sees it even while the server still waits for the rest of the body.
+ * carries one, the connection is closed after the answer so the client stops sending it, and none of the rest
+ * is read ({@link NoDrainAfterClosingAnswers}); the answer is flushed at once so that the client sees it while
+ * it is still sending.
  */
 public final class ProblemResponse {
 
@@ -39,7 +40,8 @@ public final class ProblemResponse {
         response.flushBuffer();
     }
 
-    private static boolean hasBody(HttpServletRequest request) {
+    /** Whether the request declares a body (a length above 0, or chunks). */
+    public static boolean hasBody(HttpServletRequest request) {
         return request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
     }
 }

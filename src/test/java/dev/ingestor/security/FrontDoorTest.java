@@ -172,6 +172,59 @@ class FrontDoorTest extends IngestorTestSupport {
     }
 
     @Test
+    void aBodyLeftUnreadByARefusalOrAnAnonymousAnswerIsNotWaitedForAfterTheAnswer() throws Exception {
+        String megabyte = "Content-Length: 1000000";
+        Map<String, String> answers = new LinkedHashMap<>();
+        answers.put("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n" + megabyte,
+                "HTTP/1.1 401");
+        answers.put(
+                "POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nX-Api-Key: wrong\r\nContent-Type: text/csv\r\n"
+                        + megabyte,
+                "HTTP/1.1 401");
+        answers.put("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n"
+                + "Transfer-Encoding: chunked", "HTTP/1.1 401");
+        answers.put(
+                "POST /api/v1/admin/suppliers/ACME/retry-failed HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: " + ACME_KEY
+                        + "\r\nContent-Type: text/csv\r\n" + megabyte,
+                "HTTP/1.1 403");
+        // a refusal after the key, before the body: an encoding not taken
+        answers.put("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: " + ACME_KEY
+                + "\r\nContent-Type: text/csv\r\nContent-Encoding: br\r\n" + megabyte, "HTTP/1.1 415");
+        // public answers read no body either (one over ingestor.http.max-body-size would be a 413, which Tomcat
+        // closes by itself): an anonymous body is never drained
+        String underTheLimit = "Content-Length: 60000";
+        answers.put("GET /actuator/health HTTP/1.1\r\nHost: x\r\n" + underTheLimit, "HTTP/1.1 200");
+        answers.put("GET /admin/index.html HTTP/1.1\r\nHost: x\r\n" + underTheLimit, "HTTP/1.1 200");
+        for (Map.Entry<String, String> call : answers.entrySet()) {
+            String head = call.getKey();
+            // well below server.tomcat.connection-timeout (20 s), which a read of the rest of the body would wait for
+            try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(4))) {
+                String answer = raw.send(head, head.contains("chunked")
+                        ? "10\r\nsource_id,sku,qu\r\n".getBytes(StandardCharsets.US_ASCII)
+                        : "source_id,sku,qu".getBytes(StandardCharsets.US_ASCII)).readAnswer();
+                assertThat(answer).as(head).startsWith(call.getValue()).containsIgnoringCase("Connection: close");
+                // this side keeps the connection open and sends nothing more: the server closes it, its thread free
+                assertThat(raw.closedByServer()).as(head).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aBodyAnAnswerLeftUnreadIsDrainedNoFurtherThanTheSwallowLimit() throws Exception {
+        // Spring MVC refuses the content type without reading the body; more of it is left than
+        // server.tomcat.max-swallow-size (64 KB), so Tomcat closes the connection instead of reading the rest. With
+        // Tomcat's 2 MB it read the 100 KB sent and waited for the other 400 KB, up to connection-timeout per read
+        byte[] hundredKilobytes = new byte[100_000];
+        try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(4))) {
+            String answer = raw.send("POST /api/v1/suppliers/ACME/files HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: "
+                    + ACME_KEY + "\r\nContent-Type: image/png\r\nContent-Length: 500000", hundredKilobytes)
+                    .readAnswer();
+            assertThat(answer).startsWith("HTTP/1.1 415").containsIgnoringCase("Connection: close");
+            assertThat(raw.closedByServer()).isTrue();
+        }
+    }
+
+    @Test
     void anonymousCallersSeeTheHealthStatusOnlyAndTheRestOfTheActuatorNeedsTheAdminKey() throws Exception {
         HttpResponse<String> anonymous = get("/actuator/health", null);
         assertThat(anonymous.statusCode()).isEqualTo(200);

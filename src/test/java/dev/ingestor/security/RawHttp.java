@@ -6,6 +6,8 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -71,6 +73,24 @@ final class RawHttp implements AutoCloseable {
             }
             body.write(in.readNBytes(length));
             in.readNBytes(2);
+        }
+    }
+
+    /**
+     * Whether the server ends the connection (end of stream, or a reset when it closed with bytes of ours unread)
+     * before a read waits out this socket's timeout, while this side sends nothing more. What still comes is read
+     * past: an answer without a length or chunks ends with the connection.
+     */
+    boolean closedByServer() throws IOException {
+        try {
+            while (socket.getInputStream().read() >= 0) {
+                // the rest of an answer delimited by the end of the connection
+            }
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (SocketException e) {
+            return true;
         }
     }
 
