@@ -3,6 +3,7 @@ package dev.ingestor.web;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -21,6 +22,7 @@ import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import org.apache.catalina.connector.ClientAbortException;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -38,6 +40,8 @@ import tools.jackson.databind.ObjectMapper;
  *   <li>{@code Content-Encoding: gzip}: decoded here, the limit applying to the decoded bytes (a small
  *       compressed body can decode to gigabytes), never more than limit + 1 of them; malformed gzip is a
  *       400. Any other encoding is a 415 naming it.</li>
+ *   <li>A body read ahead that stops arriving (nothing for {@code server.tomcat.connection-timeout}) is a 408,
+ *       one that breaks off a 400, both answered by the error page ({@link ErrorPageProblems}).</li>
  *   <li>Multipart bodies are parsed by the servlet container, bounded by {@code spring.servlet.multipart.*}
  *       (set from {@code ingestor.http.max-file-size}); only file pushes take them, any other path
  *       answers 415, so a small limit cannot be passed around with a multipart body.</li>
@@ -99,6 +103,14 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
             refuse(request, response, 413, "too-large", "Content Too Large", (gzip ? "the decoded body" : "the body")
                     + " is larger than the limit of " + limit.describe());
             return;
+        } catch (ClientAbortException e) {
+            // the body stopped arriving (nothing for server.tomcat.connection-timeout: 408) or broke off (400). Tomcat
+            // has already given the answer that status, which its error page writes (ErrorPageProblems); nothing of
+            // the body is kept, and the exception is the client's doing, not the server's
+            if (!response.isCommitted()) {
+                response.sendError(stoppedArriving(e) ? 408 : 400);
+            }
+            return;
         } catch (ZipException | EOFException e) {
             if (!gzip) {
                 throw e;
@@ -113,6 +125,15 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
         } finally {
             AfterRequest.run(request, body::close);
         }
+    }
+
+    private static boolean stoppedArriving(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isMultipart(HttpServletRequest request) {

@@ -315,6 +315,27 @@ class FrontDoorTest extends IngestorTestSupport {
     }
 
     @Test
+    void theContainersErrorPageIsAProblemWithoutServerDetails() throws Exception {
+        // TRACE is refused by the container, which answers through its error page (/error)
+        for (String key : List.of("", "X-Api-Key: " + ACME_KEY + "\r\n")) {
+            String answer;
+            try (RawHttp raw = new RawHttp(null, port, Duration.ofSeconds(10))) {
+                answer = raw.send("TRACE /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\n" + key
+                        + "Accept: text/html\r\nConnection: close", new byte[0]).readAnswer();
+            }
+            assertThat(answer).as(key).startsWith("HTTP/1.1 405").contains("Allow: ")
+                    .contains("Content-Type: application/problem+json").contains("\"status\":405")
+                    .contains("urn:ingestor:problem:method-not-allowed")
+                    .doesNotContainIgnoringCase("<html").doesNotContainIgnoringCase("whitelabel")
+                    .doesNotContainIgnoringCase("spring").doesNotContain("\"timestamp\"");
+        }
+        // the error page asked for directly is a path like any other without a route
+        assertProblem(get("/error", ACME_KEY), 404, "there is nothing at this path");
+        assertThat(get("/error", ACME_KEY).body()).doesNotContain("999").doesNotContain("\"timestamp\"");
+        assertProblem(get("/error", null), 401, "needs a key");
+    }
+
+    @Test
     void aQueryStringNotInUtf8OrAFormBodyIsAnsweredProblemJsonNamingIt() throws Exception {
         String form = "application/x-www-form-urlencoded";
         String notUtf8 = "not percent-encoded UTF-8";
