@@ -1,8 +1,11 @@
 package dev.ingestor.web;
 
 import dev.ingestor.logging.SafeText;
+import org.apache.tomcat.util.http.fileupload.impl.FileCountLimitExceededException;
+import org.apache.tomcat.util.http.fileupload.impl.SizeLimitExceededException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.tomcat.autoconfigure.TomcatServerProperties;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.MediaType;
@@ -14,8 +17,11 @@ import org.springframework.web.multipart.MultipartException;
 
 /**
  * Multipart bodies are parsed by Spring MVC before any route runs, so their failures are answered here:
- * over the size limit 413 naming it, a body that is not well-formed multipart (bad boundary, truncated) 400.
- * Both are the caller's doing, never a 500.
+ * over a limit 413 naming it, a body that is not well-formed multipart (bad boundary, truncated) 400.
+ * Both are the caller's doing, never a 500. Spring reports every limit of the container's parser as an upload over
+ * the size limit; the parser's own exception, its cause, tells which it was: the size
+ * ({@code ingestor.http.max-file-size}), the number of parts ({@code server.tomcat.max-part-count}) or the size of a
+ * part's headers ({@code server.tomcat.max-part-header-size}).
  */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -25,13 +31,29 @@ class MultipartProblems {
     private static final MediaType PROBLEM = MediaType.parseMediaType(Problem.MEDIA_TYPE);
 
     private final long maxFileSize;
+    private final long maxPartHeaderSize;
 
-    public MultipartProblems(HttpSettings http) {
+    public MultipartProblems(HttpSettings http, TomcatServerProperties tomcat) {
         this.maxFileSize = http.getMaxFileSize().toBytes();
+        this.maxPartHeaderSize = tomcat.getMaxPartHeaderSize().toBytes();
     }
 
     @ExceptionHandler(MaxUploadSizeExceededException.class)
     public ResponseEntity<Problem> tooLarge(MaxUploadSizeExceededException e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof FileCountLimitExceededException count) {
+                return answer(Problem.of(413, "too-many-parts", "Content Too Large", "the multipart body has more than "
+                        + count.getLimit() + " parts (server.tomcat.max-part-count); send one file part"));
+            }
+            // the parser's limit on a part's headers, told apart by its limit from that on the whole body, which
+            // is reported by the same class
+            if (cause instanceof SizeLimitExceededException size && size.getPermittedSize() == maxPartHeaderSize
+                    && maxPartHeaderSize != maxFileSize) {
+                return answer(Problem.of(413, "part-header-too-large", "Content Too Large",
+                        "the headers of a part are larger than " + maxPartHeaderSize
+                                + " bytes (server.tomcat.max-part-header-size); shorten the part's file name"));
+            }
+        }
         return answer(
                 Problem.of(413, "too-large", "Content Too Large", "the multipart body is larger than the limit of "
                         + maxFileSize + " bytes (ingestor.http.max-file-size); nothing of it was kept"));

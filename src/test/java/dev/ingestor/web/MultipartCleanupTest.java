@@ -82,6 +82,30 @@ class MultipartCleanupTest extends IngestorTestSupport {
         assertThat(jobCount()).isZero();
     }
 
+    @Test
+    void aMultipartBodyOverTheContainersPartLimitsIsRefusedNamingTheLimitBroken() throws Exception {
+        long before = leftovers();
+        String boundary = "b" + UUID.randomUUID();
+        // 60 small parts: a body far under ingestor.http.max-file-size, over server.tomcat.max-part-count (50)
+        StringBuilder parts = new StringBuilder();
+        for (int i = 0; i < 60; i++) {
+            parts.append(part(boundary, "p" + i, "p" + i + ".csv", "x"));
+        }
+        HttpResponse<String> many = postForm(FILES, ACME_KEY, boundary, form(boundary, parts.toString()));
+        assertProblem(many, 413, "more than 50 parts (server.tomcat.max-part-count)");
+        assertThat(many.body()).doesNotContain("ingestor.http.max-file-size");
+        awaitLeftovers(before);
+
+        // one part whose headers (here its file name) are over server.tomcat.max-part-header-size (512 bytes)
+        HttpResponse<String> longHeader = postForm(FILES, ACME_KEY, boundary,
+                form(boundary, part(boundary, "file", "n".repeat(600) + ".csv", "id,x\n1,2\n")));
+        assertProblem(longHeader, 413,
+                "headers of a part are larger than 512 bytes (server.tomcat.max-part-header-size)");
+        assertThat(longHeader.body()).doesNotContain("ingestor.http.max-file-size");
+        awaitLeftovers(before);
+        assertThat(jobCount()).isZero();
+    }
+
     private HttpResponse<String> postForm(String path, String key, String boundary, byte[] form, String... headers)
             throws Exception {
         return post(path, key, "multipart/form-data; boundary=" + boundary, form, headers);
