@@ -66,7 +66,8 @@ class StalledUploadTest extends IngestorTestSupport {
                     // reset by the server: no answer
                 }
             }
-            // the error page answers at once, not after a view of Spring's failed
+            // the error page answers at once, not after a view of Spring's failed; and when it comes after the answer
+            // began, Tomcat's ERROR for it is not logged (web.LateErrorPageLogFilter)
             assertNoErrorLogged(logs);
         }
         assertStoppedArriving(answer, "an upload of declared length");
