@@ -96,15 +96,26 @@ public class RelayInstaller implements RoutesFromTemplates {
         int relays = Math.max(1, settings.getRelays());
         synchronized (relayed) {
             for (String topic : waiting) {
-                if (!relayed.add(topic)) {
+                if (relayed.contains(topic)) {
                     continue;
                 }
-                int index = relayed.size();
-                for (int n = 1; n <= relays; n++) {
-                    String route = EARLIER_TOPIC_RELAYS + index + "-" + n;
-                    add(route, topic, n);
-                    added.add(route);
+                int index = relayed.size() + 1;
+                List<String> routes = new ArrayList<>();
+                try {
+                    for (int n = 1; n <= relays; n++) {
+                        String route = EARLIER_TOPIC_RELAYS + index + "-" + n;
+                        add(route, topic, n);
+                        routes.add(route);
+                    }
+                } catch (Exception e) {
+                    // the topic stays unmarked, without a relay of it half-added: the next housekeeping run tries again
+                    removeAll(routes);
+                    LOG.warn("could not relay outbox events of topic {} ({}); tried again at the next housekeeping run",
+                            topic, e.getMessage());
+                    continue;
                 }
+                relayed.add(topic);
+                added.addAll(routes);
                 LOG.warn("outbox events of topic {} are waiting, a topic no longer configured"
                         + " (ingestor.kafka.items-topic and dead-letters-topic name {} and {}): they are relayed to {},"
                         + " the topic they were written for, by {} relay(s) of this instance until its next start",
@@ -112,6 +123,17 @@ public class RelayInstaller implements RoutesFromTemplates {
             }
         }
         return added;
+    }
+
+    private void removeAll(List<String> routes) {
+        for (String route : routes) {
+            try {
+                camelContext.getRouteController().stopRoute(route);
+                camelContext.removeRoute(route);
+            } catch (Exception e) {
+                LOG.warn("could not remove relay {} of a topic not relayed after all ({})", route, e.getMessage());
+            }
+        }
     }
 
     /** Adds one relay of {@code topic}; also how a test relays a topic of its own. */
