@@ -30,7 +30,7 @@ public class JsonNesting implements ApplicationListener<ApplicationStartingEvent
 
     /** A JSON factory with these limits; others of its settings are Jackson's. */
     public static JsonFactory factory() {
-        return JsonFactory.builder().streamReadConstraints(READ).streamWriteConstraints(WRITE).build();
+        return builder().build();
     }
 
     /**
@@ -41,8 +41,11 @@ public class JsonNesting implements ApplicationListener<ApplicationStartingEvent
      * offsets.
      */
     public static JsonFactoryBuilder textBuilder() {
-        return JsonFactory.builder().streamReadConstraints(READ).streamWriteConstraints(WRITE)
-                .disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES);
+        return builder().disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES);
+    }
+
+    private static JsonFactoryBuilder builder() {
+        return JsonFactory.builder().streamReadConstraints(READ).streamWriteConstraints(WRITE);
     }
 
     /** A mapper with Jackson's defaults and these limits, for the classes that keep one of their own. */
