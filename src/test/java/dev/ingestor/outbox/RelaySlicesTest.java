@@ -178,11 +178,6 @@ class RelaySlicesTest extends IngestorTestSupport {
     }
 
     /**
-     * While events flow every slice has some: a relay's take then asks the outbox about one slice, the first free
-     * one in order, not about every free slice (under a large file that was 20 ms a round, past the events the
-     * relays had deleted since the last vacuum).
-     */
-    /**
      * Events waiting for a topic that is no longer configured (its setting renamed while they were pending): seen by
      * the gauges, and relayed to the topic they were written for, where before no relay, gauge or alert saw them.
      */
@@ -190,15 +185,7 @@ class RelaySlicesTest extends IngestorTestSupport {
     void eventsWaitingForATopicNoLongerConfiguredAreSeenAndRelayedToIt() throws Exception {
         // housekeeping relays such topics too, at a moment of its own (its first run is 10 s after the start): not
         // while this test looks at the events waiting
-        boolean housekeeping = camelContext.getRouteController().getRouteStatus("housekeeping").isStarted();
-        camelContext.getRouteController().stopRoute("housekeeping");
-        try {
-            seenAndRelayedToTheirTopic();
-        } finally {
-            if (housekeeping) {
-                camelContext.getRouteController().startRoute("housekeeping");
-            }
-        }
+        withRouteStopped("housekeeping", this::seenAndRelayedToTheirTopic);
     }
 
     private void seenAndRelayedToTheirTopic() throws Exception {
@@ -254,6 +241,11 @@ class RelaySlicesTest extends IngestorTestSupport {
                 .collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
     }
 
+    /**
+     * While events flow every slice has some: a relay's take then asks the outbox about one slice, the first free
+     * one in order, not about every free slice (under a large file that was 20 ms a round, past the events the
+     * relays had deleted since the last vacuum).
+     */
     @Test
     void aTakeAsksTheOutboxAboutTheFirstFreeSliceOnly() {
         String topic = "probe-" + UUID.randomUUID();

@@ -252,6 +252,29 @@ public abstract class IngestorTestSupport {
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> !consumer.isPolling());
     }
 
+    /** Work of a test that may throw. */
+    @FunctionalInterface
+    protected interface Work {
+        void run() throws Exception;
+    }
+
+    /**
+     * Does {@code work} with a timer route of the app (housekeeping, notification retention) stopped, so that it does
+     * not act at a moment of its own on rows the test made (housekeeping relays the topics of events waiting that no
+     * relay serves); started again afterwards if it ran before.
+     */
+    protected void withRouteStopped(String routeId, Work work) throws Exception {
+        boolean running = camelContext.getRouteController().getRouteStatus(routeId).isStarted();
+        camelContext.getRouteController().stopRoute(routeId);
+        try {
+            work.run();
+        } finally {
+            if (running) {
+                camelContext.getRouteController().startRoute(routeId);
+            }
+        }
+    }
+
     /** Writes a file elsewhere first and moves it in, as a well-behaved supplier does. */
     protected static Path drop(String supplier, String name, byte[] content) throws IOException {
         Path staging = WORK.resolve("staging");
