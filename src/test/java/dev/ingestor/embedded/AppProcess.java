@@ -3,11 +3,10 @@ package dev.ingestor.embedded;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.ChildJvm;
 
 /**
  * The app in a JVM of its own, as an operator starts it, its output (standard and error) in a file: for what only a
@@ -27,11 +26,7 @@ final class AppProcess implements AutoCloseable {
 
     /** {@code IngestorApplication} with {@code args}, on the test JVM's class path. */
     static AppProcess start(Path output, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", System.getProperty("java.class.path"), IngestorApplication.class.getName()));
-        command.addAll(List.of(args));
-        return new AppProcess(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile())
-                .start(), output);
+        return new AppProcess(ChildJvm.of(IngestorApplication.class).arguments(args).outputTo(output).start(), output);
     }
 
     Process process() {

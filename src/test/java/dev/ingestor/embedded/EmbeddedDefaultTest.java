@@ -9,7 +9,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -29,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.ChildJvm;
 import dev.ingestor.support.FreePorts;
 import dev.ingestor.support.SlowTest;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -196,9 +196,7 @@ class EmbeddedDefaultTest {
     @Test
     void aPostmasterOrphanedByAKilledJvmIsStoppedAndItsDataKept() throws Exception {
         Path data = Files.createTempDirectory("ingestor-orphan-").resolve("postgres");
-        Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), OrphanMaker.class.getName(), data.toString())
-                .redirectErrorStream(true).start();
+        Process jvm = ChildJvm.of(OrphanMaker.class).arguments(data.toString()).start();
         try (var out = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()))) {
             String line;
             while ((line = out.readLine()) != null && !line.equals(OrphanMaker.READY)) {
@@ -263,11 +261,9 @@ class EmbeddedDefaultTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessage(DataFolderLock.inUseMessage(data.toAbsolutePath()));
 
-            Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), LockProbe.class.getName(), data.toString())
-                    .redirectErrorStream(true).start();
-            String said = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(probe.waitFor(1, TimeUnit.MINUTES)).isTrue();
+            ChildJvm.Run probe = ChildJvm.of(LockProbe.class).arguments(data.toString()).run(Duration.ofMinutes(1));
+            String said = probe.output();
+            assertThat(probe.ended()).isTrue();
             assertThat(said).as("another process's attempt").contains(LockProbe.HELD);
             assertThat(new JdbcTemplate(running.getPostgresDatabase()).queryForObject("SELECT 1", Integer.class))
                     .isOne();

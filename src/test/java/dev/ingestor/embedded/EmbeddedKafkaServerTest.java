@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import dev.ingestor.support.ChildJvm;
 import dev.ingestor.support.SlowTest;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -79,12 +80,11 @@ class EmbeddedKafkaServerTest {
      */
     @Test
     void aFatalFaultOfTheBrokerStopsTheBrokerAndNotTheJvm() throws Exception {
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), FatalBrokerFault.class.getName(),
-                Files.createTempDirectory("ingestor-kafka-fault-").toString()).redirectErrorStream(true).start();
-        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(child.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        assertThat(child.exitValue()).as(output).isZero();
+        ChildJvm.Run child = ChildJvm.of(FatalBrokerFault.class)
+                .arguments(Files.createTempDirectory("ingestor-kafka-fault-").toString()).run(Duration.ofMinutes(2));
+        String output = child.output();
+        assertThat(child.ended()).isTrue();
+        assertThat(child.exitCode()).as(output).isZero();
         assertThat(output).contains("met a fatal fault (test: every log folder failed) and stops")
                 .contains(FatalBrokerFault.BROKER_GONE_JVM_ALIVE).contains(FatalBrokerFault.AFTER_THE_STOP);
     }

@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.IngestorApplication;
+import dev.ingestor.support.ChildJvm;
 import dev.ingestor.support.FreePorts;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.junit.jupiter.api.Tag;
@@ -47,15 +48,14 @@ class QuietStopTest {
         int postgresPort = FreePorts.outsideTheEphemeralRange();
         String instance = "quiet-stop-" + UUID.randomUUID().toString().substring(0, 8);
         UUID held = UUID.randomUUID();
-        Process app = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), IngestorApplication.class.getName(),
+        Process app = ChildJvm.of(IngestorApplication.class).arguments(
                 "--server.port=" + FreePorts.outsideTheEphemeralRange(),
                 "--ingestor.embedded.kafka.port=0",
                 "--ingestor.embedded.postgres.port=" + postgresPort,
                 "--ingestor.instance-id=" + instance,
                 "--ingestor.data-dir=" + data,
                 "--ingestor.inbox-dir=" + work.resolve("inbox"))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                .outputTo(log).start();
         List<String> stopping;
         Duration took;
         try {

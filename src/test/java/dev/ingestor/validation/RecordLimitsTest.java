@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import dev.ingestor.config.RecordFormat;
 import dev.ingestor.config.SupplierProperties;
+import dev.ingestor.support.ChildJvm;
 import dev.ingestor.support.SlowTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,17 +63,15 @@ class RecordLimitsTest {
     void aHugeRecordOfEachShapeIsQuarantinedInASmallHeap(String shape, long first, long second, long third,
             String limit)
             throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx48m", "-cp", System.getProperty("java.class.path"), HugeRecordFiles.class.getName(), shape));
+        ChildJvm jvm = ChildJvm.of(HugeRecordFiles.class).options("-Xmx48m").arguments(shape);
         if (shape.endsWith("-fields") && shape.startsWith("json-array")) {
             // a size limit above the record's size, so only the count of its fields can stop it
-            command.addAll(List.of("1000000000", "1000"));
+            jvm.arguments("1000000000", "1000");
         }
-        Process java = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(java.waitFor(100, TimeUnit.SECONDS)).isTrue();
-        assertThat(java.exitValue()).as(output).isZero();
+        ChildJvm.Run run = jvm.run(Duration.ofSeconds(100));
+        String output = run.output();
+        assertThat(run.ended()).isTrue();
+        assertThat(run.exitCode()).as(output).isZero();
         List<String> records = output.lines().filter(l -> l.matches("\\d+\\|.*")).toList();
         assertThat(records).as(output).hasSize(3);
         assertThat(records.get(0)).isEqualTo("1|" + first + "|VALID|");
@@ -93,12 +91,11 @@ class RecordLimitsTest {
     @CsvSource(delimiter = ';', value = {"csv-comments; 3; 100004", "jsonl-names; 1668; 1668"})
     void manySmallThingsOfAFileAreNotHeldTogetherInASmallHeap(String shape, int records, long lastLine)
             throws Exception {
-        Process java = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx48m", "-cp", System.getProperty("java.class.path"), HugeRecordFiles.class.getName(), shape)
-                .redirectErrorStream(true).start();
-        String output = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(java.waitFor(100, TimeUnit.SECONDS)).isTrue();
-        assertThat(java.exitValue()).as(output.length() > 4000 ? output.substring(output.length() - 4000) : output)
+        ChildJvm.Run run = ChildJvm.of(HugeRecordFiles.class).options("-Xmx48m").arguments(shape)
+                .run(Duration.ofSeconds(100));
+        String output = run.output();
+        assertThat(run.ended()).isTrue();
+        assertThat(run.exitCode()).as(output.length() > 4000 ? output.substring(output.length() - 4000) : output)
                 .isZero();
         List<String> read = output.lines().filter(l -> l.matches("\\d+\\|.*")).toList();
         assertThat(read).hasSize(records);

@@ -7,8 +7,10 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
+import dev.ingestor.support.ChildJvm;
 import dev.ingestor.web.ApiProblemException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,13 +37,11 @@ class ItemBatchReaderTest {
     @dev.ingestor.support.SlowTest
     @Test
     void theNamesOfABatchAreNotKeptAfterItWasRead() throws Exception {
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-cp", System.getProperty("java.class.path"), ManyNamedBatches.class.getName(), "30")
-                .redirectErrorStream(true).start();
-        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(child.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
-        assertThat(child.exitValue()).as(output).isZero();
-        assertThat(output).contains(ManyNamedBatches.READ_THEM_ALL);
+        ChildJvm.Run child = ChildJvm.of(ManyNamedBatches.class).options("-Xmx128m").arguments("30")
+                .run(Duration.ofMinutes(2));
+        assertThat(child.ended()).isTrue();
+        assertThat(child.exitCode()).as(child.output()).isZero();
+        assertThat(child.output()).contains(ManyNamedBatches.READ_THEM_ALL);
     }
 
     /** Stored keys of requests made before the streaming reader must still match their retries. */
