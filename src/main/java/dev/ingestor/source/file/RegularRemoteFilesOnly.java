@@ -1,5 +1,8 @@
 package dev.ingestor.source.file;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import com.jcraft.jsch.ChannelSftp;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileFilter;
@@ -8,14 +11,24 @@ import org.springframework.stereotype.Component;
 
 /**
  * The SFTP routes' filter: a remote entry that is a symbolic link is never taken (on the supplier's server it
- * may point anywhere the login can read). It is left in place and counted for the poll ({@link LinkRefusals}).
- * Filtered while the folder is listed, links do not count against the poll's limit of files, so a folder full
- * of them cannot starve the real files.
+ * may point anywhere the login can read). Nor is a file whose name holds a character the SFTP client reads as a
+ * pattern ({@link #PATTERN_CHARACTERS}): JSch globs every remote path Camel gives it to read, stat, rename or
+ * delete, so such a file is not found, or is not unique, or its move is refused at every poll, and its delete
+ * removes every file the name matches ({@code price*.csv} deletes {@code price-2026-11-29.csv}, not yet taken).
+ * A refused entry is left in place and counted for the poll ({@link LinkRefusals}). Filtered while the folder is
+ * listed, refused entries do not count against the poll's limit of files, so a folder full of them cannot starve
+ * the real files.
  */
 @Component("regularRemoteFilesOnly")
 class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
 
     static final String LINKED_FILE = "the remote entry is a symbolic link; links are never followed";
+    /**
+     * The characters JSch's {@code ChannelSftp} (2.x) reads as a pattern in a remote path: {@code *} and {@code ?}
+     * match other names, and {@code \} quotes the character after it and is dropped (Camel, before it, turns a
+     * backslash into a folder separator). {@code [} is no pattern character there.
+     */
+    static final String PATTERN_CHARACTERS = "\\*?";
 
     private final LinkRefusals refusals;
 
@@ -25,11 +38,27 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
 
     @Override
     public boolean accept(GenericFile<Object> file) {
-        if (isLink(file)) {
-            refusals.refuse(String.valueOf(file.getParent()), LINKED_FILE, file.getFileNameOnly());
+        String why = isLink(file) ? LINKED_FILE : patternName(file.getFileNameOnly());
+        if (why != null) {
+            refusals.refuse(folder(file), why, file.getFileNameOnly());
             return false;
         }
         return true;
+    }
+
+    /**
+     * The listed folder of {@code file}. Camel turns a backslash in a remote path into {@code /}, so its parent of
+     * {@code inv\2026.csv} would be a folder {@code inv} that the server does not have: the path is cut before the
+     * name as Camel wrote it.
+     */
+    private static String folder(GenericFile<Object> file) {
+        String path = file.getAbsoluteFilePath();
+        String name = file.getFileNameOnly();
+        String written = name == null ? null : "/" + name.replace('\\', '/');
+        if (path != null && written != null && path.endsWith(written)) {
+            return path.substring(0, path.length() - written.length());
+        }
+        return String.valueOf(file.getParent());
     }
 
     /** Whether the listing showed the entry as a symbolic link (the listing does not follow links). */
@@ -40,5 +69,27 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
         }
         return entry instanceof ChannelSftp.LsEntry lsEntry && lsEntry.getAttrs() != null
                 && lsEntry.getAttrs().isLink();
+    }
+
+    /**
+     * Why a remote file named {@code name} is not taken, naming the pattern characters it holds; null when it holds
+     * none.
+     */
+    static String patternName(String name) {
+        List<String> held = new ArrayList<>();
+        for (char c : PATTERN_CHARACTERS.toCharArray()) {
+            if (name != null && name.indexOf(c) >= 0) {
+                held.add(String.valueOf(c));
+            }
+        }
+        if (held.isEmpty()) {
+            return null;
+        }
+        String last = held.remove(held.size() - 1);
+        String chars = held.isEmpty() ? last : String.join(", ", held) + " and " + last;
+        return "the file name holds " + chars + ", which the SFTP client reads as a pattern (* and ? match other"
+                + " names, \\ quotes the next character), so the file cannot be read, moved or deleted by its name"
+                + " (a delete would remove the other files it matches); it is left where it is for the supplier"
+                + " to rename";
     }
 }

@@ -106,6 +106,11 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
             LOG.debug("{} is a symbolic link; not taken", key);
             return false;
         }
+        if (RegularRemoteFilesOnly.patternName(file.getFileNameOnly()) != null) {
+            // likewise for a name the SFTP client would read as a pattern: its delete could remove other files
+            LOG.debug("{} has a name the SFTP client reads as a pattern; not taken", key);
+            return false;
+        }
         long now = System.nanoTime();
         long lease = claims.lease().toNanos();
         open.entrySet().removeIf(taken -> {

@@ -144,7 +144,12 @@ class SftpIntakeTest extends IngestorTestSupport {
 
     /** The content key of {@code content} as supplier ACME's. */
     private static String keyOf(byte[] content) throws Exception {
-        return "ACME:" + java.util.HexFormat.of()
+        return keyOf("ACME", content);
+    }
+
+    /** The content key of {@code content} as {@code supplier}'s. */
+    private static String keyOf(String supplier, byte[] content) throws Exception {
+        return supplier + ":" + java.util.HexFormat.of()
                 .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
     }
 
@@ -420,6 +425,79 @@ class SftpIntakeTest extends IngestorTestSupport {
                 Files.deleteIfExists(link);
             }
             camelContext.getRouteController().resumeRoute("sftp-ACME");
+        }
+    }
+
+    /**
+     * JSch reads {@code *}, {@code ?} and {@code \} in every remote path as a pattern. INITECH has its files deleted
+     * after pickup, where deleting {@code price*.csv} would also delete {@code price-1.csv}: each file so named is
+     * refused while the folder is listed, left on the server as it was (its done file too) and reported once, and
+     * {@code price-1.csv} beside it is taken once, as itself. The route is suspended while the files are written, so
+     * that its first poll sees them all.
+     */
+    @Test
+    void aRemoteFileNamedLikeAPatternIsLeftUntouchedAndDeletesNoOtherFile() throws Exception {
+        Path folder = Files.createDirectories(SFTP.root().resolve("initech"));
+        java.util.Map<String, byte[]> patterned = new java.util.LinkedHashMap<>();
+        patterned.put("price*.csv", advice("PAT-STAR"));
+        patterned.put("why?.csv", advice("PAT-QUESTION"));
+        patterned.put("inv\\2026.csv", advice("PAT-BACKSLASH"));
+        byte[] price = advice("PRICE-1");
+        java.util.Map<Path, java.nio.file.attribute.FileTime> written = new java.util.HashMap<>();
+        CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
+        suspendPolling("sftp-INITECH");
+        try (logs) {
+            for (var file : patterned.entrySet()) {
+                Path path = Files.write(folder.resolve(file.getKey()), file.getValue());
+                Path done = Files.write(folder.resolve(file.getKey() + ".done"), new byte[0]);
+                written.put(path, Files.getLastModifiedTime(path));
+                written.put(done, Files.getLastModifiedTime(done));
+            }
+            Files.write(folder.resolve("price-1.csv"), price);
+            Files.write(folder.resolve("price-1.csv.done"), new byte[0]);
+            camelContext.getRouteController().resumeRoute("sftp-INITECH");
+            awaitJobs(1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(folder.resolve("price-1.csv"))
+                    && !Files.exists(folder.resolve("price-1.csv.done")));
+            // on purpose: more polls pass, and none may take, touch or report the patterned files again
+            Thread.sleep(1500);
+
+            // price-1.csv was read whole before anything deleted it, and taken once
+            assertThat(jdbc.queryForList("SELECT key FROM import_job", String.class))
+                    .containsExactly(keyOf("INITECH", price));
+            assertThat(jdbc.queryForObject("SELECT file_name FROM import_job", String.class)).isEqualTo("price-1.csv");
+            assertThat(jdbc.queryForObject("SELECT duplicate_count FROM import_job", Integer.class)).isZero();
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class)).isZero();
+            for (var file : patterned.entrySet()) {
+                Path path = folder.resolve(file.getKey());
+                assertThat(path).as(file.getKey()).hasBinaryContent(file.getValue());
+                assertThat(folder.resolve(file.getKey() + ".done")).as(file.getKey() + ".done").exists();
+                assertThat(SFTP.bytesRead(file.getKey())).as("bytes downloaded of " + file.getKey()).isZero();
+                String reason = RegularRemoteFilesOnly.patternName(file.getKey());
+                assertThat(logs.messages()).as("refusals of " + file.getKey()).filteredOn(
+                        m -> m.startsWith("intake refused") && m.contains("route=sftp-INITECH") && m.contains(reason))
+                        .singleElement().asString().contains("entries=2 folder=\"initech\" ")
+                        .contains("example=\"" + file.getKey());
+            }
+            written.forEach(
+                    (path, time) -> assertThat(uncheckedModified(path)).as("%s modified", path).isEqualTo(time));
+            assertThat(RegularRemoteFilesOnly.patternName("price*.csv")).contains("holds *,")
+                    .contains("left where it is for the supplier to rename");
+        } finally {
+            // removed while no poll lists the folder: entries that vanish under a listing fail that poll
+            suspendPolling("sftp-INITECH");
+            for (Path path : written.keySet()) {
+                Files.deleteIfExists(path);
+            }
+            camelContext.getRouteController().resumeRoute("sftp-INITECH");
+        }
+    }
+
+    private static java.nio.file.attribute.FileTime uncheckedModified(Path path) {
+        try {
+            return Files.getLastModifiedTime(path);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
