@@ -49,6 +49,10 @@ public final class TestSftpServer {
     private final Set<String> brokenDownloads = ConcurrentHashMap.newKeySet();
     /** Files written again after their next first read, by name. */
     private final Map<String, byte[]> rewrites = new ConcurrentHashMap<>();
+    /** Files whose next download stalls after its first read, and folders whose next listing stalls, by name. */
+    private final Set<String> stalls = ConcurrentHashMap.newKeySet();
+    /** Counted down when the stalls end: each stalled read or listing then fails. */
+    private volatile java.util.concurrent.CountDownLatch stallsEnd = new java.util.concurrent.CountDownLatch(1);
     private SshServer server;
     private int port;
 
@@ -77,6 +81,9 @@ public final class TestSftpServer {
                 events.add(new Event(subsystem.getServerSession().getUsername(), "list", System.nanoTime()));
                 if (dir.getFileName() != null && failingListings.remove(dir.getFileName().toString())) {
                     throw new IOException("entries of " + dir + " vanished while it was listed");
+                }
+                if (dir.getFileName() != null && stalls.remove(dir.getFileName().toString())) {
+                    stall(subsystem.getServerSession().getUsername(), dir);
                 }
                 return SftpFileSystemAccessor.super.openDirectory(subsystem, dirHandle, dir, handle, linkOptions);
             }
@@ -148,6 +155,33 @@ public final class TestSftpServer {
         brokenDownloads.add(name);
     }
 
+    /**
+     * The next download of the file named {@code name} serves its first read, then stalls: the SFTP subsystem sends
+     * nothing more while the SSH connection lives (keep-alives answered), as behind a hung disk, until {@link
+     * #endStalls}. So does the next listing of a folder named {@code name}. The event {@code stalled} says when.
+     */
+    public void stallNextTransferOf(String name) {
+        stalls.add(name);
+    }
+
+    /** Stalled reads and listings fail now; later ones are served. */
+    public void endStalls() {
+        stalls.clear();
+        java.util.concurrent.CountDownLatch ended = stallsEnd;
+        stallsEnd = new java.util.concurrent.CountDownLatch(1);
+        ended.countDown();
+    }
+
+    private void stall(String username, Path what) throws IOException {
+        events.add(new Event(username, "stalled", System.nanoTime()));
+        try {
+            stallsEnd.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        throw new java.io.InterruptedIOException(what + " stalled");
+    }
+
     /** How many bytes clients read from files named {@code name} so far. */
     public long bytesRead(String name) {
         java.util.concurrent.atomic.AtomicLong read = reads.get(name);
@@ -167,6 +201,8 @@ public final class TestSftpServer {
         private final SeekableByteChannel channel;
         private final String name;
         private final Path file;
+        /** This download stalls at its next read. */
+        private boolean stalledAfterFirstRead;
 
         CountedReads(SeekableByteChannel channel, String name, Path file) {
             this.channel = channel;
@@ -182,6 +218,13 @@ public final class TestSftpServer {
             }
             if (read > 0 && brokenDownloads.remove(name)) {
                 throw new IOException("the connection broke while " + name + " was downloaded");
+            }
+            if (read > 0 && stalls.remove(name)) {
+                // the first bytes went out; the next read waits, as on a disk that hangs
+                stalledAfterFirstRead = true;
+            } else if (stalledAfterFirstRead) {
+                stalledAfterFirstRead = false;
+                stall("", file);
             }
             byte[] content = rewrites.remove(name);
             if (content != null) {
@@ -224,8 +267,9 @@ public final class TestSftpServer {
     }
 
     /**
-     * What a login did: {@code login}, {@code list} (a folder listed) or {@code read-failed} (an opening failed on
-     * purpose), at {@code nanoTime}.
+     * What a login did: {@code login}, {@code list} (a folder listed), {@code read-failed} (an opening failed on
+     * purpose) or {@code stalled} (a download or listing began to stall; no login named for a download), at
+     * {@code nanoTime}.
      */
     public record Event(String username, String kind, long nanoTime) {
     }

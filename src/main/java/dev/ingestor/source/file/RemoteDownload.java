@@ -28,6 +28,10 @@ import org.springframework.stereotype.Component;
  * {@link RemoteFileChangedException}: nothing is kept, the file stays on the server.</li>
  * <li>A redelivery (intake failed after the download, the database away) opens the file again: the first
  * download's stream is spent.</li>
+ * <li>A download during which no byte comes for {@code ingestor.sftp.stall-timeout} (a server whose SFTP side hangs
+ * while its SSH connection lives) is ended by {@link SftpStallWatchdog}, which disconnects the session: {@link
+ * RemoteTransferStalledException}, nothing is kept, the file stays on the server and the next poll logs in again. The
+ * file opened again for a redelivery and the look at it afterwards are watched as well.</li>
  * </ul>
  * The session is the read lock's ({@link SftpClaimReadLock} keeps its operations on the exchange, {@link #OPERATIONS}).
  */
@@ -47,9 +51,11 @@ class RemoteDownload {
     private static final String GONE = "gone";
 
     private final IntakeGate gate;
+    private final SftpStallWatchdog watchdog;
 
-    RemoteDownload(IntakeGate gate) {
+    RemoteDownload(IntakeGate gate, SftpStallWatchdog watchdog) {
         this.gate = gate;
+        this.watchdog = watchdog;
     }
 
     public void read(Exchange exchange) throws Exception {
@@ -62,6 +68,32 @@ class RemoteDownload {
         }
         GenericFileOperations<?> operations = exchange.getProperty(OPERATIONS, GenericFileOperations.class);
         String path = file.getAbsoluteFilePath();
+        String printable = FileNameRule.printable(path);
+        // a server that stops sending mid-file (a hung disk behind a live sshd) would hold the poll for ever
+        SftpStallWatchdog.Watch watch = operations == null
+                ? null
+                : watchdog.watch(supplier, "the download of " + printable, operations);
+        try {
+            download(exchange, supplier, listed, operations, path, printable, watch);
+            if (watch != null && watch.abandoned()) {
+                // the session went under a read that then ended as if the file did
+                throw new RemoteTransferStalledException(printable, watchdog.limit(), null);
+            }
+        } catch (Exception e) {
+            if (watch != null && watch.abandoned() && !(e instanceof RemoteTransferStalledException)) {
+                throw new RemoteTransferStalledException(printable, watchdog.limit(), e);
+            }
+            throw e;
+        } finally {
+            if (watch != null) {
+                watch.close();
+            }
+        }
+    }
+
+    private void download(Exchange exchange, String supplier, Long listed, GenericFileOperations<?> operations,
+            String path, String printable, SftpStallWatchdog.Watch watch) throws Exception {
+        Message message = exchange.getMessage();
         if (exchange.getProperty(READ) != null && operations != null) {
             operations.retrieveFile(path, exchange, listed == null ? -1 : listed);
         }
@@ -72,7 +104,6 @@ class RemoteDownload {
             before = listing(message);
         }
         exchange.setProperty(READ, true);
-        String printable = FileNameRule.printable(path);
         if (GONE.equals(before)) {
             throw new RemoteFileChangedException(printable, "not found on the server by its name when it was taken");
         }
@@ -83,6 +114,9 @@ class RemoteDownload {
             byte[] buffer = new byte[64 * 1024];
             int read;
             while ((read = in.read(buffer)) != -1) {
+                if (watch != null) {
+                    watch.progress();
+                }
                 size += read;
                 if (size > limit) {
                     cache.close();

@@ -49,13 +49,21 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     private final long releaseDelayMillis;
     /** Null with a done file: the marker says the file is complete. */
     private final SftpChangedExclusiveReadLockStrategy changed;
+    /** Told that the poll's listing is over when its first file is taken; null: no listing is watched. */
+    private final SftpStallWatchdog watchdog;
 
     public SftpClaimReadLock(FileClaimRepository claims, ScheduledExecutorService releases, long releaseDelayMillis,
             SftpChangedExclusiveReadLockStrategy changed) {
+        this(claims, releases, releaseDelayMillis, changed, null);
+    }
+
+    public SftpClaimReadLock(FileClaimRepository claims, ScheduledExecutorService releases, long releaseDelayMillis,
+            SftpChangedExclusiveReadLockStrategy changed, SftpStallWatchdog watchdog) {
         this.claims = claims;
         this.releases = releases;
         this.releaseDelayMillis = releaseDelayMillis;
         this.changed = changed;
+        this.watchdog = watchdog;
     }
 
     /** Camel's changed check for SFTP, as the route's readLock* options would configure it. */
@@ -99,6 +107,10 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     @Override
     public boolean acquireExclusiveReadLock(GenericFileOperations<ChannelSftp.LsEntry> operations,
             GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {
+        if (watchdog != null && exchange.getFromRouteId() != null) {
+            // the listing is over: the wait for a file to stop changing (min-age) is not a stall
+            watchdog.listed(exchange.getFromRouteId());
+        }
         String key = key(file, exchange);
         if (RegularRemoteFilesOnly.isLink(file)) {
             // the route's filter refuses and reports links before they count against the poll's limit; this keeps a

@@ -20,7 +20,8 @@ import org.springframework.stereotype.Component;
  * INFO line when the server answers again. With the route's back-off, a server that stays down is tried and
  * logged once per back-off step, not once per poll interval. The links a poll refused are reported when it
  * ends ({@link LinkRefusals}). A poll begins only on the instance that holds the route's lease
- * ({@link SftpLeadership}).
+ * ({@link SftpLeadership}). A listing that stalls is ended by {@link SftpStallWatchdog} and reported here as a
+ * failed poll.
  */
 @Component("sftpPollStrategy")
 class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler {
@@ -32,16 +33,21 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
     private final IngestorMetrics metrics;
     private final LinkRefusals refusals;
     private final SftpLeadership leadership;
+    private final SftpStallWatchdog watchdog;
 
-    public SftpPollStrategy(IngestorMetrics metrics, LinkRefusals refusals, SftpLeadership leadership) {
+    public SftpPollStrategy(IngestorMetrics metrics, LinkRefusals refusals, SftpLeadership leadership,
+            SftpStallWatchdog watchdog) {
         this.metrics = metrics;
         this.refusals = refusals;
         this.leadership = leadership;
+        this.watchdog = watchdog;
     }
 
     /**
      * A poll begins (and logs in) only while this instance holds the route's lease: a lease that could not be
-     * confirmed stops the polls at once, before the route policy has stopped the route.
+     * confirmed stops the polls at once, before the route policy has stopped the route. The poll's listing is
+     * watched from here until its first file is taken or it ends ({@link SftpStallWatchdog}): a server that stops
+     * answering mid-listing has its session disconnected after {@code ingestor.sftp.stall-timeout}, and the poll fails.
      */
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
@@ -50,11 +56,13 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
             return false;
         }
         refusals.beginPoll();
+        watchdog.listing(PollingRoute.id(consumer), supplier(consumer), consumer);
         return true;
     }
 
     @Override
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
+        watchdog.listed(PollingRoute.id(consumer));
         refusals.endPoll(PollingRoute.id(consumer), PollingRoute.sawEverything(endpoint, polledMessages));
         Integer failed = failures.remove(PollingRoute.id(consumer));
         recordUp(consumer, true);
@@ -65,6 +73,7 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
 
     @Override
     public boolean rollback(Consumer consumer, Endpoint endpoint, int retryCounter, Exception cause) {
+        watchdog.listed(PollingRoute.id(consumer));
         refusals.abandonPoll();
         int failed = failures.merge(PollingRoute.id(consumer), 1, Integer::sum);
         recordUp(consumer, false);

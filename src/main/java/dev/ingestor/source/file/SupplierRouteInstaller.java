@@ -200,7 +200,8 @@ public class SupplierRouteInstaller implements RoutesFromTemplates {
                 camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
                 ClaimReleaseConfiguration.executor(camelContext),
                 CLAIM_RELEASE_DELAY_MILLIS,
-                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000)));
+                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000),
+                camelContext.getRegistry().lookupByNameAndType("sftpStallWatchdog", SftpStallWatchdog.class)));
         route.parameter("readLock", readLock);
         // runs on the one instance that holds the route's lease (SftpLeadership)
         String routeId = "sftp-" + code;

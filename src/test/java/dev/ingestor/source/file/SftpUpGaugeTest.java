@@ -32,7 +32,8 @@ class SftpUpGaugeTest {
             return leading;
         }
     };
-    private final SftpPollStrategy strategy = new SftpPollStrategy(metrics, new LinkRefusals(), leadership);
+    private final SftpPollStrategy strategy = new SftpPollStrategy(metrics, new LinkRefusals(), leadership,
+            new SftpStallWatchdog(new SftpSettings()));
 
     private static Consumer consumerOf(String routeId) {
         return (Consumer) Proxy.newProxyInstance(SftpUpGaugeTest.class.getClassLoader(),
