@@ -85,7 +85,7 @@ public class ItemApplier {
      */
     public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
             LongPredicate quarantined, BatchCommit commit) {
-        Run run = new Run(batchSize, commit, false, false, true, checkpoint);
+        Run run = new Run(batchSize, commit, false, false, checkpoint);
         run.file(job.supplier(), job.id(), job.receivedAt(), job.rerun());
         long skip = checkpoint;
         while (records.hasNext()) {
@@ -121,10 +121,10 @@ public class ItemApplier {
         }
         if (repeats) {
             // an item named twice splits the records into several statements: its items are locked first, in the
-            // one order (ItemStore), before any of them is written
+            // one order (ItemStore), as a single statement would lock them
             items.lockInOrder(Map.of(supplier, sourceIds));
         }
-        Run run = new Run(Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, true, !repeats, 0);
+        Run run = new Run(Integer.MAX_VALUE, (apply, from, position, last) -> apply.get(), true, true, 0);
         run.file(supplier, jobId, null, false);
         try (RecordReader again = records.get()) {
             again.forEachRemaining(run::add);
@@ -153,7 +153,7 @@ public class ItemApplier {
         if (files.isEmpty()) {
             return List.of();
         }
-        Run run = new Run(batchSize, (apply, from, position, last) -> apply.get(), false, true, false, 0);
+        Run run = new Run(batchSize, (apply, from, position, last) -> apply.get(), false, true, 0);
         List<Tally> tallies = new ArrayList<>();
         for (GroupFile file : files) {
             tallies.add(run.file(file.supplier(), file.jobId(), file.receivedAt(), file.rerun()));
@@ -204,7 +204,6 @@ public class ItemApplier {
         private final BatchCommit commit;
         private final boolean keep;
         private final boolean quarantines;
-        private final boolean locksEachBatch;
         private final List<ItemStore.Entry> batch = new ArrayList<>();
         /** Per record of the batch: the file it came from, and its slot among the kept records (-1: not kept). */
         private final List<Tally> batchFiles = new ArrayList<>();
@@ -220,14 +219,10 @@ public class ItemApplier {
 
         /**
          * {@code keep}: every record is kept with its outcome; {@code quarantines}: the invalid records' rows are
-         * gathered for the caller to quarantine (a job's records were quarantined by its validation already);
-         * {@code locksEachBatch}: each batch's transaction locks the batch's items that exist before it writes any
-         * ({@link ItemStore#lockInOrder}), where the caller has not locked them all before the run.
+         * gathered for the caller to quarantine (a job's records were quarantined by its validation already).
          */
-        Run(int batchSize, BatchCommit commit, boolean keep, boolean quarantines, boolean locksEachBatch,
-                long committed) {
+        Run(int batchSize, BatchCommit commit, boolean keep, boolean quarantines, long committed) {
             this.committed = committed;
-            this.locksEachBatch = locksEachBatch;
             this.batchSize = Math.max(1, batchSize);
             this.commit = commit;
             this.keep = keep;
@@ -305,12 +300,7 @@ public class ItemApplier {
 
         /** Applies and commits the batch with {@code done} records done ({@code last}: all), and empties it. */
         private void flush(long done, boolean last) {
-            AppliedBatch applied = commit.commit(() -> {
-                if (locksEachBatch) {
-                    items.lockInOrder(batchItems);
-                }
-                return items.apply(topic, batch);
-            }, committed, done, last);
+            AppliedBatch applied = commit.commit(() -> items.apply(topic, batch), committed, done, last);
             committed = done;
             for (int k = 0; k < batch.size(); k++) {
                 RecordOutcome outcome = applied.outcomeOf(batch.get(k).item());

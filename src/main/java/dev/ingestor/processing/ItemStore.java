@@ -46,15 +46,13 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code revision} orders the item's events.
  * <p>
  * Item rows are locked in one order, by supplier, then source id (byte order): the apply statement writes its items
- * in that order whatever the order of the records (its events keep their order), and every transaction first locks
- * the items it will touch that exist, in that order ({@link #lockInOrder}): a transaction that may apply several
- * statements (a group of small files, whose records fill statements of at most the batch size and split where an
- * item comes again) all of them, one of a single statement (a job's batch) those of its statement. Without that
- * lock a batch's statement would create a new item and then wait for an existing one that a group had locked, while
- * the group waited to write the new item: a deadlock. Jobs that carry the same items in other orders (full snapshots
- * resent) wait for each other instead of deadlocking. An item that does not exist yet cannot be locked before it is
- * written, so two transactions of several statements that create the same new items in other orders can still
- * deadlock; PostgreSQL ends one, and its group is done again one file at a time.
+ * in that order whatever the order of the records (its events keep their order), and a transaction that may apply
+ * several statements (a group of small files, whose records fill statements of at most the batch size and split
+ * where an item comes again) first locks every item it will touch that exists, in that order ({@link #lockInOrder}).
+ * Jobs that carry the same items in other orders (full snapshots resent) then wait for each other instead of
+ * deadlocking. An item that does not exist yet cannot be locked before it is written, so two transactions of
+ * several statements that create the same new items in other orders can still deadlock; PostgreSQL ends one, and its
+ * group is done again one file at a time.
  */
 @Component
 public class ItemStore {
@@ -206,24 +204,16 @@ public class ItemStore {
 
     /**
      * Locks, in the caller's transaction and in the one order of {@link ItemStore} (supplier, then source id), the
-     * existing items among {@code sourceIds} (source ids by supplier), before the transaction writes any item: a
-     * transaction that applies several statements locks all its items first, one that applies one statement the
-     * items of that statement, so that none holds an item it created while it waits for an existing one.
+     * existing items among {@code sourceIds} (source ids by supplier): for a transaction that applies several
+     * statements, whose later statements would otherwise lock items after the first one's, out of that order.
      */
     public void lockInOrder(Map<String, ? extends Collection<String>> sourceIds) {
-        List<ItemKey> keys = new ArrayList<>();
-        sourceIds.forEach((supplier, its) -> its.forEach(id -> keys.add(new ItemKey(supplier, id))));
-        lockInOrder(keys);
-    }
-
-    /** {@link #lockInOrder(Map)} of these items. */
-    public void lockInOrder(Collection<ItemKey> keys) {
-        List<String> suppliers = new ArrayList<>(keys.size());
-        List<String> ids = new ArrayList<>(keys.size());
-        for (ItemKey key : keys) {
-            suppliers.add(key.supplier());
-            ids.add(key.sourceId());
-        }
+        List<String> suppliers = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        sourceIds.forEach((supplier, its) -> its.forEach(id -> {
+            suppliers.add(supplier);
+            ids.add(id);
+        }));
         if (ids.isEmpty()) {
             return;
         }
