@@ -1,5 +1,6 @@
 package dev.ingestor.processing;
 
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,6 +22,8 @@ import dev.ingestor.validation.QuarantineWriter;
 import dev.ingestor.validation.RawRecord;
 import dev.ingestor.validation.RecordReader;
 import dev.ingestor.validation.Validated;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
@@ -63,6 +66,8 @@ public class ItemApplier {
     public record Applied(long position, RecordCounts counts, List<AppliedRecord> records) {
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.processing");
+
     private final ItemStore items;
     private final QuarantineWriter quarantine;
     private final String topic;
@@ -86,6 +91,7 @@ public class ItemApplier {
     public Applied applyJob(ImportJob job, long checkpoint, Iterator<RawRecord> records, int batchSize,
             LongPredicate quarantined, BatchCommit commit) {
         Run run = new Run(batchSize, commit, false, false, checkpoint);
+        run.retriesLostDeadlocks = true;
         run.file(job.supplier(), job.id(), job.receivedAt(), job.rerun());
         long skip = checkpoint;
         while (records.hasNext()) {
@@ -216,6 +222,11 @@ public class ItemApplier {
         private long position;
         /** The records done as last committed: where the next batch's checkpoint moves from. */
         private long committed;
+        /**
+         * Whether a batch whose transaction PostgreSQL ended to break a deadlock is committed again at once: only where
+         * each commit is a transaction of its own (a job's batches), not in a caller's transaction, which is over.
+         */
+        private boolean retriesLostDeadlocks;
 
         /**
          * {@code keep}: every record is kept with its outcome; {@code quarantines}: the invalid records' rows are
@@ -300,7 +311,7 @@ public class ItemApplier {
 
         /** Applies and commits the batch with {@code done} records done ({@code last}: all), and empties it. */
         private void flush(long done, boolean last) {
-            AppliedBatch applied = commit.commit(() -> items.apply(topic, batch), committed, done, last);
+            AppliedBatch applied = commitOnce(done, last);
             committed = done;
             for (int k = 0; k < batch.size(); k++) {
                 RecordOutcome outcome = applied.outcomeOf(batch.get(k).item());
@@ -316,5 +327,41 @@ public class ItemApplier {
             batchSlots.clear();
             batchItems.clear();
         }
+
+        /**
+         * Commits the batch. A job's batch writes its items in one statement, in the one order, but a transaction of
+         * several statements (a group of small files) writes an item it creates after it locked the existing ones: a
+         * batch that created that item first and then waits for one the group locked deadlocks with it, and
+         * PostgreSQL ends one of them. The batch's transaction was rolled back whole, so it is committed again at once
+         * (the group, if it was the one ended, is done again one file at a time): by then the other transaction holds
+         * what it needs, and the batch waits for it instead.
+         */
+        private AppliedBatch commitOnce(long done, boolean last) {
+            for (int attempt = 1;; attempt++) {
+                try {
+                    return commit.commit(() -> items.apply(topic, batch), committed, done, last);
+                } catch (RuntimeException e) {
+                    if (!retriesLostDeadlocks || attempt >= DEADLOCK_ATTEMPTS || !lostADeadlock(e)) {
+                        throw e;
+                    }
+                    LOG.warn("job={} records {}-{}: the batch's transaction was ended to break a deadlock; committed"
+                            + " again (attempt {} of {})", file.jobId, committed + 1, done, attempt + 1,
+                            DEADLOCK_ATTEMPTS);
+                }
+            }
+        }
+    }
+
+    /** How often a job's batch is committed when PostgreSQL ends it to break a deadlock, the first time included. */
+    static final int DEADLOCK_ATTEMPTS = 3;
+
+    /** Whether {@code failure} is PostgreSQL's ending of this transaction to break a deadlock (SQLState 40P01). */
+    static boolean lostADeadlock(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && "40P01".equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 }

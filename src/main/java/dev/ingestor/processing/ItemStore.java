@@ -52,7 +52,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Jobs that carry the same items in other orders (full snapshots resent) then wait for each other instead of
  * deadlocking. An item that does not exist yet cannot be locked before it is written, so two transactions of
  * several statements that create the same new items in other orders can still deadlock; PostgreSQL ends one, and its
- * group is done again one file at a time.
+ * group is done again one file at a time. So can a job's batch that creates an item a group writes later, while it
+ * waits for an item the group locked: the one ended is the group (done again one file at a time) or the batch
+ * (committed again at once, {@code ItemApplier}). Locking the batch's existing items before its statement would not
+ * help: an item created between two batches' locks would then be locked out of order by one of them.
  */
 @Component
 public class ItemStore {

@@ -289,6 +289,58 @@ class ItemApplierTest extends IngestorTestSupport {
         assertThat(unversioned.get("source_version").isNull()).isTrue();
     }
 
+    /**
+     * A job's batch over an existing item and a new one, while a transaction of several statements (a group of small
+     * files) has locked the existing item and is about to write the new one: the batch creates the new item and
+     * waits for the locked one, the group's write waits for the batch, and PostgreSQL ends the batch (it waited
+     * first) to break the deadlock. The batch is committed again at once, waits for the group this time, and applies
+     * over both; the group completes.
+     */
+    @Test
+    void aJobsBatchEndedToBreakADeadlockWithAGroupIsCommittedAgain() throws Exception {
+        String suffix = UUID.randomUUID().toString();
+        // the new item sorts before the existing one: the batch's statement would write it first
+        String fresh = "LOCK-A-" + suffix;
+        String existing = "LOCK-B-" + suffix;
+        items.apply("ACME", UUID.randomUUID(), kafkaSettings.getItemsTopic(),
+                List.of(new DeliveryAdvice(existing, null, "S", 1, LocalDate.of(2026, 12, 1), Map.of())));
+        java.util.concurrent.CountDownLatch locked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch write = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger groupBackend = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try (dev.ingestor.support.CapturedLogs logs = dev.ingestor.support.CapturedLogs.of("dev.ingestor.processing")) {
+            java.util.concurrent.Future<?> group = threads.submit(() -> transactions().executeWithoutResult(s -> {
+                items.lockInOrder(Map.of("ACME", List.of(fresh, existing)));
+                groupBackend.set(jdbc.queryForObject("SELECT pg_backend_pid()", Integer.class));
+                locked.countDown();
+                try {
+                    write.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                items.apply("ACME", UUID.randomUUID(), kafkaSettings.getItemsTopic(),
+                        List.of(new DeliveryAdvice(fresh, null, "S", 7, LocalDate.of(2026, 12, 1), Map.of())));
+            }));
+            assertThat(locked.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            java.util.concurrent.Future<ItemApplier.Applied> batch = threads.submit(() -> applier.applyJob(
+                    job(UUID.randomUUID(), "ACME", 0), 0, List.of(record(1, fresh), record(2, existing)).iterator(),
+                    10, recordNo -> false,
+                    (apply, from, position, last) -> transactions().execute(s -> apply.get())));
+            await().atMost(Duration.ofSeconds(30)).until(() -> blockedBy(groupBackend.get()) != null);
+            write.countDown();
+
+            group.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(batch.get(30, java.util.concurrent.TimeUnit.SECONDS).counts().updated()).isEqualTo(2);
+            assertThat(logs.count("ended to break a deadlock")).as("the batch was ended once").isEqualTo(1);
+        } finally {
+            write.countDown();
+            threads.shutdownNow();
+        }
+        assertThat(jdbc.queryForList("SELECT source_id || ' r' || revision FROM item WHERE source_id IN (?, ?)"
+                + " ORDER BY source_id", String.class, fresh, existing)).containsExactly(fresh + " r2",
+                        existing + " r2");
+    }
+
     private static ImportJob job(UUID id, String supplier, long recordsDone) {
         return new ImportJob(id, supplier, JobState.PROCESSING, null, "f", 0, "test", null, null, 0, null,
                 RecordCounts.NONE, null, recordsDone, null, null, null, null, false);
