@@ -4,6 +4,7 @@ import java.util.function.Predicate;
 
 import org.apache.camel.Consumer;
 import org.apache.camel.component.file.GenericFileEndpoint;
+import org.apache.camel.spi.PollingConsumerPollStrategy;
 import org.apache.camel.support.DefaultScheduledPollConsumerScheduler;
 import org.apache.camel.support.ScheduledPollConsumer;
 import org.slf4j.Logger;
@@ -53,6 +54,8 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
     private static final Logger LOG = LoggerFactory.getLogger(PollsThroughErrors.class);
 
     private String routeId;
+    /** The route's poll strategy: an SFTP route's is told of a poll an Error ended, which Camel does not tell it. */
+    private PollingConsumerPollStrategy pollStrategy;
     /** The route's marks when they are {@link InProgressMarks}, else null. */
     private InProgressMarks marks;
     /**
@@ -81,6 +84,7 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             setScheduledExecutorService(polling.getScheduledExecutorService());
         }
         routeId = polling.getRouteId();
+        pollStrategy = polling.getPollStrategy();
         marks = null;
         if (polling.getEndpoint() instanceof GenericFileEndpoint<?> files
                 && files.getInProgressRepository() instanceof InProgressMarks own) {
@@ -116,6 +120,9 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             }
         } catch (Error e) {
             // Camel's poll logged it with its stack
+            if (pollStrategy instanceof SftpPollStrategy sftp) {
+                sftp.endedByError(routeId);
+            }
             errorsInARow++;
             toSkip = (int) Math.min(MOST_SKIPPED, (1L << Math.min(errorsInARow - 1, 30)) - 1);
             claimsLetGo = 0;

@@ -75,9 +75,13 @@ class RemoteDownload {
                 : watchdog.watch(supplier, "the download of " + printable, operations);
         try {
             download(exchange, supplier, listed, operations, path, printable, watch);
-            if (watch != null && watch.abandoned()) {
-                // the session went under a read that then ended as if the file did
-                throw new RemoteTransferStalledException(printable, watchdog.limit(), null);
+            if (watch != null) {
+                // closed first, so that the watchdog either abandoned the download before this, or never will
+                watch.close();
+                if (watch.abandoned()) {
+                    // the session went under a read that then ended as if the file did
+                    throw new RemoteTransferStalledException(printable, watchdog.limit(), null);
+                }
             }
         } catch (Exception e) {
             if (watch != null && watch.abandoned() && !(e instanceof RemoteTransferStalledException)) {

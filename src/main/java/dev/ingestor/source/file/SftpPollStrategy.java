@@ -84,6 +84,14 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
     }
 
     /**
+     * A poll of {@code routeId} that an Error ended (memory run out while listing, say): Camel calls neither
+     * {@link #commit} nor {@link #rollback} then, and its listing is no longer under way.
+     */
+    void endedByError(String routeId) {
+        watchdog.listed(routeId);
+    }
+
+    /**
      * The poll's outcome as {@code ingestor_sftp_up}, while this instance holds the route's lease: a poll that ends
      * after the lease was lost (one that waited on a server cut off with the database) would bring back the gauge of
      * an instance that no longer polls ({@link IngestorMetrics#sftpNotPolledHere}).

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.jcraft.jsch.Session;
 import org.apache.camel.Consumer;
@@ -45,7 +46,9 @@ import org.springframework.stereotype.Component;
  * not through {@link SftpOperations#forceDisconnect()}: that waits for the lock the hung listing holds.
  * <p>
  * One scheduled check on a thread of its own looks at every watch of every route, a fraction of the limit apart; no
- * thread per transfer.
+ * thread per transfer. A session is disconnected on a thread of its own, so a disconnect that blocks holds up no other
+ * route's check. A watch is closed by its transfer or abandoned by the check, never both: a download that ends as it
+ * is abandoned is failed, not taken.
  */
 @Component
 class SftpStallWatchdog implements DisposableBean {
@@ -131,14 +134,9 @@ class SftpStallWatchdog implements DisposableBean {
     private void check() {
         long now = System.nanoTime();
         for (Watch watch : watches) {
-            if (now - watch.lastProgress > limitNanos && watches.remove(watch)) {
-                try {
-                    watch.abandon();
-                } catch (RuntimeException e) {
-                    // never ends the scheduled check
-                    LOG.warn("sftp supplier={}: the stalled transfer could not be abandoned: {}", watch.supplier,
-                            SftpPollStrategy.describe(e));
-                }
+            if (now - watch.lastProgress > limitNanos && watch.abandon()) {
+                watches.remove(watch);
+                disconnectApart(watch);
             }
         }
     }
@@ -169,8 +167,26 @@ class SftpStallWatchdog implements DisposableBean {
     }
 
     /**
+     * Disconnects the session of an abandoned watch on a thread of its own: a disconnect that blocks (Camel's
+     * {@code forceDisconnect} waits for the lock a hung listing holds) must not stop the check of every other route.
+     */
+    private static void disconnectApart(Watch watch) {
+        Thread thread = new Thread(() -> {
+            try {
+                disconnect(watch.operations);
+            } catch (RuntimeException e) {
+                LOG.warn("sftp supplier={}: the stalled session could not be disconnected: {}", watch.supplier,
+                        SftpPollStrategy.describe(e));
+            }
+        }, "ingestor-sftp-stall-disconnect");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
      * Disconnects the SSH session of {@code operations} without waiting for the lock a hung operation holds, so that
-     * operation ends with an exception; Camel's {@code forceDisconnect} where its session cannot be reached.
+     * operation ends with an exception; Camel's {@code forceDisconnect} where its session cannot be reached (which
+     * waits for a hung listing's lock, so it ends a stalled download only).
      */
     static void disconnect(GenericFileOperations<?> operations) {
         if (operations instanceof SftpOperations sftp) {
@@ -182,7 +198,8 @@ class SftpStallWatchdog implements DisposableBean {
                 }
                 return;
             } catch (ReflectiveOperationException | RuntimeException e) {
-                LOG.debug("the SSH session is disconnected through Camel ({})", e.toString());
+                LOG.warn("the stalled SSH session is disconnected through Camel, which waits for a hung listing: Camel"
+                        + " keeps its session elsewhere ({})", e.toString());
             }
         }
         if (operations instanceof RemoteFileOperations<?> remote) {
@@ -192,11 +209,16 @@ class SftpStallWatchdog implements DisposableBean {
 
     /** One transfer watched; closed when it is over, whatever its outcome. */
     final class Watch implements AutoCloseable {
+        private static final int OPEN = 0;
+        private static final int CLOSED = 1;
+        private static final int ABANDONED = 2;
+
         private final String supplier;
         private final String what;
         private final GenericFileOperations<?> operations;
         private volatile long lastProgress = System.nanoTime();
-        private volatile boolean abandoned;
+        /** Open, then closed by its transfer or abandoned by the watchdog, whichever comes first: never both. */
+        private final AtomicInteger state = new AtomicInteger(OPEN);
 
         private Watch(String supplier, String what, GenericFileOperations<?> operations) {
             this.supplier = supplier;
@@ -209,25 +231,28 @@ class SftpStallWatchdog implements DisposableBean {
             lastProgress = System.nanoTime();
         }
 
-        /** Whether the watchdog ended this transfer, disconnecting its session. */
+        /**
+         * Whether the watchdog ended this transfer, disconnecting its session; once the watch is closed, the answer
+         * stays.
+         */
         boolean abandoned() {
-            return abandoned;
+            return state.get() == ABANDONED;
         }
 
-        private void abandon() {
-            abandoned = true;
+        /** Abandons the transfer unless it was closed first; whether it did. */
+        private boolean abandon() {
+            if (!state.compareAndSet(OPEN, ABANDONED)) {
+                return false;
+            }
             LOG.warn("sftp supplier={} stalled: nothing came from the server for {} ({}) during {}; abandoned, the"
                     + " session is disconnected and the next poll logs in again", supplier, limit, SETTING, what);
-            try {
-                disconnect(operations);
-            } catch (RuntimeException e) {
-                LOG.warn("sftp supplier={}: the stalled session could not be disconnected: {}", supplier,
-                        SftpPollStrategy.describe(e));
-            }
+            return true;
         }
 
+        /** The transfer is over: the watchdog no longer abandons it, unless it did already ({@link #abandoned}). */
         @Override
         public void close() {
+            state.compareAndSet(OPEN, CLOSED);
             watches.remove(this);
         }
     }
