@@ -144,8 +144,8 @@ public class SupplierProperties {
         /** Optional marker the supplier writes when a file is complete, e.g. {@code ${file:name}.done}. */
         private String doneFileName;
         /**
-         * Without a done file: a file is taken once its modification time is this far in the past. SFTP
-         * reports whole seconds, so the file has been unchanged for at least this minus one second.
+         * Without a done file: a file is taken once polls at least this far apart, by this instance's clock, listed
+         * it with the same size and modification time (the server's clock plays no part); 0 takes it at first sight.
          */
         private Duration minAge = Duration.ofSeconds(3);
         /** Polls skipped after each failed one, so an unreachable server is tried (and logged) less often. */

@@ -7,10 +7,9 @@ import com.jcraft.jsch.ChannelSftp;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileFilter;
 import org.apache.camel.component.file.remote.SftpRemoteFile;
-import org.springframework.stereotype.Component;
 
 /**
- * The SFTP routes' filter: a remote entry that is a symbolic link is never taken (on the supplier's server it
+ * An SFTP route's filter: a remote entry that is a symbolic link is never taken (on the supplier's server it
  * may point anywhere the login can read). Nor is a file whose name holds a character the SFTP client reads as a
  * pattern ({@link #PATTERN_CHARACTERS}): JSch globs every remote path Camel gives it to read, stat, rename or
  * delete, so such a file is not found, or is not unique, or its move is refused at every poll, and its delete
@@ -18,8 +17,16 @@ import org.springframework.stereotype.Component;
  * A refused entry is left in place and counted for the poll ({@link LinkRefusals}). Filtered while the folder is
  * listed, refused entries do not count against the poll's limit of files, so a folder full of them cannot starve
  * the real files.
+ *
+ * <p>Without a done file and with a {@code min-age}, a file is also passed over until it has settled ({@link
+ * SettledFiles}: the same size and time of change, listed by polls at least min-age apart by this instance's clock).
+ * That is judged here rather than in the read lock: the listing already holds the size and time of change, so no
+ * further look at the server is made, no file holds the poll thread while it waits, and a file not yet settled does
+ * not count against the poll's limit of files, so a folder of files still being uploaded cannot starve the complete
+ * ones. The read lock ({@link SftpClaimReadLock}) then refuses a file that changed between this listing and its take.
+ * One filter per route, bound by {@link SupplierRouteInstaller}; its poll strategy ({@link SftpPollStrategy}) tells it
+ * when each poll begins and ends.
  */
-@Component("regularRemoteFilesOnly")
 class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
 
     static final String LINKED_FILE = "the remote entry is a symbolic link; links are never followed";
@@ -31,9 +38,12 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
     static final String PATTERN_CHARACTERS = "\\*?";
 
     private final LinkRefusals refusals;
+    /** Null: a file is taken at first sight (a done file says it is complete, or min-age is 0). */
+    private final SettledFiles settled;
 
-    public RegularRemoteFilesOnly(LinkRefusals refusals) {
+    RegularRemoteFilesOnly(LinkRefusals refusals, SettledFiles settled) {
         this.refusals = refusals;
+        this.settled = settled;
     }
 
     @Override
@@ -43,7 +53,27 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
             refusals.refuse(folder(file), why, file.getFileNameOnly());
             return false;
         }
-        return true;
+        return settled == null || file.isDirectory()
+                || settled.settled(file.getRelativeFilePath(), file.getFileLength(), file.getLastModified());
+    }
+
+    /** A poll of the route begins. */
+    void beginPoll() {
+        if (settled != null) {
+            settled.beginPoll();
+        }
+    }
+
+    /** The poll ended without failing; {@code complete}: it saw every entry of the folder. */
+    void endPoll(boolean complete) {
+        if (settled != null) {
+            settled.endPoll(complete);
+        }
+    }
+
+    /** Whether this route waits for files to settle. */
+    boolean waitsForSettledFiles() {
+        return settled != null;
     }
 
     /**

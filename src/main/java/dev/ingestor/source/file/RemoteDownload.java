@@ -174,6 +174,17 @@ class RemoteDownload {
         }
     }
 
+    /**
+     * How the file as {@link #remember} kept it differs from {@code file} as the poll's listing showed it, or null when
+     * it does not, or when there is nothing kept to compare (the server refused the look: the download's own checks
+     * then judge the file against the listing).
+     */
+    static String changedSinceListed(Exchange exchange, GenericFile<?> file) {
+        String now = exchange.getProperty(STATE, String.class);
+        String listed = state(file.getFileLength(), file.getLastModified());
+        return now == null || now.equals(listed) ? null : "listed as " + listed + ", now " + now;
+    }
+
     private static String listing(Message message) {
         return state(message.getHeader(Exchange.FILE_LENGTH, 0L, Long.class),
                 message.getHeader(Exchange.FILE_LAST_MODIFIED, 0L, Long.class));

@@ -14,14 +14,17 @@ import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.component.file.GenericFileExclusiveReadLockStrategy;
 import org.apache.camel.component.file.GenericFileOperations;
 import org.apache.camel.component.file.remote.RemoteFileEndpoint;
-import org.apache.camel.component.file.remote.strategy.SftpChangedExclusiveReadLockStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The read lock of an SFTP route: a claim on the remote file in PostgreSQL ({@link FileClaimRepository}), so
- * two instances polling one server never both take a file, then (without a done file) Camel's own "changed"
- * check, so a file still being written is not taken.
+ * two instances polling one server never both take a file. Whether a file is complete was decided before: by its
+ * done file, or (with a {@code min-age}) by the route's filter, which passes on only files that have settled across
+ * polls by this instance's clock ({@link RegularRemoteFilesOnly}, {@link SettledFiles}). No look here waits for a file
+ * to stop changing, so no file holds the poll thread. In that min-age mode a file whose size or time of change on the
+ * server is no longer the listing's when it is taken is refused: it changed after it was found settled (the poll
+ * took other files in between), and its next listing starts its wait again.
  *
  * <p>Camel's sftp component offers only the none, rename and changed read locks (its idempotent ones are for
  * local files), hence this class. The claim key names the server, the account and the path: two suppliers on one
@@ -47,35 +50,23 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
     private final Map<String, Long> open = new ConcurrentHashMap<>();
     private final ScheduledExecutorService releases;
     private final long releaseDelayMillis;
-    /** Null with a done file: the marker says the file is complete. */
-    private final SftpChangedExclusiveReadLockStrategy changed;
+    /** Whether a file must still be as the poll's listing showed it when it is taken (min-age mode). */
+    private final boolean asListed;
     /** Told that the poll's listing is over when its first file is taken; null: no listing is watched. */
     private final SftpStallWatchdog watchdog;
 
     public SftpClaimReadLock(FileClaimRepository claims, ScheduledExecutorService releases, long releaseDelayMillis,
-            SftpChangedExclusiveReadLockStrategy changed) {
-        this(claims, releases, releaseDelayMillis, changed, null);
+            boolean asListed) {
+        this(claims, releases, releaseDelayMillis, asListed, null);
     }
 
     public SftpClaimReadLock(FileClaimRepository claims, ScheduledExecutorService releases, long releaseDelayMillis,
-            SftpChangedExclusiveReadLockStrategy changed, SftpStallWatchdog watchdog) {
+            boolean asListed, SftpStallWatchdog watchdog) {
         this.claims = claims;
         this.releases = releases;
         this.releaseDelayMillis = releaseDelayMillis;
-        this.changed = changed;
+        this.asListed = asListed;
         this.watchdog = watchdog;
-    }
-
-    /** Camel's changed check for SFTP, as the route's readLock* options would configure it. */
-    public static SftpChangedExclusiveReadLockStrategy changed(long minAgeMillis, long checkIntervalMillis,
-            long timeoutMillis) {
-        SftpChangedExclusiveReadLockStrategy strategy = new SftpChangedExclusiveReadLockStrategy();
-        strategy.setMinAge(minAgeMillis);
-        strategy.setMinLength(0);
-        strategy.setCheckInterval(checkIntervalMillis);
-        strategy.setTimeout(timeoutMillis);
-        strategy.setReadLockLoggingLevel(LoggingLevel.DEBUG);
-        return strategy;
     }
 
     /** The claim's key: {@code sftp://<account>@<host>:<port>/<folder> <the file's path>}. */
@@ -98,17 +89,15 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
 
     @Override
     public void prepareOnStartup(GenericFileOperations<ChannelSftp.LsEntry> operations,
-            GenericFileEndpoint<ChannelSftp.LsEntry> endpoint) throws Exception {
-        if (changed != null) {
-            changed.prepareOnStartup(operations, endpoint);
-        }
+            GenericFileEndpoint<ChannelSftp.LsEntry> endpoint) {
+        // nothing on the server to prepare
     }
 
     @Override
     public boolean acquireExclusiveReadLock(GenericFileOperations<ChannelSftp.LsEntry> operations,
             GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {
         if (watchdog != null && exchange.getFromRouteId() != null) {
-            // the listing is over: the wait for a file to stop changing (min-age) is not a stall
+            // the listing is over; what follows is watched as a download (RemoteDownload)
             watchdog.listed(exchange.getFromRouteId());
         }
         String key = key(file, exchange);
@@ -143,16 +132,22 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
         }
         boolean complete = false;
         try {
-            complete = changed == null || changed.acquireExclusiveReadLock(operations, file, exchange);
+            // the session that listed the file, for the download's and the move's look at it, and the file as it
+            // is now, before Camel opens it (RemoteDownload)
+            exchange.setProperty(RemoteDownload.OPERATIONS, operations);
+            RemoteDownload.remember(exchange, operations, file.getAbsoluteFilePath());
+            String changed = asListed ? RemoteDownload.changedSinceListed(exchange, file) : null;
+            if (changed != null) {
+                LOG.debug("{} changed since it was listed settled ({}); not taken, its wait starts again", key,
+                        changed);
+            }
+            complete = changed == null;
         } finally {
             if (complete) {
                 // taken after the claims' own hold: never forgotten here before the repository lets it go
                 open.put(key, System.nanoTime());
-                // the session that listed the file, for the download's and the move's look at it, and the file as it
-                // is now that it is complete, before Camel opens it (RemoteDownload)
-                exchange.setProperty(RemoteDownload.OPERATIONS, operations);
-                RemoteDownload.remember(exchange, operations, file.getAbsoluteFilePath());
             } else {
+                exchange.removeProperty(RemoteDownload.OPERATIONS);
                 claims.remove(exchange, key);
             }
         }
@@ -198,23 +193,17 @@ class SftpClaimReadLock implements GenericFileExclusiveReadLockStrategy<ChannelS
 
     @Override
     public void setTimeout(long timeout) {
-        if (changed != null) {
-            changed.setTimeout(timeout);
-        }
+        // no look here waits
     }
 
     @Override
     public void setCheckInterval(long checkInterval) {
-        if (changed != null) {
-            changed.setCheckInterval(checkInterval);
-        }
+        // no look here waits
     }
 
     @Override
     public void setReadLockLoggingLevel(LoggingLevel level) {
-        if (changed != null) {
-            changed.setReadLockLoggingLevel(level);
-        }
+        // logs at DEBUG only
     }
 
     @Override

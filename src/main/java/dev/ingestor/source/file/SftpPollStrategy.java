@@ -7,6 +7,7 @@ import dev.ingestor.metrics.IngestorMetrics;
 import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
+import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.spi.ExceptionHandler;
 import org.apache.camel.spi.PollingConsumerPollStrategy;
 import org.apache.camel.util.URISupport;
@@ -21,7 +22,8 @@ import org.springframework.stereotype.Component;
  * logged once per back-off step, not once per poll interval. The links a poll refused are reported when it
  * ends ({@link LinkRefusals}). A poll begins only on the instance that holds the route's lease
  * ({@link SftpLeadership}). A listing that stalls is ended by {@link SftpStallWatchdog} and reported here as a
- * failed poll.
+ * failed poll. The route's filter is told when a poll begins and ends ({@link RegularRemoteFilesOnly}), so that it
+ * judges which files have settled across polls and forgets the files that went away.
  */
 @Component("sftpPollStrategy")
 class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler {
@@ -56,6 +58,10 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
             return false;
         }
         refusals.beginPoll();
+        RegularRemoteFilesOnly filter = filterOf(endpoint);
+        if (filter != null) {
+            filter.beginPoll();
+        }
         watchdog.listing(PollingRoute.id(consumer), supplier(consumer), consumer);
         return true;
     }
@@ -63,7 +69,12 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
     @Override
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
         watchdog.listed(PollingRoute.id(consumer));
-        refusals.endPoll(PollingRoute.id(consumer), PollingRoute.sawEverything(endpoint, polledMessages));
+        boolean sawEverything = PollingRoute.sawEverything(endpoint, polledMessages);
+        refusals.endPoll(PollingRoute.id(consumer), sawEverything);
+        RegularRemoteFilesOnly filter = filterOf(endpoint);
+        if (filter != null) {
+            filter.endPoll(sawEverything);
+        }
         Integer failed = failures.remove(PollingRoute.id(consumer));
         recordUp(consumer, true);
         if (failed != null) {
@@ -124,6 +135,12 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
             LOG.warn("sftp {} file={}: {}", URISupport.sanitizeUri(String.valueOf(message)),
                     exchange.getMessage().getHeader(Exchange.FILE_NAME), describe(exception));
         }
+    }
+
+    /** The route's filter, or null for an endpoint without one of ours. */
+    private static RegularRemoteFilesOnly filterOf(Endpoint endpoint) {
+        return endpoint instanceof GenericFileEndpoint<?> files
+                && files.getFilter() instanceof RegularRemoteFilesOnly filter ? filter : null;
     }
 
     private static String supplier(Consumer consumer) {

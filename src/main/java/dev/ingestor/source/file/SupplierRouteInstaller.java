@@ -194,13 +194,20 @@ public class SupplierRouteInstaller implements RoutesFromTemplates {
         if (doneFile) {
             route.parameter("doneFileName", sftp.getDoneFileName());
         }
-        // the claim in PostgreSQL, then (without a done file) Camel's changed check
+        // without a done file, a file is taken once it has settled across polls by this instance's clock (the
+        // filter, RegularRemoteFilesOnly), then claimed in PostgreSQL (the read lock, SftpClaimReadLock)
+        boolean settles = !doneFile && sftp.getMinAge().toNanos() > 0;
+        String filter = "sftpFilter-" + code;
+        camelContext.getRegistry().bind(filter, new RegularRemoteFilesOnly(
+                camelContext.getRegistry().lookupByNameAndType("linkRefusals", LinkRefusals.class),
+                settles ? new SettledFiles(sftp.getMinAge()) : null));
+        route.parameter("filter", filter);
         String readLock = "sftpReadLock-" + code;
         camelContext.getRegistry().bind(readLock, new SftpClaimReadLock(
                 camelContext.getRegistry().lookupByNameAndType("fileClaimRepository", FileClaimRepository.class),
                 ClaimReleaseConfiguration.executor(camelContext),
                 CLAIM_RELEASE_DELAY_MILLIS,
-                doneFile ? null : SftpClaimReadLock.changed(sftp.getMinAge().toMillis(), 500, 60_000),
+                settles,
                 camelContext.getRegistry().lookupByNameAndType("sftpStallWatchdog", SftpStallWatchdog.class)));
         route.parameter("readLock", readLock);
         // runs on the one instance that holds the route's lease (SftpLeadership)

@@ -259,7 +259,7 @@ class PollsThroughErrorsTest {
         ScheduledExecutorService releases = Executors.newSingleThreadScheduledExecutor();
         AtomicInteger locks = new AtomicInteger();
         // the second file's claim is taken, then the poll fails with an Error before its exchange starts
-        SftpClaimReadLock lock = new SftpClaimReadLock(claims(0), releases, 0, null) {
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims(0), releases, 0, false) {
             @Override
             public boolean acquireExclusiveReadLock(GenericFileOperations<ChannelSftp.LsEntry> operations,
                     GenericFile<ChannelSftp.LsEntry> file, Exchange exchange) throws Exception {

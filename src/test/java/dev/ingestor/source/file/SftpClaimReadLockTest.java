@@ -83,7 +83,7 @@ class SftpClaimReadLockTest {
 
     @Test
     void twoAccountsOnOneServerAndFolderHoldTheirOwnFiles() throws Exception {
-        SftpClaimReadLock lock = new SftpClaimReadLock(claims(), releases, 0, null);
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims(), releases, 0, false);
         Exchange acme = polledBy("acme");
         Exchange globex = polledBy("globex");
 
@@ -97,7 +97,7 @@ class SftpClaimReadLockTest {
     @Test
     void aFileListedAgainAfterADownloadThatFailedIsTakenAgain() throws Exception {
         FileClaimRepository claims = claims();
-        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 0, null);
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 0, false);
         Exchange failed = polledBy("acme");
         String key = SftpClaimReadLock.key(file("/upload/orders.csv"), failed);
 
@@ -115,7 +115,7 @@ class SftpClaimReadLockTest {
     @Test
     void aFileDoneIsLetGoOfAfterTheReleaseDelay() throws Exception {
         FileClaimRepository claims = claims();
-        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 300, null);
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 300, false);
         Exchange done = polledBy("acme");
         String key = SftpClaimReadLock.key(file("/upload/orders.csv"), done);
 
@@ -129,8 +129,8 @@ class SftpClaimReadLockTest {
     @Test
     void anAbortAfterARefusedLockLeavesTheHoldersClaim() throws Exception {
         FileClaimRepository claims = claims();
-        SftpClaimReadLock holder = new SftpClaimReadLock(claims, releases, 0, null);
-        SftpClaimReadLock other = new SftpClaimReadLock(claims, releases, 0, null);
+        SftpClaimReadLock holder = new SftpClaimReadLock(claims, releases, 0, false);
+        SftpClaimReadLock other = new SftpClaimReadLock(claims, releases, 0, false);
         Exchange holding = polledBy("acme");
         Exchange refused = polledBy("acme");
         String key = SftpClaimReadLock.key(file("/upload/orders.csv"), holding);
@@ -150,7 +150,7 @@ class SftpClaimReadLockTest {
     @Test
     void aClaimLeftOpenByAFailedDownloadIsForgottenAfterTheLease() throws Exception {
         FileClaimRepository claims = claims(Duration.ofMillis(200));
-        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 0, null);
+        SftpClaimReadLock lock = new SftpClaimReadLock(claims, releases, 0, false);
         Exchange failed = polledBy("acme");
         String key = SftpClaimReadLock.key(file("/upload/vanished.csv"), failed);
 

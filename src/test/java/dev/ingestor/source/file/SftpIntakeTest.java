@@ -584,6 +584,66 @@ class SftpIntakeTest extends IngestorTestSupport {
                 .isGreaterThan(content.length);
     }
 
+    /**
+     * A server whose clock runs an hour behind ours: the file it is still receiving has a time of change an hour in
+     * the past at every look. It is taken only once its size and time of change have stayed the same for min-age by
+     * this instance's clock, and then once, whole.
+     */
+    @Test
+    void aFileStillGrowingOnAServerWhoseClockIsBehindIsTakenOnceWholeAfterItSettles() throws Exception {
+        Path file = OUTBOX.resolve("behind.csv");
+        StringBuilder content = new StringBuilder("source_id,sku,quantity,delivery_date\n");
+        Files.writeString(file, content);
+        behind(file);
+        // on purpose: the upload goes on for longer than min-age (2 s), a line every 300 ms
+        for (int i = 0; i < 14; i++) {
+            Thread.sleep(300);
+            String line = "B-" + i + ",SKU,1,2026-12-01\n";
+            content.append(line);
+            try {
+                Files.writeString(file, line, java.nio.file.StandardOpenOption.APPEND);
+                behind(file);
+            } catch (java.nio.file.NoSuchFileException e) {
+                org.assertj.core.api.Assertions.fail("taken (moved from the folder) while still growing, after %d lines"
+                        + " of 14; jobs of it: %s", i, jobKeys("behind.csv"));
+            }
+            assertThat(jobKeys("behind.csv")).as("taken while still growing, after %d lines", i + 1).isEmpty();
+        }
+        awaitJobs(1);
+        byte[] whole = content.toString().getBytes(StandardCharsets.UTF_8);
+        assertThat(jobKeys("behind.csv")).containsExactly(keyOf(whole));
+        awaitFiles(OUTBOX.resolve(".done"), 1);
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    /** The time of change a server an hour behind ours would give {@code file} now. */
+    private static void behind(Path file) throws Exception {
+        Files.setLastModifiedTime(file,
+                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
+    }
+
+    /**
+     * A file whose time of change is an hour ahead of our clock (a server whose clock runs ahead) is taken once it has
+     * stayed unchanged for min-age, and no poll waits on it: the file beside it is taken as promptly.
+     */
+    @Test
+    void aFileChangedInTheFutureIsTakenOnceSettledWithoutHoldingThePoll() throws Exception {
+        byte[] future = advice("F-1");
+        byte[] beside = advice("F-2");
+        long start = System.nanoTime();
+        publish("future.csv", future);
+        Files.setLastModifiedTime(OUTBOX.resolve("future.csv"),
+                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 3_600_000));
+        publish("beside.csv", beside);
+        // within min-age (2 s) and a few polls: a poll held on the future file would take neither for the read
+        // lock's old timeout (60 s)
+        await().atMost(Duration.ofSeconds(10)).until(() -> jobCount() == 2);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("both taken").isLessThan(Duration.ofSeconds(10));
+        assertThat(jobKeys("future.csv")).containsExactly(keyOf(future));
+        assertThat(jobKeys("beside.csv")).containsExactly(keyOf(beside));
+        awaitFiles(OUTBOX.resolve(".done"), 2);
+    }
+
     private tools.jackson.databind.JsonNode health() throws Exception {
         return JSON.readTree(get("/actuator/health", ADMIN_KEY).body()).path("components").path("camelHealth")
                 .path("details");
