@@ -145,8 +145,10 @@ public class SupplierProperties {
         private String doneFileName;
         /**
          * Without a done file: a file is taken once polls at least this far apart, by this instance's clock, listed
-         * it with the same size and modification time (the server's clock plays no part); 0 takes it at first sight.
+         * it with the same size and modification time (the server's clock plays no part); 0 takes it at first sight,
+         * unchecked (for a supplier who moves each file into the folder whole).
          */
+        @DurationMin(millis = 0)
         private Duration minAge = Duration.ofSeconds(3);
         /** Polls skipped after each failed one, so an unreachable server is tried (and logged) less often. */
         private int backoffMultiplier = 4;

@@ -40,6 +40,8 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
     private final LinkRefusals refusals;
     /** Null: a file is taken at first sight (a done file says it is complete, or min-age is 0). */
     private final SettledFiles settled;
+    /** Files passed on by the poll under way; the route's poll thread alone counts them. */
+    private int passedOn;
 
     RegularRemoteFilesOnly(LinkRefusals refusals, SettledFiles settled) {
         this.refusals = refusals;
@@ -53,12 +55,30 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
             refusals.refuse(folder(file), why, file.getFileNameOnly());
             return false;
         }
-        return settled == null || file.isDirectory()
+        if (file.isDirectory()) {
+            return true;
+        }
+        boolean passes = settled == null
                 || settled.settled(file.getRelativeFilePath(), file.getFileLength(), file.getLastModified());
+        if (passes) {
+            passedOn++;
+        }
+        return passes;
+    }
+
+    /**
+     * Whether the poll under way saw every entry of its folder: Camel stops listing once the files passed on reach
+     * the endpoint's {@code maxMessagesPerPoll}. Counted here, not from the files the poll processed: a file passed on
+     * that the read lock then refuses (claimed elsewhere, changed since listed) is not processed, and a poll cut short
+     * would pass for a whole one, forgetting the files past the cut that are settling.
+     */
+    boolean sawEverything(int maxMessagesPerPoll) {
+        return maxMessagesPerPoll <= 0 || passedOn < maxMessagesPerPoll;
     }
 
     /** A poll of the route begins. */
     void beginPoll() {
+        passedOn = 0;
         if (settled != null) {
             settled.beginPoll();
         }

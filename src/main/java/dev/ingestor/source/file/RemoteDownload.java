@@ -84,6 +84,10 @@ class RemoteDownload {
                 }
             }
         } catch (Exception e) {
+            if (watch != null) {
+                // closed first here too: a download that failed on its own is not then abandoned as a stall
+                watch.close();
+            }
             if (watch != null && watch.abandoned() && !(e instanceof RemoteTransferStalledException)) {
                 throw new RemoteTransferStalledException(printable, watchdog.limit(), e);
             }

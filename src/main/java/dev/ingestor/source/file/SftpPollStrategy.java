@@ -69,9 +69,12 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
     @Override
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
         watchdog.listed(PollingRoute.id(consumer));
-        boolean sawEverything = PollingRoute.sawEverything(endpoint, polledMessages);
-        refusals.endPoll(PollingRoute.id(consumer), sawEverything);
         RegularRemoteFilesOnly filter = filterOf(endpoint);
+        // the route's filter counts what it passed on; files processed leave out those the read lock refused
+        boolean sawEverything = filter != null
+                ? filter.sawEverything(((GenericFileEndpoint<?>) endpoint).getMaxMessagesPerPoll())
+                : PollingRoute.sawEverything(endpoint, polledMessages);
+        refusals.endPoll(PollingRoute.id(consumer), sawEverything);
         if (filter != null) {
             filter.endPoll(sawEverything);
         }

@@ -35,9 +35,8 @@ import org.springframework.stereotype.Component;
  * the first file the poll takes ({@link SftpClaimReadLock}), or to the poll's end when it takes none. The listing
  * reports no progress of its own, so a listing that takes longer than the time limit is ended too.</li>
  * </ul>
- * Not watched: the read lock's looks at each file while it waits for it to stop changing ({@code min-age}, bounded by
- * Camel's read lock timeout except for one look that hangs), the opening of the file by Camel before the route, and
- * the move after intake.
+ * Not watched: the read lock's one look at the file on the server before it is taken ({@link
+ * RemoteDownload#remember}), the opening of the file by Camel before the route, and the move after intake.
  * <p>
  * A watch that outlives the limit is abandoned: one WARN naming the supplier, what was under way and the setting, then
  * the endpoint's SSH session is disconnected. That ends the blocked read with an exception (the download fails as any
