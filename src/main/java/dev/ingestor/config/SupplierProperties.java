@@ -79,7 +79,10 @@ public class SupplierProperties {
         private ReadLock readLock = ReadLock.CHANGED;
         /** Suffix of the marker file (read lock {@code done-file}). */
         private String doneFileSuffix = ".done";
-        /** A file must be unchanged for this long before it is taken (read lock {@code changed}). */
+        /**
+         * Read lock {@code changed}: a file is taken once polls at least this far apart, by this instance's clock,
+         * listed it with the same size and modification time (the file's own time is only compared with itself).
+         */
         private Duration minAge = Duration.ofSeconds(1);
         /** How often the supplier's folder is looked at; at least 10 ms (0 looked at it without a pause). */
         @DurationMin(millis = 10)

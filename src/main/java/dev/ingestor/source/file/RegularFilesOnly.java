@@ -8,7 +8,6 @@ import java.util.List;
 
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileFilter;
-import org.springframework.stereotype.Component;
 
 /**
  * The file-drop routes' filter: only regular files in a real supplier folder whose outcome folders are real
@@ -18,8 +17,16 @@ import org.springframework.stereotype.Component;
  * does not count against the poll's limit of files. So is a file whose name Camel cannot take it by: a backslash,
  * which Camel reads as a folder separator (the file would be taken, then fail at every poll for ever), and a name
  * that is not valid in the system's encoding of file names (UTF-8), which Java lists but cannot open by its name.
+ *
+ * <p>With the read lock {@code changed} and a {@code min-age}, a file is also passed over until it has settled
+ * ({@link SettledFiles}: the same size and time of change, listed by polls at least min-age apart by this instance's
+ * clock). The time of change is only compared with itself, so a file system whose server's clock runs behind ours, or
+ * a writer that sets an old time of change while still writing, does not make a growing file look complete, and a
+ * time of change in the future does not hold the poll. Judged while the folder is listed, a file not yet settled
+ * holds no poll thread and does not count against the poll's limit of files. The read lock is then the claim only
+ * ({@code idempotent}). One filter per route, bound by {@link SupplierRouteInstaller}; its poll strategy ({@link
+ * FileDropPollStrategy}) tells it when each poll begins and ends.
  */
-@Component("regularFilesOnly")
 public class RegularFilesOnly implements GenericFileFilter<File> {
 
     /** Where a file goes after intake (see the file-drop route's move options). */
@@ -34,9 +41,14 @@ public class RegularFilesOnly implements GenericFileFilter<File> {
             + " rename the file";
 
     private final LinkRefusals refusals;
+    /** Null: a file is taken at first sight of the filter (a done file says it is complete, or min-age is 0). */
+    private final SettledFiles settled;
+    /** Files passed on by the poll under way; the route's poll thread alone counts them. */
+    private int passedOn;
 
-    public RegularFilesOnly(LinkRefusals refusals) {
+    RegularFilesOnly(LinkRefusals refusals, SettledFiles settled) {
         this.refusals = refusals;
+        this.settled = settled;
     }
 
     /** Why no file of a supplier is taken while its outcome folder {@code outcome} is a symbolic link. */
@@ -56,7 +68,42 @@ public class RegularFilesOnly implements GenericFileFilter<File> {
             refusals.refuse(path.getParent().toString(), why, path.getFileName().toString());
             return false;
         }
-        return true;
+        boolean passes = settled == null
+                || settled.settled(file.getRelativeFilePath(), file.getFileLength(), file.getLastModified());
+        if (passes) {
+            passedOn++;
+        }
+        return passes;
+    }
+
+    /**
+     * Whether the poll under way saw every file of its folder: Camel stops listing once the files passed on reach the
+     * endpoint's {@code maxMessagesPerPoll}. Counted here, not from the files the poll processed: a file passed on that
+     * the read lock then refuses (claimed elsewhere) is not processed, and a poll cut short would pass for a whole one,
+     * forgetting the files past the cut that are settling.
+     */
+    boolean sawEverything(int maxMessagesPerPoll) {
+        return maxMessagesPerPoll <= 0 || passedOn < maxMessagesPerPoll;
+    }
+
+    /** A poll of the route begins. */
+    void beginPoll() {
+        passedOn = 0;
+        if (settled != null) {
+            settled.beginPoll();
+        }
+    }
+
+    /** The poll ended without failing; {@code complete}: it saw every file of the folder. */
+    void endPoll(boolean complete) {
+        if (settled != null) {
+            settled.endPoll(complete);
+        }
+    }
+
+    /** Whether this route waits for files to settle. */
+    boolean waitsForSettledFiles() {
+        return settled != null;
     }
 
     /** Why the file at {@code path} is not taken, or null when it may be. */

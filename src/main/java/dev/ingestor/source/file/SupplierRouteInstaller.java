@@ -122,12 +122,20 @@ public class SupplierRouteInstaller implements RoutesFromTemplates {
                 .parameter("pollDelay", drop.getPollInterval().toMillis())
                 .parameter("maxFilesPerPoll", maxFilesPerPoll())
                 .parameter("executor", registerFileDropThreads(code, drop));
-        if (drop.getReadLock() == SupplierProperties.ReadLock.DONE_FILE) {
-            route.parameter("readLock", "idempotent")
-                    .parameter("doneFileName", "${file:name}" + drop.getDoneFileSuffix());
-        } else {
-            route.parameter("readLock", "idempotent-changed");
+        boolean doneFile = drop.getReadLock() == SupplierProperties.ReadLock.DONE_FILE;
+        if (doneFile) {
+            route.parameter("doneFileName", "${file:name}" + drop.getDoneFileSuffix());
         }
+        // with the read lock changed and a min-age, a file is taken once it has settled across polls by this
+        // instance's clock (the filter, RegularFilesOnly), then claimed in PostgreSQL (the read lock, idempotent);
+        // with a min-age of 0, Camel's changed read lock looks at it until it stops changing
+        boolean settles = !doneFile && drop.getMinAge().toNanos() > 0;
+        route.parameter("readLock", doneFile || settles ? "idempotent" : "idempotent-changed");
+        String filter = "fileDropFilter-" + code;
+        camelContext.getRegistry().bind(filter, new RegularFilesOnly(
+                camelContext.getRegistry().lookupByNameAndType("linkRefusals", LinkRefusals.class),
+                settles ? new SettledFiles(drop.getMinAge()) : null));
+        route.parameter("filter", filter);
         route.add();
         LOG.info("file drop for supplier={} watches {} (read lock {}, {} in parallel)", code, directory,
                 drop.getReadLock().name().toLowerCase().replace('_', '-'), drop.getConcurrency());

@@ -9,8 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -370,6 +372,53 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(jobCount()).isZero();
         assertThat(keyCount()).isZero();
         assertThat(filesIn(INBOX.resolve("ACME/.rejected")).get(0)).hasBinaryContent(ADVICE);
+    }
+
+    /**
+     * A file whose time of change says it is an hour old while it is still being written (a network file system whose
+     * server's clock runs behind ours, or a writer that sets old times): it is taken once polls min-age apart (400 ms
+     * here) listed it unchanged, whole, as one job; never while it grows.
+     */
+    @Test
+    void aGrowingFileWithAnOldTimeOfChangeIsTakenWholeOnceItSettles() throws Exception {
+        Path file = INBOX.resolve("ACME/growing.csv");
+        FileTime anHourAgo = FileTime.from(Instant.now().minus(Duration.ofHours(1)));
+        ByteArrayBuilder whole = new ByteArrayBuilder();
+        byte[] header = "source_id,source_version,sku,quantity,delivery_date\n".getBytes(StandardCharsets.UTF_8);
+        whole.add(header);
+        Files.write(file, header);
+        Files.setLastModifiedTime(file, anHourAgo);
+        String run = java.util.UUID.randomUUID().toString();
+        for (int i = 0; i < 15; i++) {
+            Thread.sleep(150);
+            assertThat(jobCount()).as("jobs while the file grows, after %d lines", i).isZero();
+            assertThat(filesIn(INBOX.resolve("ACME/.done"))).as("taken while growing, after %d lines", i).isEmpty();
+            byte[] line = ("G-" + run + "-" + i + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+            whole.add(line);
+            Files.write(file, line, StandardOpenOption.APPEND);
+            Files.setLastModifiedTime(file, anHourAgo);
+        }
+
+        awaitFiles(INBOX.resolve("ACME/.done"), 1);
+        awaitJobs(1);
+        Thread.sleep(1_000);
+        assertThat(jobCount()).isEqualTo(1);
+        byte[] bytes = whole.bytes();
+        Map<String, Object> job = jdbc.queryForMap("SELECT * FROM import_job");
+        assertThat(job.get("file_name")).isEqualTo("growing.csv");
+        assertThat(job.get("size")).isEqualTo((long) bytes.length);
+        assertThat(job.get("key")).isEqualTo("ACME:" + sha256(bytes));
+        assertThat(filesIn(INBOX.resolve("ACME/.done")).get(0)).hasBinaryContent(bytes);
+    }
+
+    /** A time of change in the future does not hold the file (nor the poll) back: only our clock counts. */
+    @Test
+    void aFileWithATimeOfChangeInTheFutureIsTakenOnceItSettles() throws Exception {
+        drop("ACME", "ahead.csv", ADVICE);
+        Files.setLastModifiedTime(INBOX.resolve("ACME/ahead.csv"),
+                FileTime.from(Instant.now().plus(Duration.ofHours(1))));
+        await().atMost(Duration.ofSeconds(10)).until(() -> filesIn(INBOX.resolve("ACME/.done")).size() == 1);
+        awaitJobs(1);
     }
 
     static String sha256(byte[] bytes) throws Exception {
