@@ -2,7 +2,6 @@ package dev.ingestor.source.file;
 
 import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
-import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
 import org.springframework.stereotype.Component;
 
@@ -24,24 +23,13 @@ class FileDropPollStrategy extends DefaultPollingConsumerPollStrategy {
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
         refusals.beginPoll();
-        RegularFilesOnly filter = filterOf(endpoint);
-        if (filter != null) {
-            filter.beginPoll();
-        }
+        FilesPassedOn.pollBegins(endpoint);
         return super.begin(consumer, endpoint);
     }
 
     @Override
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
-        RegularFilesOnly filter = filterOf(endpoint);
-        // the route's filter counts what it passed on; files processed leave out those the read lock refused
-        boolean sawEverything = filter != null
-                ? filter.sawEverything(((GenericFileEndpoint<?>) endpoint).getMaxMessagesPerPoll())
-                : PollingRoute.sawEverything(endpoint, polledMessages);
-        refusals.endPoll(PollingRoute.id(consumer), sawEverything);
-        if (filter != null) {
-            filter.endPoll(sawEverything);
-        }
+        refusals.endPoll(PollingRoute.id(consumer), FilesPassedOn.pollEnds(endpoint, polledMessages));
         super.commit(consumer, endpoint, polledMessages);
     }
 
@@ -49,11 +37,5 @@ class FileDropPollStrategy extends DefaultPollingConsumerPollStrategy {
     public boolean rollback(Consumer consumer, Endpoint endpoint, int retryCounter, Exception e) throws Exception {
         refusals.abandonPoll();
         return super.rollback(consumer, endpoint, retryCounter, e);
-    }
-
-    /** The route's filter, or null for an endpoint without one of ours. */
-    private static RegularFilesOnly filterOf(Endpoint endpoint) {
-        return endpoint instanceof GenericFileEndpoint<?> files
-                && files.getFilter() instanceof RegularFilesOnly filter ? filter : null;
     }
 }

@@ -27,7 +27,7 @@ import org.apache.camel.component.file.GenericFileFilter;
  * ({@code idempotent}). One filter per route, bound by {@link SupplierRouteInstaller}; its poll strategy ({@link
  * FileDropPollStrategy}) tells it when each poll begins and ends.
  */
-public class RegularFilesOnly implements GenericFileFilter<File> {
+public class RegularFilesOnly implements GenericFileFilter<File>, FilesPassedOn.Filter {
 
     /** Where a file goes after intake (see the file-drop route's move options). */
     public static final List<String> OUTCOME_FOLDERS = List.of(".done", ".duplicate", ".rejected", ".failed");
@@ -41,14 +41,11 @@ public class RegularFilesOnly implements GenericFileFilter<File> {
             + " rename the file";
 
     private final LinkRefusals refusals;
-    /** Null: a file is taken at first sight of the filter (a done file says it is complete, or min-age is 0). */
-    private final SettledFiles settled;
-    /** Files passed on by the poll under way; the route's poll thread alone counts them. */
-    private int passedOn;
+    private final FilesPassedOn passedOn;
 
     RegularFilesOnly(LinkRefusals refusals, SettledFiles settled) {
         this.refusals = refusals;
-        this.settled = settled;
+        this.passedOn = new FilesPassedOn(settled);
     }
 
     /** Why no file of a supplier is taken while its outcome folder {@code outcome} is a symbolic link. */
@@ -68,42 +65,12 @@ public class RegularFilesOnly implements GenericFileFilter<File> {
             refusals.refuse(path.getParent().toString(), why, path.getFileName().toString());
             return false;
         }
-        boolean passes = settled == null
-                || settled.settled(file.getRelativeFilePath(), file.getFileLength(), file.getLastModified());
-        if (passes) {
-            passedOn++;
-        }
-        return passes;
+        return passedOn.pass(file);
     }
 
-    /**
-     * Whether the poll under way saw every file of its folder: Camel stops listing once the files passed on reach the
-     * endpoint's {@code maxMessagesPerPoll}. Counted here, not from the files the poll processed: a file passed on that
-     * the read lock then refuses (claimed elsewhere) is not processed, and a poll cut short would pass for a whole one,
-     * forgetting the files past the cut that are settling.
-     */
-    boolean sawEverything(int maxMessagesPerPoll) {
-        return maxMessagesPerPoll <= 0 || passedOn < maxMessagesPerPoll;
-    }
-
-    /** A poll of the route begins. */
-    void beginPoll() {
-        passedOn = 0;
-        if (settled != null) {
-            settled.beginPoll();
-        }
-    }
-
-    /** The poll ended without failing; {@code complete}: it saw every file of the folder. */
-    void endPoll(boolean complete) {
-        if (settled != null) {
-            settled.endPoll(complete);
-        }
-    }
-
-    /** Whether this route waits for files to settle. */
-    boolean waitsForSettledFiles() {
-        return settled != null;
+    @Override
+    public FilesPassedOn passedOn() {
+        return passedOn;
     }
 
     /** Why the file at {@code path} is not taken, or null when it may be. */

@@ -27,7 +27,7 @@ import org.apache.camel.component.file.remote.SftpRemoteFile;
  * One filter per route, bound by {@link SupplierRouteInstaller}; its poll strategy ({@link SftpPollStrategy}) tells it
  * when each poll begins and ends.
  */
-class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
+class RegularRemoteFilesOnly implements GenericFileFilter<Object>, FilesPassedOn.Filter {
 
     static final String LINKED_FILE = "the remote entry is a symbolic link; links are never followed";
     /**
@@ -38,14 +38,11 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
     static final String PATTERN_CHARACTERS = "\\*?";
 
     private final LinkRefusals refusals;
-    /** Null: a file is taken at first sight (a done file says it is complete, or min-age is 0). */
-    private final SettledFiles settled;
-    /** Files passed on by the poll under way; the route's poll thread alone counts them. */
-    private int passedOn;
+    private final FilesPassedOn passedOn;
 
     RegularRemoteFilesOnly(LinkRefusals refusals, SettledFiles settled) {
         this.refusals = refusals;
-        this.settled = settled;
+        this.passedOn = new FilesPassedOn(settled);
     }
 
     @Override
@@ -58,42 +55,12 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object> {
         if (file.isDirectory()) {
             return true;
         }
-        boolean passes = settled == null
-                || settled.settled(file.getRelativeFilePath(), file.getFileLength(), file.getLastModified());
-        if (passes) {
-            passedOn++;
-        }
-        return passes;
+        return passedOn.pass(file);
     }
 
-    /**
-     * Whether the poll under way saw every entry of its folder: Camel stops listing once the files passed on reach
-     * the endpoint's {@code maxMessagesPerPoll}. Counted here, not from the files the poll processed: a file passed on
-     * that the read lock then refuses (claimed elsewhere, changed since listed) is not processed, and a poll cut short
-     * would pass for a whole one, forgetting the files past the cut that are settling.
-     */
-    boolean sawEverything(int maxMessagesPerPoll) {
-        return maxMessagesPerPoll <= 0 || passedOn < maxMessagesPerPoll;
-    }
-
-    /** A poll of the route begins. */
-    void beginPoll() {
-        passedOn = 0;
-        if (settled != null) {
-            settled.beginPoll();
-        }
-    }
-
-    /** The poll ended without failing; {@code complete}: it saw every entry of the folder. */
-    void endPoll(boolean complete) {
-        if (settled != null) {
-            settled.endPoll(complete);
-        }
-    }
-
-    /** Whether this route waits for files to settle. */
-    boolean waitsForSettledFiles() {
-        return settled != null;
+    @Override
+    public FilesPassedOn passedOn() {
+        return passedOn;
     }
 
     /**

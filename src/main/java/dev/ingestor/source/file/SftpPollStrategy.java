@@ -7,7 +7,6 @@ import dev.ingestor.metrics.IngestorMetrics;
 import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
-import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.spi.ExceptionHandler;
 import org.apache.camel.spi.PollingConsumerPollStrategy;
 import org.apache.camel.util.URISupport;
@@ -58,10 +57,7 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
             return false;
         }
         refusals.beginPoll();
-        RegularRemoteFilesOnly filter = filterOf(endpoint);
-        if (filter != null) {
-            filter.beginPoll();
-        }
+        FilesPassedOn.pollBegins(endpoint);
         watchdog.listing(PollingRoute.id(consumer), supplier(consumer), consumer);
         return true;
     }
@@ -69,15 +65,7 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
     @Override
     public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
         watchdog.listed(PollingRoute.id(consumer));
-        RegularRemoteFilesOnly filter = filterOf(endpoint);
-        // the route's filter counts what it passed on; files processed leave out those the read lock refused
-        boolean sawEverything = filter != null
-                ? filter.sawEverything(((GenericFileEndpoint<?>) endpoint).getMaxMessagesPerPoll())
-                : PollingRoute.sawEverything(endpoint, polledMessages);
-        refusals.endPoll(PollingRoute.id(consumer), sawEverything);
-        if (filter != null) {
-            filter.endPoll(sawEverything);
-        }
+        refusals.endPoll(PollingRoute.id(consumer), FilesPassedOn.pollEnds(endpoint, polledMessages));
         Integer failed = failures.remove(PollingRoute.id(consumer));
         recordUp(consumer, true);
         if (failed != null) {
@@ -138,12 +126,6 @@ class SftpPollStrategy implements PollingConsumerPollStrategy, ExceptionHandler 
             LOG.warn("sftp {} file={}: {}", URISupport.sanitizeUri(String.valueOf(message)),
                     exchange.getMessage().getHeader(Exchange.FILE_NAME), describe(exception));
         }
-    }
-
-    /** The route's filter, or null for an endpoint without one of ours. */
-    private static RegularRemoteFilesOnly filterOf(Endpoint endpoint) {
-        return endpoint instanceof GenericFileEndpoint<?> files
-                && files.getFilter() instanceof RegularRemoteFilesOnly filter ? filter : null;
     }
 
     private static String supplier(Consumer consumer) {

@@ -16,16 +16,16 @@ class RegularRemoteFilesOnlyTest {
     @Test
     void aPollThatPassedOnAsManyFilesAsItsLimitDidNotSeeTheWholeFolder() {
         RegularRemoteFilesOnly filter = new RegularRemoteFilesOnly(new LinkRefusals(), null);
-        filter.beginPoll();
+        filter.passedOn().beginPoll();
         assertThat(filter.accept(listed("a.csv"))).isTrue();
         assertThat(filter.accept(listed("b.csv"))).isTrue();
         assertThat(filter.accept(listed("why?.csv"))).as("refused: not counted").isFalse();
 
-        assertThat(filter.sawEverything(2)).as("cut at its limit of 2").isFalse();
-        assertThat(filter.sawEverything(3)).isTrue();
-        assertThat(filter.sawEverything(0)).as("no limit").isTrue();
-        filter.beginPoll();
-        assertThat(filter.sawEverything(2)).as("a new poll counts afresh").isTrue();
+        assertThat(filter.passedOn().sawEverything(2)).as("cut at its limit of 2").isFalse();
+        assertThat(filter.passedOn().sawEverything(3)).isTrue();
+        assertThat(filter.passedOn().sawEverything(0)).as("no limit").isTrue();
+        filter.passedOn().beginPoll();
+        assertThat(filter.passedOn().sawEverything(2)).as("a new poll counts afresh").isTrue();
     }
 
     private static GenericFile<Object> listed(String name) {
