@@ -130,6 +130,22 @@ public final class TestSftpServer {
         }
     }
 
+    /** A known_hosts file holding this server's own line ({@link #knownHostsLine}); its path. */
+    public String knownHostsFile() {
+        return knownHostsFile("known", knownHostsLine());
+    }
+
+    /** A known_hosts file named after {@code name}, beside the server's root folder, holding {@code line}; its path. */
+    public String knownHostsFile(String name, String line) {
+        try {
+            Path file = root().resolveSibling(root().getFileName() + "-" + name + "_hosts");
+            Files.writeString(file, line + "\n");
+            return file.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** A known_hosts line for this server, as OpenSSH writes it for a port other than 22. */
     public String knownHostsLine() {
         try {

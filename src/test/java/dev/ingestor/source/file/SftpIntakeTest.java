@@ -42,7 +42,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.ACME.sftp.port", SFTP::port);
         registry.add("ingestor.suppliers.ACME.sftp.username", () -> "acme");
         registry.add("ingestor.suppliers.ACME.sftp.password", () -> "s3cret-pw");
-        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", () -> knownHosts("known", SFTP.knownHostsLine()));
+        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", () -> SFTP.knownHostsFile());
         registry.add("ingestor.suppliers.ACME.sftp.directory", () -> "outbox");
         registry.add("ingestor.suppliers.ACME.sftp.poll-interval", () -> "200ms");
         // SFTP times are whole seconds: 2 s means unchanged for at least one
@@ -56,7 +56,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.INITECH.sftp.username", () -> "acme");
         registry.add("ingestor.suppliers.INITECH.sftp.password", () -> "s3cret-pw");
         registry.add("ingestor.suppliers.INITECH.sftp.known-hosts-file",
-                () -> knownHosts("known", SFTP.knownHostsLine()));
+                () -> SFTP.knownHostsFile());
         registry.add("ingestor.suppliers.INITECH.sftp.directory", () -> "initech");
         registry.add("ingestor.suppliers.INITECH.sftp.poll-interval", () -> "200ms");
         registry.add("ingestor.suppliers.INITECH.sftp.after-pickup", () -> "delete");
@@ -73,7 +73,7 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.STRICT.sftp.poll-interval", () -> "200ms");
         registry.add("ingestor.suppliers.STRICT.sftp.min-age", () -> "1s");
         registry.add("ingestor.suppliers.STRICT.sftp.known-hosts-file",
-                () -> knownHosts("known", SFTP.knownHostsLine()));
+                () -> SFTP.knownHostsFile());
         registry.add("ingestor.suppliers.STRICT.file-drop.enabled", () -> "false");
         registry.add("ingestor.suppliers.FORGED.sftp.host", () -> "127.0.0.1");
         registry.add("ingestor.suppliers.FORGED.sftp.port", SFTP::port);
@@ -81,7 +81,8 @@ class SftpIntakeTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.FORGED.sftp.password", () -> "s3cret-pw");
         registry.add("ingestor.suppliers.FORGED.sftp.directory", () -> "forged");
         registry.add("ingestor.suppliers.FORGED.sftp.poll-interval", () -> "200ms");
-        registry.add("ingestor.suppliers.FORGED.sftp.known-hosts-file", () -> knownHosts("forged", forgedLine()));
+        registry.add("ingestor.suppliers.FORGED.sftp.known-hosts-file",
+                () -> SFTP.knownHostsFile("forged", forgedLine()));
         registry.add("ingestor.suppliers.FORGED.file-drop.enabled", () -> "false");
         // GLOBEX's login is refused: its route stays DOWN
         registry.add("ingestor.suppliers.GLOBEX.sftp.host", () -> "127.0.0.1");
@@ -101,16 +102,6 @@ class SftpIntakeTest extends IngestorTestSupport {
     private static final int FILES_PER_POLL = 5;
 
     private static final Path OUTBOX = SFTP.root().resolve("outbox");
-
-    private static String knownHosts(String name, String line) {
-        try {
-            Path file = SFTP.root().resolveSibling(SFTP.root().getFileName() + "-" + name + "_hosts");
-            Files.writeString(file, line + "\n");
-            return file.toString();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 
     /** The line of a server with the same name and another key: what a man in the middle would present. */
     private static String forgedLine() {
@@ -340,7 +331,7 @@ class SftpIntakeTest extends IngestorTestSupport {
                 "--ingestor.suppliers.ACME.sftp.port=" + SFTP.port(),
                 "--ingestor.suppliers.ACME.sftp.username=acme",
                 "--ingestor.suppliers.ACME.sftp.password=s3cret-pw",
-                "--ingestor.suppliers.ACME.sftp.known-hosts-file=" + knownHosts("known", SFTP.knownHostsLine()),
+                "--ingestor.suppliers.ACME.sftp.known-hosts-file=" + SFTP.knownHostsFile(),
                 "--ingestor.suppliers.ACME.sftp.directory=outbox",
                 "--ingestor.suppliers.ACME.sftp.poll-interval=100ms",
                 "--ingestor.suppliers.ACME.sftp.min-age=2s")) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,23 +43,13 @@ class SftpOutageTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.ACME.sftp.port", SFTP::port);
         registry.add("ingestor.suppliers.ACME.sftp.username", () -> "acme");
         registry.add("ingestor.suppliers.ACME.sftp.password", () -> "outage-pw");
-        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", SftpOutageTest::knownHosts);
+        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", SFTP::knownHostsFile);
         registry.add("ingestor.suppliers.ACME.sftp.directory", () -> "outbox");
         registry.add("ingestor.suppliers.ACME.sftp.poll-interval", () -> "200ms");
         // a file is watched across polls for this long before it is taken: the window in which the server goes away
         // (wide, so a loaded machine still stops the server inside it)
         registry.add("ingestor.suppliers.ACME.sftp.min-age", () -> "10s");
         registry.add("ingestor.suppliers.ACME.sftp.backoff-multiplier", () -> "2");
-    }
-
-    private static String knownHosts() {
-        try {
-            Path file = SFTP.root().resolveSibling(SFTP.root().getFileName() + "-known_hosts");
-            Files.writeString(file, SFTP.knownHostsLine() + "\n");
-            return file.toString();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static void publish(String name, byte[] content) throws IOException {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,23 +48,13 @@ class SftpStallTest extends IngestorTestSupport {
         registry.add("ingestor.suppliers.ACME.sftp.port", SFTP::port);
         registry.add("ingestor.suppliers.ACME.sftp.username", () -> "acme");
         registry.add("ingestor.suppliers.ACME.sftp.password", () -> "stall-pw");
-        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", SftpStallTest::knownHosts);
+        registry.add("ingestor.suppliers.ACME.sftp.known-hosts-file", SFTP::knownHostsFile);
         registry.add("ingestor.suppliers.ACME.sftp.directory", () -> "outbox");
         registry.add("ingestor.suppliers.ACME.sftp.poll-interval", () -> "200ms");
         // SFTP times are whole seconds: 2 s means unchanged for at least one
         registry.add("ingestor.suppliers.ACME.sftp.min-age", () -> "2s");
         registry.add("ingestor.suppliers.ACME.sftp.backoff-multiplier", () -> "1");
         registry.add("ingestor.sftp.stall-timeout", () -> STALL_TIMEOUT.toMillis() + "ms");
-    }
-
-    private static String knownHosts() {
-        try {
-            Path file = SFTP.root().resolveSibling(SFTP.root().getFileName() + "-known_hosts");
-            Files.writeString(file, SFTP.knownHostsLine() + "\n");
-            return file.toString();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @AfterEach
