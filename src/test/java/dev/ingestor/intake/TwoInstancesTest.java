@@ -151,13 +151,14 @@ class TwoInstancesTest {
         // both instances poll already: a file consumer's first poll comes a second after its route started, and
         // until then the instance started first would have the inbox to itself
         await().atMost(Duration.ofSeconds(30)).until(() -> polling(one) && polling(two));
-        // each file as if just written, dated before it is moved in (a move keeps the time): the instance that
-        // claims a file first waits out min-age on it, and the other instance's poll claims the next files
-        // meanwhile, as hosts sharing a volume would; with old files one poll could take all thirty at once
+        // the files arrive one by one, 30 ms apart (not a multiple of the 50 ms polls): each instance finds a file
+        // settled min-age after its own first listing of it, so which instance's poll comes first after that varies
+        // from file to file, as between hosts sharing a volume; all at once, one poll could take all thirty
         try (Stream<Path> files = Files.list(staging)) {
             for (Path file : files.toList()) {
                 Files.setLastModifiedTime(file, FileTime.from(java.time.Instant.now()));
                 Files.move(file, acme.resolve(file.getFileName()));
+                Thread.sleep(30);
             }
         }
 
