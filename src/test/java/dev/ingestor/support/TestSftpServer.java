@@ -49,6 +49,8 @@ public final class TestSftpServer {
     private final Set<String> brokenDownloads = ConcurrentHashMap.newKeySet();
     /** Files written again after their next first read, by name. */
     private final Map<String, byte[]> rewrites = new ConcurrentHashMap<>();
+    /** Files written anew when a client next looks at each alone (not as an entry of its folder), by name. */
+    private final Map<String, byte[]> changesAtLook = new ConcurrentHashMap<>();
     /** Files whose next download stalls after its first read, and folders whose next listing stalls, by name. */
     private final Set<String> stalls = ConcurrentHashMap.newKeySet();
     /** Counted down when the stalls end: each stalled read or listing then fails. */
@@ -86,6 +88,19 @@ public final class TestSftpServer {
                     stall(subsystem.getServerSession().getUsername(), dir);
                 }
                 return SftpFileSystemAccessor.super.openDirectory(subsystem, dirHandle, dir, handle, linkOptions);
+            }
+
+            @Override
+            public Map<String, ?> readFileAttributes(SftpSubsystemProxy subsystem, Path file, String view,
+                    LinkOption... options) throws IOException {
+                byte[] content = file.getFileName() == null ? null : changesAtLook.get(file.getFileName().toString());
+                if (content != null && !inDirectoryListing()
+                        && changesAtLook.remove(file.getFileName().toString(), content)) {
+                    Files.write(file, content);
+                    events.add(new Event(subsystem.getServerSession().getUsername(), "changed-at-look",
+                            System.nanoTime()));
+                }
+                return SftpFileSystemAccessor.super.readFileAttributes(subsystem, file, view, options);
             }
 
             @Override
@@ -196,6 +211,22 @@ public final class TestSftpServer {
             Thread.currentThread().interrupt();
         }
         throw new java.io.InterruptedIOException(what + " stalled");
+    }
+
+    /**
+     * When a client next looks at the file named {@code name} alone (a stat of it, as a client checking the file
+     * before its download does; a listing of its folder does not count), the file is first written anew with
+     * {@code content}: a supplier that writes again a file it had left unchanged for a while. An event
+     * {@code changed-at-look} says when it happened.
+     */
+    public void changeWhenLookedAtAlone(String name, byte[] content) {
+        changesAtLook.put(name, content);
+    }
+
+    /** The attributes read now are those of a folder's entry being listed, not of a file looked at alone. */
+    private static boolean inDirectoryListing() {
+        // MINA's subsystem reads an entry's attributes for its READDIR answer on the same thread
+        return StackWalker.getInstance().walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("doReadDir")));
     }
 
     /** How many bytes clients read from files named {@code name} so far. */

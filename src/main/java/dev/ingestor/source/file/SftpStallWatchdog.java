@@ -125,11 +125,6 @@ class SftpStallWatchdog implements DisposableBean {
         }
     }
 
-    /** How many transfers are watched now. */
-    int watched() {
-        return watches.size();
-    }
-
     private void check() {
         long now = System.nanoTime();
         for (Watch watch : watches) {
