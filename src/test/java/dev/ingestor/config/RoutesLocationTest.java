@@ -40,6 +40,18 @@ class RoutesLocationTest {
         assertThat(pattern).isEqualTo("file:" + normal + "/*.camel.yaml,file:" + normal + "/suppliers/*.camel.yaml");
     }
 
+    /**
+     * The README's commands run the app and its tests on the checkout's routes/, which a clone made under a umask of
+     * 002 leaves group-writable: the build takes those rights away (pom.xml, routes-owner-only), so the app's own
+     * check passes on the folder as the build left it.
+     */
+    @Test
+    void theCheckoutsRoutesPassTheCheckAsTheBuildLeavesThem() {
+        Path routes = Path.of("routes").toAbsolutePath().normalize();
+        String pattern = patternFor(new MockEnvironment().withProperty("ingestor.routes-dir", routes.toString()));
+        assertThat(pattern).isEqualTo("file:" + routes + "/*.camel.yaml,file:" + routes + "/suppliers/*.camel.yaml");
+    }
+
     /** A route runs with the app's rights: a folder of routes others may write to fails the start, naming the fix. */
     @Test
     void aRoutesFolderWritableByOthersThanItsOwnerIsRefused() throws Exception {
