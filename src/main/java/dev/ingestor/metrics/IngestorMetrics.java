@@ -93,8 +93,22 @@ public class IngestorMetrics {
 
     /** One attempt to send a webhook notification: delivered, retried (a later attempt follows) or gave_up. */
     public void notification(String type, String outcome) {
-        Counter.builder("ingestor.notifications").description("Webhook notification attempts by type and outcome")
-                .tag("type", tag(type)).tag("outcome", tag(outcome)).register(registry).increment();
+        notifications(type, outcome).increment();
+    }
+
+    /**
+     * Exports the count of {@code type} and {@code outcome} at 0 before anything is counted: a series that appears
+     * with its first count, at 1, shows Prometheus no increase (increase() has no sample before it), so the first
+     * notification given up after a start would not fire IngestorNotificationsGivenUp.
+     */
+    public void notificationsFromZero(String type, String outcome) {
+        notifications(type, outcome);
+    }
+
+    private Counter notifications(String type, String outcome) {
+        return Counter.builder("ingestor.notifications")
+                .description("Webhook notification attempts by type and outcome")
+                .tag("type", tag(type)).tag("outcome", tag(outcome)).register(registry);
     }
 
     /** The outcome of the last poll of a supplier's SFTP server ({@code ingestor_sftp_up}, 1 up, 0 down). */

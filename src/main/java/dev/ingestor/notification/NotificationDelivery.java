@@ -61,6 +61,12 @@ class NotificationDelivery {
 
     private static final Logger LOG = LoggerFactory.getLogger(NotificationDelivery.class);
 
+    static final String DELIVERED = "delivered";
+    static final String RETRIED = "retried";
+    static final String GAVE_UP = "gave_up";
+    /** The outcomes of an attempt, as ingestor_notifications_total counts them. */
+    static final List<String> OUTCOMES = List.of(DELIVERED, RETRIED, GAVE_UP);
+
     /** A claimed row; {@code coalesced} rows carry their count and first and last time into the body sent. */
     private record Due(long id, UUID eventId, String type, String destination, String payload, int attempts,
             boolean coalesced, int occurrences, Instant firstAt, Instant lastAt, OffsetDateTime lease) {
@@ -92,6 +98,9 @@ class NotificationDelivery {
         this.json = json;
         this.client = HttpClient.newBuilder().connectTimeout(notifications.getConnectTimeout())
                 .followRedirects(HttpClient.Redirect.NEVER).build();
+        // counted from 0, so the alert on notifications given up sees the first one after a start
+        NotificationWriter.TYPES
+                .forEach(type -> OUTCOMES.forEach(outcome -> metrics.notificationsFromZero(type, outcome)));
     }
 
     /** Starts one round: sends the due notifications of every free lane; returns how many were taken. */
@@ -176,16 +185,16 @@ class NotificationDelivery {
         String outcome;
         int settled;
         if (error == null) {
-            outcome = "delivered";
+            outcome = DELIVERED;
             settled = jdbc.update(
                     "UPDATE notification SET attempts = ?, delivered_at = now(), last_error = NULL" + held,
                     attempts, due.id(), due.lease());
         } else if (attempts >= notifications.getMaxAttempts()) {
-            outcome = "gave_up";
+            outcome = GAVE_UP;
             settled = jdbc.update("UPDATE notification SET attempts = ?, gave_up_at = now(), last_error = ?" + held,
                     attempts, error, due.id(), due.lease());
         } else {
-            outcome = "retried";
+            outcome = RETRIED;
             settled = jdbc.update("UPDATE notification SET attempts = ?, next_attempt_at = now() + make_interval(secs"
                     + " => ?), last_error = ?" + held, attempts, backoff(attempts).toMillis() / 1000.0, error, due.id(),
                     due.lease());

@@ -44,6 +44,9 @@ public class NotificationWriter {
     public static final String INTAKE_FAILED = "intake.failed";
     public static final String INTAKE_REJECTED = "intake.rejected";
     public static final String RELAY_STALLED = "relay.stalled";
+    /** Every type of notification. */
+    public static final List<String> TYPES = List.of(JOB_FAILED, DEAD_LETTER_CREATED, INTAKE_FAILED, INTAKE_REJECTED,
+            RELAY_STALLED);
 
     private final JdbcTemplate jdbc;
     private final ObjectMapper json;
