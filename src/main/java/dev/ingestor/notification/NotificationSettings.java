@@ -35,9 +35,14 @@ public class NotificationSettings {
      */
     @Positive
     private int batchSize = 10;
-    /** Time allowed to open the connection to the webhook. */
+    /** Time allowed to open the connection to the webhook; at least 100ms (the HTTP client refuses 0). */
+    @DurationMin(millis = 100)
     private Duration connectTimeout = Duration.ofSeconds(5);
-    /** Time allowed for the webhook's answer once the request is sent. */
+    /**
+     * Time allowed for the webhook's answer once the request is sent; at least 100ms (the HTTP client refuses 0, which
+     * failed every attempt).
+     */
+    @DurationMin(millis = 100)
     private Duration readTimeout = Duration.ofSeconds(10);
     /** Attempts in all before a notification is given up. */
     @Positive

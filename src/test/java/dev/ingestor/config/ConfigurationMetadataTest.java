@@ -380,6 +380,23 @@ class ConfigurationMetadataTest {
                 .hasStackTraceContaining("'pollInterval': rejected value [PT0.05S]");
     }
 
+    /**
+     * A webhook timeout of 0 (often meant as "no limit") is refused by the JDK's HTTP client: at read-timeout every
+     * attempt failed and every notification was given up, at connect-timeout the start failed without naming the
+     * property. A plain 10 (meant as seconds) is 10 ms, which no receiver across a network answers within. Refused
+     * at start, naming the property.
+     */
+    @Test
+    void webhookTimeoutsTheHttpClientRefusesAreRefusedNamingTheProperty() {
+        for (String name : List.of("ingestor.notifications.connect-timeout", "ingestor.notifications.read-timeout")) {
+            for (String value : List.of("0", "-1s", "10")) {
+                assertThatThrownBy(() -> BoundSettings.bind(NotificationSettings.class, Map.of(name, value)))
+                        .as(name + "=" + value).hasStackTraceContaining(name);
+            }
+            assertThat(BoundSettings.bind(NotificationSettings.class, Map.of(name, "100ms"))).as(name).isNotNull();
+        }
+    }
+
     /** Kafka refuses a delivery.timeout.ms under request.timeout.ms + linger.ms: the relay published nothing. */
     @Test
     void relayTimeoutsKafkasProducerWouldRefuseAreRefusedAtStart() {
