@@ -143,6 +143,11 @@ class NotificationDelivery {
             answer = send(due, status);
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e); // a request that cannot even be made is a failed attempt
+        } catch (Error e) {
+            // a stack overflow, memory run out: a failed attempt too, so its lane is freed once it is settled (thrown
+            // on, it left the lane busy for good, and this instance sent that webhook nothing more)
+            LOG.error("notification event={} could not be sent", due.eventId(), e);
+            answer = CompletableFuture.failedFuture(e);
         }
         // cancelling the exchange lets go of a receiver that answers late or trickles its answer
         CompletableFuture<HttpResponse<Void>> sent = answer;
