@@ -1,5 +1,10 @@
 package dev.ingestor.intake;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ingestor.config.IngestorProperties;
+import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.job.ImportJob;
 import dev.ingestor.metrics.IngestorMetrics;
 import org.apache.camel.Exchange;
@@ -22,8 +27,24 @@ class IntakeOutcomeRecorder {
 
     private final IngestorMetrics metrics;
 
-    public IntakeOutcomeRecorder(IngestorMetrics metrics) {
+    public IntakeOutcomeRecorder(IngestorMetrics metrics, IngestorProperties properties) {
         this.metrics = metrics;
+        // the outcomes the intake alert watches, counted from 0 for every way a configured supplier's files come,
+        // so that it sees the first one after a start (IngestorMetrics#intakeFromZero)
+        properties.getSuppliers().forEach((code, supplier) -> sourcesOf(supplier).forEach(
+                source -> List.of("failed", "rejected").forEach(
+                        outcome -> metrics.intakeFromZero(code, source, outcome))));
+    }
+
+    private static List<String> sourcesOf(SupplierProperties supplier) {
+        List<String> sources = new ArrayList<>(List.of("http"));
+        if (supplier.getFileDrop().isEnabled()) {
+            sources.add("file-drop");
+        }
+        if (supplier.getSftp().isEnabled()) {
+            sources.add("sftp");
+        }
+        return sources;
     }
 
     public void record(Exchange exchange) {

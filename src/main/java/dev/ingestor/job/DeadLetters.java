@@ -22,6 +22,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 public class DeadLetters {
 
     public static final String STAGE = "IngestorStage";
+    /** The stages whose failed jobs end here, as their dead letters and ingestor_dead_letters_total name them. */
+    public static final String VALIDATION = "validation";
+    public static final String PROCESSING = "processing";
     private static final Logger LOG = LoggerFactory.getLogger("dev.ingestor.deadletter");
 
     private final JobLifecycle lifecycle;
@@ -32,6 +35,9 @@ public class DeadLetters {
     public DeadLetters(JobLifecycle lifecycle, DeadLetterWriter writer,
             PlatformTransactionManager transactionManager, IngestorMetrics metrics) {
         this.metrics = metrics;
+        // from 0, so that the dead-letter alert sees the first one after a start (IngestorMetrics#intakeFromZero)
+        metrics.deadLettersFromZero(VALIDATION);
+        metrics.deadLettersFromZero(PROCESSING);
         this.lifecycle = lifecycle;
         this.writer = writer;
         this.transactions = new TransactionTemplate(transactionManager);

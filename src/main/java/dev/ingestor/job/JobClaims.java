@@ -238,7 +238,7 @@ public class JobClaims {
      * dead letter and its event, in one transaction. Another instance doing the same skips the locked row.
      */
     private boolean failPoisonJob(JobState working) {
-        String stage = working == JobState.VALIDATING ? "validation" : "processing";
+        String stage = working == JobState.VALIDATING ? DeadLetters.VALIDATION : DeadLetters.PROCESSING;
         DeadLetterWriter.Failure failed = transactions
                 .execute(status -> lifecycle.lockPastTakeoverLimit(working).map(job -> {
                     TakeoverLimitException reason = new TakeoverLimitException(stage, job.takeovers(),

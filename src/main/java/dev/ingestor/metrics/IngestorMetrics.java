@@ -43,12 +43,25 @@ public class IngestorMetrics {
      * no supplier, e.g. a stray file in no supplier's folder.
      */
     public void intake(String supplier, String source, String outcome) {
+        intakeCounter(supplier, source, outcome).increment();
+    }
+
+    /**
+     * Exports the count of arrivals of {@code supplier} from {@code source} with {@code outcome} at 0 before any is
+     * counted: a series that appears with its first count, at 1, shows Prometheus no increase (increase() has no
+     * sample before it), so the alert on failed and rejected files would miss the first one after a start.
+     */
+    public void intakeFromZero(String supplier, String source, String outcome) {
+        intakeCounter(supplier, source, outcome);
+    }
+
+    private Counter intakeCounter(String supplier, String source, String outcome) {
         String s = tag(supplier);
         String from = tag(source);
         String o = tag(outcome);
-        ((Counter) meters.computeIfAbsent(key("intake", s, from, o), k -> Counter.builder("ingestor.intake")
+        return (Counter) meters.computeIfAbsent(key("intake", s, from, o), k -> Counter.builder("ingestor.intake")
                 .description("Files taken in, by outcome").tag("supplier", s).tag("source", from).tag("outcome", o)
-                .register(registry))).increment();
+                .register(registry));
     }
 
     /** Record outcomes of one committed piece of work. */
@@ -69,8 +82,17 @@ public class IngestorMetrics {
     }
 
     public void deadLetter(String stage) {
-        Counter.builder("ingestor.dead.letters").description("Jobs that went to the dead-letter channel")
-                .tag("stage", tag(stage)).register(registry).increment();
+        deadLetters(stage).increment();
+    }
+
+    /** Exports the count of {@code stage}'s dead letters at 0 before any is counted, as {@link #intakeFromZero}. */
+    public void deadLettersFromZero(String stage) {
+        deadLetters(stage);
+    }
+
+    private Counter deadLetters(String stage) {
+        return Counter.builder("ingestor.dead.letters").description("Jobs that went to the dead-letter channel")
+                .tag("stage", tag(stage)).register(registry);
     }
 
     /** A group of small files, by outcome: completed together, or done again one file at a time. */

@@ -77,6 +77,8 @@ public class OutboxStore {
         this.deadLetters = deadLetters;
         this.json = json;
         this.metrics = metrics;
+        // from 0, so that the dead-letter alert sees the relay's first after a start
+        metrics.deadLettersFromZero(DeadLetterWriter.RELAY_STAGE);
         this.deadLetterTopic = kafka.getDeadLettersTopic();
         this.instance = instanceId.value();
         this.limit = settings.getBatchSize();

@@ -67,6 +67,8 @@ class StrayFileSweeper {
         this.refusals = refusals;
         this.failures = failures;
         this.metrics = metrics;
+        // from 0, so that the intake alert sees the first stray file after a start
+        metrics.intakeFromZero(null, SOURCE, "rejected");
     }
 
     /** Returns how many files were moved. */
