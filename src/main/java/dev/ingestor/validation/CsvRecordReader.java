@@ -60,14 +60,14 @@ final class CsvRecordReader implements RecordReader {
                     Math.min(buffer, 16 * 1024));
             Reader text = cutter;
             // spaces before a value are no part of it, so a quote after them still opens it (1, "SKU-1", 10):
-            // without ignoring them the quotes would be kept in the value; CsvRecordLimit follows the same rule
+            // without ignoring them the quotes would be kept in the value; CsvRecordLimit follows the same rule.
+            // White space inside the quotes is trimmed here (trimmed), after the line breaks in it are counted.
             CSVFormat.Builder format = CSVFormat.DEFAULT.builder()
                     .setDelimiter(delimiter)
                     .setQuote(mapping.quote())
                     .setCommentMarker(mapping.comment())
                     .setIgnoreEmptyLines(true)
                     .setIgnoreSurroundingSpaces(true)
-                    .setTrim(true)
                     .setAllowMissingColumnNames(true);
             if (mapping.hasHeader()) {
                 format.setHeader().setSkipHeaderRecord(true);
@@ -79,7 +79,7 @@ final class CsvRecordReader implements RecordReader {
         if (!mapping.hasHeader()) {
             header = mapping.columns();
         } else {
-            List<String> names = parser.getHeaderNames();
+            List<String> names = trimmed(parser.getHeaderNames());
             if (!names.isEmpty() && cutter.marker().equals(names.get(names.size() - 1))) {
                 CsvRecordLimit.Cut cut = cutter.nextCut();
                 throw new UnreadableFileException(cut.fields() > limits.maxFields()
@@ -88,17 +88,17 @@ final class CsvRecordReader implements RecordReader {
                         : "the CSV header row is larger than the limit of " + limits.maxSize() + " characters ("
                                 + limits.sizeProperty() + "): " + cut.size() + " characters");
             }
-            header = parser.getHeaderNames().stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
+            header = names.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
             String twice = mapping.fieldSetTwice(header);
             if (twice != null) {
                 throw new UnreadableFileException(
-                        "the CSV header row " + printable(parser.getHeaderNames()) + " " + twice);
+                        "the CSV header row " + printable(names) + " " + twice);
             }
             List<String> named = header.stream().map(mapping::recordName).toList();
             List<String> missing = DeliveryAdviceValidator.REQUIRED_COLUMNS.stream()
                     .filter(c -> !named.contains(c) && !mapping.supplies(c)).toList();
             if (!missing.isEmpty()) {
-                throw new UnreadableFileException("the CSV header row " + printable(parser.getHeaderNames())
+                throw new UnreadableFileException("the CSV header row " + printable(names)
                         + " lacks the column(s) " + mapping.labels(missing) + "; expected a header naming "
                         + mapping.labels(DeliveryAdviceValidator.REQUIRED_COLUMNS) + " (delimiter '" + delimiter
                         + "')");
@@ -129,17 +129,17 @@ final class CsvRecordReader implements RecordReader {
         }
         index++;
         long line = lineOf(record) + droppedLineBreaks;
-        if (record.size() > 0 && cutter.marker().equals(record.get(record.size() - 1))) {
+        List<String> values = trimmed(record.toList());
+        if (!values.isEmpty() && cutter.marker().equals(values.get(values.size() - 1))) {
             CsvRecordLimit.Cut cut = cutter.nextCut();
             if (cut != null) {
                 droppedLineBreaks += cut.droppedLineBreaks();
-                List<String> values = record.toList();
                 String start = String.join(String.valueOf(delimiter), values.subList(0, values.size() - 1));
                 return limits.overLimit(index, line, cut.size(), cut.fields(), start);
             }
         }
-        if (record.size() != header.size()) {
-            return RawRecord.broken(index, line, "has " + record.size() + " values but the "
+        if (values.size() != header.size()) {
+            return RawRecord.broken(index, line, "has " + values.size() + " values but the "
                     + (mapping.hasHeader() ? "header names " : "supplier's mapping names ") + header.size()
                     + " columns");
         }
@@ -148,13 +148,13 @@ final class CsvRecordReader implements RecordReader {
             if (header.get(i).isEmpty()) {
                 // a column the header gives no name (a spreadsheet's trailing ",,"): its empty values are no field;
                 // a value in it has no name to be kept under, so its record is quarantined rather than taken without
-                if (!record.get(i).isEmpty()) {
+                if (!values.get(i).isEmpty()) {
                     return RawRecord.broken(index, line, "has a value in column " + (i + 1)
-                            + ", which has no name in the header row: '" + SafeText.of(record.get(i), 40) + "'");
+                            + ", which has no name in the header row: '" + SafeText.of(values.get(i), 40) + "'");
                 }
                 continue;
             }
-            fields.put(header.get(i), record.get(i));
+            fields.put(header.get(i), values.get(i));
         }
         return new RawRecord(index, line, fields, null);
     }
@@ -162,7 +162,9 @@ final class CsvRecordReader implements RecordReader {
     /**
      * The line a record starts on in the supplier's file, which is where a person looks for it. The parser's own
      * line count sees blank lines, comments and line breaks inside quoted values, but stands on the line the record
-     * ends on; the line breaks inside its values take it back to the first.
+     * ends on; the line breaks inside its values take it back to the first. They are counted in the values as read,
+     * before the white space around them is trimmed: a quoted value that ends in a line break (a spreadsheet cell's
+     * last Alt+Enter) has it on a line of the file all the same.
      */
     private long lineOf(CSVRecord record) {
         long inside = 0;
@@ -170,6 +172,14 @@ final class CsvRecordReader implements RecordReader {
             inside += lineBreaksIn(value);
         }
         return mapping.skipLines() + parser.getCurrentLineNumber() - inside;
+    }
+
+    /**
+     * The values without the white space around them, inside their quotes too (outside them the parser drops it): as
+     * {@code String.trim}, which the parser's own trimming is.
+     */
+    private static List<String> trimmed(List<String> values) {
+        return values.stream().map(String::trim).toList();
     }
 
     private static long lineBreaksIn(String value) {

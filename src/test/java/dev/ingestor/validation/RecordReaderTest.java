@@ -103,6 +103,22 @@ class RecordReaderTest {
                 .isEqualTo("line 4 has a value in column 8, which has no name in the header row: 'b'");
     }
 
+    /**
+     * A spreadsheet cell ending in a line break (Alt+Enter) is exported as a quoted value whose line breaks stand at
+     * its end or start; the white space around the value is no part of it, but its record still starts on its own
+     * line, and so does the next.
+     */
+    @Test
+    void aRecordWhoseQuotedValueStartsOrEndsWithLineBreaksIsNamedByItsOwnLine() {
+        List<Validated> records = read(RecordFormat.CSV, "source_id,sku,quantity,delivery_date,note\n"
+                + "A-1,SKU,0,2026-12-01,\"handle with care\r\n\r\n\"\n"
+                + "A-2,SKU,0,2026-12-01,\"\nfragile \"\n"
+                + "A-3,SKU,0,2026-12-01,x\n", ',');
+        assertThat(records).extracting(r -> r.raw().line()).containsExactly(2L, 5L, 7L);
+        assertThat(records).extracting(r -> r.raw().fields().get("note"))
+                .containsExactly("handle with care", "fragile", "x");
+    }
+
     @Test
     void aCsvWithoutTheRequiredHeaderIsUnreadable() {
         assertThatThrownBy(() -> read(RecordFormat.CSV, "A-1,SKU,1,2026-12-01\n", ','))
