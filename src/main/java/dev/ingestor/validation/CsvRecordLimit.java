@@ -164,8 +164,6 @@ final class CsvRecordLimit extends Reader {
             case QUOTED -> {
                 if (c == quote) {
                     state = State.QUOTE_IN_QUOTED;
-                } else if (lineBreak && cutIn != null && countedBreak) {
-                    droppedLineBreaks++;
                 }
             }
             case QUOTE_IN_QUOTED -> {
@@ -200,6 +198,10 @@ final class CsvRecordLimit extends Reader {
         if (cutIn == null && (size > limits.maxSize() || fields > limits.maxFields())) {
             // the state before this character is where the text passed on so far stops
             cutIn = before == State.LINE_START ? State.FIELD_START : before;
+        }
+        if (cutIn != null && state == State.QUOTED && lineBreak && countedBreak) {
+            // a line break inside a quoted value, dropped (the one the cut falls on too): the parser never counts it
+            droppedLineBreaks++;
         }
         return cutIn == null;
     }

@@ -191,6 +191,18 @@ class RecordLimitsTest {
         assertThat(records.get(2).raw().line()).isEqualTo(9);
     }
 
+    /** The line break a cut falls on is dropped with the rest of its value, and counted as those after it are. */
+    @Test
+    void aCutOnALineBreakInAQuotedValueKeepsTheLinesAfterIt() {
+        // the 101st character of the record, one past the limit, is the line break inside its quoted value
+        String record = "A-2,\"" + "x".repeat(95) + "\ny\",2,2026-12-01\n";
+        List<Validated> records = read(RecordFormat.CSV, text(HugeRecordFiles.HEADER + HugeRecordFiles.FIRST_CSV
+                + record + HugeRecordFiles.LAST_CSV), RecordMapping.NONE, SMALL);
+        assertThat(records).extracting(r -> r.raw().line()).containsExactly(2L, 3L, 5L);
+        assertThat(records.get(1).reason()).isEqualTo("line 3 is larger than the limit of 100 characters"
+                + " (ingestor.intake.max-record-size): 116 characters; only its first 1000 are kept");
+    }
+
     @Test
     void aJsonLineWithMoreFieldsThanTheLimitIsQuarantinedNamingIt() {
         RecordLimits manyCharacters = new RecordLimits(1_000_000, RecordLimits.GLOBAL_SIZE, 10,
