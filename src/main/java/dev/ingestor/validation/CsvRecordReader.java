@@ -175,11 +175,29 @@ final class CsvRecordReader implements RecordReader {
     }
 
     /**
-     * The values without the white space around them, inside their quotes too (outside them the parser drops it): as
-     * {@code String.trim}, which the parser's own trimming is.
+     * The values without the white space around them, inside their quotes too (outside them the parser drops it).
+     * Only white space: {@code String.trim} would take any control character at a value's edge with it (a NUL-padded
+     * export's {@code SKU-1\0\0} read as {@code SKU-1}), which inside the value quarantines its record.
      */
     private static List<String> trimmed(List<String> values) {
-        return values.stream().map(String::trim).toList();
+        return values.stream().map(CsvRecordReader::trim).toList();
+    }
+
+    /** {@code value} without the white space up to U+0020 at its ends (spaces, tabs, line breaks), as before. */
+    private static String trim(String value) {
+        int start = 0;
+        int end = value.length();
+        while (start < end && isTrimmed(value.charAt(start))) {
+            start++;
+        }
+        while (end > start && isTrimmed(value.charAt(end - 1))) {
+            end--;
+        }
+        return value.substring(start, end);
+    }
+
+    private static boolean isTrimmed(char c) {
+        return c <= ' ' && Character.isWhitespace(c);
     }
 
     private static long lineBreaksIn(String value) {

@@ -119,6 +119,25 @@ class RecordReaderTest {
                 .containsExactly("handle with care", "fragile", "x");
     }
 
+    /**
+     * White space around a CSV value is no part of it; a control character at its start or end is no white space
+     * (a NUL-padded export, a stray BEL), and quarantines its record as one inside the value does.
+     */
+    @Test
+    void aControlCharacterAtTheEdgeOfACsvValueIsNotTrimmedAway() {
+        List<Validated> records = read(RecordFormat.CSV, "source_id,sku,quantity,delivery_date\n"
+                + "C-1,SKU-1\u0000\u0000,1,2026-12-01\n"
+                + "C-2,\"SKU-2\u0000\",1,2026-12-01\n"
+                + "C-3,\u0007SKU-3 ,1,2026-12-01\n"
+                + "C-4, \" SKU-4\t\r\n\" ,1,2026-12-01\n", ',');
+        assertThat(records).extracting(Validated::reason).containsExactly(
+                "line 2: sku: contains the control character U+0000",
+                "line 3: sku: contains the control character U+0000",
+                "line 4: sku: contains the control character U+0007",
+                null);
+        assertThat(records.get(3).advice().sku()).isEqualTo("SKU-4");
+    }
+
     @Test
     void aCsvWithoutTheRequiredHeaderIsUnreadable() {
         assertThatThrownBy(() -> read(RecordFormat.CSV, "A-1,SKU,1,2026-12-01\n", ','))
