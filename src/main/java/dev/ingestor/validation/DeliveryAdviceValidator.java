@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.ingestor.logging.SafeText;
+import tools.jackson.core.StreamReadConstraints;
 
 /**
  * Checks every field of a delivery advice line and names each problem with its field, so a person can fix
@@ -23,12 +24,30 @@ public final class DeliveryAdviceValidator {
     static final Set<String> KNOWN = Set.of("source_id", "source_version", "sku", "quantity", "delivery_date", DELETED);
     public static final int MAX_SOURCE_ID_LENGTH = 128;
 
+    /**
+     * The longest field name, in bytes of UTF-8: Jackson's own limit, which every reader of an item's record holds to
+     * (the item history's, a consumer of its event, which counts the bytes it reads), so a record with a longer name is
+     * never stored. An item batch refuses such a name as it reads it; a file's record is read with names as long as the
+     * record may be, and is quarantined here.
+     */
+    static final int MAX_NAME_BYTES = StreamReadConstraints.DEFAULT_MAX_NAME_LEN;
+
     /** The problems a record's reason names at most. */
     static final int MAX_PROBLEMS = 10;
     /** The longest reason, in characters (as a quarantined record's row keeps it). */
     static final int MAX_REASON = 2000;
 
     private DeliveryAdviceValidator() {
+    }
+
+    /** How many bytes {@code text} is in UTF-8 (a pair of surrogates 4). */
+    private static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+        }
+        return bytes;
     }
 
     public static Validated validate(RawRecord raw) {
@@ -46,6 +65,10 @@ public final class DeliveryAdviceValidator {
             } else if (inName > 0) {
                 problems.add("field name '" + SafeText.of(name, 60) + "' contains the control character "
                         + String.format("U+%04X", inName));
+            }
+            if (name != null && utf8Length(name) > MAX_NAME_BYTES) {
+                problems.add("field name '" + SafeText.of(name, 60) + "' is longer than " + MAX_NAME_BYTES
+                        + " bytes (UTF-8), the most a field name may have");
             }
             int control = value == null ? -1 : SafeText.controlCharacterIn(value);
             if (control >= 0) {

@@ -1,9 +1,11 @@
 package dev.ingestor.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -30,6 +32,28 @@ class ItemVersionApiTest extends IngestorTestSupport {
     private static String record(long version, int quantity) {
         return "{\"source_id\": \"V-1\", \"source_version\": " + version + ", \"sku\": \"S\", \"quantity\": " + quantity
                 + ", \"delivery_date\": \"2026-12-01\"}";
+    }
+
+    /**
+     * A field name over 50,000 characters is more than Jackson's readers take (this API's, a consumer of the item's
+     * event): an item batch refuses it, and a file's record with it is quarantined naming that limit, never stored as
+     * an item whose history could not be read back (a 500).
+     */
+    @Test
+    void aFilesRecordWithAFieldNameOverTheReadersLimitIsQuarantinedNotStored() throws Exception {
+        String record = "{\"source_id\": \"%s\", \"sku\": \"S\", \"quantity\": 1, \"delivery_date\": \"2026-12-01\"%s}";
+        UUID job = intake("GLOBEX", "long-name.json",
+                "[" + record.formatted("L-1", ", \"" + "n".repeat(50_001) + "\": 1")
+                        + ",\n" + record.formatted("L-2", "") + "]");
+        await().atMost(Duration.ofSeconds(30)).until(() -> List.of("COMPLETED", "COMPLETED_WITH_ERRORS", "FAILED",
+                "REJECTED")
+                .contains(jdbc.queryForObject("SELECT state FROM import_job WHERE id = ?", String.class, job)));
+        assertProblem(get("/api/v1/suppliers/GLOBEX/items/L-1/versions", GLOBEX_KEY), 404, "no item 'L-1'");
+        assertThat(jdbc.queryForMap("SELECT state, accepted, quarantined FROM import_job WHERE id = ?", job))
+                .containsEntry("state", "COMPLETED_WITH_ERRORS").containsEntry("accepted", 1L)
+                .containsEntry("quarantined", 1L);
+        assertThat(jdbc.queryForObject("SELECT reason FROM job_record WHERE job_id = ?", String.class, job))
+                .contains("field name 'nnn").contains("is longer than 50000 bytes");
     }
 
     @Test

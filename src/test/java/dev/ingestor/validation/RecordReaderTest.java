@@ -138,6 +138,21 @@ class RecordReaderTest {
         assertThat(records.get(3).advice().sku()).isEqualTo("SKU-4");
     }
 
+    /**
+     * A column name over 50,000 bytes of UTF-8 (here 25,001 characters, within the record size limit) is more than a
+     * reader of the item's record or event takes: its records are quarantined naming the limit.
+     */
+    @Test
+    void aColumnNameOverTheLongestFieldNameQuarantinesItsRecords() {
+        String name = "\u00e9".repeat(25_001);
+        List<Validated> records = read(RecordFormat.CSV, "source_id,sku,quantity,delivery_date," + name
+                + "\nA-1,SKU,1,2026-12-01,x\n", ',');
+        assertThat(records.get(0).reason()).startsWith("line 2: field name '\u00e9\u00e9")
+                .endsWith("is longer than 50000 bytes (UTF-8), the most a field name may have");
+        assertThat(read(RecordFormat.CSV, "source_id,sku,quantity,delivery_date," + "n".repeat(50_000)
+                + "\nA-1,SKU,1,2026-12-01,x\n", ',').get(0).isValid()).isTrue();
+    }
+
     @Test
     void aCsvWithoutTheRequiredHeaderIsUnreadable() {
         assertThatThrownBy(() -> read(RecordFormat.CSV, "A-1,SKU,1,2026-12-01\n", ','))
