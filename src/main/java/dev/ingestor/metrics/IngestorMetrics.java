@@ -121,7 +121,7 @@ public class IngestorMetrics {
     /**
      * Exports the count of {@code type} and {@code outcome} at 0 before anything is counted: a series that appears
      * with its first count, at 1, shows Prometheus no increase (increase() has no sample before it), so the first
-     * notification given up after a start would not fire IngestorNotificationsGivenUp.
+     * notification given up after a start would not fire the alert on notifications given up.
      */
     public void notificationsFromZero(String type, String outcome) {
         notifications(type, outcome);
