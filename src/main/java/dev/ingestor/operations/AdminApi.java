@@ -14,6 +14,7 @@ import java.util.UUID;
 import dev.ingestor.api.JobApi;
 import dev.ingestor.api.JobView;
 import dev.ingestor.api.QuarantineView;
+import dev.ingestor.config.IngestorProperties;
 import dev.ingestor.intake.IntakeFailureStore;
 import dev.ingestor.job.DeadLetterStore;
 import dev.ingestor.job.ImportJob;
@@ -68,10 +69,13 @@ public class AdminApi {
     private final RecordPreview preview;
     private final JobCounts jobCounts;
     private final RouteLeases routeLeases;
+    private final IngestorProperties properties;
 
     public AdminApi(OutboxStore outbox, ImportJobStore jobs, DeadLetterStore deadLetters, QuarantineView records,
             RequestKeyStore requestKeys, JobActions actions, HttpReplies replies, IntakeFailureStore intakeFailures,
-            FailedDropRetry failedDrops, RecordPreview preview, JobCounts jobCounts, RouteLeases routeLeases) {
+            FailedDropRetry failedDrops, RecordPreview preview, JobCounts jobCounts, RouteLeases routeLeases,
+            IngestorProperties properties) {
+        this.properties = properties;
         this.jobCounts = jobCounts;
         this.preview = preview;
         this.routeLeases = routeLeases;
@@ -301,6 +305,9 @@ public class AdminApi {
     }
 
     public void retryFailed(@Header("supplier") String supplier, Exchange exchange) {
+        if (!properties.getSuppliers().containsKey(supplier)) {
+            throw ApiProblemException.notFound("no supplier '" + supplier + "' is configured");
+        }
         int count = actions.retryFailed(supplier, who(exchange));
         replies.json(exchange, 202, Map.of("supplier", supplier, "jobs", count));
     }

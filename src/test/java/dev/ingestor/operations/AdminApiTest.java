@@ -262,6 +262,8 @@ class AdminApiTest extends IngestorTestSupport {
         awaitState(one, "COMPLETED");
         awaitState(two, "COMPLETED");
         assertThat(events(one) + events(two)).isEqualTo(2);
+        // a code no supplier has (a typo): said so, not "0 jobs sent back"
+        assertProblem(admin("POST", "/suppliers/ACMF/retry-failed"), 404, "no supplier 'ACMF' is configured");
     }
 
     @Test
