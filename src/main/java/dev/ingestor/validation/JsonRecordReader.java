@@ -9,10 +9,14 @@ import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ingestor.config.JsonNesting;
@@ -23,6 +27,7 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.StreamWriteFeature;
+import tools.jackson.core.TokenStreamContext;
 import tools.jackson.core.exc.JacksonIOException;
 import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.exc.UnexpectedEndOfInputException;
@@ -130,7 +135,9 @@ final class JsonRecordReader implements RecordReader {
      * Reads the value at the parser's current token as a record, copying it token by token while it stays within the
      * limits: past them, the rest of it is read over without being built (strings skipped, never made), and it comes
      * out as a record quarantined naming the limit, keeping its first characters ({@code start}, or the part copied).
-     * Only the top level's fields are counted: they are the record's fields, nested values become their text.
+     * Only the top level's fields are counted: they are the record's fields, nested values become their text. A name
+     * twice in one object, the record's or one inside it, quarantines the record: a tree would keep the last of the
+     * two values silently, a record other than the one sent.
      */
     private RawRecord boundedRecord(JsonParser parser, long line, String start) throws IOException {
         long from = parser.currentTokenLocation().getCharOffset();
@@ -138,19 +145,37 @@ final class JsonRecordReader implements RecordReader {
         int depth = 0;
         long fields = 0;
         boolean over = false;
-        java.util.Set<String> names = new java.util.HashSet<>();
+        // the record's field names, read in any case
+        Set<String> names = new HashSet<>();
+        // the names of each object open inside the record, as written, by depth (null for an array, or once the
+        // record is over a limit or has a name twice): made at the first nested value, so a flat record makes none
+        List<Set<String>> inside = null;
         String twice = null;
+        String twiceInside = null;
         do {
             JsonToken token = parser.currentToken();
             if (token.isStructStart()) {
                 depth++;
+                if (depth > 1) {
+                    inside = inside == null ? new ArrayList<>() : inside;
+                    boolean named = token == JsonToken.START_OBJECT && !over && twice == null && twiceInside == null;
+                    inside.add(named ? new HashSet<>() : null);
+                }
             } else if (token.isStructEnd()) {
+                if (depth > 1) {
+                    inside.remove(inside.size() - 1);
+                }
                 depth--;
             } else if (token == JsonToken.PROPERTY_NAME && depth == 1) {
                 fields++;
-                // a tree would keep the last of two values silently; names are read in any case
-                if (twice == null && !over && !names.add(parser.currentName().toLowerCase(java.util.Locale.ROOT))) {
+                if (twice == null && !over && !names.add(parser.currentName().toLowerCase(Locale.ROOT))) {
                     twice = parser.currentName();
+                }
+            } else if (token == JsonToken.PROPERTY_NAME) {
+                Set<String> open = inside.get(depth - 2);
+                if (open != null && twice == null && twiceInside == null && !over
+                        && !open.add(parser.currentName())) {
+                    twiceInside = pathInside(parser, depth);
                 }
             }
             if (!over && (fields > limits.maxFields()
@@ -170,12 +195,33 @@ final class JsonRecordReader implements RecordReader {
         if (twice != null) {
             return RawRecord.namedTwice(index, line, twice);
         }
+        if (twiceInside != null) {
+            return RawRecord.namedTwiceInside(index, line, twiceInside);
+        }
         try {
             return RawRecord.ofJson(MAPPER.readTree(copy.asParser()), index, line);
         } catch (NumberFormatException e) {
             // a decimal whose exponent is past what a BigDecimal holds (1e-2147483649): the record's problem
             return RawRecord.broken(index, line, "holds a number out of range: " + SafeText.of(e.getMessage(), 80));
         }
+    }
+
+    /**
+     * Where the name the parser stands on is inside its record, the object that holds it {@code depth} objects and
+     * arrays deep: {@code x.y[0].a}.
+     */
+    private static String pathInside(JsonParser parser, int depth) {
+        StringBuilder path = new StringBuilder(parser.currentName());
+        boolean startsWithIndex = false;
+        TokenStreamContext context = parser.streamReadContext();
+        for (int level = depth; level > 1; level--) {
+            context = context.getParent();
+            boolean index = context.inArray();
+            String step = index ? "[" + context.getCurrentIndex() + "]" : context.currentName();
+            path.insert(0, startsWithIndex ? step : step + ".");
+            startsWithIndex = index;
+        }
+        return path.toString();
     }
 
     /** The JSON of the tokens copied so far, as far as they go. */

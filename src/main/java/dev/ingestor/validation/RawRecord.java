@@ -63,6 +63,15 @@ public record RawRecord(long index, long line, Map<String, String> fields, Strin
                 + "\" twice (field names are read in any case)");
     }
 
+    /**
+     * A record with an object inside it that names one field twice ({@code path}, as {@code x.y[0].a}): its text would
+     * keep the last value only. Names inside a value are kept as written: {@code a} and {@code A} are two.
+     */
+    static RawRecord namedTwiceInside(long index, long line, String path) {
+        return broken(index, line, "names the field \"" + dev.ingestor.logging.SafeText.of(path, 120)
+                + "\" twice (an object inside a record too names each of its fields once)");
+    }
+
     private static String text(tools.jackson.databind.JsonNode value) {
         if (value.isNull()) {
             return null;

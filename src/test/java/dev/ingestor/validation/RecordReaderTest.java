@@ -348,6 +348,33 @@ class RecordReaderTest {
         }
     }
 
+    /**
+     * A name twice in an object inside a record, or in an object of an array inside it, would be stored as the last
+     * value only, a record other than the one sent: the record is quarantined naming where, as an item batch refuses
+     * it. The same name in two objects, at two levels or in another case (names inside a value are kept as written)
+     * is no repeat.
+     */
+    @Test
+    void aJsonRecordThatNamesAFieldTwiceInsideAValueIsQuarantined() {
+        String inObject = LINE.replace("A-1", "A-2").replace("}", ", \"x\": {\"a\": 1, \"a\": 2}}");
+        String inArray = LINE.replace("A-1", "A-3").replace("}", ", \"x\": [{\"b\": 1}, {\"b\": 1, \"b\": 2}]}");
+        String deep = LINE.replace("A-1", "A-4")
+                .replace("}", ", \"x\": {\"y\": [[{\"c\": {\"d\": 1, \"e\": {}, \"d\": 1}}]]}}");
+        String noRepeat = LINE.replace("A-1", "A-5").replace("}", ", \"x\": {\"a\": 1, \"A\": 2}, \"y\": {\"a\": 1},"
+                + " \"z\": [{\"a\": 1}, {\"a\": 2}], \"w\": {\"w\": {\"w\": 1}, \"v\": [1, {\"w\": 2}]}}");
+        List<String> all = List.of(inObject, inArray, deep, noRepeat, LINE);
+        for (List<Validated> records : List.of(readJson("[" + String.join(",\n", all) + "]", List.of()),
+                readJson(String.join("\n", all) + "\n", List.of()),
+                readJson("{\"order\": {\"lines\": [" + String.join(",\n", all) + "]}}", List.of("order", "lines")))) {
+            String why = " twice (an object inside a record too names each of its fields once)";
+            assertThat(records).extracting(Validated::reason).containsExactly(
+                    "line 1 names the field \"x.a\"" + why, "line 2 names the field \"x[1].b\"" + why,
+                    "line 3 names the field \"x.y[0][0].c.d\"" + why, null, null);
+            assertThat(records.get(3).advice().attributes()).containsEntry("x", "{\"a\":1,\"A\":2}")
+                    .containsEntry("z", "[{\"a\":1},{\"a\":2}]");
+        }
+    }
+
     @Test
     void aJsonDocumentIsReadToItsEndAndNothingMayFollowIt() {
         // the fields after the records and the closing braces are read (skipped), white space after is fine
