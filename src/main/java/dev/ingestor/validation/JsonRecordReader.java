@@ -100,7 +100,8 @@ final class JsonRecordReader implements RecordReader {
                 document.nextToken(); // START_ARRAY
                 records = new ArrayRecords(document);
             } else if (first == '{') {
-                records = new LineRecords(new BoundedLines(pushback, limits.maxSize()));
+                FirstLineDepth firstLine = new FirstLineDepth(pushback);
+                records = new LineRecords(new BoundedLines(firstLine, limits.maxSize()), firstLine);
             } else if (first == -1) {
                 throw new UnreadableFileException("the file holds no JSON");
             } else {
@@ -422,11 +423,13 @@ final class JsonRecordReader implements RecordReader {
 
     private final class LineRecords implements Iterator<RawRecord> {
         private final BoundedLines lines;
+        private final FirstLineDepth firstLine;
         private BoundedLines.Line pending;
         private long lineNumber;
 
-        LineRecords(BoundedLines lines) {
+        LineRecords(BoundedLines lines, FirstLineDepth firstLine) {
             this.lines = lines;
+            this.firstLine = firstLine;
             advance();
         }
 
@@ -455,6 +458,10 @@ final class JsonRecordReader implements RecordReader {
             long line = lineNumber;
             advance();
             if (text.cut()) {
+                // the first characters kept cannot tell where the line ends; the whole line was watched
+                if (index == 0 && firstLine.endsInsideValue()) {
+                    throw severalLines(line);
+                }
                 index++;
                 return limits.overLimit(index, line, text.length(), 0, text.text());
             }
@@ -471,10 +478,7 @@ final class JsonRecordReader implements RecordReader {
                 // usual output, read as JSON Lines would apply some records and quarantine the others
                 if (index == 0 && e instanceof UnexpectedEndOfInputException end
                         && end.getTokenBeingDecoded() != JsonToken.VALUE_STRING) {
-                    throw new UnreadableFileException("line " + line + " ends inside its JSON value: the file is one"
-                            + " JSON document over several lines, not JSON Lines (one whole record on each line); an"
-                            + " array of records is read as it is, and records inside an object need the supplier's"
-                            + " mapping.records-path");
+                    throw severalLines(line);
                 }
                 index++;
                 if (e instanceof StreamConstraintsException breach) {
@@ -484,6 +488,13 @@ final class JsonRecordReader implements RecordReader {
             } catch (IOException | UncheckedIOException e) {
                 throw unreadable(e, "at line " + line);
             }
+        }
+
+        private static UnreadableFileException severalLines(long line) {
+            return new UnreadableFileException("line " + line + " ends inside its JSON value: the file is one JSON"
+                    + " document over several lines, not JSON Lines (one whole record on each line); an array of"
+                    + " records is read as it is, and records inside an object need the supplier's"
+                    + " mapping.records-path");
         }
     }
 }

@@ -226,6 +226,34 @@ class RecordLimitsTest {
         assertThat(records.get(2).isValid()).isTrue();
     }
 
+    /**
+     * A document over several lines whose first line is over the size limit is still one document, not JSON Lines:
+     * rejected whole, never read line by line with a whole record on a line of its own applied. A first line over
+     * the limit that ends with its record, however it was cut, is that record's problem only.
+     */
+    @Test
+    void aJsonDocumentWhoseFirstLineIsOverTheLimitIsNotReadAsJsonLines() {
+        String document = "{\"order\": {\"note\": \"" + "n".repeat(200) + "\", \"lines\": [\n"
+                + HugeRecordFiles.FIRST_JSON + ",\n" + HugeRecordFiles.LAST_JSON + "\n]}}\n";
+        assertThatThrownBy(() -> read(RecordFormat.JSON, text(document), RecordMapping.NONE, SMALL))
+                .isInstanceOf(UnreadableFileException.class)
+                .hasMessageStartingWith("line 1 ends inside its JSON value: the file is one JSON document over several"
+                        + " lines, not JSON Lines");
+        // cut between two fields, or in a string holding a bracket and quotes, the line still ends with its record
+        StringBuilder wide = new StringBuilder("{\"source_id\":\"A-0\"");
+        for (int i = 0; i < 30; i++) {
+            wide.append(",\"f").append(i).append("\":[").append(i).append(']');
+        }
+        List<String> longLines = List.of(wide + "}",
+                "{\"source_id\":\"A-0\",\"note\":\"{" + "y".repeat(200) + "\\\"[\\\"\",\"x\":1}");
+        for (String first : longLines) {
+            List<Validated> records = read(RecordFormat.JSON, text(first + "\n" + HugeRecordFiles.LAST_JSON + "\n"),
+                    RecordMapping.NONE, SMALL);
+            assertThat(records).extracting(Validated::isValid).as(first).containsExactly(false, true);
+            assertThat(records.get(0).reason()).startsWith("line 1 is larger than the limit of 100 characters");
+        }
+    }
+
     @Test
     void aRecordOfAJsonArrayOverALimitIsReadPastAndTheArrayGoesOn() {
         List<Validated> records = read("json-array", 5_000, SMALL);
