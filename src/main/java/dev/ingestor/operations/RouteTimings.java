@@ -13,8 +13,8 @@ import dev.ingestor.outbox.OutboxSettings;
 import org.springframework.stereotype.Component;
 
 /**
- * The durations of the stages' settings in the milliseconds some route options take: the timers' periods, the
- * scheduler's {@code delay} and the Kafka producer's timeouts, read by the routes as
+ * The durations of the stages' settings in the milliseconds some route options take: the schedulers'
+ * {@code delay} and the Kafka producer's timeouts, read by the routes as
  * {@code {{bean:routeTimings.<method>}}}. Configuration stays typed ({@code 500ms}, {@code 1s}); only here does
  * it become a number. Here because it reads the settings of every stage, which only this package may.
  */

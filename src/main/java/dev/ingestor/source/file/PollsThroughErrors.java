@@ -14,11 +14,14 @@ import org.springframework.context.annotation.Scope;
 import org.springframework.stereotype.Component;
 
 /**
- * The scheduler of the file-drop and SFTP routes: Camel's own, with the route's {@code initialDelay}, {@code delay},
- * fixed delay and scheduled executor, except that a poll that fails with an {@link Error} (a stack overflow, memory
- * run out in one listing) is followed by another. Camel's poll logs such an Error and throws it on, and the stock
- * scheduler's task then never runs again: the supplier's files would wait, on this instance, until a restart, while
- * the route still shows as started. Exceptions are the poll strategy's, as before; they never reach here.
+ * The scheduler of the file-drop and SFTP routes, and of the routes run on a schedule that no notification wakes
+ * (notifications, the relay-stall check, housekeeping, the counts' folds, the outbox's vacuum, the file drop's strays
+ * and claim renewal): Camel's own, with the route's {@code initialDelay}, {@code delay}, fixed delay and scheduled
+ * executor, except that a poll that fails with an {@link Error} (a stack overflow, memory run out in one listing or
+ * one of Camel's steps) is followed by another. Camel's poll logs such an Error and throws it on, and the stock
+ * scheduler's task then never runs again: the supplier's files would wait, on this instance, until a restart, or its
+ * notifications, claim renewals or housekeeping stop there, while the route still shows as started. Exceptions are the
+ * poll strategy's, as before; they never reach here. (Camel's timer is no better: an Error ends its thread.)
  * <p>
  * An Error bypasses the consumer's own backoff and error count, so it has a backoff of its own: after {@code n}
  * Errors in a row the next poll skips {@code 2^(n-1) - 1} turns, up to {@link #MOST_SKIPPED}.
@@ -41,8 +44,8 @@ import org.springframework.stereotype.Component;
  * </ul>
  * <p>
  * A prototype, so each endpoint gets an instance of its own (Camel looks the scheduler up once per endpoint; the
- * templates' endpoints differ per supplier); named in the templates by {@code scheduler: "#pollsThroughErrors"}. The
- * route's {@code scheduler.*} options are not read: the delays are the consumer's.
+ * templates' endpoints differ per supplier); named in the routes and templates by {@code scheduler:
+ * "#pollsThroughErrors"}. The route's {@code scheduler.*} options are not read: the delays are the consumer's.
  */
 @Component(PollsThroughErrors.NAME)
 @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
@@ -125,6 +128,11 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             }
             errorsInARow++;
             toSkip = (int) Math.min(MOST_SKIPPED, (1L << Math.min(errorsInARow - 1, 30)) - 1);
+            if (marks == null) {
+                LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of"
+                        + " its delay", routeId, e.toString(), errorsInARow, toSkip);
+                return;
+            }
             claimsLetGo = 0;
             int released = releaseMarks();
             LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of its"
@@ -135,9 +143,6 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
 
     /** The failed poll's marks let go of; none when that fails too, so this task is never ended by it. */
     private int releaseMarks() {
-        if (marks == null) {
-            return 0;
-        }
         try {
             return marks.releaseNotUnderWay(underWay);
         } catch (RuntimeException | Error e) {

@@ -35,7 +35,7 @@ import dev.ingestor.support.IngestorTestSupport;
 import dev.ingestor.support.SlowTest;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.file.GenericFileEndpoint;
-import org.apache.camel.component.timer.TimerEndpoint;
+import org.apache.camel.component.scheduler.SchedulerEndpoint;
 import org.apache.camel.model.BeanDefinition;
 import org.apache.camel.model.Model;
 import org.apache.camel.model.ProcessDefinition;
@@ -276,8 +276,8 @@ class FileDropIntakeTest extends IngestorTestSupport {
     /** The claims this instance holds are renewed every third of their lease. */
     @Test
     void theClaimsHeldAreRenewedEveryThirdOfTheLease(@Autowired IntakeSettings intake) {
-        TimerEndpoint renewal = (TimerEndpoint) camelContext.getRoute("file-claim-renewal").getEndpoint();
-        assertThat(renewal.getPeriod()).isEqualTo(intake.getClaimLease().toMillis() / 3);
+        SchedulerEndpoint renewal = (SchedulerEndpoint) camelContext.getRoute("file-claim-renewal").getEndpoint();
+        assertThat(renewal.getDelay()).isEqualTo(intake.getClaimLease().toMillis() / 3);
         assertThat(camelContext.getRouteController().getRouteStatus("file-claim-renewal").isStarted()).isTrue();
         assertThat(camelContext.getCamelContextExtension().getContextPlugin(Model.class)
                 .getRouteDefinition("file-claim-renewal").getOutputs()).filteredOn(step -> !step.isAbstract())
