@@ -194,7 +194,10 @@ public class SupplierProperties {
     public static class Notifications {
         /** The supplier's webhook; empty: none. */
         private String webhookUrl = "";
-        /** The key of the X-Ingestor-Signature HMAC-SHA256 for the supplier's webhook. */
+        /**
+         * The key of the X-Ingestor-Signature HMAC-SHA256 for the supplier's webhook; empty: its requests carry no
+         * X-Ingestor-Signature (one WARN at start).
+         */
         private String secret = "";
 
         public String getWebhookUrl() { return webhookUrl; }

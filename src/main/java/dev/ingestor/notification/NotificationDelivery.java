@@ -40,7 +40,8 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Sends the notifications that are due (routes/notifications.camel.yaml), each a signed JSON POST. A 2xx answer
+ * Sends the notifications that are due (routes/notifications.camel.yaml), each a JSON POST, signed when its webhook
+ * has a secret (one without is warned of at start). A 2xx answer
  * delivers it; anything else, or no answer within the timeouts, schedules the next attempt with a doubling wait,
  * and after the last attempt the notification is given up (ERROR line, metric).
  * <p>
@@ -101,6 +102,28 @@ class NotificationDelivery {
         // counted from 0, so the alert on notifications given up sees the first one after a start
         NotificationWriter.TYPES
                 .forEach(type -> OUTCOMES.forEach(outcome -> metrics.notificationsFromZero(type, outcome)));
+        warnOfUnsignedWebhooks();
+    }
+
+    /**
+     * One WARN per webhook with a URL and no secret: its notifications go without X-Ingestor-Signature. Legitimate
+     * (some services take their secret in the URL), but a receiver that checks the header would refuse every one, and
+     * nothing else says why. Names the property that signs them, never the URL, which may hold a secret.
+     */
+    private void warnOfUnsignedWebhooks() {
+        for (String destination : destinations()) {
+            if (!webhook(destination).secret().isEmpty()) {
+                continue;
+            }
+            if (NotificationWriter.INSTALLATION.equals(destination)) {
+                LOG.warn("the installation-wide webhook is sent its notifications unsigned, without {}: set"
+                        + " ingestor.notifications.secret to sign them", WebhookSignature.HEADER);
+            } else {
+                LOG.warn("the webhook of supplier={} is sent its notifications unsigned, without {}: set"
+                        + " ingestor.suppliers.{}.notifications.secret to sign them", destination,
+                        WebhookSignature.HEADER, destination);
+            }
+        }
     }
 
     /** Starts one round: sends the due notifications of every free lane; returns how many were taken. */

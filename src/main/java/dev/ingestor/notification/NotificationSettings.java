@@ -24,6 +24,7 @@ public class NotificationSettings {
     private String webhookUrl = "";
     /**
      * The key of the X-Ingestor-Signature HMAC-SHA256 for the installation-wide webhook; set it from the environment.
+     * Empty: the webhook's requests carry no X-Ingestor-Signature (one WARN at start).
      */
     private String secret = "";
     /** How often the delivery looks for notifications due. */
