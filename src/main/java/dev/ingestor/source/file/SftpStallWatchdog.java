@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -64,6 +65,12 @@ class SftpStallWatchdog implements DisposableBean {
     /** Made with the first watch: a context without SFTP routes has no thread for it. */
     private ScheduledExecutorService checks;
     private boolean destroyed;
+    /** Makes the thread a session is disconnected on ({@link #disconnectApart}). */
+    private ThreadFactory disconnectThreads = task -> {
+        Thread thread = new Thread(task, "ingestor-sftp-stall-disconnect");
+        thread.setDaemon(true);
+        return thread;
+    };
 
     SftpStallWatchdog(SftpSettings settings) {
         Duration timeout = settings.getStallTimeout();
@@ -130,7 +137,15 @@ class SftpStallWatchdog implements DisposableBean {
         for (Watch watch : watches) {
             if (now - watch.lastProgress > limitNanos && watch.abandon()) {
                 watches.remove(watch);
-                disconnectApart(watch);
+                try {
+                    disconnectApart(watch);
+                } catch (RuntimeException | Error e) {
+                    // no thread for it (memory, the process's limit of threads): disconnected here, so the stall still
+                    // ends; thrown on, it would end this check, and no stall of any route would end again
+                    LOG.error("sftp supplier={}: no thread to disconnect the stalled session on ({}); disconnected by"
+                            + " the check itself", watch.supplier, e.toString());
+                    disconnectHere(watch);
+                }
             }
         }
     }
@@ -164,17 +179,22 @@ class SftpStallWatchdog implements DisposableBean {
      * Disconnects the session of an abandoned watch on a thread of its own: a disconnect that blocks (Camel's
      * {@code forceDisconnect} waits for the lock a hung listing holds) must not stop the check of every other route.
      */
-    private static void disconnectApart(Watch watch) {
-        Thread thread = new Thread(() -> {
-            try {
-                disconnect(watch.operations);
-            } catch (RuntimeException e) {
-                LOG.warn("sftp supplier={}: the stalled session could not be disconnected: {}", watch.supplier,
-                        SftpPollStrategy.describe(e));
-            }
-        }, "ingestor-sftp-stall-disconnect");
-        thread.setDaemon(true);
-        thread.start();
+    private void disconnectApart(Watch watch) {
+        disconnectThreads.newThread(() -> disconnectHere(watch)).start();
+    }
+
+    private static void disconnectHere(Watch watch) {
+        try {
+            disconnect(watch.operations);
+        } catch (RuntimeException e) {
+            LOG.warn("sftp supplier={}: the stalled session could not be disconnected: {}", watch.supplier,
+                    SftpPollStrategy.describe(e));
+        }
+    }
+
+    /** The threads sessions are disconnected on (a test's, which fail to be made). */
+    void disconnectThreads(ThreadFactory threads) {
+        this.disconnectThreads = threads;
     }
 
     /**
