@@ -5,14 +5,11 @@ import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileEndpoint;
 
 /**
- * The files a polling route's filter passed on in the poll under way and, with a {@code min-age}, which files have
- * settled ({@link SettledFiles}): one per route, held by the file-drop and SFTP filters ({@link RegularFilesOnly},
- * {@link RegularRemoteFilesOnly}) and told by their poll strategies when each poll begins and ends.
- * <p>
- * Whether a poll saw its whole folder is counted here, from the files passed on: Camel stops listing once they reach
- * the endpoint's {@code maxMessagesPerPoll}. Not from the files the poll processed: a file passed on that the read
- * lock then refuses (claimed elsewhere, changed since listed) is not processed, and a poll cut short would pass for a
- * whole one, forgetting the settling files past the cut.
+ * Which files a polling route's filter passes on: with a {@code min-age}, those that have settled ({@link
+ * SettledFiles}); otherwise every file at first sight. One per route, held by the file-drop and SFTP filters ({@link
+ * RegularFilesOnly}, {@link RegularRemoteFilesOnly}) and told by their poll strategies when each poll begins and ends,
+ * and whether it saw its whole folder ({@link PollingRoute#sawEverything}), so that a poll cut at its limit does not
+ * forget the settling files past the cut.
  * <p>
  * Used from the route's poll thread only, as its filter and poll strategy are.
  */
@@ -25,7 +22,6 @@ final class FilesPassedOn {
 
     /** Null: a file is passed on at first sight (a done file says it is complete, or min-age is 0). */
     private final SettledFiles settled;
-    private int count;
 
     FilesPassedOn(SettledFiles settled) {
         this.settled = settled;
@@ -33,21 +29,11 @@ final class FilesPassedOn {
 
     /** Whether {@code file}, which the filter's own rules let through, is passed on: settled, or at first sight. */
     boolean pass(GenericFile<?> file) {
-        boolean passes = settled == null
+        return settled == null
                 || settled.settled(file.getRelativeFilePath(), file.getFileLength(), file.getLastModified());
-        if (passes) {
-            count++;
-        }
-        return passes;
-    }
-
-    /** Whether the poll under way saw every entry of its folder, under a limit of {@code maxMessagesPerPoll}. */
-    boolean sawEverything(int maxMessagesPerPoll) {
-        return maxMessagesPerPoll <= 0 || count < maxMessagesPerPoll;
     }
 
     void beginPoll() {
-        count = 0;
         if (settled != null) {
             settled.beginPoll();
         }
@@ -73,16 +59,15 @@ final class FilesPassedOn {
      * whether it saw every entry of its folder.
      */
     static boolean pollEnds(Endpoint endpoint, int polledMessages) {
+        boolean sawEverything = PollingRoute.sawEverything(endpoint, polledMessages);
         FilesPassedOn files = of(endpoint);
-        if (files == null) {
-            return PollingRoute.sawEverything(endpoint, polledMessages);
+        if (files != null) {
+            files.endPoll(sawEverything);
         }
-        boolean sawEverything = files.sawEverything(((GenericFileEndpoint<?>) endpoint).getMaxMessagesPerPoll());
-        files.endPoll(sawEverything);
         return sawEverything;
     }
 
-    /** The files passed on by the filter of {@code endpoint}, or null for an endpoint without one of ours. */
+    /** What the filter of {@code endpoint} passes on, or null for an endpoint without a filter of ours. */
     private static FilesPassedOn of(Endpoint endpoint) {
         return endpoint instanceof GenericFileEndpoint<?> files && files.getFilter() instanceof Filter filter
                 ? filter.passedOn()

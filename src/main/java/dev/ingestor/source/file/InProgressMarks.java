@@ -41,6 +41,12 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
     private final Set<String> setThisPoll = ConcurrentHashMap.newKeySet();
     /** Whether a poll is under way, so that marks are not kept track of for a route scheduled otherwise. */
     private volatile boolean polling;
+    /**
+     * The marks the poll under way has set: Camel marks each file it lists to be taken, and only those, so this is
+     * how many files its listing gathered (and stops at, at {@code maxMessagesPerPoll}). Set and read by the poll
+     * thread alone.
+     */
+    private int listedThisPoll;
     /** When the poll under way started ({@link System#nanoTime}). */
     private volatile long pollStartedAt;
     /** Whether the route says when it hands a file off: from its first hand-off on. */
@@ -61,8 +67,18 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
     /** A poll starts: the marks set from here on are its own. */
     void pollStarts() {
         setThisPoll.clear();
+        listedThisPoll = 0;
         pollStartedAt = System.nanoTime();
         polling = true;
+    }
+
+    /**
+     * How many files the poll under way listed to be taken: not those the filter let through that Camel then left (a
+     * done file, a file whose done file has not come, a file still in progress from an earlier poll). -1 when no poll
+     * is under way.
+     */
+    int listedThisPoll() {
+        return polling ? listedThisPoll : -1;
     }
 
     /** When the poll under way, or the last one, started ({@link System#nanoTime}). */
@@ -118,6 +134,7 @@ public class InProgressMarks extends ServiceSupport implements IdempotentReposit
         boolean added = marks.add(key);
         if (added && polling) {
             setThisPoll.add(key);
+            listedThisPoll++;
         }
         return added;
     }
