@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ingestor.support.IngestorTestSupport;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -20,5 +21,12 @@ class MigrationLockTest extends IngestorTestSupport {
     @Test
     void anInstanceStartingWhileAnotherMigratesWaitsForItsLockWithoutEnd() {
         assertThat(flyway.getConfiguration().getLockRetryCount()).as("spring.flyway.lock-retry-count").isEqualTo(-1);
+    }
+
+    /** Held by the session on a direct connection, not idle in a transaction (MigrationLockIdleTimeoutTest). */
+    @Test
+    void theLockIsTheSessionsOnADirectConnection() {
+        assertThat(flyway.getConfiguration().getPluginRegister().getExact(PostgreSQLConfigurationExtension.class)
+                .isTransactionalLock()).isFalse();
     }
 }
