@@ -17,6 +17,11 @@ public record FileState(long size, long modifiedMillis, Object fileKey) {
         return new FileState(attributes.size(), attributes.lastModifiedTime().toMillis(), attributes.fileKey());
     }
 
+    /** Whether {@code other} has this size and time of change (the identity is not compared). */
+    public boolean sameSizeAndTime(FileState other) {
+        return size == other.size && modifiedMillis == other.modifiedMillis;
+    }
+
     /** The state of {@code file} now, its link not followed; null when it is gone. */
     public static FileState now(Path file) {
         try {

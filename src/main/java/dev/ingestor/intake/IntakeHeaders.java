@@ -24,6 +24,11 @@ public final class IntakeHeaders {
     public static final String RECEIVED = "IngestorReceived";
     /** Exchange property: the {@link FileState} a dropped file was read in, for the move after intake. */
     public static final String READ_AS = "IngestorReadAs";
+    /**
+     * Exchange property: the {@link FileState} (size and time of change) a dropped file was found settled in by its
+     * route's listing; a file opened otherwise is not read ({@link FileChangedSinceSettledException}).
+     */
+    public static final String SETTLED_AS = "IngestorSettledAs";
     /** Exchange property set by intake: done, duplicate or rejected; file sources move the file by it. */
     public static final String OUTCOME = "IngestorOutcome";
     /**

@@ -22,6 +22,14 @@ final class LocalFiles {
      * checks at its end that the file did not change while it was read ({@link LocalFileInput}).
      */
     static LocalFileInput openRegularFile(Path file) throws IOException {
+        return openRegularFile(file, null);
+    }
+
+    /**
+     * As {@link #openRegularFile(Path)}; with {@code settledAs}, the size and time of change its route's listing found
+     * the file settled in, a file that no longer has them is not opened ({@link FileChangedSinceSettledException}).
+     */
+    static LocalFileInput openRegularFile(Path file, FileState settledAs) throws IOException {
         Path folder = file.getParent();
         if (folder != null && Files.isSymbolicLink(folder)) {
             throw new RejectedDropException("file=" + FileNameRule.printable(file.toString()),
@@ -33,10 +41,14 @@ final class LocalFiles {
         if (!attributes.isRegularFile()) {
             throw notRegular(file, attributes);
         }
+        FileState opened = FileState.of(attributes);
+        if (settledAs != null && !settledAs.sameSizeAndTime(opened)) {
+            throw new FileChangedSinceSettledException(FileNameRule.printable(String.valueOf(file.getFileName())),
+                    settledAs, opened);
+        }
         try {
             // O_NOFOLLOW: a link put in its place since the check above is refused by the system
-            return new LocalFileInput(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS), file,
-                    FileState.of(attributes));
+            return new LocalFileInput(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS), file, opened);
         } catch (FileSystemException e) {
             BasicFileAttributes now = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!now.isRegularFile()) {

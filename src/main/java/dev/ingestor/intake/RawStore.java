@@ -102,7 +102,8 @@ public class RawStore {
         Object body = exchange.getMessage().getBody();
         InputStream in;
         if (body instanceof GenericFile<?> generic && generic.getFile() instanceof File local) {
-            LocalFileInput file = LocalFiles.openRegularFile(local.toPath());
+            LocalFileInput file = LocalFiles.openRegularFile(local.toPath(),
+                    exchange.getProperty(IntakeHeaders.SETTLED_AS, FileState.class));
             exchange.setProperty(IntakeHeaders.READ_AS, file.opened());
             in = file;
         } else {

@@ -42,6 +42,21 @@ class FileChangedWhileReadTest {
         assertThat(readAll(LocalFiles.openRegularFile(file))).asString().isEqualTo("source_id\nA-1\n");
     }
 
+    /** A file whose route found it settled at another size or time of change is not opened: it changed since. */
+    @Test
+    void aFileNotAsItWasFoundSettledIsNotOpened() throws Exception {
+        Path file = file("stock.csv", "source_id\nA-1\n");
+        FileState now = FileState.now(file);
+        assertThat(readAll(LocalFiles.openRegularFile(file, now))).asString().isEqualTo("source_id\nA-1\n");
+        FileState shorter = new FileState(now.size() - 4, now.modifiedMillis(), null);
+        assertThatThrownBy(() -> LocalFiles.openRegularFile(file, shorter))
+                .isInstanceOf(FileChangedSinceSettledException.class)
+                .hasMessageContaining("listed 10 bytes").hasMessageContaining("opened 14 bytes");
+        FileState earlier = new FileState(now.size(), now.modifiedMillis() - 1, null);
+        assertThatThrownBy(() -> LocalFiles.openRegularFile(file, earlier))
+                .isInstanceOf(FileChangedSinceSettledException.class);
+    }
+
     @Test
     void aFileWrittenOnWhileReadFails() throws Exception {
         Path file = file("stock.csv", "source_id\nA-1\n");

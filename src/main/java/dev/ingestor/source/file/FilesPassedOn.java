@@ -33,6 +33,17 @@ final class FilesPassedOn {
                 || settled.settled(file.getRelativeFilePath(), file.getFileLength(), file.getLastModified());
     }
 
+    /** Whether only settled files are passed on. */
+    boolean settles() {
+        return settled != null;
+    }
+
+    /** Whether the filter of {@code endpoint} passes on only files that have settled. */
+    static boolean settles(Endpoint endpoint) {
+        FilesPassedOn files = of(endpoint);
+        return files != null && files.settles();
+    }
+
     void beginPoll() {
         if (settled != null) {
             settled.beginPoll();

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 
+import dev.ingestor.intake.FileChangedSinceSettledException;
 import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.FileState;
 import dev.ingestor.intake.IntakeHeaders;
@@ -13,6 +14,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.component.file.FileComponent;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileEndpoint;
+import org.apache.camel.util.ObjectHelper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -52,17 +54,32 @@ class OutcomeMove {
     /**
      * A dropped file whose intake failed past its redelivery: {@code .failed/}, where its record says it is. An intake
      * that a stop cut short (the instance stopping past its shutdown timeout interrupts it, and the error handler no
-     * longer runs, so no record is written) is no failure of the file: it stays in place and is taken again.
+     * longer runs, so no record is written) is no failure of the file: it stays in place and is taken again. Nor is a
+     * file written to since its listing found it settled, which intake did not read: it stays in place to settle again.
      */
     public String fileDropFailed(Exchange exchange) {
+        Throwable failure = failure(exchange);
+        if (ObjectHelper.getException(FileChangedSinceSettledException.class, failure) != null) {
+            // not read: the file-source-errors line said why; it waits to settle again
+            throw notMoved(path(exchange), "it changed since it was found settled");
+        }
         if (!"failed".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class))
-                && (exchange.getContext().isStopping() || cutShort(exchange.getException()))) {
+                && (exchange.getContext().isStopping() || cutShort(failure))) {
             Path path = path(exchange);
             LOG.warn("intake of {} was cut short by a stop; the file stays in place and is taken again",
                     FileNameRule.printable(path.toString()));
             throw notMoved(path, "its intake was cut short by a stop");
         }
         return local(exchange, "failed");
+    }
+
+    /**
+     * What failed the file's exchange. Camel evaluates the move after a failure on a copy of the exchange that keeps
+     * the failure only as the caught exception, once an error handler has seen it.
+     */
+    private static Throwable failure(Exchange exchange) {
+        Throwable failure = exchange.getException();
+        return failure != null ? failure : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
     }
 
     /** Whether {@code failure} is a thread interrupted or a pool shut down by a stop, not a failure of the file. */

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -409,6 +411,65 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(job.get("size")).isEqualTo((long) bytes.length);
         assertThat(job.get("key")).isEqualTo("ACME:" + sha256(bytes));
         assertThat(filesIn(INBOX.resolve("ACME/.done")).get(0)).hasBinaryContent(bytes);
+    }
+
+    /**
+     * A file found settled may wait for the supplier's threads before intake opens it, and a supplier that paused
+     * longer than min-age may write on meanwhile. That file is not read half written: it is left in place, its wait
+     * starts again, and it is taken whole once it has settled again. The supplier's four threads are held here by four
+     * files whose content keys this test's transaction locks, so the late file waits, claimed, in their queue.
+     */
+    @Test
+    void aFileWrittenToAfterItWasFoundSettledIsTakenWholeOnceItSettlesAgain(@Autowired DataSource data)
+            throws Exception {
+        String run = java.util.UUID.randomUUID().toString();
+        byte[] header = "source_id,source_version,sku,quantity,delivery_date\n".getBytes(StandardCharsets.UTF_8);
+        ByteArrayBuilder whole = new ByteArrayBuilder();
+        whole.add(header);
+        whole.add(("L-" + run + "-0,1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8));
+        byte[] firstPart = whole.bytes();
+        byte[] written = ("L-" + run + "-1,1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        byte[] writtenLater = ("L-" + run + "-2,1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        Path late = INBOX.resolve("ACME/late.csv");
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
+                Connection holder = data.getConnection()) {
+            holder.setAutoCommit(false);
+            for (int i = 0; i < 4; i++) {
+                byte[] busy = ("source_id,source_version,sku,quantity,delivery_date\nB-" + run + "-" + i
+                        + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+                try (var lock = holder.prepareStatement(
+                        "SELECT pg_advisory_xact_lock(hashtext('ingestor.content-key'), hashtext(?))")) {
+                    lock.setString(1, "ACME:" + sha256(busy));
+                    lock.execute();
+                }
+                drop("ACME", "busy-" + i + ".csv", busy);
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", Long.class) == 4);
+            Files.write(late, firstPart);
+            // found settled and claimed: it waits in the threads' queue
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM file_claim WHERE claim_key LIKE '%late.csv'", Long.class) == 1);
+            Files.write(late, written, StandardOpenOption.APPEND);
+            holder.rollback();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> logs.count("changed since it was found settled") > 0
+                            || !filesIn(INBOX.resolve("ACME/.done")).stream()
+                                    .filter(f -> f.getFileName().toString().endsWith("late.csv")).toList().isEmpty());
+            if (Files.exists(late)) {
+                // the supplier finishes the file it paused in
+                Files.write(late, writtenLater, StandardOpenOption.APPEND);
+            }
+        }
+        whole.add(written);
+        whole.add(writtenLater);
+        byte[] bytes = whole.bytes();
+        awaitFiles(INBOX.resolve("ACME/.done"), 5);
+        List<Map<String, Object>> jobs = jdbc.queryForList("SELECT * FROM import_job WHERE file_name = 'late.csv'");
+        assertThat(jobs).as("the late file's jobs: only its whole content").hasSize(1);
+        assertThat(jobs.get(0).get("key")).isEqualTo("ACME:" + sha256(bytes));
+        assertThat(jobs.get(0).get("size")).isEqualTo((long) bytes.length);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class)).isZero();
     }
 
     /** A time of change in the future does not hold the file (nor the poll) back: only our clock counts. */

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import dev.ingestor.intake.FileChangedSinceSettledException;
 import dev.ingestor.intake.FileState;
 import dev.ingestor.intake.IntakeHeaders;
 import org.apache.camel.CamelContext;
@@ -163,6 +164,22 @@ class OutcomeMoveTest {
         Exchange recorded = answered("recorded.csv", "failed");
         recorded.setException(new InterruptedException());
         assertThat(move.fileDropFailed(recorded)).startsWith(".failed/");
+    }
+
+    /**
+     * A file written to after its listing found it settled was not read: it stays in place to settle again, not in
+     * .failed/. Camel moves a failed file on a copy of its exchange that keeps the failure only as the caught
+     * exception.
+     */
+    @Test
+    void aFileThatChangedSinceItWasFoundSettledStaysInPlace() throws Exception {
+        Exchange caught = answered("late.csv", null);
+        FileState now = FileState.now(supplierFolder.resolve("late.csv"));
+        caught.setProperty(Exchange.EXCEPTION_CAUGHT,
+                new FileChangedSinceSettledException("late.csv", new FileState(3, 0, null), now));
+        assertThatThrownBy(() -> move.fileDropFailed(caught))
+                .hasMessageContaining("changed since it was found settled");
+        assertThat(supplierFolder.resolve(".failed")).doesNotExist();
     }
 
     @Test

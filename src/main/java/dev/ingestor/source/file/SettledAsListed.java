@@ -1,0 +1,37 @@
+package dev.ingestor.source.file;
+
+import java.io.File;
+
+import dev.ingestor.intake.FileState;
+import dev.ingestor.intake.IntakeHeaders;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePropertyKey;
+import org.apache.camel.Processor;
+import org.apache.camel.component.file.GenericFile;
+import org.springframework.stereotype.Component;
+
+/**
+ * The file-drop step that says, for intake, what a file its route found settled was listed as: its size and time of
+ * change ({@link IntakeHeaders#SETTLED_AS}), from the poll's listing, kept with the file. A file may wait for other
+ * files before intake opens it (the supplier's threads are busy, or the poll goes on taking other files), and a
+ * supplier that paused longer than {@code min-age} may write on meanwhile; intake then does not read it, and the
+ * route's next listing starts its wait again. The first step on the supplier's threads. With a
+ * done file, or a {@code min-age} of 0 (Camel's read lock looks at the file until it stops changing, after the
+ * listing), there is no settled listing to hold it to, and the step does nothing.
+ */
+@Component(SettledAsListed.NAME)
+public class SettledAsListed implements Processor {
+
+    static final String NAME = "settledAsListed";
+
+    @Override
+    public void process(Exchange exchange) {
+        if (FilesPassedOn.settles(exchange.getFromEndpoint())
+                && exchange.getProperty(ExchangePropertyKey.FILE_EXCHANGE_FILE) instanceof GenericFile<?> file
+                && file.getFile() instanceof File) {
+            // the listing's own figures, which the filter found unchanged across polls min-age apart
+            exchange.setProperty(IntakeHeaders.SETTLED_AS,
+                    new FileState(file.getFileLength(), file.getLastModified(), null));
+        }
+    }
+}
