@@ -83,12 +83,7 @@ class TimedRoutesTest {
             "housekeeping", "itemHistoryRetention", "relayInstaller", "jobCounts", "deadLetterStore", "outboxVacuum",
             "strayFileSweeper", "fileClaimRepository");
 
-    /**
-     * The route of {@code file} as it is, its bean steps stubbed and its intervals short, whose first run fails with
-     * an Error before its first step, as a stack overflow or memory run out in one of Camel's own steps would (an
-     * Error a bean step throws is the exchange's failure, and never reaches the poll): its first step's bean is called
-     * on a later run.
-     */
+    /** The route of {@code file}, whose first run fails with an Error: its first step is called on a later run. */
     @ParameterizedTest(name = "{1}")
     @CsvSource({
             "notifications.camel.yaml, notification-delivery, notificationDelivery.deliverDue",
@@ -105,37 +100,67 @@ class TimedRoutesTest {
             throws Exception {
         Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
         AtomicInteger errors = new AtomicInteger();
-        try (DefaultCamelContext camel = new DefaultCamelContext()) {
-            // the exchange the Error abandoned stays in flight: a graceful stop would wait for it
-            camel.getShutdownStrategy().setTimeout(1);
-            BEANS.forEach(name -> camel.getRegistry().bind(name, new Stub(name, calls)));
-            camel.getRegistry().bind("routeTimings", new ShortTimings());
-            // a prototype, as in the app: one per route
-            camel.getRegistry().bindAsPrototype("pollsThroughErrors", PollsThroughErrors.class,
-                    PollsThroughErrors::new);
-            load(camel, "error-handling.camel.yaml");
-            load(camel, file);
-            for (String other : camel.getRouteDefinitions().stream().map(r -> r.getRouteId())
-                    .filter(id -> !id.equals(routeId)).toList()) {
-                camel.removeRouteDefinition(camel.getRouteDefinition(other));
-            }
-            AdviceWith.adviceWith(camel, routeId, route -> {
-                // the route's own endpoint and scheduler, without its minutes-long first wait
-                route.replaceFromWith(camel.getRouteDefinition(routeId).getInput().getEndpointUri()
-                        .replaceAll("(delay|period|initialDelay)=\\d+", "$1=50"));
-                route.weaveAddFirst().process(exchange -> {
-                    if (errors.getAndIncrement() == 0) {
-                        throw new StackOverflowError("on purpose, in a step of Camel's");
-                    }
-                });
-            });
-            camel.start();
+        try (DefaultCamelContext camel = failing(file, routeId, calls, () -> errors.getAndIncrement() == 0)) {
             // the timer's thread dies of the Error: the test asks whether the route ran again, not how it did not
             await().dontCatchUncaughtExceptions().atMost(Duration.ofSeconds(10)).alias(routeId + " runs again")
                     .until(() -> calls.containsKey(firstStep));
             assertThat(errors.get()).as("runs").isGreaterThan(1);
             assertThat(camel.getRouteController().getRouteStatus(routeId).isStarted()).isTrue();
         }
+    }
+
+    /**
+     * A timed route keeps its own pace through Errors in a row: claim renewal runs every third of the claims' lease,
+     * and skipped turns (the file sources' back-off after Errors, up to 15 turns) would let this instance's claims
+     * lapse while it still reads their files, and another instance take them. Every run fails here; at 50 ms a turn,
+     * runs at every turn are about one a turn, where the back-off allows 8 in the first 32 turns and one per 16 after.
+     */
+    @Test
+    void claimRenewalKeepsItsPaceThroughErrorsInARow() throws Exception {
+        Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+        AtomicInteger runs = new AtomicInteger();
+        long started = System.nanoTime();
+        try (DefaultCamelContext camel = failing("source-file-drop.camel.yaml", "file-claim-renewal", calls,
+                () -> runs.incrementAndGet() > 0)) {
+            Thread.sleep(2_000);
+            long turns = (System.nanoTime() - started) / 50_000_000;
+            assertThat(runs.get()).as("runs in %d turns", turns).isGreaterThan(8 + (int) (turns / 16) + 4);
+        }
+    }
+
+    /**
+     * The route {@code routeId} of {@code file} as it is, started, its bean steps stubbed and its intervals short, each
+     * run failing with an Error before its first step while {@code fails} says so, as a stack overflow or memory run
+     * out in one of Camel's own steps would (an Error a bean step throws is the exchange's failure, and never reaches
+     * the poll).
+     */
+    private static DefaultCamelContext failing(String file, String routeId, Map<String, AtomicInteger> calls,
+            java.util.function.BooleanSupplier fails) throws Exception {
+        DefaultCamelContext camel = new DefaultCamelContext();
+        // the exchange the Error abandoned stays in flight: a graceful stop would wait for it
+        camel.getShutdownStrategy().setTimeout(1);
+        BEANS.forEach(name -> camel.getRegistry().bind(name, new Stub(name, calls)));
+        camel.getRegistry().bind("routeTimings", new ShortTimings());
+        // a prototype, as in the app: one per route
+        camel.getRegistry().bindAsPrototype("pollsThroughErrors", PollsThroughErrors.class, PollsThroughErrors::new);
+        load(camel, "error-handling.camel.yaml");
+        load(camel, file);
+        for (String other : camel.getRouteDefinitions().stream().map(r -> r.getRouteId())
+                .filter(id -> !id.equals(routeId)).toList()) {
+            camel.removeRouteDefinition(camel.getRouteDefinition(other));
+        }
+        AdviceWith.adviceWith(camel, routeId, route -> {
+            // the route's own endpoint and scheduler, without its minutes-long first wait
+            route.replaceFromWith(camel.getRouteDefinition(routeId).getInput().getEndpointUri()
+                    .replaceAll("(delay|period|initialDelay)=\\d+", "$1=50"));
+            route.weaveAddFirst().process(exchange -> {
+                if (fails.getAsBoolean()) {
+                    throw new StackOverflowError("on purpose, in a step of Camel's");
+                }
+            });
+        });
+        camel.start();
+        return camel;
     }
 
     /**

@@ -23,8 +23,12 @@ import org.springframework.stereotype.Component;
  * notifications, claim renewals or housekeeping stop there, while the route still shows as started. Exceptions are the
  * poll strategy's, as before; they never reach here. (Camel's timer is no better: an Error ends its thread.)
  * <p>
- * An Error bypasses the consumer's own backoff and error count, so it has a backoff of its own: after {@code n}
- * Errors in a row the next poll skips {@code 2^(n-1) - 1} turns, up to {@link #MOST_SKIPPED}.
+ * An Error bypasses the consumer's own backoff and error count, so a file or SFTP route has a backoff of its own: after
+ * {@code n} Errors in a row the next poll skips {@code 2^(n-1) - 1} turns, up to {@link #MOST_SKIPPED} (a listing that
+ * runs out of memory is not listed again at once). A route run on a schedule keeps its pace, a poll a turn: its turn
+ * is what it was set to, and skipped turns would be worse than the Error's line each turn. Claim renewal, every third
+ * of the claims' lease, would let this instance's claims lapse while it still reads their files; housekeeping, once
+ * an hour, would wait fifteen hours.
  * <p>
  * Camel lets go of the in-progress marks a poll set only after an exception. After an Error, the marks the failed
  * poll set on files no exchange is still taking are let go of here, when the route's marks are {@link
@@ -59,6 +63,8 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
     private String routeId;
     /** The route's poll strategy: an SFTP route's is told of a poll an Error ended, which Camel does not tell it. */
     private PollingConsumerPollStrategy pollStrategy;
+    /** Whether the route lists files (a file or SFTP route), which backs off after Errors; else it keeps its pace. */
+    private boolean listsFiles;
     /** The route's marks when they are {@link InProgressMarks}, else null. */
     private InProgressMarks marks;
     /**
@@ -89,6 +95,7 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
         routeId = polling.getRouteId();
         pollStrategy = polling.getPollStrategy();
         marks = null;
+        listsFiles = polling.getEndpoint() instanceof GenericFileEndpoint<?>;
         if (polling.getEndpoint() instanceof GenericFileEndpoint<?> files
                 && files.getInProgressRepository() instanceof InProgressMarks own) {
             // one scheduler per set of marks: another's polls would mix theirs in
@@ -127,6 +134,11 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
                 sftp.endedByError(routeId);
             }
             errorsInARow++;
+            if (!listsFiles) {
+                LOG.error("a run of route {} failed with {} ({} in a row); it runs again at its next turn", routeId,
+                        e.toString(), errorsInARow);
+                return;
+            }
             toSkip = (int) Math.min(MOST_SKIPPED, (1L << Math.min(errorsInARow - 1, 30)) - 1);
             if (marks == null) {
                 LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of"
