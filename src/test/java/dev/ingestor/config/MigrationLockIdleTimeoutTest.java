@@ -52,6 +52,51 @@ class MigrationLockIdleTimeoutTest {
                 Integer.class)).isEqualTo(30);
     }
 
+    /**
+     * A server whose {@code idle_session_timeout} is shorter than a migration: the session lock is held by the
+     * connection that runs the migrations, never idle while one runs, so that limit ends neither (were the lock on a
+     * connection of its own, idle meanwhile, the server would end it and the start fail after the migrations that
+     * committed).
+     */
+    @Test
+    void aMigrationLongerThanTheServersIdleSessionLimitCompletes() throws Exception {
+        String database = "migration_idle_session_" + System.nanoTime();
+        DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl(database));
+        Flyway.configure().dataSource(dataSource).target("21").load().migrate();
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        jdbc.execute("ALTER DATABASE " + database + " SET idle_session_timeout = '1s'");
+        CompletableFuture<Void> migration = whileAMigrationWaits(dataSource, jdbc, () -> {
+            FluentConfiguration flyway = Flyway.configure().dataSource(dataSource);
+            new MigrationLock(false).customize(flyway);
+            flyway.load().migrate();
+        });
+        migration.join();
+
+        assertThat(jdbc.queryForObject("SELECT max(version::int) FROM flyway_schema_history WHERE success",
+                Integer.class)).isEqualTo(30);
+    }
+
+    /**
+     * Runs {@code migrate} while a transaction on import_job makes V22 wait 3 s, as a migration over years of jobs
+     * takes its time; returns when the migration is under way again.
+     */
+    private static CompletableFuture<Void> whileAMigrationWaits(DriverManagerDataSource dataSource, JdbcTemplate jdbc,
+            Runnable migrate) throws Exception {
+        CompletableFuture<Void> migration;
+        try (Connection holder = dataSource.getConnection(); Statement s = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            s.execute("LOCK TABLE import_job IN ROW EXCLUSIVE MODE");
+            migration = CompletableFuture.runAsync(migrate);
+            while (jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE NOT granted"
+                    + " AND relation = 'import_job'::regclass", Integer.class) == 0) {
+                Thread.sleep(20);
+            }
+            s.execute("SELECT pg_sleep(3)");
+            holder.rollback();
+        }
+        return migration;
+    }
+
     @Test
     void instancesStartingAtOnceOnAnEmptyDatabaseMigrateOneAfterTheOther() {
         DriverManagerDataSource dataSource = new DriverManagerDataSource(
