@@ -15,6 +15,12 @@ import java.util.Queue;
  * a random word no file can contain by chance, which tells the reader that record was cut; {@link #nextCut} gives
  * its full size. A comment line is passed on as its line break alone: the parser, which would gather the comments
  * before a record into one text, sees an empty line, which it passes over.
+ * <p>
+ * A control character the parser takes for white space ({@link #isControlSpace}) is passed on as its stand-in where
+ * it starts or is part of an unquoted value, which the parser keeps in the value, and the reader puts back ({@link
+ * #restored}): the parser would drop it around the value, which would be read without it, where a NUL or a BEL there
+ * is kept and quarantines its record. One between a closing quote and the delimiter is no part of a value, and the
+ * parser drops it as a space there.
  */
 final class CsvRecordLimit extends Reader {
 
@@ -23,6 +29,12 @@ final class CsvRecordLimit extends Reader {
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
+
+    /**
+     * Where the stand-in of a control character starts: a lone low surrogate (U+DC0B to U+DC1F), which text decoded
+     * strictly never holds (a low surrogate there always follows a high one) and the parser takes for no white space.
+     */
+    private static final char STAND_IN = '\uDC00';
 
     private enum State { LINE_START, FIELD_START, UNQUOTED, QUOTED, QUOTE_IN_QUOTED, AFTER_CLOSE, COMMENT }
 
@@ -115,7 +127,7 @@ final class CsvRecordLimit extends Reader {
             }
             char c = buffer[position++];
             if (pass(c)) {
-                out[offset + written++] = c;
+                out[offset + written++] = passedAs(c);
             }
         }
         return written == 0 && eof ? -1 : written;
@@ -138,9 +150,10 @@ final class CsvRecordLimit extends Reader {
                 return cutIn == null; // an empty line, or the \n of \r\n
             }
             case FIELD_START -> {
-                if (c != delimiter && !lineBreak && Character.isWhitespace(c)) {
+                if (c != delimiter && !lineBreak && Character.isWhitespace(c) && !isControlSpace(c)) {
                     // still the value's start: the parser skips white space there (not a line break or the
-                    // delimiter, as its lexer), so a quote after it opens a quoted value
+                    // delimiter, as its lexer), so a quote after it opens a quoted value; a control character is
+                    // passed on as its stand-in, which starts an unquoted value (passedAs)
                     break;
                 }
                 if (c == quote) {
@@ -204,6 +217,36 @@ final class CsvRecordLimit extends Reader {
             droppedLineBreaks++;
         }
         return cutIn == null;
+    }
+
+    /**
+     * {@code c}, just passed, as the parser is to read it: a control character it takes for white space, in an
+     * unquoted value, as its stand-in.
+     */
+    private char passedAs(char c) {
+        return state == State.UNQUOTED && isControlSpace(c) && c != delimiter ? (char) (STAND_IN + c) : c;
+    }
+
+    /**
+     * Whether {@code c} is a control character that {@link Character#isWhitespace} counts as white space, as the
+     * parser's lexer does around a value: U+000B, U+000C and U+001C to U+001F (not a tab or a line break).
+     */
+    static boolean isControlSpace(char c) {
+        return c < ' ' && c != '\t' && c != '\n' && c != '\r' && Character.isWhitespace(c);
+    }
+
+    /** {@code value} as the parser read it, with the control characters passed on as stand-ins put back. */
+    static String restored(String value) {
+        char[] chars = null;
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c > STAND_IN && c < STAND_IN + ' ' && isControlSpace((char) (c - STAND_IN))
+                    && (i == 0 || !Character.isHighSurrogate(value.charAt(i - 1)))) {
+                chars = chars == null ? value.toCharArray() : chars;
+                chars[i] = (char) (c - STAND_IN);
+            }
+        }
+        return chars == null ? value : new String(chars);
     }
 
     /** What closes a cut record for the parser: its open quoted value, then the marker as one more value. */

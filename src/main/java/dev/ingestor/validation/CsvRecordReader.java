@@ -177,13 +177,15 @@ final class CsvRecordReader implements RecordReader {
     /**
      * The values without the white space around them, inside their quotes too (outside them the parser drops it).
      * Only white space: {@code String.trim} would take any control character at a value's edge with it (a NUL-padded
-     * export's {@code SKU-1\0\0} read as {@code SKU-1}), which inside the value quarantines its record.
+     * export's {@code SKU-1\0\0} read as {@code SKU-1}), which inside the value quarantines its record. The control
+     * characters the parser would have taken for white space outside quotes are put back ({@link
+     * CsvRecordLimit#restored}).
      */
     private static List<String> trimmed(List<String> values) {
-        return values.stream().map(CsvRecordReader::trim).toList();
+        return values.stream().map(value -> CsvRecordLimit.restored(trim(value))).toList();
     }
 
-    /** {@code value} without the white space up to U+0020 at its ends (spaces, tabs, line breaks), as before. */
+    /** {@code value} without the spaces, tabs and line breaks at its ends, as before. */
     private static String trim(String value) {
         int start = 0;
         int end = value.length();
@@ -197,7 +199,7 @@ final class CsvRecordReader implements RecordReader {
     }
 
     private static boolean isTrimmed(char c) {
-        return c <= ' ' && Character.isWhitespace(c);
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
     }
 
     private static long lineBreaksIn(String value) {

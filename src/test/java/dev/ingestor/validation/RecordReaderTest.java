@@ -139,6 +139,33 @@ class RecordReaderTest {
     }
 
     /**
+     * The control characters Java counts as white space (U+000B, U+000C, U+001C to U+001F: the parser drops them
+     * around a value outside quotes) are no white space of a value either: at a value's edge, quoted or not, or
+     * before its opening quote, they quarantine its record as any other control character does. A character beyond
+     * U+FFFF whose second half looks like one of their stand-ins (U+1000B is D800 DC0B) is kept as it is.
+     */
+    @Test
+    void aControlCharacterJavaCallsWhiteSpaceAtTheEdgeOfACsvValueIsNotTrimmedAway() {
+        List<Validated> records = read(RecordFormat.CSV, "source_id,sku,quantity,delivery_date\n"
+                + "C-1,SKU-1\u001F,1,2026-12-01\n"
+                + "C-2,\"SKU-2\u001E\",1,2026-12-01\n"
+                + "C-3, \u000BSKU-3,1,2026-12-01\n"
+                + "C-4,\"\u000CSKU-4\",1,2026-12-01\n"
+                + "C-5,\u001C\"SKU-5\",1,2026-12-01\n"
+                + "C-6,SKU-6,1,2026-12-01\u001D\n"
+                + "C-7,SKU-\uD800\uDC0B,1,2026-12-01\n", ',');
+        assertThat(records).extracting(Validated::reason).containsExactly(
+                "line 2: sku: contains the control character U+001F",
+                "line 3: sku: contains the control character U+001E",
+                "line 4: sku: contains the control character U+000B",
+                "line 5: sku: contains the control character U+000C",
+                "line 6: sku: contains the control character U+001C",
+                "line 7: delivery_date: contains the control character U+001D",
+                null);
+        assertThat(records.get(6).advice().sku()).isEqualTo("SKU-\uD800\uDC0B");
+    }
+
+    /**
      * A column name over 50,000 bytes of UTF-8 (here 25,001 characters, within the record size limit) is more than a
      * reader of the item's record or event takes: its records are quarantined naming the limit.
      */
