@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ingestor.config.JsonNesting;
 import dev.ingestor.config.RecordFormat;
 import dev.ingestor.config.SupplierProperties;
 import dev.ingestor.support.ChildJvm;
@@ -246,6 +247,23 @@ class RecordLimitsTest {
         }
         List<String> longLines = List.of(wide + "}",
                 "{\"source_id\":\"A-0\",\"note\":\"{" + "y".repeat(200) + "\\\"[\\\"\",\"x\":1}");
+        for (String first : longLines) {
+            List<Validated> records = read(RecordFormat.JSON, text(first + "\n" + HugeRecordFiles.LAST_JSON + "\n"),
+                    RecordMapping.NONE, SMALL);
+            assertThat(records).extracting(Validated::isValid).as(first).containsExactly(false, true);
+            assertThat(records.get(0).reason()).startsWith("line 1 is larger than the limit of 100 characters");
+        }
+    }
+
+    /**
+     * A first line over the limit whose record is broken JSON, a bracket closed by the other kind (an array never
+     * closed) or nested deeper than JSON may be, is that record's problem, as the same line within the limit is: it is
+     * quarantined and the file goes on, not rejected whole as a document over several lines.
+     */
+    @Test
+    void aBrokenJsonRecordOnAFirstLineOverTheLimitIsThatRecordsProblemOnly() {
+        List<String> longLines = List.of("{\"source_id\":\"A-0\",\"a\":[1, \"note\":\"" + "y".repeat(200) + "\"}",
+                "{\"source_id\":\"A-0\",\"a\":" + "[".repeat(JsonNesting.MAX_DEPTH + 10));
         for (String first : longLines) {
             List<Validated> records = read(RecordFormat.JSON, text(first + "\n" + HugeRecordFiles.LAST_JSON + "\n"),
                     RecordMapping.NONE, SMALL);
