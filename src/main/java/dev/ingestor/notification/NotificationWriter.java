@@ -87,6 +87,15 @@ public class NotificationWriter {
         if (uri.getHost() == null) {
             throw new IllegalStateException(property + " has no host");
         }
+        if (uri.getPort() == 0 || uri.getPort() > 65_535) {
+            throw new IllegalStateException(property + " has port " + uri.getPort() + "; a port is 1 to 65535");
+        }
+        if (uri.getRawUserInfo() != null) {
+            // Java's HTTP client sends no credentials from the URL: every notification would be refused
+            throw new IllegalStateException(property + " holds credentials before its host (user:password@), which"
+                    + " are never sent; a service that takes a secret takes it in the URL's path or query, or checks the"
+                    + " signature the webhook's secret makes");
+        }
     }
 
     /**
