@@ -445,7 +445,11 @@ class NotificationTest extends IngestorTestSupport {
     }
 
     @Test
-    void aNotificationOfAWebhookNoLongerConfiguredIsGivenUpOnceOldAndNeverSent() {
+    void aNotificationOfAWebhookNoLongerConfiguredIsGivenUpOnceOldAndNeverSent(
+            @Autowired io.micrometer.core.instrument.MeterRegistry registry) {
+        io.micrometer.core.instrument.Counter givenUp = registry.get("ingestor.notifications")
+                .tags("type", "job.failed", "outcome", "gave_up").counter();
+        double before = givenUp.count();
         jdbc.update("INSERT INTO notification (event_id, type, destination, payload, created_at) VALUES"
                 + " (?, 'job.failed', 'REMOVED', '{}', now() - interval '8 days'), (?, 'job.failed', 'REMOVED', '{}', now())",
                 UUID.randomUUID(), UUID.randomUUID());
@@ -457,6 +461,8 @@ class NotificationTest extends IngestorTestSupport {
                 .containsExactly(true, false);
         assertThat(jdbc.queryForObject("SELECT attempts FROM notification WHERE gave_up_at IS NOT NULL", Integer.class))
                 .isZero();
+        // counted, as the alert on notifications given up watches
+        assertThat(givenUp.count() - before).isEqualTo(1);
     }
 
     @Test
