@@ -10,7 +10,6 @@ import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Locale;
-import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
 import dev.ingestor.config.IngestorProperties;
@@ -38,8 +37,9 @@ import tools.jackson.databind.ObjectMapper;
  *   <li>No declared length (chunked): the body is read ahead, at most one byte past the limit, and refused
  *       with 413 if it is longer; a body is never silently cut.</li>
  *   <li>{@code Content-Encoding: gzip}: decoded here, the limit applying to the decoded bytes (a small
- *       compressed body can decode to gigabytes), never more than limit + 1 of them; malformed gzip is a
- *       400. Any other encoding is a 415 naming it.</li>
+ *       compressed body can decode to gigabytes), never more than limit + 1 of them, of every member
+ *       ({@link GzipBody}); malformed gzip, or bytes after its last member, is a 400. Any other encoding is a
+ *       415 naming it.</li>
  *   <li>A body read ahead that stops arriving (nothing for {@code server.tomcat.connection-timeout}) is a 408,
  *       one that breaks off a 400, both answered by the error page ({@link ErrorPageProblems}).</li>
  *   <li>Multipart bodies are parsed by the servlet container, bounded by {@code spring.servlet.multipart.*}
@@ -98,7 +98,7 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
         SpooledBody body;
         try {
             InputStream in = request.getInputStream();
-            body = SpooledBody.read(gzip ? new GZIPInputStream(in, 8192) : in, limit.bytes(), spoolDir);
+            body = SpooledBody.read(gzip ? new GzipBody(in) : in, limit.bytes(), spoolDir);
         } catch (SpooledBody.TooLarge e) {
             refuse(request, response, 413, "too-large", "Content Too Large", (gzip ? "the decoded body" : "the body")
                     + " is larger than the limit of " + limit.describe());

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -55,6 +57,55 @@ class ContentEncodingTest extends IngestorTestSupport {
         assertThat(jobCount()).isZero();
     }
 
+    /**
+     * A gzip body may be several members one after the other (RFC 1952), and the next need not have arrived when
+     * one ends: the whole body is stored, never its first member alone as if it were all.
+     */
+    @Test
+    void aGzipBodyOfSeveralMembersIsStoredWholeWhenTheSecondArrivesLater() throws Exception {
+        byte[] first = CSV.getBytes(StandardCharsets.UTF_8);
+        byte[] second = "G-2,1,SKU-2,7,2026-12-02\n".getBytes(StandardCharsets.UTF_8);
+        byte[] firstMember = gzip(first);
+        byte[] secondMember = gzip(second);
+        String answer;
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST " + FILES + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: " + ACME_KEY
+                    + "\r\nContent-Type: text/csv\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
+                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(chunk(firstMember));
+            out.flush();
+            Thread.sleep(1500);
+            try {
+                out.write(chunk(secondMember));
+                out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                answer = "the server stopped reading the body after its first member: " + e;
+            }
+        }
+        // what was stored, however the connection ended
+        assertThat(jdbc.queryForList("SELECT key FROM import_job", String.class)).as(answer)
+                .containsExactly("ACME:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(
+                        (CSV + "G-2,1,SKU-2,7,2026-12-02\n").getBytes(StandardCharsets.UTF_8))));
+        assertThat(answer).startsWith("HTTP/1.1 202");
+        byte[] whole = (CSV + "G-2,1,SKU-2,7,2026-12-02\n").getBytes(StandardCharsets.UTF_8);
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(whole));
+        assertThat(answer).contains("\"key\":\"ACME:" + sha + "\"", "\"size\":" + whole.length + ",");
+    }
+
+    /** Bytes after the last member that are not another member are a malformed body, not silently dropped. */
+    @Test
+    void bytesAfterTheLastGzipMemberAre400() throws Exception {
+        byte[] member = gzip(CSV.getBytes(StandardCharsets.UTF_8));
+        byte[] trailing = Arrays.copyOf(member, member.length + 9);
+        System.arraycopy("G-2,1,SKU".getBytes(StandardCharsets.UTF_8), 0, trailing, member.length, 9);
+        assertProblem(post(FILES, ACME_KEY, "text/csv", trailing, "Content-Encoding", "gzip"), 400, "not valid gzip");
+        assertThat(jobCount()).isZero();
+    }
+
     @Test
     void malformedGzipIs400() throws Exception {
         byte[] notGzip = CSV.getBytes(StandardCharsets.UTF_8);
@@ -73,6 +124,15 @@ class ContentEncodingTest extends IngestorTestSupport {
                     415, "Content-Encoding '" + encoding + "' is not taken");
         }
         assertThat(jobCount()).isZero();
+    }
+
+    private static byte[] chunk(byte[] bytes) {
+        byte[] size = (Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] chunk = Arrays.copyOf(size, size.length + bytes.length + 2);
+        System.arraycopy(bytes, 0, chunk, size.length, bytes.length);
+        chunk[chunk.length - 2] = '\r';
+        chunk[chunk.length - 1] = '\n';
+        return chunk;
     }
 
     private static byte[] gzip(byte[] plain) throws IOException {
