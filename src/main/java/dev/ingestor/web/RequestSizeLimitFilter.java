@@ -38,7 +38,8 @@ import tools.jackson.databind.ObjectMapper;
  *       with 413 if it is longer; a body is never silently cut.</li>
  *   <li>{@code Content-Encoding: gzip}: decoded here, the limit applying to the decoded bytes (a small
  *       compressed body can decode to gigabytes), never more than limit + 1 of them, of every member
- *       ({@link GzipBody}); malformed gzip, or bytes after its last member, is a 400. Any other encoding is a
+ *       ({@link GzipBody}), and to the compressed bytes read (a header's name or comment and empty members
+ *       decode to nothing); malformed gzip, or bytes after its last member, is a 400. Any other encoding is a
  *       415 naming it.</li>
  *   <li>A body read ahead that stops arriving (nothing for {@code server.tomcat.connection-timeout}) is a 408,
  *       one that breaks off a 400, both answered by the error page ({@link ErrorPageProblems}).</li>
@@ -96,12 +97,21 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
             return;
         }
         SpooledBody body;
+        AtMost compressed = null;
         try {
             InputStream in = request.getInputStream();
-            body = SpooledBody.read(gzip ? new GzipBody(in) : in, limit.bytes(), spoolDir);
+            if (gzip) {
+                // a gzip header's name or comment, and empty members, decode to nothing: the bytes sent are bounded too
+                compressed = new AtMost(in, limit.bytes());
+                in = new GzipBody(compressed);
+            }
+            body = SpooledBody.read(in, limit.bytes(), spoolDir);
         } catch (SpooledBody.TooLarge e) {
-            refuse(request, response, 413, "too-large", "Content Too Large", (gzip ? "the decoded body" : "the body")
-                    + " is larger than the limit of " + limit.describe());
+            String what = compressed == null
+                    ? "the body"
+                    : compressed.over() ? "the compressed body" : "the decoded body";
+            refuse(request, response, 413, "too-large", "Content Too Large", what + " is larger than the limit of "
+                    + limit.describe());
             return;
         } catch (ClientAbortException e) {
             // the body stopped arriving (nothing for server.tomcat.connection-timeout: 408) or broke off (400). Tomcat
@@ -229,6 +239,44 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
 
         private static boolean hidden(String name) {
             return "Content-Encoding".equalsIgnoreCase(name) || "Transfer-Encoding".equalsIgnoreCase(name);
+        }
+    }
+
+    /** The bytes of a stream, refused with {@link SpooledBody.TooLarge} once more than {@code limit} are read. */
+    private static final class AtMost extends java.io.FilterInputStream {
+        private final long limit;
+        private long read;
+
+        AtMost(InputStream in, long limit) {
+            super(in);
+            this.limit = limit;
+        }
+
+        boolean over() {
+            return read > limit;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            count(b < 0 ? -1 : 1);
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, (int) Math.min(len, limit + 1 - read));
+            count(n);
+            return n;
+        }
+
+        private void count(int n) throws SpooledBody.TooLarge {
+            if (n > 0) {
+                read += n;
+                if (read > limit) {
+                    throw new SpooledBody.TooLarge();
+                }
+            }
         }
     }
 

@@ -2,15 +2,18 @@ package dev.ingestor.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.UUID;
 import java.util.zip.GZIPOutputStream;
 
@@ -103,6 +106,36 @@ class ContentEncodingTest extends IngestorTestSupport {
         byte[] trailing = Arrays.copyOf(member, member.length + 9);
         System.arraycopy("G-2,1,SKU".getBytes(StandardCharsets.UTF_8), 0, trailing, member.length, 9);
         assertProblem(post(FILES, ACME_KEY, "text/csv", trailing, "Content-Encoding", "gzip"), 400, "not valid gzip");
+        assertThat(jobCount()).isZero();
+    }
+
+    /**
+     * Without a declared length the compressed bytes are bounded too: what a gzip header names (a file name, a
+     * comment) and empty members decode to nothing, so a body of them alone would be read for as long as it is sent.
+     */
+    @Test
+    void aChunkedGzipBodyOverTheLimitIs413EvenWhenItDecodesToLittle() throws Exception {
+        byte[] member = gzip(CSV.getBytes(StandardCharsets.UTF_8));
+        ByteArrayOutputStream named = new ByteArrayOutputStream();
+        named.write(member, 0, 3);
+        named.write(member[3] | 0x08); // FNAME: a zero-terminated name follows the header
+        named.write(member, 4, 6);
+        named.write("n".repeat(2_000_000).getBytes(StandardCharsets.UTF_8));
+        named.write(0);
+        named.write(member, 10, member.length - 10);
+        ByteArrayOutputStream empties = new ByteArrayOutputStream();
+        byte[] empty = gzip(new byte[0]);
+        while (empties.size() < 2_000_000) {
+            empties.write(empty);
+        }
+        empties.write(member);
+        for (byte[] body : List.of(named.toByteArray(), empties.toByteArray())) {
+            HttpResponse<String> response = http.send(postRequest(FILES, ACME_KEY, "text/csv",
+                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)),
+                    "Content-Encoding", "gzip"), HttpResponse.BodyHandlers.ofString());
+            assertProblem(response, 413,
+                    "the compressed body is larger than the limit of 1048576 bytes (ingestor.http.max-file-size)");
+        }
         assertThat(jobCount()).isZero();
     }
 
