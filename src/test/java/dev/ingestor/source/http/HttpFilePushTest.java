@@ -313,6 +313,24 @@ class HttpFilePushTest extends IngestorTestSupport {
         }
     }
 
+    /**
+     * A Content-Type naming a charset Java does not know ({@code charset=binary} or {@code unknown-8bit}, as
+     * {@code file --mime} writes them) cannot be parsed: the 415 names the charset, not only that the header could not
+     * be read.
+     */
+    @Test
+    void aContentTypeThatCannotBeParsedIs415NamingWhatIsWrongInIt() throws Exception {
+        byte[] body = CSV.getBytes(StandardCharsets.UTF_8);
+        assertProblem(post(FILES, ACME_KEY, "application/octet-stream; charset=binary", body), 415,
+                "charset 'binary', which is not known");
+        assertProblem(post(FILES, ACME_KEY, "text/csv; charset=\"unknown-8bit\"", body), 415,
+                "charset 'unknown-8bit', which is not known");
+        assertProblem(post(FILES, ACME_KEY, "text", body), 415, "the Content-Type 'text' is not a media type");
+        assertProblem(post("/api/v1/suppliers/ACME/items", ACME_KEY, "application/json; charset=utf-9", body,
+                "Idempotency-Key", "k-1"), 415, "charset 'utf-9', which is not known");
+        assertThat(jobCount()).isZero();
+    }
+
     @Test
     void badRequestsAreProblemsNamingWhatWasWrong() throws Exception {
         byte[] body = CSV.getBytes(StandardCharsets.UTF_8);
