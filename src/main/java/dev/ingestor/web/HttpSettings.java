@@ -17,6 +17,14 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties(prefix = "ingestor.http")
 public class HttpSettings {
 
+    /**
+     * What a multipart push may carry besides its file: the boundaries and the part headers of a form of at most
+     * {@code server.tomcat.max-part-count} (50) parts of {@code server.tomcat.max-part-header-size} (512 B) each. The
+     * file part itself is held to {@link #getMaxFileSize}; the whole body to that and this, so a file of the largest
+     * size is taken as a multipart part as it is as a raw body.
+     */
+    public static final DataSize MULTIPART_ENVELOPE = DataSize.ofKilobytes(64);
+
     /** Largest file a push may carry (raw body or multipart part; also Spring's multipart limit). */
     private DataSize maxFileSize = DataSize.ofMegabytes(100);
     /** Largest JSON item batch. */

@@ -48,15 +48,17 @@ class MultipartProblems {
             // the parser's limit on a part's headers, told apart by its limit from that on the whole body, which
             // is reported by the same class
             if (cause instanceof SizeLimitExceededException size && size.getPermittedSize() == maxPartHeaderSize
-                    && maxPartHeaderSize != maxFileSize) {
+                    && maxPartHeaderSize != maxFileSize + HttpSettings.MULTIPART_ENVELOPE.toBytes()) {
                 return answer(Problem.of(413, "part-header-too-large", "Content Too Large",
                         "the headers of a part are larger than " + maxPartHeaderSize
                                 + " bytes (server.tomcat.max-part-header-size); shorten the part's file name"));
             }
         }
-        return answer(
-                Problem.of(413, "too-large", "Content Too Large", "the multipart body is larger than the limit of "
-                        + maxFileSize + " bytes (ingestor.http.max-file-size); nothing of it was kept"));
+        return answer(Problem.of(413, "too-large", "Content Too Large",
+                "the multipart body is larger than the limit of "
+                        + maxFileSize + " bytes (ingestor.http.max-file-size) for its file and "
+                        + HttpSettings.MULTIPART_ENVELOPE.toBytes()
+                        + " bytes for the form around it; nothing of it was kept"));
     }
 
     @ExceptionHandler(MultipartException.class)

@@ -85,9 +85,12 @@ class RequestSizeLimitFilter extends OncePerRequestFilter implements Ordered {
             return;
         }
         long declared = request.getContentLengthLong();
-        if (declared > limit.bytes()) {
+        // a form carries its file with boundaries and part headers around it; the file part is bounded by the container
+        long envelope = multipart ? HttpSettings.MULTIPART_ENVELOPE.toBytes() : 0;
+        if (declared > limit.bytes() + envelope) {
             refuse(request, response, 413, "too-large", "Content Too Large", "the body of " + declared
-                    + " bytes is larger than the limit of " + limit.describe());
+                    + " bytes is larger than the limit of " + limit.describe()
+                    + (multipart ? " and " + envelope + " bytes for the form around the file" : ""));
             return;
         }
         boolean chunked = request.getHeader("Transfer-Encoding") != null;

@@ -54,7 +54,7 @@ class RouteTimingsWiringTest extends IngestorTestSupport {
         assertThat(environment.getProperty("spring.servlet.multipart.max-file-size", DataSize.class))
                 .isEqualTo(DataSize.ofMegabytes(1));
         assertThat(environment.getProperty("spring.servlet.multipart.max-request-size", DataSize.class))
-                .isEqualTo(DataSize.ofMegabytes(1));
+                .isEqualTo(DataSize.ofKilobytes(1024 + 64));
         assertThat(camelContext.getStreamCachingStrategy().getSpoolDirectory().toPath())
                 .isEqualTo(DATA.resolve("spool"));
     }
