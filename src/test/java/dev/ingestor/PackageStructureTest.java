@@ -73,7 +73,7 @@ class PackageStructureTest {
         // the read API: job views, the job list, item history
         allowed.put("api", Set.of("job", "logging", "outbox", "validation", "web"));
         // file drop and SFTP: what a file source needs before intake
-        allowed.put("source.file", Set.of("config", "intake", "logging", "metrics"));
+        allowed.put("source.file", Set.of("config", "intake", "logging", "metrics", "wakeup"));
         // HTTP push: files, and item batches with request-level idempotency
         allowed.put("source.http", Set.of("api", "config", "intake", "job", "logging", "metrics", "processing",
                 "validation", "web"));

@@ -17,7 +17,8 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.ingestor.source.file.PollsThroughErrors;
+import dev.ingestor.source.file.FilePollsThroughErrors;
+import dev.ingestor.wakeup.PollsThroughErrors;
 import org.apache.camel.builder.AdviceWith;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.PluginHelper;
@@ -36,7 +37,7 @@ class TimedRoutesTest {
 
     private static final Path ROUTES = Path.of("routes");
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    /** The schedulers that poll on after an Error: {@link PollsThroughErrors}, {@code wakeup.WakeOnNotice}. */
+    /** The schedulers of timed routes that poll on after an Error: {@link PollsThroughErrors}, {@code WakeOnNotice}. */
     private static final List<String> POLLING_THROUGH_ERRORS = List.of("#pollsThroughErrors", "#wakeOnNotice");
 
     /** What the routes' bean steps call, counted by bean and method; every call does nothing. */
@@ -180,9 +181,13 @@ class TimedRoutesTest {
                 String scheme = uri.substring(0, Math.max(0, uri.indexOf(':')));
                 String where = file.getFileName() + ": " + uri;
                 assertThat(scheme).as(where).isNotEqualTo("timer");
-                if (List.of("scheduler", "file", "sftp").contains(scheme)) {
-                    assertThat(route.path("from").path("parameters").path("scheduler").asText()).as(where)
-                            .isIn(POLLING_THROUGH_ERRORS);
+                String scheduler = route.path("from").path("parameters").path("scheduler").asText();
+                if (List.of("file", "sftp").contains(scheme)) {
+                    // a route that lists files backs off after Errors, and lets go of what a failed poll listed
+                    assertThat(scheduler).as(where).isEqualTo("#" + FilePollsThroughErrors.NAME);
+                    scheduled.add(where);
+                } else if (scheme.equals("scheduler")) {
+                    assertThat(scheduler).as(where).isIn(POLLING_THROUGH_ERRORS);
                     scheduled.add(where);
                 }
             }

@@ -10,13 +10,13 @@ import org.springframework.stereotype.Component;
 /**
  * The step just before a file route hands its file to other threads (the file drop's {@code threads}): it tells the
  * route's {@link InProgressMarks} that the file goes on. It runs on the poll thread, so when a poll fails with an
- * {@link Error}, a file it had listed and that never passed here is known not to be under way, and {@link
- * PollsThroughErrors} lets go of its mark and of the claim the poll took for it: the next poll takes it again. A file
- * that passed here keeps both until its exchange is done (an {@link Error} that ends the exchange outside a bean step,
- * on a pool thread or on the poll thread when the pool is full and the poll thread runs it, leaves both: the file is
- * then no instance's until this one restarts, for it renews the claims it holds). With marks of another kind, or on a
- * synchronous route (where {@link PollsThroughErrors} lets go of every mark of a failed poll), a step that does
- * nothing.
+ * {@link Error}, a file it had listed and that never passed here is known not to be under way, and
+ * {@link FilePollsThroughErrors} lets go of its mark and of the claim the poll took for it: the next poll takes it
+ * again. A file that passed here keeps both until its exchange is done (an {@link Error} that ends the exchange
+ * outside a bean step, on a pool thread or on the poll thread when the pool is full and the poll thread runs it,
+ * leaves both: the file is then no instance's until this one restarts, for it renews the claims it holds). With
+ * marks of another kind, or on a synchronous route (where {@link FilePollsThroughErrors} lets go of every mark of a
+ * failed poll), a step that does nothing.
  */
 @Component(FileHandOff.NAME)
 public class FileHandOff implements Processor {

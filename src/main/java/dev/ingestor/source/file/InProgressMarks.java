@@ -15,7 +15,7 @@ import org.springframework.stereotype.Component;
  * One file route's marks of its files in progress (Camel's {@code inProgressRepository}, one per endpoint), which
  * also know the marks the poll under way has set. Camel marks a file as it lists it, and lets go of the mark when the
  * file's exchange is done, when the file is not taken, and after a poll that failed with an exception. After a poll
- * that failed with an {@link Error} it lets go of none, so {@link PollsThroughErrors} asks this class to let go of
+ * that failed with an {@link Error} it lets go of none, so {@link FilePollsThroughErrors} asks this class to let go of
  * the marks that poll set on files no exchange is still taking; a mark left behind would keep its file from this
  * instance until a restart. A file still under way keeps its mark until its exchange is done, as in Camel: let go
  * earlier, the file would be listed again while it is still being taken. A route that hands its files to other
@@ -25,7 +25,7 @@ import org.springframework.stereotype.Component;
  * Unbounded, where Camel's default holds 50,000 marks and drops the oldest: a mark dropped while its file is still in
  * progress lets the file be listed again. The marks are as many as the files listed and not yet done, at most a poll's
  * {@code maxMessagesPerPoll} more than the files queued on the route, and those a failed poll left marked because
- * their files might still be under way ({@link PollsThroughErrors}).
+ * their files might still be under way ({@link FilePollsThroughErrors}).
  */
 @Component(InProgressMarks.NAME)
 @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)

@@ -249,7 +249,7 @@ class FileDropIntakeTest extends IngestorTestSupport {
                 .toList();
         assertThat(consumers).hasSizeGreaterThan(1);
         assertThat(consumers).extracting(ScheduledPollConsumer::getScheduler)
-                .hasOnlyElementsOfType(PollsThroughErrors.class).doesNotHaveDuplicates();
+                .hasOnlyElementsOfType(FilePollsThroughErrors.class).doesNotHaveDuplicates();
         assertThat(consumers).extracting(consumer -> ((GenericFileEndpoint<?>) consumer.getEndpoint())
                 .getInProgressRepository()).hasOnlyElementsOfType(InProgressMarks.class).doesNotHaveDuplicates();
     }

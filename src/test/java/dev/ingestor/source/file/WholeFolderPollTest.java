@@ -62,13 +62,14 @@ class WholeFolderPollTest {
                 polls.incrementAndGet();
             }
         });
-        camel.getRegistry().bind(PollsThroughErrors.NAME, new PollsThroughErrors());
+        camel.getRegistry().bind(FilePollsThroughErrors.NAME, new FilePollsThroughErrors());
         camel.getRegistry().bind(InProgressMarks.NAME, new InProgressMarks());
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
                 from("file:" + inbox + "?" + options + "&filter=#filter&pollStrategy=#pollStrategy"
-                        + "&scheduler=#" + PollsThroughErrors.NAME + "&inProgressRepository=#" + InProgressMarks.NAME
+                        + "&scheduler=#" + FilePollsThroughErrors.NAME + "&inProgressRepository=#"
+                        + InProgressMarks.NAME
                         + "&maxMessagesPerPoll=3&initialDelay=0&delay=50&delete=true")
                         .routeId("file-drop-TEST")
                         .threads(4)

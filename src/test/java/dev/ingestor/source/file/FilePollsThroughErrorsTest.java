@@ -37,12 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * A file route under {@link PollsThroughErrors}: Camel's file consumer and a real folder; with the routes' marks
+ * A file route under {@link FilePollsThroughErrors}: Camel's file consumer and a real folder; with the routes' marks
  * ({@link InProgressMarks}) and claims ({@link FileClaimRepository}, on a real PostgreSQL) where the marks a failed
  * poll leaves matter. The listing fails with an Error where a filter says, as a stack overflow or memory run out would;
  * a claim, where the claims say.
  */
-class PollsThroughErrorsTest {
+class FilePollsThroughErrorsTest {
 
     private static JdbcTemplate jdbc;
 
@@ -75,12 +75,12 @@ class PollsThroughErrorsTest {
             return true;
         };
         CamelContext camel = new DefaultCamelContext();
-        camel.getRegistry().bind(PollsThroughErrors.NAME, new PollsThroughErrors());
+        camel.getRegistry().bind(FilePollsThroughErrors.NAME, new FilePollsThroughErrors());
         camel.getRegistry().bind("failing", failing);
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("file:" + inbox + "?scheduler=#" + PollsThroughErrors.NAME
+                from("file:" + inbox + "?scheduler=#" + FilePollsThroughErrors.NAME
                         + "&filter=#failing&initialDelay=0&delay=50&delete=true")
                         .routeId("drops")
                         .process(exchange -> taken.add(exchange.getMessage().getHeader("CamelFileName", String.class)));
@@ -146,14 +146,14 @@ class PollsThroughErrorsTest {
     private CamelContext claimingRoute(GenericFileFilter<Object> filter, FileClaimRepository claims,
             CountDownLatch finish, String options) throws Exception {
         CamelContext camel = new DefaultCamelContext();
-        camel.getRegistry().bind(PollsThroughErrors.NAME, new PollsThroughErrors());
+        camel.getRegistry().bind(FilePollsThroughErrors.NAME, new FilePollsThroughErrors());
         camel.getRegistry().bind(InProgressMarks.NAME, new InProgressMarks());
         camel.getRegistry().bind("claims", claims);
         camel.getRegistry().bind("filter", filter);
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("file:" + inbox + "?scheduler=#" + PollsThroughErrors.NAME + "&inProgressRepository=#"
+                from("file:" + inbox + "?scheduler=#" + FilePollsThroughErrors.NAME + "&inProgressRepository=#"
                         + InProgressMarks.NAME + "&readLock=idempotent&idempotentRepository=#claims&idempotent=false"
                         + "&readLockRemoveOnCommit=true&readLockRemoveOnRollback=true"
                         + "&filter=#filter&initialDelay=0&delay=50&delete=true" + options)
@@ -274,7 +274,7 @@ class PollsThroughErrorsTest {
             Path upload = Files.createDirectories(sftp.root().resolve("upload"));
             Files.writeString(upload.resolve("a.csv"), "a\n");
             Files.writeString(upload.resolve("b.csv"), "b\n");
-            camel.getRegistry().bind(PollsThroughErrors.NAME, new PollsThroughErrors());
+            camel.getRegistry().bind(FilePollsThroughErrors.NAME, new FilePollsThroughErrors());
             camel.getRegistry().bind(InProgressMarks.NAME, new InProgressMarks());
             camel.getRegistry().bind("lock", lock);
             camel.addRoutes(new RouteBuilder() {
@@ -282,7 +282,7 @@ class PollsThroughErrorsTest {
                 public void configure() {
                     from("sftp://127.0.0.1:" + sftp.port() + "/upload?username=acme&password=polls-pw"
                             + "&strictHostKeyChecking=no&useUserKnownHostsFile=false&stepwise=false&binary=true"
-                            + "&scheduler=#" + PollsThroughErrors.NAME + "&inProgressRepository=#"
+                            + "&scheduler=#" + FilePollsThroughErrors.NAME + "&inProgressRepository=#"
                             + InProgressMarks.NAME + "&exclusiveReadLockStrategy=#lock"
                             + "&initialDelay=0&delay=50&delete=true")
                             .routeId("pulls")
@@ -317,22 +317,22 @@ class PollsThroughErrorsTest {
     @Test
     void marksSharedByTwoSchedulersAreRefused() {
         InProgressMarks shared = new InProgressMarks();
-        PollsThroughErrors one = new PollsThroughErrors();
+        FilePollsThroughErrors one = new FilePollsThroughErrors();
         shared.belongTo(one);
         shared.belongTo(one);
-        assertThatThrownBy(() -> shared.belongTo(new PollsThroughErrors()))
+        assertThatThrownBy(() -> shared.belongTo(new FilePollsThroughErrors()))
                 .hasMessageContaining("belong to another route's scheduler");
     }
 
     @Test
     void theRoutesDelaysAreTheSchedulers() throws Exception {
         try (CamelContext camel = new DefaultCamelContext()) {
-            PollsThroughErrors scheduler = new PollsThroughErrors();
-            camel.getRegistry().bind(PollsThroughErrors.NAME, scheduler);
+            FilePollsThroughErrors scheduler = new FilePollsThroughErrors();
+            camel.getRegistry().bind(FilePollsThroughErrors.NAME, scheduler);
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    from("file:" + inbox + "?scheduler=#" + PollsThroughErrors.NAME
+                    from("file:" + inbox + "?scheduler=#" + FilePollsThroughErrors.NAME
                             + "&initialDelay=1234&delay=4321&useFixedDelay=false").routeId("drops").log("taken");
                 }
             });

@@ -2,10 +2,9 @@ package dev.ingestor.source.file;
 
 import java.util.function.Predicate;
 
-import org.apache.camel.Consumer;
+import dev.ingestor.wakeup.PollsThroughErrors;
 import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.spi.PollingConsumerPollStrategy;
-import org.apache.camel.support.DefaultScheduledPollConsumerScheduler;
 import org.apache.camel.support.ScheduledPollConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,21 +13,13 @@ import org.springframework.context.annotation.Scope;
 import org.springframework.stereotype.Component;
 
 /**
- * The scheduler of the file-drop and SFTP routes, and of the routes run on a schedule that no notification wakes
- * (notifications, the relay-stall check, housekeeping, the counts' folds, the outbox's vacuum, the file drop's strays
- * and claim renewal): Camel's own, with the route's {@code initialDelay}, {@code delay}, fixed delay and scheduled
- * executor, except that a poll that fails with an {@link Error} (a stack overflow, memory run out in one listing or
- * one of Camel's steps) is followed by another. Camel's poll logs such an Error and throws it on, and the stock
- * scheduler's task then never runs again: the supplier's files would wait, on this instance, until a restart, or its
- * notifications, claim renewals or housekeeping stop there, while the route still shows as started. Exceptions are the
- * poll strategy's, as before; they never reach here. (Camel's timer is no better: an Error ends its thread.)
+ * The scheduler of the file-drop and SFTP routes: the routes' {@link PollsThroughErrors}, which polls on after an
+ * {@link Error} (a stack overflow, memory run out in one listing or one of Camel's steps), with what a route that lists
+ * files needs besides.
  * <p>
- * An Error bypasses the consumer's own backoff and error count, so a file or SFTP route has a backoff of its own: after
- * {@code n} Errors in a row the next poll skips {@code 2^(n-1) - 1} turns, up to {@link #MOST_SKIPPED} (a listing that
- * runs out of memory is not listed again at once). A route run on a schedule keeps its pace, a poll a turn: its turn
- * is what it was set to, and skipped turns would be worse than the Error's line each turn. Claim renewal, every third
- * of the claims' lease, would let this instance's claims lapse while it still reads their files; housekeeping, once
- * an hour, would wait fifteen hours.
+ * An Error bypasses the consumer's own backoff and error count, so it has a backoff of its own: after {@code n}
+ * Errors in a row the next poll skips {@code 2^(n-1) - 1} turns, up to {@link #MOST_SKIPPED} (a listing that ran out
+ * of memory is not listed again at once).
  * <p>
  * Camel lets go of the in-progress marks a poll set only after an exception. After an Error, the marks the failed
  * poll set on files no exchange is still taking are let go of here, when the route's marks are {@link
@@ -47,24 +38,20 @@ import org.springframework.stereotype.Component;
  * name until a restart, and so do the other instances (the claim is renewed while this instance holds it).</li>
  * </ul>
  * <p>
- * A prototype, so each endpoint gets an instance of its own (Camel looks the scheduler up once per endpoint; the
- * templates' endpoints differ per supplier); named in the routes and templates by {@code scheduler:
- * "#pollsThroughErrors"}. The route's {@code scheduler.*} options are not read: the delays are the consumer's.
+ * A prototype, one per endpoint, named in the file-drop and SFTP templates by {@code scheduler:
+ * "#filePollsThroughErrors"}.
  */
-@Component(PollsThroughErrors.NAME)
+@Component(FilePollsThroughErrors.NAME)
 @Scope(ConfigurableBeanFactory.SCOPE_PROTOTYPE)
-public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
+public class FilePollsThroughErrors extends PollsThroughErrors {
 
-    static final String NAME = "pollsThroughErrors";
+    public static final String NAME = "filePollsThroughErrors";
     /** The most turns skipped after Errors in a row: 8 s at the file drop's 500 ms, 8 minutes at SFTP's 30 s. */
     static final int MOST_SKIPPED = 15;
-    private static final Logger LOG = LoggerFactory.getLogger(PollsThroughErrors.class);
+    private static final Logger LOG = LoggerFactory.getLogger(FilePollsThroughErrors.class);
 
-    private String routeId;
     /** The route's poll strategy: an SFTP route's is told of a poll an Error ended, which Camel does not tell it. */
     private PollingConsumerPollStrategy pollStrategy;
-    /** Whether the route lists files (a file or SFTP route), which backs off after Errors; else it keeps its pace. */
-    private boolean listsFiles;
     /** The route's marks when they are {@link InProgressMarks}, else null. */
     private InProgressMarks marks;
     /**
@@ -74,28 +61,11 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
     private Predicate<String> underWay;
     /** Claims let go of after the failed poll under way. */
     private int claimsLetGo;
-    /** Touched by the one scheduled task only (one consumer per route). */
-    private int errorsInARow;
-    private int toSkip;
 
     @Override
-    public void onInit(Consumer consumer) {
-        if (!(consumer instanceof ScheduledPollConsumer polling)) {
-            throw new IllegalArgumentException("PollsThroughErrors schedules a polling consumer, not "
-                    + consumer.getClass().getName());
-        }
-        // what the consumer gives the scheduler it makes itself, and not one it is given (ScheduledPollConsumer)
-        setInitialDelay(polling.getInitialDelay());
-        setDelay(polling.getDelay());
-        setTimeUnit(polling.getTimeUnit());
-        setUseFixedDelay(polling.isUseFixedDelay());
-        if (polling.getScheduledExecutorService() != null) {
-            setScheduledExecutorService(polling.getScheduledExecutorService());
-        }
-        routeId = polling.getRouteId();
+    protected void prepare(ScheduledPollConsumer polling) {
         pollStrategy = polling.getPollStrategy();
         marks = null;
-        listsFiles = polling.getEndpoint() instanceof GenericFileEndpoint<?>;
         if (polling.getEndpoint() instanceof GenericFileEndpoint<?> files
                 && files.getInProgressRepository() instanceof InProgressMarks own) {
             // one scheduler per set of marks: another's polls would mix theirs in
@@ -103,54 +73,42 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             marks = own;
             underWay = mayBeUnderWay(files, own);
         }
-        // a route started again starts afresh
-        errorsInARow = 0;
-        toSkip = 0;
-        super.onInit(consumer);
     }
 
     @Override
-    public void scheduleTask(Runnable task) {
-        super.scheduleTask(() -> pollOrSkip(task));
-    }
-
-    private void pollOrSkip(Runnable task) {
-        if (toSkip > 0) {
-            toSkip--;
-            return;
-        }
+    protected void pollStarts() {
         if (marks != null) {
             marks.pollStarts();
         }
-        try {
-            task.run();
-            errorsInARow = 0;
-            if (marks != null) {
-                marks.pollEnds();
-            }
-        } catch (Error e) {
-            // Camel's poll logged it with its stack
-            if (pollStrategy instanceof SftpPollStrategy sftp) {
-                sftp.endedByError(routeId);
-            }
-            errorsInARow++;
-            if (!listsFiles) {
-                LOG.error("a run of route {} failed with {} ({} in a row); it runs again at its next turn", routeId,
-                        e.toString(), errorsInARow);
-                return;
-            }
-            toSkip = (int) Math.min(MOST_SKIPPED, (1L << Math.min(errorsInARow - 1, 30)) - 1);
-            if (marks == null) {
-                LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of"
-                        + " its delay", routeId, e.toString(), errorsInARow, toSkip);
-                return;
-            }
-            claimsLetGo = 0;
-            int released = releaseMarks();
-            LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of its"
-                    + " delay; {} file(s) it had listed are free again ({} claim(s) it had taken let go of)", routeId,
-                    e.toString(), errorsInARow, toSkip, released, claimsLetGo);
+    }
+
+    @Override
+    protected void pollEnded() {
+        if (marks != null) {
+            marks.pollEnds();
         }
+    }
+
+    @Override
+    protected int turnsToSkip(int errorsInARow) {
+        return (int) Math.min(MOST_SKIPPED, (1L << Math.min(errorsInARow - 1, 30)) - 1);
+    }
+
+    @Override
+    protected void afterError(Error e, int errorsInARow, int toSkip) {
+        if (pollStrategy instanceof SftpPollStrategy sftp) {
+            sftp.endedByError(routeId());
+        }
+        if (marks == null) {
+            LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of its"
+                    + " delay", routeId(), e.toString(), errorsInARow, toSkip);
+            return;
+        }
+        claimsLetGo = 0;
+        int released = releaseMarks();
+        LOG.error("a poll of route {} failed with {} ({} in a row); it polls again after {} more turn(s) of its delay;"
+                + " {} file(s) it had listed are free again ({} claim(s) it had taken let go of)", routeId(),
+                e.toString(), errorsInARow, toSkip, released, claimsLetGo);
     }
 
     /** The failed poll's marks let go of; none when that fails too, so this task is never ended by it. */
@@ -158,7 +116,7 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
         try {
             return marks.releaseNotUnderWay(underWay);
         } catch (RuntimeException | Error e) {
-            LOG.error("the marks of route {}'s failed poll could not be let go of: {}", routeId, e.toString());
+            LOG.error("the marks of route {}'s failed poll could not be let go of: {}", routeId(), e.toString());
             return 0;
         }
     }
@@ -206,7 +164,7 @@ public class PollsThroughErrors extends DefaultScheduledPollConsumerScheduler {
             claimsLetGo++;
         } catch (RuntimeException | Error e) {
             LOG.warn("route {} let go of its hold on the claim of {}, but the claim's row stays until this instance"
-                    + " claims the file again or its lease ends: {}", routeId, path, e.toString());
+                    + " claims the file again or its lease ends: {}", routeId(), path, e.toString());
         }
     }
 }
