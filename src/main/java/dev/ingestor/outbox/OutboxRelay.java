@@ -38,7 +38,9 @@ import org.springframework.stereotype.Component;
  * the producer then retries until its delivery timeout and reports a timeout for every record of the batch. So
  * after a round with a failure that may pass, the next round of that slice sends its first event alone: a record
  * alone gets the broker's real answer (refused for good, or acknowledged), and the slice goes on with whole rounds
- * as soon as one event goes through.
+ * as soon as one event goes through, or as soon as one fails alone in a way that passes (its partition without a
+ * leader, say), which no batch hid: then the events of the slice's other partitions go on ({@link
+ * OutboxStore#nextAlone}).
  * <p>
  * No record is handed to the producer later than {@code ingestor.outbox.kafka-timeout} after the round's slice was
  * taken: with the delivery timeout, that bounds when the round's last send can still reach Kafka, which the

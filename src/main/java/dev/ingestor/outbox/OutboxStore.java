@@ -149,7 +149,8 @@ public class OutboxStore {
 
     /**
      * A relay round's second transaction: records Kafka's answers and gives the slice back, remembering in it
-     * whether the next round sends one event alone (after a failure that may pass, until one goes through).
+     * whether the next round sends one event alone (after a failure that may pass, until one goes through; not
+     * after a lone event that failed alike, see {@link #nextAlone}).
      * Returns how many events were published. Safe to run by a relay whose lease ran out meanwhile: an event
      * already moved by the relay that took over is simply not there any more, and the lease is no longer its own.
      */
@@ -159,19 +160,35 @@ public class OutboxStore {
         for (RelaySettlement.Refusal refusal : settlement.refused()) {
             refuse(round.topic(), refusal.event(), refusal.reason());
         }
-        // a round that never handed its events over heard nothing from Kafka: the slice keeps its mode
-        boolean oneAlone = settlement.handedOver()
-                ? settlement.waiting() > 0
-                        || round.oneAlone() && settlement.published().isEmpty()
-                : round.oneAlone();
+        boolean oneAlone = nextAlone(settlement);
         jdbc.update("UPDATE outbox_lease SET expires_at = NULL, one_alone = ? WHERE topic = ? AND slice = ?"
                 + " AND owner = ?", oneAlone, round.topic(), round.slice(), round.owner());
         if (settlement.waiting() > 0) {
             LOG.warn("outbox relay for {} could not publish {} event(s) of slice {}: {}; they stay in the outbox"
-                    + " and are sent again, one alone first", round.topic(), settlement.waiting(), round.slice(),
-                    settlement.firstFailure());
+                    + " and are sent again{}", round.topic(), settlement.waiting(), round.slice(),
+                    settlement.firstFailure(), oneAlone ? ", one alone first" : "");
         }
         return published;
+    }
+
+    /**
+     * Whether the slice's next round sends one event alone. After a whole round with a failure that may pass, yes:
+     * the broker may have refused a whole batch for one record in it, which only that record sent alone tells. A lone
+     * event refused for good: the next alone too, until one goes through. A lone event that failed in a way that
+     * passes even alone (its partition without a leader, Kafka away) told nothing a batch hides: the next round is
+     * whole again, so the events of the slice's other keys, on partitions that work, go out while that one waits.
+     * Kept alone, the slice would send that one event round after round, and every slice soon has such an event
+     * first: one partition without a leader held back every event of the topic. A round that never handed its events
+     * over heard nothing from Kafka: the slice keeps its mode.
+     */
+    static boolean nextAlone(RelaySettlement settlement) {
+        if (!settlement.handedOver()) {
+            return settlement.round().oneAlone();
+        }
+        if (settlement.round().oneAlone()) {
+            return settlement.published().isEmpty() && settlement.waiting() == 0;
+        }
+        return settlement.waiting() > 0;
     }
 
     /**
