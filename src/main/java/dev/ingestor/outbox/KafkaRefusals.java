@@ -1,6 +1,7 @@
 package dev.ingestor.outbox;
 
 import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 
@@ -18,7 +19,9 @@ import org.apache.kafka.common.errors.SerializationException;
  * as such); several refused in one batch each get a bare {@code InvalidRecordException}, whatever the reason, so in a
  * batch it says nothing about the record itself. It is a refusal only for an event sent alone (the relay's one-alone
  * round, under the producer's write lock); in a batch it passes, and the event's next round sends it alone to hear
- * the broker's own answer.
+ * the broker's own answer. So does a batch larger than the topic's segments ({@code segment.bytes}, which may be
+ * smaller than its {@code max.message.bytes}): the producer does not split it, so in a batch it may be the others'
+ * size, while a record alone that is larger is refused however often it comes.
  */
 final class KafkaRefusals {
 
@@ -32,7 +35,7 @@ final class KafkaRefusals {
     public static Throwable refusal(Throwable failure, boolean alone) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof RecordTooLargeException || t instanceof SerializationException
-                    || alone && t instanceof InvalidRecordException) {
+                    || alone && (t instanceof InvalidRecordException || t instanceof RecordBatchTooLargeException)) {
                 return t;
             }
         }

@@ -20,8 +20,8 @@ public class OutboxSettings {
 
     /**
      * Largest event the relay sends (the producer's max.request.size; Kafka's own default). A larger one is
-     * refused for good and becomes a dead letter instead of blocking the relay; the broker's own limit
-     * (max.message.bytes) must be at least this.
+     * refused for good and becomes a dead letter instead of blocking the relay; the broker's own limits must be at
+     * least this: the topic's max.message.bytes, and its segment.bytes when this is raised past 1MB.
      */
     private DataSize maxEventSize = DataSize.ofMegabytes(1);
     /** How long the relay waits before it looks for new events again once a topic's backlog is empty. */

@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -32,6 +33,8 @@ class KafkaRefusalsTest {
         // the broker's word on a record sent alone
         Throwable invalid = new InvalidRecordException("invalid");
         assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(invalid), true)).isSameAs(invalid);
+        Throwable largerThanASegment = new RecordBatchTooLargeException("larger than the segment size");
+        assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(largerThanASegment), true)).isSameAs(largerThanASegment);
     }
 
     @Test
@@ -49,5 +52,7 @@ class KafkaRefusalsTest {
         // what each record of a batch with several refused records gets, whatever the reason
         assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(new InvalidRecordException("one of several")), false))
                 .isNull();
+        // a batch larger than a segment may be so by the others' size
+        assertThat(KafkaRefusals.refusal(asTheRelaySeesIt(new RecordBatchTooLargeException("batch")), false)).isNull();
     }
 }

@@ -71,6 +71,54 @@ class RelayRefusalsTest extends IngestorTestSupport {
     }
 
     /**
+     * A record larger than the topic's segments ({@code segment.bytes}, as small as 1 MB) is refused by the broker
+     * however often it comes, even where the topic's {@code max.message.bytes} and {@code max-event-size} allow it:
+     * sent alone, it becomes a dead letter, and the slice's next event goes out.
+     */
+    @Test
+    void anEventLargerThanTheTopicsSegmentsBecomesADeadLetterOnceSentAlone() throws Exception {
+        String topic = "segment-" + UUID.randomUUID();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", TestKafka.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+                    .configs(Map.of("segment.bytes", "1048576", "max.message.bytes", "3000000")))).all().get();
+        }
+        UUID large = UUID.randomUUID();
+        UUID small = UUID.randomUUID();
+        transactions.executeWithoutResult(status -> writer.write(topic, List.of(
+                new OutboxWriter.Event(large, "one-key",
+                        "{\"event_id\":\"" + large + "\",\"x\":\"" + "x".repeat(2_000_000) + "\"}"),
+                new OutboxWriter.Event(small, "one-key", "{\"event_id\":\"" + small + "\"}"))));
+        // a relay whose max-event-size allows 3 MB
+        String endpoint = "kafka:" + topic + "?requestRequiredAcks=all&enableIdempotence=true&lingerMs=5"
+                + "&maxBlockMs=2000&requestTimeoutMs=2000&deliveryTimeoutMs=4000&maxRequestSize=3000000";
+        try {
+            List<String> rounds = new ArrayList<>();
+            for (int i = 0; i < 4 && count("SELECT count(*) FROM outbox WHERE topic = ?", topic) > 0; i++) {
+                RelayRound round = transactions.execute(status -> store.take(topic, "test-instance/segment"));
+                RelaySettlement settlement = relay.send(round, endpoint);
+                transactions.executeWithoutResult(status -> store.settle(settlement));
+                rounds.add((round.oneAlone() ? "alone" : "whole") + ": " + settlement.published().size()
+                        + " published, " + settlement.refused().size() + " refused, " + settlement.waiting()
+                        + " waiting (" + settlement.firstFailure() + ")");
+            }
+
+            assertThat(count("SELECT count(*) FROM outbox WHERE topic = ?", topic)).as("rounds %s", rounds).isZero();
+            assertThat(jdbc.queryForObject("SELECT refused FROM outbox_published WHERE event_id = ?", String.class,
+                    large)).contains("RecordBatchTooLargeException");
+            assertThat(jdbc.queryForObject("SELECT refused IS NULL FROM outbox_published WHERE event_id = ?",
+                    Boolean.class, small)).isTrue();
+            assertThat(jdbc.queryForList("SELECT message FROM dead_letter WHERE stage = 'relay'", String.class))
+                    .singleElement().asString().contains(large.toString());
+        } finally {
+            jdbc.update("DELETE FROM outbox WHERE topic = ?", topic);
+        }
+    }
+
+    private long count(String sql, Object... args) {
+        return jdbc.queryForObject(sql, Long.class, args);
+    }
+
+    /**
      * A round that never got to hand its events to the producer (another round of this instance held it for a lone
      * event past the hand-over time) heard nothing from Kafka: its slice keeps sending batches, not one event alone.
      */
