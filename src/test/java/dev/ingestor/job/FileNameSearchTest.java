@@ -44,10 +44,12 @@ class FileNameSearchTest {
     /** A plan node's pages: those found in shared buffers and those read into them. */
     private static final Pattern BUFFERS = Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?");
 
+    /** A migrated database of 200,000 jobs ({@link #insertJobs}), analysed, made once for the cases that copy it. */
+    private static String twoHundredThousandJobs;
+
     @Test
     void aSearchByPartOfAFileNameReadsTheTrigramIndexOfItsMonth() {
-        JdbcTemplate jdbc = migrated("file_name_search_" + System.nanoTime(), null);
-        insertJobs(jdbc, 200_000);
+        JdbcTemplate jdbc = withJobs("file_name_search_" + System.nanoTime());
 
         assertThat(new ImportJobStore(jdbc, null).list(RARE_PART).items()).extracting(ImportJob::fileName)
                 .as("case ignored").containsExactly("file-4242.csv");
@@ -72,8 +74,7 @@ class FileNameSearchTest {
     @Test
     void aPageAsksTheNewestMonthsUntilItIsFull() throws SQLException {
         String database = "file_name_search_months_" + System.nanoTime();
-        JdbcTemplate jdbc = migrated(database, null);
-        insertJobs(jdbc, 200_000);
+        JdbcTemplate jdbc = withJobs(database);
         // two matches on either side of a month's bound
         jdbc.update("""
                 INSERT INTO import_job (id, supplier, state, key, file_name, size, source, request_key, received_at)
@@ -343,6 +344,16 @@ class FileNameSearchTest {
                 : new DriverManagerDataSource(url.replaceFirst("user=[^&]*", "user=" + user));
         Flyway.configure().dataSource(dataSource).load().migrate();
         return new JdbcTemplate(dataSource);
+    }
+
+    /** A new database {@code database} holding 200,000 jobs, a copy of one filled once for this class. */
+    private static synchronized JdbcTemplate withJobs(String database) {
+        if (twoHundredThousandJobs == null) {
+            String template = "file_name_search_jobs_" + System.nanoTime();
+            insertJobs(migrated(template, null), 200_000);
+            twoHundredThousandJobs = template;
+        }
+        return new JdbcTemplate(new DriverManagerDataSource(TestPostgres.copyOf(twoHundredThousandJobs, database)));
     }
 
     private static void insertJobs(JdbcTemplate jdbc, int jobs) {

@@ -51,6 +51,20 @@ public final class TestPostgres {
         return pg.getJdbcUrl("postgres", database);
     }
 
+    /**
+     * A JDBC URL for a new database {@code database}, a copy of {@code template} (its tables, rows and statistics): a
+     * file copy on the server, far quicker than filling it again. Nothing may be connected to the template meanwhile.
+     */
+    public static synchronized String copyOf(String template, String database) {
+        EmbeddedPostgres pg = server();
+        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + database + " TEMPLATE " + template);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot copy test database " + template + " to " + database, e);
+        }
+        return pg.getJdbcUrl("postgres", database);
+    }
+
     /** A database of this name with the application's migrations applied; a connection of its own per statement. */
     public static JdbcTemplate migrated(String database) {
         DriverManagerDataSource dataSource = new DriverManagerDataSource(jdbcUrl(database));
