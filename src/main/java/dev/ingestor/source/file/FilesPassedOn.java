@@ -1,5 +1,10 @@
 package dev.ingestor.source.file;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+
+import dev.ingestor.intake.FileState;
 import org.apache.camel.Endpoint;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileEndpoint;
@@ -11,7 +16,8 @@ import org.apache.camel.component.file.GenericFileEndpoint;
  * and whether it saw its whole folder ({@link PollingRoute#sawEverything}), so that a poll cut at its limit does not
  * forget the settling files past the cut.
  * <p>
- * Used from the route's poll thread only, as its filter and poll strategy are.
+ * Used from the route's poll thread only, as its filter and poll strategy are; but for {@link #listedAs}, which the
+ * route's {@link SettledAsListed} reads on the supplier's threads.
  */
 final class FilesPassedOn {
 
@@ -22,6 +28,13 @@ final class FilesPassedOn {
 
     /** Null: a file is passed on at first sight (a done file says it is complete, or min-age is 0). */
     private final SettledFiles settled;
+    /**
+     * The size and time of change of each settled file passed on, as the listing found them, by the listed file
+     * itself (Camel's {@link GenericFile}, compared as itself), until {@link SettledAsListed} reads them. Camel reads
+     * a file's size and time of change again once it has claimed it, later than the listing; weak, so a file passed
+     * on and never taken (claimed elsewhere, past the poll's limit, in progress already) is not kept.
+     */
+    private final Map<GenericFile<?>, FileState> listed = Collections.synchronizedMap(new WeakHashMap<>());
 
     FilesPassedOn(SettledFiles settled) {
         this.settled = settled;
@@ -29,19 +42,25 @@ final class FilesPassedOn {
 
     /** Whether {@code file}, which the filter's own rules let through, is passed on: settled, or at first sight. */
     boolean pass(GenericFile<?> file) {
-        return settled == null
-                || settled.settled(file.getRelativeFilePath(), file.getFileLength(), file.getLastModified());
+        if (settled == null) {
+            return true;
+        }
+        long size = file.getFileLength();
+        long modified = file.getLastModified();
+        if (!settled.settled(file.getRelativeFilePath(), size, modified)) {
+            return false;
+        }
+        listed.put(file, new FileState(size, modified, null));
+        return true;
     }
 
-    /** Whether only settled files are passed on. */
-    boolean settles() {
-        return settled != null;
-    }
-
-    /** Whether the filter of {@code endpoint} passes on only files that have settled. */
-    static boolean settles(Endpoint endpoint) {
+    /**
+     * The size and time of change {@code file}, passed on by the filter of {@code endpoint} once it had settled, was
+     * listed with, once; null for a file passed on at first sight, or asked for again.
+     */
+    static FileState listedAs(Endpoint endpoint, GenericFile<?> file) {
         FilesPassedOn files = of(endpoint);
-        return files != null && files.settles();
+        return files == null ? null : files.listed.remove(file);
     }
 
     void beginPoll() {

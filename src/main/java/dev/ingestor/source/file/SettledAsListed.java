@@ -12,8 +12,11 @@ import org.springframework.stereotype.Component;
 
 /**
  * The file-drop step that says, for intake, what a file its route found settled was listed as: its size and time of
- * change ({@link IntakeHeaders#SETTLED_AS}), from the poll's listing, kept with the file. A file may wait for other
- * files before intake opens it (the supplier's threads are busy, or the poll goes on taking other files), and a
+ * change ({@link IntakeHeaders#SETTLED_AS}), from the poll's listing, kept by the route's filter ({@link
+ * FilesPassedOn#listedAs}): the file's own figures are Camel's second look, once it has claimed the file, which may be
+ * long after the listing (the claims before it wait, or the poll thread runs a file itself while the supplier's threads
+ * are full). A file may wait for other files before intake opens it (the supplier's threads are busy, or the poll
+ * goes on taking other files), and a
  * supplier that paused longer than {@code min-age} may write on meanwhile; intake then does not read it, and the
  * route's next listing starts its wait again. The first step on the supplier's threads. With a
  * done file, or a {@code min-age} of 0 (Camel's read lock looks at the file until it stops changing, after the
@@ -26,12 +29,14 @@ public class SettledAsListed implements Processor {
 
     @Override
     public void process(Exchange exchange) {
-        if (FilesPassedOn.settles(exchange.getFromEndpoint())
-                && exchange.getProperty(ExchangePropertyKey.FILE_EXCHANGE_FILE) instanceof GenericFile<?> file
+        if (exchange.getProperty(ExchangePropertyKey.FILE_EXCHANGE_FILE) instanceof GenericFile<?> file
                 && file.getFile() instanceof File) {
-            // the listing's own figures, which the filter found unchanged across polls min-age apart
-            exchange.setProperty(IntakeHeaders.SETTLED_AS,
-                    new FileState(file.getFileLength(), file.getLastModified(), null));
+            // the listing's own figures, which the filter found unchanged across polls min-age apart; not the file's
+            // own, which Camel read again once it had claimed the file, later
+            FileState listed = FilesPassedOn.listedAs(exchange.getFromEndpoint(), file);
+            if (listed != null) {
+                exchange.setProperty(IntakeHeaders.SETTLED_AS, listed);
+            }
         }
     }
 }

@@ -472,6 +472,57 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class)).isZero();
     }
 
+    /**
+     * The poll that found a file settled claims it only after its listing, later when the claims before it wait (held
+     * here by a lock on the claims' table), and Camel reads the file's size and time of change again once it has
+     * claimed it. A file written to between its listing and its claim is no more settled than one written to after:
+     * it is not read half written, but taken whole once it has settled again.
+     */
+    @Test
+    void aFileWrittenToBetweenItsListingAndItsClaimIsTakenWholeOnceItSettlesAgain(@Autowired DataSource data)
+            throws Exception {
+        String run = java.util.UUID.randomUUID().toString();
+        ByteArrayBuilder whole = new ByteArrayBuilder();
+        whole.add("source_id,source_version,sku,quantity,delivery_date\n".getBytes(StandardCharsets.UTF_8));
+        whole.add(("C-" + run + "-0,1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8));
+        byte[] firstPart = whole.bytes();
+        byte[] written = ("C-" + run + "-1,1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        byte[] writtenLater = ("C-" + run + "-2,1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+        Path claimedLate = INBOX.resolve("ACME/claimed-late.csv");
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
+                Connection holder = data.getConnection()) {
+            holder.setAutoCommit(false);
+            try (var lock = holder.createStatement()) {
+                lock.execute("LOCK TABLE file_claim IN SHARE MODE");
+            }
+            Files.write(claimedLate, firstPart);
+            // found settled by a listing: the poll's claim of it waits for the lock
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                            + " AND query LIKE 'INSERT INTO file_claim%'",
+                    Long.class) == 1);
+            Files.write(claimedLate, written, StandardOpenOption.APPEND);
+            holder.rollback();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> logs.count("changed since it was found settled") > 0
+                            || !filesIn(INBOX.resolve("ACME/.done")).stream()
+                                    .filter(f -> f.getFileName().toString().endsWith("claimed-late.csv")).toList()
+                                    .isEmpty());
+            if (Files.exists(claimedLate)) {
+                // the supplier finishes the file it paused in
+                Files.write(claimedLate, writtenLater, StandardOpenOption.APPEND);
+            }
+        }
+        whole.add(written);
+        whole.add(writtenLater);
+        byte[] bytes = whole.bytes();
+        await().atMost(Duration.ofSeconds(20)).until(() -> !Files.exists(claimedLate));
+        List<Map<String, Object>> jobs = jdbc.queryForList(
+                "SELECT * FROM import_job WHERE file_name = 'claimed-late.csv'");
+        assertThat(jobs).as("the file's jobs: only its whole content").hasSize(1);
+        assertThat(jobs.get(0).get("key")).isEqualTo("ACME:" + sha256(bytes));
+    }
+
     /** A time of change in the future does not hold the file (nor the poll) back: only our clock counts. */
     @Test
     void aFileWithATimeOfChangeInTheFutureIsTakenOnceItSettles() throws Exception {
