@@ -60,6 +60,47 @@ class GzipBodyTest {
         assertThatThrownBy(() -> decode(badCrc)).isInstanceOf(ZipException.class).hasMessageContaining("CRC32");
     }
 
+    /**
+     * A header's file name is read to its NUL, and kept in memory while it is: a name as long as the body is refused
+     * once the header is past its limit, not read whole.
+     */
+    @Test
+    void aHeaderPastItsLimitIsRefusedBeforeItIsReadWhole() throws IOException {
+        byte[] member = gzip("a,b\n".getBytes(StandardCharsets.UTF_8));
+        ByteArrayOutputStream start = new ByteArrayOutputStream();
+        start.write(member, 0, 3);
+        start.write(0x08);
+        start.write(member, 4, 6);
+        byte[] header = start.toByteArray();
+        byte[] rest = Arrays.copyOfRange(member, 10, member.length);
+        long nameLength = 64L * 1024 * 1024;
+        long[] read = new long[1];
+        InputStream body = new InputStream() {
+            @Override
+            public int read() {
+                long at = read[0]++;
+                if (at < header.length) {
+                    return header[(int) at] & 0xff;
+                }
+                at -= header.length;
+                if (at < nameLength) {
+                    return 'n';
+                }
+                at -= nameLength;
+                if (at == 0) {
+                    return 0;
+                }
+                return at - 1 < rest.length ? rest[(int) (at - 1)] & 0xff : -1;
+            }
+        };
+        assertThatThrownBy(() -> new GzipBody(body).readAllBytes()).isInstanceOf(ZipException.class)
+                .hasMessageContaining("header");
+        assertThat(read[0]).as("bytes of the body read").isLessThan(2L * GzipBody.MAX_HEADER);
+        byte[] named = concat(header, "n".repeat(GzipBody.MAX_HEADER / 2).getBytes(StandardCharsets.ISO_8859_1),
+                new byte[] {0}, rest);
+        assertThat(decode(concat(named, named))).asString().isEqualTo("a,b\na,b\n");
+    }
+
     /** A failure to read the body is the body's, not malformed gzip. */
     @Test
     void aFailureToReadTheBodyIsPassedOnAsItIs() {
