@@ -118,6 +118,11 @@ public class IngestorMetrics {
         notifications(type, outcome).increment();
     }
 
+    /** {@code count} notifications of {@code type} with {@code outcome} at once. */
+    public void notifications(String type, String outcome, long count) {
+        notifications(type, outcome).increment(count);
+    }
+
     /**
      * Exports the count of {@code type} and {@code outcome} at 0 before anything is counted: a series that appears
      * with its first count, at 1, shows Prometheus no increase (increase() has no sample before it), so the first

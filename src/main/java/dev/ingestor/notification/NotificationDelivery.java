@@ -249,16 +249,21 @@ class NotificationDelivery {
         int batch = Math.max(1, retention.getBatchSize());
         // rows of a webhook no instance has any more are never sent: given up once as old as a settled row may get
         // (and no longer open for coalescing: a webhook configured again starts a notice of its own)
-        // counted as given up, as the alert on notifications given up watches
-        List<String> orphans = jdbc.queryForList(
-                "UPDATE notification SET gave_up_at = now(), coalescing = false, last_error = 'no webhook is configured"
-                        + " for this destination' WHERE delivered_at IS NULL AND gave_up_at IS NULL AND NOT (destination = ANY (?))"
-                        + " AND created_at < now() - make_interval(secs => ?) RETURNING type",
-                String.class, destinations(), seconds);
-        orphans.forEach(type -> metrics.notification(type, GAVE_UP));
-        if (!orphans.isEmpty()) {
-            LOG.warn("{} notification(s) given up: no webhook is configured for their destination any more",
-                    orphans.size());
+        // counted as given up by type, as the alert on notifications given up watches
+        List<Map<String, Object>> orphans = jdbc.queryForList(
+                "WITH gone AS (UPDATE notification SET gave_up_at = now(), coalescing = false, last_error = 'no webhook"
+                        + " is configured for this destination' WHERE delivered_at IS NULL AND gave_up_at IS NULL"
+                        + " AND NOT (destination = ANY (?)) AND created_at < now() - make_interval(secs => ?)"
+                        + " RETURNING type) SELECT type, count(*) AS n FROM gone GROUP BY type",
+                destinations(), seconds);
+        long givenUp = 0;
+        for (Map<String, Object> byType : orphans) {
+            long n = ((Number) byType.get("n")).longValue();
+            metrics.notifications((String) byType.get("type"), GAVE_UP, n);
+            givenUp += n;
+        }
+        if (givenUp > 0) {
+            LOG.warn("{} notification(s) given up: no webhook is configured for their destination any more", givenUp);
         }
         int deleted = 0;
         int round;
