@@ -73,9 +73,7 @@ class JobValidation {
             if (job.rerun() && lifecycle.appliedBefore(job.id())) {
                 // an earlier run may have applied its records: REJECTED would say it has no effect. The dead letter's
                 // FAILED keeps what this run quarantined, which REJECTED clears: cleared here, while still held
-                if (lifecycle.heldBy(job.id(), job.lease()).isPresent()) {
-                    quarantine.clear(job.id());
-                }
+                quarantine.clearWhileHeld(job.id(), job.lease());
                 throw new UnreadableOnRerunException(job.id(), e);
             }
             throw e;
@@ -95,8 +93,11 @@ class JobValidation {
             return job;
         }
         Timer.Sample timing = Timer.start();
-        // a re-run (redelivery, takeover, re-validation) starts from a clean slate
-        quarantine.clear(job.id());
+        // a re-run (redelivery, takeover, re-validation) starts from a clean slate, while this worker still holds the
+        // job: it may have been paused since the look above for longer than its lease
+        if (!quarantine.clearWhileHeld(job.id(), job.lease())) {
+            throw new LeaseLostException(job.id());
+        }
         long total = 0;
         long quarantined = 0;
         List<Object[]> pending = new ArrayList<>();

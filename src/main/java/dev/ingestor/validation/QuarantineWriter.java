@@ -40,6 +40,23 @@ public class QuarantineWriter {
         });
     }
 
+    /**
+     * {@link #clear}, for validation's clean slate, only while {@code lease} holds the job in validation, judged by the
+     * statement that deletes: a worker that found it held and was then paused past its lease (a GC pause, a frozen VM)
+     * while another worker took the job over and quarantined its records clears nothing of theirs. Rows written after
+     * the takeover are never in this statement's view, and the takeover is: it then deletes nothing. False when the
+     * lease no longer holds the job.
+     */
+    public boolean clearWhileHeld(UUID jobId, String lease) {
+        return Boolean.TRUE.equals(transactions.execute(status -> {
+            DatabaseTimeouts.noTimeLimitInThisTransaction(jdbc);
+            return jdbc.queryForObject("""
+                    WITH held AS (SELECT id FROM import_job WHERE id = ? AND lease_owner = ? AND state = 'VALIDATING'),
+                         cleared AS (DELETE FROM job_record WHERE job_id = (SELECT id FROM held))
+                    SELECT EXISTS (SELECT 1 FROM held)""", Boolean.class, jobId, lease);
+        }));
+    }
+
     /** Inserts the rows made by {@link #row} in one batch and empties the list. */
     public void insert(List<Object[]> rows) {
         if (!rows.isEmpty()) {
