@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 
@@ -28,6 +29,7 @@ final class LocalFiles {
     /**
      * As {@link #openRegularFile(Path)}; with {@code settledAs}, the size and time of change its route's listing found
      * the file settled in, a file that no longer has them is not opened ({@link FileChangedSinceSettledException}).
+     * A file no longer there is not this instance's to answer ({@link FileGoneException}).
      */
     static LocalFileInput openRegularFile(Path file, FileState settledAs) throws IOException {
         Path folder = file.getParent();
@@ -36,8 +38,12 @@ final class LocalFiles {
                     "the folder " + FileNameRule.printable(folder.toString())
                             + " is a symbolic link; links are never followed");
         }
-        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
-                LinkOption.NOFOLLOW_LINKS);
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            throw new FileGoneException(FileNameRule.printable(String.valueOf(file.getFileName())));
+        }
         if (!attributes.isRegularFile()) {
             throw notRegular(file, attributes);
         }

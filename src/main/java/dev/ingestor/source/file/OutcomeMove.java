@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 
 import dev.ingestor.intake.FileChangedSinceSettledException;
+import dev.ingestor.intake.FileGoneException;
 import dev.ingestor.intake.FileNameRule;
 import dev.ingestor.intake.FileState;
 import dev.ingestor.intake.IntakeHeaders;
@@ -56,12 +57,17 @@ class OutcomeMove {
      * that a stop cut short (the instance stopping past its shutdown timeout interrupts it, and the error handler no
      * longer runs, so no record is written) is no failure of the file: it stays in place and is taken again. Nor is a
      * file written to since its listing found it settled, which intake did not read: it stays in place to settle again.
+     * Nor one gone before intake opened it (another instance took it over), which is not there to move.
      */
     public String fileDropFailed(Exchange exchange) {
         Throwable failure = failure(exchange);
         if (ObjectHelper.getException(FileChangedSinceSettledException.class, failure) != null) {
             // not read: the file-source-errors line said why; it waits to settle again
             throw notMoved(path(exchange), "it changed since it was found settled");
+        }
+        if (ObjectHelper.getException(FileGoneException.class, failure) != null) {
+            // not read, and nothing there to move: whoever took it answers it
+            throw notMoved(path(exchange), "it is gone");
         }
         if (!"failed".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class))
                 && (exchange.getContext().isStopping() || cutShort(failure))) {

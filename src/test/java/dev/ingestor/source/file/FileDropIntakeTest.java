@@ -523,6 +523,59 @@ class FileDropIntakeTest extends IngestorTestSupport {
         assertThat(jobs.get(0).get("key")).isEqualTo("ACME:" + sha256(bytes));
     }
 
+    /**
+     * An instance paused (a long GC pause, a frozen VM) while a file it had claimed waited in its supplier's queue, for
+     * longer than the claim's lease: another instance took the file over, imported it and moved it to .done/. The
+     * resumed instance finds the file gone when it comes to open it. That is no failure of the file, which is not this
+     * instance's any more: nothing is recorded, no supplier is told that it failed, no redelivery waits on it. The
+     * supplier's four threads are held by four files whose content keys this test's transaction locks, so the file
+     * waits, claimed, in their queue.
+     */
+    @Test
+    void aFileTakenOverWhileItWaitedInTheQueueIsNoFailureOfThePausedInstance(@Autowired DataSource data)
+            throws Exception {
+        String run = java.util.UUID.randomUUID().toString();
+        Path taken = INBOX.resolve("ACME/taken-over.csv");
+        try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
+                Connection holder = data.getConnection()) {
+            holder.setAutoCommit(false);
+            for (int i = 0; i < 4; i++) {
+                byte[] busy = ("source_id,source_version,sku,quantity,delivery_date\nB-" + run + "-" + i
+                        + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+                try (var lock = holder.prepareStatement(
+                        "SELECT pg_advisory_xact_lock(hashtext('ingestor.content-key'), hashtext(?))")) {
+                    lock.setString(1, "ACME:" + sha256(busy));
+                    lock.execute();
+                }
+                drop("ACME", "busy-" + i + ".csv", busy);
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", Long.class) == 4);
+            Files.write(taken, ("source_id,source_version,sku,quantity,delivery_date\nT-" + run
+                    + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8));
+            // found settled and claimed: it waits in the threads' queue
+            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                    "SELECT count(*) FROM file_claim WHERE claim_key LIKE '%taken-over.csv'", Long.class) == 1);
+            // the pause outlasts the claim's lease: another instance takes the claim over, imports the file and
+            // moves it away
+            jdbc.update("UPDATE file_claim SET owner = 'other-instance/' || gen_random_uuid()"
+                    + " WHERE claim_key LIKE '%taken-over.csv'");
+            Files.createDirectories(INBOX.resolve("ACME/.done"));
+            Files.move(taken, INBOX.resolve("ACME/.done/20261130-taken-over.csv"));
+            // the resumed instance's threads go on
+            holder.rollback();
+            awaitFiles(INBOX.resolve("ACME/.done"), 5);
+            // answered: let go of, or (what must not happen) recorded as failed
+            await().atMost(Duration.ofSeconds(10)).until(() -> logs.messages().stream()
+                    .anyMatch(line -> line.contains("taken-over.csv") && line.contains("intake not taken"))
+                    || jdbc.queryForObject("SELECT count(*) FROM intake_failure", Long.class) > 0);
+        }
+        assertThat(jdbc.queryForList("SELECT reason FROM intake_failure", String.class))
+                .as("intake failures recorded").isEmpty();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE type LIKE 'intake%'", Long.class))
+                .as("suppliers told of a failure").isZero();
+    }
+
     /** A time of change in the future does not hold the file (nor the poll) back: only our clock counts. */
     @Test
     void aFileWithATimeOfChangeInTheFutureIsTakenOnceItSettles() throws Exception {
