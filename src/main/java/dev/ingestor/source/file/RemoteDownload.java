@@ -10,6 +10,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileOperations;
+import org.apache.camel.component.file.remote.RemoteFileEndpoint;
 import org.apache.camel.component.file.remote.SftpRemoteFile;
 import org.apache.camel.converter.stream.CachedOutputStream;
 import org.springframework.stereotype.Component;
@@ -145,6 +146,32 @@ class RemoteDownload {
             throw new RemoteFileChangedException(printable, changed);
         }
         message.setBody(cache.newStreamCache());
+    }
+
+    /**
+     * Route step, the last of an SFTP route: with {@code sftp.after-pickup: delete}, the file on the server must still
+     * be the one that was read (its size and time of change), else Camel does not delete it ({@link
+     * RemoteFileChangedException#afterRead}, no redelivery, no record) and a later poll takes it as it is now. A
+     * supplier that names each day's file the same would otherwise lose the next day's file, unread, to an instance
+     * paused between its download and its delete for longer than the file's claim, while another instance took the
+     * file over, deleted it, and the supplier put the next one there. A server that cannot be asked keeps the file
+     * too: taken again, it is a duplicate, and deleted then. Judged as the move to {@code .done/} is ({@link
+     * OutcomeMove#sftp}).
+     */
+    public void unchangedBeforeDelete(Exchange exchange) throws RemoteFileChangedException {
+        if (!(exchange.getFromEndpoint() instanceof RemoteFileEndpoint<?> remote) || !remote.isDelete()) {
+            return;
+        }
+        String changed;
+        try {
+            changed = changedSinceRead(exchange);
+        } catch (IOException | RuntimeException e) {
+            changed = "the server could not be asked: " + e.getMessage();
+        }
+        if (changed != null) {
+            throw RemoteFileChangedException.afterRead(
+                    FileNameRule.printable(OutcomeMove.file(exchange).getAbsoluteFilePath()), changed);
+        }
     }
 
     /**

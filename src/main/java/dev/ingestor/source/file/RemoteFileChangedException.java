@@ -12,4 +12,18 @@ public class RemoteFileChangedException extends Exception {
         super("the remote file " + file + " changed while it was downloaded (" + what
                 + "); it stays on the server and is taken again at a later poll");
     }
+
+    private RemoteFileChangedException(String message) {
+        super(message);
+    }
+
+    /**
+     * A file whose route deletes it after pickup that is not, once intake is done, the file that was read: written
+     * again, or another file put there under its name (another instance took this one over while this instance was
+     * paused, and deleted it). It is not deleted, and a later poll takes it as it is now.
+     */
+    static RemoteFileChangedException afterRead(String file, String what) {
+        return new RemoteFileChangedException("the remote file " + file + " changed after it was read (" + what
+                + "); it is not deleted, and is taken again at a later poll");
+    }
 }
