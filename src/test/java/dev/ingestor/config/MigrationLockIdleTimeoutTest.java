@@ -23,33 +23,7 @@ class MigrationLockIdleTimeoutTest {
 
     @Test
     void aMigrationLongerThanTheServersIdleTransactionLimitCompletes() throws Exception {
-        String database = "migration_idle_" + System.nanoTime();
-        DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl(database));
-        Flyway.configure().dataSource(dataSource).target("21").load().migrate();
-        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        jdbc.execute("ALTER DATABASE " + database + " SET idle_in_transaction_session_timeout = '1s'");
-
-        // a transaction on import_job that V22 waits 3 s for, as a migration over years of jobs takes its time
-        CompletableFuture<Void> reader;
-        try (Connection holder = dataSource.getConnection(); Statement s = holder.createStatement()) {
-            holder.setAutoCommit(false);
-            s.execute("LOCK TABLE import_job IN ROW EXCLUSIVE MODE");
-            reader = CompletableFuture.runAsync(() -> {
-                FluentConfiguration flyway = Flyway.configure().dataSource(dataSource);
-                new MigrationLock(false).customize(flyway);
-                flyway.load().migrate();
-            });
-            while (jdbc.queryForObject("SELECT count(*) FROM pg_locks WHERE NOT granted"
-                    + " AND relation = 'import_job'::regclass", Integer.class) == 0) {
-                Thread.sleep(20);
-            }
-            s.execute("SELECT pg_sleep(3)");
-            holder.rollback();
-        }
-        reader.join();
-
-        assertThat(jdbc.queryForObject("SELECT max(version::int) FROM flyway_schema_history WHERE success",
-                Integer.class)).isEqualTo(30);
+        migratesThroughAWaitLongerThan("idle_in_transaction_session_timeout");
     }
 
     /**
@@ -60,26 +34,30 @@ class MigrationLockIdleTimeoutTest {
      */
     @Test
     void aMigrationLongerThanTheServersIdleSessionLimitCompletes() throws Exception {
-        String database = "migration_idle_session_" + System.nanoTime();
+        migratesThroughAWaitLongerThan("idle_session_timeout");
+    }
+
+    /**
+     * A database migrated to V21 whose server {@code setting} is 1 s migrates to the end while V22 waits 3 s for a
+     * transaction on import_job, as a migration over years of jobs takes its time.
+     */
+    private static void migratesThroughAWaitLongerThan(String setting) throws Exception {
+        String database = "migration_idle_" + System.nanoTime();
         DriverManagerDataSource dataSource = new DriverManagerDataSource(TestPostgres.jdbcUrl(database));
         Flyway.configure().dataSource(dataSource).target("21").load().migrate();
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        jdbc.execute("ALTER DATABASE " + database + " SET idle_session_timeout = '1s'");
-        CompletableFuture<Void> migration = whileAMigrationWaits(dataSource, jdbc, () -> {
+        jdbc.execute("ALTER DATABASE " + database + " SET " + setting + " = '1s'");
+        whileAMigrationWaits(dataSource, jdbc, () -> {
             FluentConfiguration flyway = Flyway.configure().dataSource(dataSource);
             new MigrationLock(false).customize(flyway);
             flyway.load().migrate();
-        });
-        migration.join();
+        }).join();
 
         assertThat(jdbc.queryForObject("SELECT max(version::int) FROM flyway_schema_history WHERE success",
                 Integer.class)).isEqualTo(30);
     }
 
-    /**
-     * Runs {@code migrate} while a transaction on import_job makes V22 wait 3 s, as a migration over years of jobs
-     * takes its time; returns when the migration is under way again.
-     */
+    /** Runs {@code migrate} while a transaction on import_job makes V22 wait 3 s; returns once it waits no more. */
     private static CompletableFuture<Void> whileAMigrationWaits(DriverManagerDataSource dataSource, JdbcTemplate jdbc,
             Runnable migrate) throws Exception {
         CompletableFuture<Void> migration;

@@ -433,19 +433,7 @@ class FileDropIntakeTest extends IngestorTestSupport {
         Path late = INBOX.resolve("ACME/late.csv");
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
                 Connection holder = data.getConnection()) {
-            holder.setAutoCommit(false);
-            for (int i = 0; i < 4; i++) {
-                byte[] busy = ("source_id,source_version,sku,quantity,delivery_date\nB-" + run + "-" + i
-                        + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
-                try (var lock = holder.prepareStatement(
-                        "SELECT pg_advisory_xact_lock(hashtext('ingestor.content-key'), hashtext(?))")) {
-                    lock.setString(1, "ACME:" + sha256(busy));
-                    lock.execute();
-                }
-                drop("ACME", "busy-" + i + ".csv", busy);
-            }
-            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
-                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", Long.class) == 4);
+            holdTheSupplierThreads(holder, run);
             Files.write(late, firstPart);
             // found settled and claimed: it waits in the threads' queue
             await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
@@ -538,19 +526,7 @@ class FileDropIntakeTest extends IngestorTestSupport {
         Path taken = INBOX.resolve("ACME/taken-over.csv");
         try (CapturedLogs logs = CapturedLogs.of("dev.ingestor.intake");
                 Connection holder = data.getConnection()) {
-            holder.setAutoCommit(false);
-            for (int i = 0; i < 4; i++) {
-                byte[] busy = ("source_id,source_version,sku,quantity,delivery_date\nB-" + run + "-" + i
-                        + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
-                try (var lock = holder.prepareStatement(
-                        "SELECT pg_advisory_xact_lock(hashtext('ingestor.content-key'), hashtext(?))")) {
-                    lock.setString(1, "ACME:" + sha256(busy));
-                    lock.execute();
-                }
-                drop("ACME", "busy-" + i + ".csv", busy);
-            }
-            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
-                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", Long.class) == 4);
+            holdTheSupplierThreads(holder, run);
             Files.write(taken, ("source_id,source_version,sku,quantity,delivery_date\nT-" + run
                     + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8));
             // found settled and claimed: it waits in the threads' queue
@@ -574,6 +550,26 @@ class FileDropIntakeTest extends IngestorTestSupport {
                 .as("intake failures recorded").isEmpty();
         assertThat(jdbc.queryForObject("SELECT count(*) FROM notification WHERE type LIKE 'intake%'", Long.class))
                 .as("suppliers told of a failure").isZero();
+    }
+
+    /**
+     * Holds ACME's four file-drop threads until {@code holder}'s transaction ends: four files dropped whose content
+     * keys it locks, each waiting for its key's lock in intake. A file the route takes next waits in their queue.
+     */
+    private void holdTheSupplierThreads(Connection holder, String run) throws Exception {
+        holder.setAutoCommit(false);
+        for (int i = 0; i < 4; i++) {
+            byte[] busy = ("source_id,source_version,sku,quantity,delivery_date\nB-" + run + "-" + i
+                    + ",1,SKU-1,10,2026-12-01\n").getBytes(StandardCharsets.UTF_8);
+            try (var lock = holder.prepareStatement(
+                    "SELECT pg_advisory_xact_lock(hashtext('ingestor.content-key'), hashtext(?))")) {
+                lock.setString(1, "ACME:" + sha256(busy));
+                lock.execute();
+            }
+            drop("ACME", "busy-" + i + ".csv", busy);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.queryForObject(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", Long.class) == 4);
     }
 
     /** A time of change in the future does not hold the file (nor the poll) back: only our clock counts. */
