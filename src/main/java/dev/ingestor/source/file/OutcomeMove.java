@@ -6,9 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 
-import dev.ingestor.intake.FileChangedSinceSettledException;
-import dev.ingestor.intake.FileGoneException;
 import dev.ingestor.intake.FileNameRule;
+import dev.ingestor.intake.FileNotReadException;
 import dev.ingestor.intake.FileState;
 import dev.ingestor.intake.IntakeHeaders;
 import org.apache.camel.Exchange;
@@ -61,13 +60,10 @@ class OutcomeMove {
      */
     public String fileDropFailed(Exchange exchange) {
         Throwable failure = failure(exchange);
-        if (ObjectHelper.getException(FileChangedSinceSettledException.class, failure) != null) {
-            // not read: the file-source-errors line said why; it waits to settle again
-            throw notMoved(path(exchange), "it changed since it was found settled");
-        }
-        if (ObjectHelper.getException(FileGoneException.class, failure) != null) {
-            // not read, and nothing there to move: whoever took it answers it
-            throw notMoved(path(exchange), "it is gone");
+        FileNotReadException notRead = ObjectHelper.getException(FileNotReadException.class, failure);
+        if (notRead != null) {
+            // the file-source-errors line said why: it waits to settle again, or whoever took it answers it
+            throw notMoved(path(exchange), notRead.getMessage());
         }
         if (!"failed".equals(exchange.getProperty(IntakeHeaders.OUTCOME, String.class))
                 && (exchange.getContext().isStopping() || cutShort(failure))) {
