@@ -34,10 +34,15 @@ final class FilesPassedOn {
      * a file's size and time of change again once it has claimed it, later than the listing; weak, so a file passed
      * on and never taken (claimed elsewhere, past the poll's limit, in progress already) is not kept.
      */
-    private final Map<GenericFile<?>, FileState> listed = Collections.synchronizedMap(new WeakHashMap<>());
+    private final Map<GenericFile<?>, FileState> listed;
 
-    FilesPassedOn(SettledFiles settled) {
+    /**
+     * {@code keepsListing}: the settled files' listed figures are kept for {@link #listedAs} (the file drops; an SFTP
+     * route's read lock holds its files to the listing itself, before Camel looks again).
+     */
+    FilesPassedOn(SettledFiles settled, boolean keepsListing) {
         this.settled = settled;
+        this.listed = keepsListing ? Collections.synchronizedMap(new WeakHashMap<>()) : null;
     }
 
     /** Whether {@code file}, which the filter's own rules let through, is passed on: settled, or at first sight. */
@@ -50,7 +55,9 @@ final class FilesPassedOn {
         if (!settled.settled(file.getRelativeFilePath(), size, modified)) {
             return false;
         }
-        listed.put(file, new FileState(size, modified, null));
+        if (listed != null) {
+            listed.put(file, new FileState(size, modified, null));
+        }
         return true;
     }
 
@@ -60,7 +67,7 @@ final class FilesPassedOn {
      */
     static FileState listedAs(Endpoint endpoint, GenericFile<?> file) {
         FilesPassedOn files = of(endpoint);
-        return files == null ? null : files.listed.remove(file);
+        return files == null || files.listed == null ? null : files.listed.remove(file);
     }
 
     void beginPoll() {

@@ -45,7 +45,7 @@ public class RegularFilesOnly implements GenericFileFilter<File>, FilesPassedOn.
 
     RegularFilesOnly(LinkRefusals refusals, SettledFiles settled) {
         this.refusals = refusals;
-        this.passedOn = new FilesPassedOn(settled);
+        this.passedOn = new FilesPassedOn(settled, true);
     }
 
     /** Why no file of a supplier is taken while its outcome folder {@code outcome} is a symbolic link. */

@@ -42,7 +42,7 @@ class RegularRemoteFilesOnly implements GenericFileFilter<Object>, FilesPassedOn
 
     RegularRemoteFilesOnly(LinkRefusals refusals, SettledFiles settled) {
         this.refusals = refusals;
-        this.passedOn = new FilesPassedOn(settled);
+        this.passedOn = new FilesPassedOn(settled, false);
     }
 
     @Override
